@@ -1,0 +1,39 @@
+import { readdirSync, existsSync } from 'node:fs';
+import { defineConfig } from 'vitest/config';
+
+const workspaceDirs = ['packages', 'apps'].flatMap((group) =>
+  existsSync(group)
+    ? readdirSync(group, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => `${group}/${entry.name}`)
+    : [],
+);
+
+/**
+ * One vitest project per workspace package. Sources are resolved through the
+ * `@seal/source` export condition, so tests never wait for a build.
+ */
+export default defineConfig({
+  resolve: { conditions: ['@seal/source', 'module', 'node', 'import', 'default'] },
+  ssr: {
+    resolve: {
+      conditions: ['@seal/source', 'module', 'node', 'import', 'default'],
+      externalConditions: ['@seal/source'],
+    },
+  },
+  test: {
+    restoreMocks: true,
+    clearMocks: true,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    projects: workspaceDirs.map((dir) => ({
+      extends: true,
+      test: {
+        name: dir.split('/')[1],
+        root: dir,
+        include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+        exclude: ['**/*.slow.test.ts', '**/node_modules/**'],
+      },
+    })),
+  },
+});
