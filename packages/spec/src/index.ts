@@ -1,2 +1,3 @@
 export { sealErrorCodes, type SealErrorCode } from './errors/seal-error-codes';
 export { SealError, toSealError, type SealErrorOptions } from './errors/seal-error';
+export * from './policy';
