@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { PyException } from './py-exception';
+import { parsePyJson, pyJsonDumps } from './py-json';
+import { PyDict, PyEllipsis, PySet, PyTuple } from './py-value';
+
+describe('pyJsonDumps', () => {
+  it('should use Python separators, float repr and int keys', () => {
+    const value = new PyDict([
+      ['b', 10000.0],
+      [3426812n, 'x'],
+      ['c', [1n, 1e-6, true, null]],
+    ]);
+    expect(pyJsonDumps(value)).toBe('{"b": 10000.0, "3426812": "x", "c": [1, 1e-06, true, null]}');
+  });
+
+  it('should escape like json.dumps with ensure_ascii', () => {
+    // Expected strings printed by CPython's json.dumps.
+    const cases: [string, string][] = [
+      ["a'b", `"a'b"`],
+      ['a"b', '"a\\"b"'],
+      ['\n\t\\', '"\\n\\t\\\\"'],
+      ['\u0000\u007f', '"\\u0000\\u007f"'],
+      ['é', '"\\u00e9"'],
+      ['😀', '"\\ud83d\\ude00"'],
+      ['\u0085', '"\\u0085"'],
+    ];
+    for (const [input, expected] of cases) expect(pyJsonDumps(input)).toBe(expected);
+    expect(pyJsonDumps('é', { ensureAscii: false })).toBe('"é"');
+  });
+
+  it('should sort keys by code point and honour separators', () => {
+    const value = new PyDict([
+      ['b', 1n],
+      ['a', new PyTuple([2n])],
+    ]);
+    expect(pyJsonDumps(value, { sortKeys: true, separators: [',', ':'] })).toBe(
+      '{"a":[2],"b":1}',
+    );
+  });
+
+  it('should raise TypeError for values JSON cannot encode', () => {
+    const call = () => pyJsonDumps(new PyDict([['x', new PySet(['a'])]]));
+    expect(call).toThrow(PyException);
+    expect(call).toThrow('Object of type set is not JSON serializable');
+    expect(() => pyJsonDumps([PyEllipsis])).toThrow('Object of type ellipsis is not JSON serializable');
+    expect(() => pyJsonDumps(new PyDict([[new PyTuple([1n]), 1n]]))).toThrow(
+      'keys must be str, int, float, bool or None, not tuple',
+    );
+  });
+
+  it('should detect circular references', () => {
+    const list: unknown[] = [];
+    list.push(list);
+    expect(() => pyJsonDumps(list as never)).toThrow('Circular reference detected');
+  });
+});
+
+describe('parsePyJson', () => {
+  it('should keep ints and floats apart', () => {
+    const value = parsePyJson('{"a": 10000.0, "b": 10000, "c": 1e3, "d": -0.5}') as PyDict;
+    expect(value.get('a')).toBe(10000);
+    expect(typeof value.get('a')).toBe('number');
+    expect(value.get('b')).toBe(10000n);
+    expect(value.get('c')).toBe(1000);
+    expect(value.get('d')).toBe(-0.5);
+  });
+
+  it('should keep document order, including integer-like keys', () => {
+    const value = parsePyJson('{"z": 1, "10": 2, "2": 3}') as PyDict;
+    expect([...value.keys()]).toEqual(['z', '10', '2']);
+  });
+
+  it('should round-trip through pyJsonDumps', () => {
+    const text = '{"name": "x\\u00e9\\ud83d\\ude00", "list": [1, 2.5, null, true, {"k": []}]}';
+    expect(pyJsonDumps(parsePyJson(text))).toBe(text);
+  });
+
+  it('should accept NaN and Infinity like Python', () => {
+    expect(parsePyJson('[NaN, Infinity, -Infinity]')).toEqual([NaN, Infinity, -Infinity]);
+  });
+
+  it('should reject malformed text with a position', () => {
+    expect(() => parsePyJson('{"a": }')).toThrow(/position 6/);
+    expect(() => parsePyJson('[1, 2')).toThrow(/expected/);
+    expect(() => parsePyJson('1 2')).toThrow(/extra data/);
+  });
+});

@@ -1,0 +1,377 @@
+import { PyException } from './py-exception';
+import { floatRepr } from './py-repr';
+import { PyDict, PyTuple, pyTypeName, type PyKey, type PyValue } from './py-value';
+
+/** Options of {@link pyJsonDumps}, named after `json.dumps`'s keywords. */
+export type PyJsonDumpsOptions = {
+  /** Escape non-ASCII as `\uXXXX` (Python's default: true). */
+  ensureAscii?: boolean;
+  /** Sort object keys (default false: insertion order). */
+  sortKeys?: boolean;
+  /** `[itemSeparator, keySeparator]`; Python's default is `[', ', ': ']`. */
+  separators?: readonly [string, string];
+};
+
+/**
+ * `json.dumps(value)` with CPython's output: `", "`/`": "` separators,
+ * Python float repr, int keys written as strings, non-ASCII escaped. Raises a
+ * {@link PyException} `TypeError` for values JSON cannot encode, as Python
+ * does, so callers can fall back to `str()` like BFCL's executor.
+ */
+export function pyJsonDumps(value: PyValue, options: PyJsonDumpsOptions = {}): string {
+  const ensureAscii = options.ensureAscii ?? true;
+  const sortKeys = options.sortKeys ?? false;
+  const [itemSep, keySep] = options.separators ?? [', ', ': '];
+  const active = new Set<unknown>();
+  const encodeString = ensureAscii ? encodeStringAscii : encodeStringUnicode;
+
+  const encode = (v: PyValue): string => {
+    if (v === null) return 'null';
+    switch (typeof v) {
+      case 'boolean':
+        return v ? 'true' : 'false';
+      case 'bigint':
+        return v.toString();
+      case 'number':
+        return encodeFloat(v);
+      case 'string':
+        return encodeString(v);
+    }
+    if (Array.isArray(v) || v instanceof PyTuple) {
+      const items = Array.isArray(v) ? v : v.items;
+      if (items.length === 0) return '[]';
+      enter(v);
+      const out = `[${items.map(encode).join(itemSep)}]`;
+      active.delete(v);
+      return out;
+    }
+    if (v instanceof PyDict) {
+      if (v.size === 0) return '{}';
+      enter(v);
+      let entries = [...v].map(([k, item]) => [encodeKey(k), item] as const);
+      if (sortKeys) entries = entries.sort(([a], [b]) => compareCodePoints(a, b));
+      const out = `{${entries
+        .map(([k, item]) => `${encodeString(k)}${keySep}${encode(item)}`)
+        .join(itemSep)}}`;
+      active.delete(v);
+      return out;
+    }
+    throw PyException.typeError(`Object of type ${pyTypeName(v)} is not JSON serializable`);
+  };
+  const enter = (container: unknown) => {
+    if (active.has(container)) throw PyException.valueError('Circular reference detected');
+    active.add(container);
+  };
+  return encode(value);
+}
+
+function encodeFloat(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return 'Infinity';
+  if (value === -Infinity) return '-Infinity';
+  return floatRepr(value);
+}
+
+function encodeKey(key: PyKey): string {
+  if (typeof key === 'string') return key;
+  if (key === null) return 'null';
+  if (typeof key === 'boolean') return key ? 'true' : 'false';
+  if (typeof key === 'bigint') return key.toString();
+  if (typeof key === 'number') return encodeFloat(key);
+  throw PyException.typeError(
+    `keys must be str, int, float, bool or None, not ${pyTypeName(key)}`,
+  );
+}
+
+const shortEscapes: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
+
+function encodeStringAscii(value: string): string {
+  let out = '"';
+  for (let i = 0; i < value.length; i++) {
+    const char = value[i]!;
+    const code = value.charCodeAt(i);
+    const short = shortEscapes[char];
+    if (short !== undefined) out += short;
+    else if (code >= 0x20 && code <= 0x7e) out += char;
+    // UTF-16 code units are exactly the surrogate pairs Python emits.
+    else out += `\\u${code.toString(16).padStart(4, '0')}`;
+  }
+  return out + '"';
+}
+
+function encodeStringUnicode(value: string): string {
+  let out = '"';
+  for (let i = 0; i < value.length; i++) {
+    const char = value[i]!;
+    const code = value.charCodeAt(i);
+    const short = shortEscapes[char];
+    if (short !== undefined) out += short;
+    else if (code < 0x20) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += char;
+  }
+  return out + '"';
+}
+
+/** Compares two strings by Unicode code point, as Python's `sorted` does. */
+export function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i++;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+/** A JSON syntax error from {@link parsePyJson}, with its position. */
+export class PyJsonSyntaxError extends Error {
+  readonly position: number;
+  constructor(message: string, position: number) {
+    super(`${message} at position ${position}`);
+    this.name = 'PyJsonSyntaxError';
+    this.position = position;
+  }
+}
+
+/**
+ * Parses JSON the way Python's `json.loads` does, keeping what JS drops:
+ * integers become `bigint` (`int`) and numbers with a fraction or exponent
+ * become `number` (`float`), so `10000.0` stays a float. Objects become
+ * {@link PyDict}s in document order. Accepts `NaN`, `Infinity`, `-Infinity`.
+ */
+export function parsePyJson(text: string): PyValue {
+  let pos = 0;
+  const fail = (message: string): never => {
+    throw new PyJsonSyntaxError(message, pos);
+  };
+  const skip = () => {
+    while (pos < text.length) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
+      else break;
+    }
+  };
+  const parseString = (): string => {
+    pos++; // opening quote
+    let out = '';
+    let start = pos;
+    for (;;) {
+      if (pos >= text.length) fail('unterminated string');
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        out += text.slice(start, pos);
+        pos++;
+        return out;
+      }
+      if (c === 0x5c) {
+        out += text.slice(start, pos);
+        const e = text[pos + 1];
+        pos += 2;
+        switch (e) {
+          case '"':
+            out += '"';
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          case '/':
+            out += '/';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 't':
+            out += '\t';
+            break;
+          case 'u': {
+            const hexText = text.slice(pos, pos + 4);
+            if (!/^[0-9a-fA-F]{4}$/.test(hexText)) fail('invalid \\u escape');
+            out += String.fromCharCode(parseInt(hexText, 16));
+            pos += 4;
+            break;
+          }
+          default:
+            pos -= 1;
+            fail('invalid escape');
+        }
+        start = pos;
+        continue;
+      }
+      if (c < 0x20) fail('invalid control character in string');
+      pos++;
+    }
+  };
+  const numberPattern = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+  const parseValue = (depth: number): PyValue => {
+    if (depth > 10_000) fail('nesting too deep');
+    skip();
+    const c = text[pos];
+    switch (c) {
+      case '{': {
+        pos++;
+        const dict = new PyDict();
+        skip();
+        if (text[pos] === '}') {
+          pos++;
+          return dict;
+        }
+        for (;;) {
+          skip();
+          if (text[pos] !== '"') fail('expected a string key');
+          const key = parseString();
+          skip();
+          if (text[pos] !== ':') fail("expected ':'");
+          pos++;
+          dict.set(key, parseValue(depth + 1));
+          skip();
+          if (text[pos] === ',') {
+            pos++;
+            continue;
+          }
+          if (text[pos] === '}') {
+            pos++;
+            return dict;
+          }
+          fail("expected ',' or '}'");
+        }
+      }
+      case '[': {
+        pos++;
+        const list: PyValue[] = [];
+        skip();
+        if (text[pos] === ']') {
+          pos++;
+          return list;
+        }
+        for (;;) {
+          list.push(parseValue(depth + 1));
+          skip();
+          if (text[pos] === ',') {
+            pos++;
+            continue;
+          }
+          if (text[pos] === ']') {
+            pos++;
+            return list;
+          }
+          fail("expected ',' or ']'");
+        }
+      }
+      case '"':
+        return parseString();
+      case 't':
+        return literal('true', true);
+      case 'f':
+        return literal('false', false);
+      case 'n':
+        return literal('null', null);
+      case 'N':
+        return literal('NaN', NaN);
+      case 'I':
+        return literal('Infinity', Infinity);
+      default: {
+        if (text.startsWith('-Infinity', pos)) return literal('-Infinity', -Infinity);
+        numberPattern.lastIndex = pos;
+        const match = numberPattern.exec(text);
+        if (!match) return fail('unexpected character');
+        pos += match[0].length;
+        if (match[1] !== undefined || match[2] !== undefined) return Number(match[0]);
+        return BigInt(match[0]);
+      }
+    }
+  };
+  const literal = (word: string, value: PyValue): PyValue => {
+    if (!text.startsWith(word, pos)) fail('unexpected token');
+    pos += word.length;
+    return value;
+  };
+  const value = parseValue(0);
+  skip();
+  if (pos !== text.length) fail('extra data');
+  return value;
+}
+
+/**
+ * Converts a plain JSON value (from `JSON.parse`) to a Python value. Lossy for
+ * numbers: integral numbers become `int`. Prefer {@link parsePyJson} on text.
+ */
+export function fromJsonValue(value: unknown): PyValue {
+  if (value === null || value === undefined) return null;
+  switch (typeof value) {
+    case 'boolean':
+    case 'string':
+      return value;
+    case 'number':
+      return Number.isInteger(value) && Number.isSafeInteger(value) ? BigInt(value) : value;
+    case 'bigint':
+      return value;
+  }
+  if (Array.isArray(value)) return value.map(fromJsonValue);
+  if (typeof value === 'object') {
+    const dict = new PyDict();
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      dict.set(k, fromJsonValue(v));
+    }
+    return dict;
+  }
+  throw new TypeError(`cannot convert ${typeof value} to a Python value`);
+}
+
+/**
+ * Converts a Python value to plain JSON data (`int` → number when safe, else
+ * string; dict keys → strings; tuples and sets → arrays). For display and
+ * wire formats that do not need the int/float distinction.
+ */
+export function toJsonValue(value: PyValue): unknown {
+  if (value === null) return null;
+  switch (typeof value) {
+    case 'boolean':
+    case 'string':
+      return value;
+    case 'bigint':
+      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(value)
+        : value.toString();
+    case 'number':
+      return Number.isFinite(value) ? value : String(value);
+  }
+  if (Array.isArray(value)) return value.map(toJsonValue);
+  if (value instanceof PyTuple) return value.items.map(toJsonValue);
+  if (value instanceof PyDict) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of value) out[encodeKeyLoose(k)] = toJsonValue(v);
+    return out;
+  }
+  if (typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function') {
+    return [...(value as Iterable<PyValue>)].map(toJsonValue);
+  }
+  return (value as { pyRepr(): string }).pyRepr();
+}
+
+function encodeKeyLoose(key: PyKey): string {
+  if (key instanceof PyTuple) return key.items.map((k) => String(k)).join(',');
+  return encodeKey(key);
+}
+
+/** `(key1, key2)` helper for building tuple keys. */
+export function pyTuple(...items: PyValue[]): PyTuple {
+  return new PyTuple(items);
+}

@@ -1,0 +1,69 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { PyRandom } from './py-random';
+
+const vectorsPath = fileURLToPath(
+  new URL('../../../../shared/bfcl/python_random_vectors.json', import.meta.url),
+);
+const haveVectors = existsSync(vectorsPath);
+
+type Vector = { seed: number; method: string; args: (number | number[])[]; values: number[] };
+
+describe.skipIf(!haveVectors)('PyRandom against CPython vectors (../shared/bfcl)', () => {
+  const { vectors } = haveVectors
+    ? (JSON.parse(readFileSync(vectorsPath, 'utf8')) as { vectors: Vector[] })
+    : { vectors: [] };
+
+  it('should have vectors to check', () => {
+    expect(vectors.length).toBeGreaterThan(5);
+  });
+
+  it.each(vectors.map((v) => [`${v.method}(${JSON.stringify(v.args)}) seed ${v.seed}`, v] as const))(
+    'should reproduce %s',
+    (_label, vector) => {
+      const rng = new PyRandom(BigInt(vector.seed));
+      const args = vector.args as number[];
+      let drawn = 0;
+      const draw = (): number => {
+        switch (vector.method) {
+          case 'getrandbits(32) raw':
+            return Number(rng.getrandbits(32));
+          case 'mixed randint sequence': {
+            const [lo, hi] = vector.args[drawn++ % vector.args.length] as number[];
+            return Number(rng.randint(BigInt(lo!), BigInt(hi!)));
+          }
+          case 'randint':
+            return Number(rng.randint(BigInt(args[0]!), BigInt(args[1]!)));
+          case 'uniform':
+            return rng.uniform(args[0]!, args[1]!);
+          case 'random':
+            return rng.random();
+          case 'getrandbits':
+            return Number(rng.getrandbits(args[0] ?? 32));
+          default:
+            throw new Error(`unknown method ${vector.method}`);
+        }
+      };
+      for (const expected of vector.values) expect(draw()).toBe(expected);
+    },
+  );
+});
+
+if (!haveVectors) {
+  describe('PyRandom against CPython vectors', () => {
+    it.skip('needs ../shared/bfcl/python_random_vectors.json beside the project', () => {});
+  });
+}
+
+describe('PyRandom', () => {
+  it('should be deterministic for a seed', () => {
+    const a = new PyRandom(42n);
+    const b = new PyRandom(42n);
+    expect([a.random(), a.randint(1, 6)]).toEqual([b.random(), b.randint(1, 6)]);
+  });
+
+  it('should treat negative seeds as their absolute value', () => {
+    expect(new PyRandom(-5n).random()).toBe(new PyRandom(5n).random());
+  });
+});

@@ -1,0 +1,101 @@
+import { PyDict, PySet, PyTuple, type PyValue } from './py-value';
+
+/**
+ * `repr(x)` of a Python float: the shortest digits that round-trip (as in
+ * JS), laid out by Python's rules: fixed notation for exponents -4..15,
+ * otherwise `d.ddde±XX`; integral values keep `.0`.
+ */
+export function floatRepr(value: number): string {
+  if (Number.isNaN(value)) return 'nan';
+  if (value === Infinity) return 'inf';
+  if (value === -Infinity) return '-inf';
+  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const sign = value < 0 ? '-' : '';
+  const [mantissa, exponentText] = Math.abs(value).toExponential().split('e') as [
+    string,
+    string,
+  ];
+  const exponent = Number(exponentText);
+  const digits = mantissa.replace('.', '');
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent >= 0) {
+      const integerPart = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
+      const fraction = digits.slice(exponent + 1);
+      return `${sign}${integerPart}.${fraction === '' ? '0' : fraction}`;
+    }
+    return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
+  }
+  const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const expSign = exponent < 0 ? '-' : '+';
+  return `${sign}${head}e${expSign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+}
+
+// Characters Python's str.isprintable() rejects: "Other" and "Separator"
+// categories, except the ASCII space.
+const nonPrintable = /[\p{C}\p{Z}]/u;
+
+/** `repr(s)` of a Python str, with CPython's quote choice and escapes. */
+export function stringRepr(value: string): string {
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const char of value) {
+    const code = char.codePointAt(0)!;
+    if (char === quote || char === '\\') out += `\\${char}`;
+    else if (char === '\n') out += '\\n';
+    else if (char === '\r') out += '\\r';
+    else if (char === '\t') out += '\\t';
+    else if (code < 0x20 || code === 0x7f) out += `\\x${hex(code, 2)}`;
+    else if (code < 0x7f) out += char;
+    else if (char !== ' ' && nonPrintable.test(char)) {
+      if (code <= 0xff) out += `\\x${hex(code, 2)}`;
+      else if (code <= 0xffff) out += `\\u${hex(code, 4)}`;
+      else out += `\\U${hex(code, 8)}`;
+    } else out += char;
+  }
+  return out + quote;
+}
+
+function hex(code: number, width: number): string {
+  return code.toString(16).padStart(width, '0');
+}
+
+/** `repr(value)` with CPython's formatting. */
+export function pyRepr(value: PyValue): string {
+  if (value === null) return 'None';
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'True' : 'False';
+    case 'bigint':
+      return value.toString();
+    case 'number':
+      return floatRepr(value);
+    case 'string':
+      return stringRepr(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  if (value instanceof PyTuple) {
+    const inner = value.items.map(pyRepr).join(', ');
+    return value.length === 1 ? `(${inner},)` : `(${inner})`;
+  }
+  if (value instanceof PyDict) {
+    const parts: string[] = [];
+    for (const [k, v] of value) parts.push(`${pyRepr(k)}: ${pyRepr(v)}`);
+    return `{${parts.join(', ')}}`;
+  }
+  if (value instanceof PySet) {
+    if (value.size === 0) return 'set()';
+    return `{${[...value].map(pyRepr).join(', ')}}`;
+  }
+  return value.pyRepr();
+}
+
+/** `str(value)`: strings unchanged, everything else as CPython prints it. */
+export function pyStr(value: PyValue): string {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    if (!(value instanceof PyTuple || value instanceof PyDict || value instanceof PySet)) {
+      return value.pyStr();
+    }
+  }
+  return pyRepr(value);
+}

@@ -1,0 +1,297 @@
+/**
+ * A Python value, modelled closely enough to reproduce CPython's printed
+ * output and `==` semantics:
+ *
+ * | Python  | TypeScript                       |
+ * | ------- | -------------------------------- |
+ * | `None`  | `null`                           |
+ * | `bool`  | `boolean`                        |
+ * | `int`   | `bigint` (arbitrary precision)   |
+ * | `float` | `number`                         |
+ * | `str`   | `string`                         |
+ * | `list`  | `PyValue[]` (a mutable JS array) |
+ * | `tuple` | {@link PyTuple}                  |
+ * | `dict`  | {@link PyDict} (insertion order) |
+ * | `set`   | {@link PySet}                    |
+ * | other   | a {@link PyObject} subclass      |
+ *
+ * Keeping `int` and `float` apart is the point: Python prints `700` and
+ * `700.0` differently, and BFCL's result strings depend on it.
+ */
+export type PyValue =
+  | null
+  | boolean
+  | bigint
+  | number
+  | string
+  | PyValue[]
+  | PyTuple
+  | PyDict
+  | PySet
+  | PyObject;
+
+/** A value that can be a dict key or set element (hashable in Python). */
+export type PyKey = null | boolean | bigint | number | string | PyTuple;
+
+/**
+ * Base of every other Python object (files, directories, `mpf`, `Decimal`,
+ * `Ellipsis`). Subclasses give the type name, `repr` and equality.
+ */
+export abstract class PyObject {
+  /** The Python type name, as in `type(x).__name__`. */
+  abstract readonly pyTypeName: string;
+  /** `repr(self)`. */
+  abstract pyRepr(): string;
+  /** `str(self)`; defaults to `repr`. */
+  pyStr(): string {
+    return this.pyRepr();
+  }
+  /** `self == other`; defaults to identity. */
+  pyEquals(other: PyValue): boolean {
+    return this === other;
+  }
+  /** A deep copy (`copy.deepcopy`); immutable objects return themselves. */
+  pyDeepCopy(_memo: Map<unknown, unknown>): PyObject {
+    return this;
+  }
+}
+
+/** Python's `Ellipsis` singleton. */
+class PyEllipsisType extends PyObject {
+  readonly pyTypeName = 'ellipsis';
+  pyRepr(): string {
+    return 'Ellipsis';
+  }
+}
+
+/** `Ellipsis` (`...`). */
+export const PyEllipsis: PyObject = new PyEllipsisType();
+
+/** An immutable Python tuple. */
+export class PyTuple {
+  readonly items: readonly PyValue[];
+  constructor(items: readonly PyValue[]) {
+    this.items = items;
+  }
+  get length(): number {
+    return this.items.length;
+  }
+}
+
+const noneKey = Symbol('None');
+type InternalKey = string | bigint | number | symbol;
+
+/**
+ * Maps a hashable Python value to a JS Map key so that keys Python treats as
+ * equal collide: `1`, `1.0` and `True` share a slot, `'1'` does not.
+ */
+function internalKey(key: PyKey): InternalKey {
+  switch (typeof key) {
+    case 'string':
+    case 'bigint':
+      return key;
+    case 'boolean':
+      return key ? 1n : 0n;
+    case 'number':
+      return Number.isInteger(key) ? BigInt(key) : key;
+    default:
+      if (key === null) return noneKey;
+      // Tuples hash by value; a control-character prefix keeps them apart
+      // from any real string key.
+      return `\u0000tuple:${tupleKey(key)}`;
+  }
+}
+
+function tupleKey(tuple: PyTuple): string {
+  return tuple.items
+    .map((item) => {
+      const k = internalKey(item as PyKey);
+      return typeof k === 'symbol' ? 'None' : `${typeof k}:${String(k)}`;
+    })
+    .join('\u0001');
+}
+
+/** A Python dict: insertion-ordered, keyed by Python equality. */
+export class PyDict {
+  private readonly map = new Map<InternalKey, [PyKey, PyValue]>();
+
+  constructor(entries?: Iterable<readonly [PyKey, PyValue]>) {
+    if (entries) for (const [k, v] of entries) this.set(k, v);
+  }
+
+  /** Builds a dict with string keys from a plain object, in property order. */
+  static fromObject(object: Record<string, PyValue>): PyDict {
+    return new PyDict(Object.entries(object));
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+  has(key: PyKey): boolean {
+    return this.map.has(internalKey(key));
+  }
+  /** The value, or `undefined` when the key is absent (Python would raise). */
+  get(key: PyKey): PyValue | undefined {
+    return this.map.get(internalKey(key))?.[1];
+  }
+  /** Sets a value; an existing equal key keeps its original key object and slot. */
+  set(key: PyKey, value: PyValue): this {
+    const k = internalKey(key);
+    const existing = this.map.get(k);
+    if (existing) existing[1] = value;
+    else this.map.set(k, [key, value]);
+    return this;
+  }
+  delete(key: PyKey): boolean {
+    return this.map.delete(internalKey(key));
+  }
+  clear(): void {
+    this.map.clear();
+  }
+  *keys(): IterableIterator<PyKey> {
+    for (const [k] of this.map.values()) yield k;
+  }
+  *values(): IterableIterator<PyValue> {
+    for (const [, v] of this.map.values()) yield v;
+  }
+  *entries(): IterableIterator<[PyKey, PyValue]> {
+    for (const [k, v] of this.map.values()) yield [k, v];
+  }
+  [Symbol.iterator](): IterableIterator<[PyKey, PyValue]> {
+    return this.entries();
+  }
+}
+
+/** A Python set. Iteration follows insertion order (CPython's hash order is not reproduced). */
+export class PySet {
+  private readonly map = new Map<InternalKey, PyKey>();
+  constructor(items?: Iterable<PyKey>) {
+    if (items) for (const item of items) this.add(item);
+  }
+  get size(): number {
+    return this.map.size;
+  }
+  has(item: PyKey): boolean {
+    return this.map.has(internalKey(item));
+  }
+  add(item: PyKey): this {
+    const k = internalKey(item);
+    if (!this.map.has(k)) this.map.set(k, item);
+    return this;
+  }
+  delete(item: PyKey): boolean {
+    return this.map.delete(internalKey(item));
+  }
+  *values(): IterableIterator<PyKey> {
+    yield* this.map.values();
+  }
+  [Symbol.iterator](): IterableIterator<PyKey> {
+    return this.values();
+  }
+}
+
+/** True for a Python `int` (not `bool`). */
+export function isPyInt(value: unknown): value is bigint {
+  return typeof value === 'bigint';
+}
+/** True for a Python `float`. */
+export function isPyFloat(value: unknown): value is number {
+  return typeof value === 'number';
+}
+/** True for `int`, `float` or `bool` (Python's numeric tower as BFCL uses it). */
+export function isPyNumber(value: unknown): value is bigint | number | boolean {
+  return (
+    typeof value === 'bigint' ||
+    typeof value === 'number' ||
+    typeof value === 'boolean'
+  );
+}
+/** True for a Python list. */
+export function isPyList(value: unknown): value is PyValue[] {
+  return Array.isArray(value);
+}
+/** True for a hashable value (usable as a dict key). */
+export function isPyKey(value: PyValue): value is PyKey {
+  return (
+    value === null ||
+    typeof value === 'boolean' ||
+    typeof value === 'bigint' ||
+    typeof value === 'number' ||
+    typeof value === 'string' ||
+    (value instanceof PyTuple && value.items.every(isPyKey))
+  );
+}
+
+/** `type(value).__name__`. */
+export function pyTypeName(value: PyValue): string {
+  if (value === null) return 'NoneType';
+  switch (typeof value) {
+    case 'boolean':
+      return 'bool';
+    case 'bigint':
+      return 'int';
+    case 'number':
+      return 'float';
+    case 'string':
+      return 'str';
+  }
+  if (Array.isArray(value)) return 'list';
+  if (value instanceof PyTuple) return 'tuple';
+  if (value instanceof PyDict) return 'dict';
+  if (value instanceof PySet) return 'set';
+  return value.pyTypeName;
+}
+
+/** Python truthiness (`bool(value)`). */
+export function pyTruthy(value: PyValue): boolean {
+  if (value === null) return false;
+  switch (typeof value) {
+    case 'boolean':
+      return value;
+    case 'bigint':
+      return value !== 0n;
+    case 'number':
+      return value !== 0;
+    case 'string':
+      return value.length > 0;
+  }
+  if (Array.isArray(value)) return value.length > 0;
+  if (value instanceof PyTuple) return value.length > 0;
+  if (value instanceof PyDict || value instanceof PySet) return value.size > 0;
+  return true;
+}
+
+/** `copy.deepcopy(value)`, preserving aliasing inside the copied structure. */
+export function pyDeepCopy<T extends PyValue>(
+  value: T,
+  memo: Map<unknown, unknown> = new Map(),
+): T {
+  if (value === null || typeof value !== 'object') return value;
+  const seen = memo.get(value);
+  if (seen !== undefined) return seen as T;
+  if (Array.isArray(value)) {
+    const copy: PyValue[] = [];
+    memo.set(value, copy);
+    for (const item of value) copy.push(pyDeepCopy(item, memo));
+    return copy as T;
+  }
+  if (value instanceof PyTuple) {
+    const copy = new PyTuple(value.items.map((item) => pyDeepCopy(item, memo)));
+    memo.set(value, copy);
+    return copy as T;
+  }
+  if (value instanceof PyDict) {
+    const copy = new PyDict();
+    memo.set(value, copy);
+    for (const [k, v] of (value as PyDict).entries()) copy.set(k, pyDeepCopy(v, memo));
+    return copy as T;
+  }
+  if (value instanceof PySet) {
+    const copy = new PySet(value);
+    memo.set(value, copy);
+    return copy as T;
+  }
+  const copy = (value as PyObject).pyDeepCopy(memo);
+  memo.set(value, copy);
+  return copy as T;
+}
