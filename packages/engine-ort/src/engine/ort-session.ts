@@ -1,0 +1,101 @@
+import { SealError } from '@seal/spec';
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+
+/** Execution providers the engine can run on. */
+export type ExecutionProvider = 'cpu' | 'webgpu' | 'cuda';
+
+/** Session settings for one graph. */
+export type SessionSettings = {
+  /** Where the graph runs. */
+  executionProvider: ExecutionProvider;
+  /** Intra-op threads (CPU kernels). */
+  threads: number;
+  /**
+   * ORT graph optimisation level. `all` for fp32 graphs; fp64 gradient checks
+   * use `basic`, because fusions can introduce float-only contrib ops.
+   */
+  optimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
+};
+
+/**
+ * Creates an ORT session for a serialised graph. An execution provider that
+ * is not installed or finds no device gives `BACKEND_UNAVAILABLE`.
+ */
+export async function createOrtSession({
+  model,
+  settings,
+}: {
+  model: Uint8Array;
+  settings: SessionSettings;
+}): Promise<ort.InferenceSession> {
+  const { executionProvider } = settings;
+  if (executionProvider !== 'cpu') assertBackendListed(executionProvider);
+  try {
+    return await ort.InferenceSession.create(model, {
+      executionProviders: [executionProvider],
+      intraOpNumThreads: settings.threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: settings.optimizationLevel,
+      enableCpuMemArena: true,
+      enableMemPattern: true,
+      extra: { session: { intra_op: { allow_spinning: '1' } } },
+    });
+  } catch (cause) {
+    if (executionProvider !== 'cpu') {
+      throw new SealError({
+        code: 'BACKEND_UNAVAILABLE',
+        message: `execution provider '${executionProvider}' could not start a session on this machine: ${String(cause)}`,
+        cause,
+        details: { executionProvider },
+      });
+    }
+    throw new SealError({ code: 'INTERNAL', message: `ONNX Runtime rejected a generated graph: ${String(cause)}`, cause });
+  }
+}
+
+/** Throws `BACKEND_UNAVAILABLE` unless ORT lists the execution provider as usable. */
+export function assertBackendListed(executionProvider: ExecutionProvider): void {
+  const backends = ort.listSupportedBackends();
+  const entry = backends.find((backend) => backend.name === executionProvider);
+  // `bundled: false` means the binaries are downloaded at install time (CUDA);
+  // they are only usable when the install step fetched them.
+  if (entry === undefined || (!entry.bundled && executionProvider === 'cuda' && !cudaInstalled())) {
+    throw new SealError({
+      code: 'BACKEND_UNAVAILABLE',
+      message: `execution provider '${executionProvider}' is not available in this onnxruntime-node install (available: ${backends
+        .filter((backend) => backend.bundled)
+        .map((backend) => backend.name)
+        .join(', ')}); install onnxruntime-node with its CUDA binaries or use 'cpu'`,
+      details: { executionProvider },
+    });
+  }
+}
+
+function cudaInstalled(): boolean {
+  // The CUDA EP ships as a shared library next to the ORT binding when installed.
+  try {
+    const require = createRequire(import.meta.url);
+    const root = dirname(require.resolve('onnxruntime-node/package.json'));
+    const dir = join(root, 'bin', 'napi-v6', process.platform, process.arch);
+    return existsSync(dir) && readdirSync(dir).some((file) => file.includes('providers_cuda'));
+  } catch {
+    return false;
+  }
+}
+
+/** A float tensor over a typed-array view (no copy on CPU). */
+export function floatTensor(data: Float32Array | Float64Array, shape: readonly number[]): ort.Tensor {
+  return new ort.Tensor(data instanceof Float64Array ? 'float64' : 'float32', data, [...shape]);
+}
+
+/** An int64 tensor from numbers. */
+export function int64Tensor(values: ArrayLike<number> | BigInt64Array, shape: readonly number[]): ort.Tensor {
+  const data = values instanceof BigInt64Array ? values : BigInt64Array.from(Array.from(values, (v) => BigInt(v)));
+  return new ort.Tensor('int64', data, [...shape]);
+}
+
+export { ort };
