@@ -1,3 +1,47 @@
 export { sealErrorCodes, type SealErrorCode } from './errors/seal-error-codes';
 export { SealError, toSealError, type SealErrorOptions } from './errors/seal-error';
+export { sealWarningSchema, type SealWarning } from './shared/seal-warning';
+export {
+  parseJsonText,
+  parseWithSchema,
+  safeParseWithSchema,
+  type SafeParseResult,
+} from './shared/parse';
+export { chatMessageSchema, type ChatMessage } from './task/v1/chat-message';
+export { toolCallSchema, type ToolCall } from './task/v1/tool-call';
+export {
+  toolDocSchema,
+  toolParameterSchema,
+  type ToolDoc,
+  type ToolParameter,
+} from './task/v1/tool-doc';
+export {
+  bfclBackendSchema,
+  holdoutSchema,
+  taskCategorySchema,
+  taskSchema,
+  type Task,
+  type TaskCategory,
+} from './task/v1/task';
+export {
+  callRejectionReasonSchema,
+  episodeEndReasonSchema,
+  episodeEventSchema,
+  turnEndReasonSchema,
+  type CallRejectionReason,
+  type EpisodeEndReason,
+  type EpisodeEvent,
+  type TurnEndReason,
+} from './episode/v1/episode-event';
+export {
+  episodeRecordSchema,
+  episodeStampsSchema,
+  episodeStepSchema,
+  episodeTurnSchema,
+  type EpisodeRecord,
+  type EpisodeStamps,
+  type EpisodeStep,
+  type EpisodeTurn,
+} from './episode/v1/episode-record';
+export type { EpisodeV1, EpisodeV1StepResult } from './episode/v1/environment-v1';
 export * from './policy';
