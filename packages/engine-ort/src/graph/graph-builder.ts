@@ -107,6 +107,7 @@ export class GraphBuilder {
   output(value: Value, name: string): void {
     const taken =
       this.graphInputs.some((input) => input.name === value.name) ||
+      this.initializers.some((initializer) => initializer.name === value.name) ||
       this.graphOutputs.some((output) => output.value.name === value.name);
     const source = taken ? this.node('Identity', [value], [value])[0]! : value;
     this.graphOutputs.push({ value: source, name });

@@ -1,0 +1,720 @@
+import { SealError } from '@seal/spec';
+import { availableParallelism } from 'node:os';
+import { SeededRandom } from '../io/seeded-random';
+import {
+  buildDecodeGraph,
+  buildGradGraph,
+  buildOptimizerGraph,
+  buildPrefillGraph,
+  buildScoreGraph,
+  type BuiltGraph,
+  type SequenceBucket,
+  type TrainObjective,
+} from '../model/graph-families';
+import type { ModelConfig } from '../model/model-config';
+import { FlatTensors, listWeightSpecs, size } from '../model/model-weights';
+import { sampleToken, type SamplingSettings } from './sampler';
+import {
+  buildSequenceFeeds,
+  fillRope,
+  lengthBucket,
+  maskedBias,
+  nextPowerOfTwo,
+} from './sequence-feeds';
+import { createOrtSession, floatTensor, ort, type ExecutionProvider } from './ort-session';
+
+/** Settings of an {@link OrtEngine}. */
+export type OrtEngineSettings = {
+  /** Execution provider. Default `cpu`. */
+  executionProvider?: ExecutionProvider;
+  /** Intra-op threads for training, scoring and prefill. Default: all cores. */
+  threads?: number;
+  /** Intra-op threads for decode steps at batch < 8 (tiny kernels prefer 1). Default 1. */
+  decodeThreads?: number;
+  /** Token budget of one training/scoring micro-batch (rows × bucket length). Default 2048. */
+  microBatchTokens?: number;
+  /** Most prompts decoded together; larger generate calls are split. Default 64. */
+  maxGenerateBatch?: number;
+  /** Sessions kept alive (least recently used are released). Default 32. */
+  maxSessions?: number;
+};
+
+/** One training sequence, validated, all arrays aligned with `tokenIds`. */
+export type EngineTrainSequence = {
+  tokenIds: readonly number[];
+  tokenWeights: readonly number[];
+  advantages?: readonly number[] | undefined;
+  oldLogprobs?: readonly number[] | undefined;
+  refLogprobs?: readonly number[] | undefined;
+};
+
+/** Loss and optimizer settings with defaults applied. */
+export type EngineTrainSettings = {
+  learningRate: number;
+  clipLow: number;
+  clipHigh: number;
+  dualClipC: number;
+  klCoef: number;
+  maxGradNorm: number;
+  weightDecay: number;
+  betas: [number, number];
+  eps: number;
+};
+
+/** The outcome of one training step. */
+export type EngineTrainResult = {
+  loss: number;
+  gradNorm: number;
+  skipped: boolean;
+  step: number;
+  metrics: {
+    clipFraction: number;
+    kl: number;
+    ratioMean: number;
+    negativeLogLikelihood: number;
+    tokens: number;
+  };
+};
+
+/** One request of {@link OrtEngine.generate}. */
+export type EngineGenerateOptions = {
+  prompts: ReadonlyArray<readonly number[]>;
+  maxTokens: number;
+  sampling: SamplingSettings;
+  stopTokenIds: readonly number[];
+  seed: number;
+  /** Optional extra stop test on the generated ids so far (stop strings). */
+  shouldStop?: (tokenIds: readonly number[]) => boolean;
+};
+
+/** One generated continuation. */
+export type EngineGeneration = {
+  tokenIds: number[];
+  logprobs: number[];
+  modelLogprobs: number[];
+  finishReason: 'stop' | 'length';
+};
+
+type Session = ort.InferenceSession;
+
+/** Adam state and step counter. */
+type OptimizerState = { m: FlatTensors; v: FlatTensors; step: number };
+
+/**
+ * The in-process policy engine: owns the weights (one flat buffer with a view
+ * per tensor, plus a spare buffer for ping-pong updates), the Adam moments,
+ * and a cache of ORT sessions keyed by graph family and shape bucket. All
+ * methods are sequential; run it inside a worker to keep the event loop free.
+ */
+export class OrtEngine {
+  /** The model description. */
+  readonly config: ModelConfig;
+  private weights: FlatTensors;
+  private spareWeights: FlatTensors;
+  private optimizer: OptimizerState;
+  private spareMoments: { m: FlatTensors; v: FlatTensors };
+  private accumulators: [FlatTensors, FlatTensors] | undefined;
+  private readonly sessions = new Map<string, Promise<Session>>();
+  private readonly settings: Required<OrtEngineSettings>;
+  private readonly tensorCache = new WeakMap<FlatTensors, Record<string, ort.Tensor>>();
+
+  constructor({
+    config,
+    weights,
+    settings = {},
+  }: {
+    config: ModelConfig;
+    weights: FlatTensors;
+    settings?: OrtEngineSettings;
+  }) {
+    this.config = config;
+    this.weights = weights;
+    this.spareWeights = new FlatTensors(weights.specs);
+    const specs = weights.specs;
+    this.optimizer = { m: new FlatTensors(specs), v: new FlatTensors(specs), step: 0 };
+    this.spareMoments = { m: new FlatTensors(specs), v: new FlatTensors(specs) };
+    this.settings = {
+      executionProvider: settings.executionProvider ?? 'cpu',
+      threads: settings.threads ?? availableParallelism(),
+      decodeThreads: settings.decodeThreads ?? 1,
+      microBatchTokens: settings.microBatchTokens ?? 2048,
+      maxGenerateBatch: settings.maxGenerateBatch ?? 64,
+      maxSessions: settings.maxSessions ?? 32,
+    };
+  }
+
+  // ------------------------------------------------------------------ state
+
+  /** The current weights (views into the live buffer; copy before keeping). */
+  get currentWeights(): FlatTensors {
+    return this.weights;
+  }
+
+  /** Optimizer moments and step. */
+  get optimizerState(): Readonly<OptimizerState> {
+    return this.optimizer;
+  }
+
+  /** Replaces the weights (copied). */
+  setWeights(weights: FlatTensors): void {
+    this.weights.buffer.set(weights.buffer);
+  }
+
+  /** Replaces the optimizer state (copied). */
+  setOptimizerState({ m, v, step }: { m: Float32Array; v: Float32Array; step: number }): void {
+    this.optimizer.m.buffer.set(m);
+    this.optimizer.v.buffer.set(v);
+    this.optimizer.step = step;
+  }
+
+  /** Builds the session for a graph family once per shape bucket. */
+  private session(key: string, build: () => BuiltGraph, threads: number): Promise<Session> {
+    const cached = this.sessions.get(key);
+    if (cached !== undefined) {
+      // Refresh LRU order.
+      this.sessions.delete(key);
+      this.sessions.set(key, cached);
+      return cached;
+    }
+    const created = createOrtSession({
+      model: build().model,
+      settings: { executionProvider: this.settings.executionProvider, threads, optimizationLevel: 'all' },
+    });
+    created.catch(() => this.sessions.delete(key));
+    this.sessions.set(key, created);
+    while (this.sessions.size > this.settings.maxSessions) {
+      const oldest = this.sessions.keys().next().value!;
+      const evicted = this.sessions.get(oldest)!;
+      this.sessions.delete(oldest);
+      void evicted.then((session) => session.release()).catch(() => undefined);
+    }
+    return created;
+  }
+
+  /** Releases every session. */
+  async close(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    for (const session of sessions) {
+      try {
+        await (await session).release();
+      } catch {
+        // A session that failed to build has nothing to release.
+      }
+    }
+  }
+
+  private weightFeeds(weights: FlatTensors, prefix = ''): Record<string, ort.Tensor> {
+    let cached = this.tensorCache.get(weights);
+    if (cached === undefined) {
+      cached = {};
+      for (const spec of weights.specs) cached[spec.name] = floatTensor(weights.get(spec.name), spec.shape);
+      this.tensorCache.set(weights, cached);
+    }
+    if (prefix === '') return cached;
+    return Object.fromEntries(Object.entries(cached).map(([name, tensor]) => [`${prefix}${name}`, tensor]));
+  }
+
+  // ------------------------------------------------------------------ batching
+
+  /** Groups sequences (longest first) into micro-batches of at most `microBatchTokens`. */
+  private microBatches(lengths: readonly number[]): Array<{ bucket: SequenceBucket; indices: number[] }> {
+    const order = lengths.map((_, i) => i).sort((a, b) => lengths[b]! - lengths[a]! || a - b);
+    const groups: Array<{ bucket: SequenceBucket; indices: number[] }> = [];
+    let position = 0;
+    while (position < order.length) {
+      const length = lengthBucket(lengths[order[position]!]!);
+      const maxRows = Math.max(1, 2 ** Math.floor(Math.log2(Math.max(1, this.settings.microBatchTokens / length))));
+      const indices = order.slice(position, position + maxRows);
+      position += indices.length;
+      groups.push({ bucket: { batch: Math.min(nextPowerOfTwo(indices.length), maxRows), length }, indices });
+    }
+    return groups;
+  }
+
+  private checkTokens(sequence: readonly number[], where: string): void {
+    for (const id of sequence) {
+      if (!Number.isInteger(id) || id < 0 || id >= this.config.vocabSize) {
+        throw new SealError({
+          code: 'INVALID_ARGUMENT',
+          message: `${where}: token id ${id} is outside the model vocabulary [0, ${this.config.vocabSize})`,
+        });
+      }
+    }
+    if (sequence.length > this.config.maxPositionEmbeddings) {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `${where}: ${sequence.length} tokens exceed the model's ${this.config.maxPositionEmbeddings} positions`,
+      });
+    }
+  }
+
+  // ------------------------------------------------------------------ score
+
+  /** Per-token log-probabilities aligned with each sequence (`[0] = 0`). */
+  async score(sequences: ReadonlyArray<readonly number[]>): Promise<number[][]> {
+    sequences.forEach((sequence, i) => this.checkTokens(sequence, `sequences[${i}]`));
+    const results: number[][] = sequences.map((sequence) => new Array<number>(sequence.length).fill(0));
+    for (const { bucket, indices } of this.microBatches(sequences.map((s) => s.length))) {
+      const session = await this.session(
+        `score:${bucket.batch}:${bucket.length}`,
+        () => buildScoreGraph({ config: this.config, bucket }),
+        this.settings.threads,
+      );
+      const rows = indices.map((i) => sequences[i]!);
+      const feeds = this.sequenceFeedTensors(bucket, rows);
+      const output = await session.run({ ...this.weightFeeds(this.weights), ...feeds });
+      const logprobs = output.logprobs!.data as Float32Array;
+      indices.forEach((index, row) => {
+        const out = results[index]!;
+        for (let t = 1; t < out.length; t++) out[t] = logprobs[row * bucket.length + t - 1]!;
+      });
+    }
+    return results;
+  }
+
+  private sequenceFeedTensors(bucket: SequenceBucket, rows: ReadonlyArray<readonly number[]>): Record<string, ort.Tensor> {
+    const feeds = buildSequenceFeeds({ config: this.config, bucket, sequences: rows, floatType: 'float32' });
+    const { batch, length } = bucket;
+    const half = this.config.headDim / 2;
+    return {
+      input_ids: new ort.Tensor('int64', feeds.inputIds, [batch * length]),
+      targets: new ort.Tensor('int64', feeds.targets, [batch * length, 1]),
+      rope_cos: floatTensor(feeds.cos, [batch, length, 1, half]),
+      rope_sin: floatTensor(feeds.sin, [batch, length, 1, half]),
+      attention_bias: floatTensor(feeds.bias, [batch, 1, 1, length, length]),
+    };
+  }
+
+  // ------------------------------------------------------------------ train
+
+  /**
+   * One optimizer step: gradients accumulated over micro-batches, then
+   * global-norm clipping and AdamW into the spare buffers, which become
+   * current only when the loss and the gradient norm are finite.
+   */
+  async train({
+    objective,
+    sequences,
+    settings,
+  }: {
+    objective: TrainObjective;
+    sequences: readonly EngineTrainSequence[];
+    settings: EngineTrainSettings;
+  }): Promise<EngineTrainResult> {
+    this.validateTrainBatch(objective, sequences, settings);
+    const specs = this.weights.specs;
+    this.accumulators ??= [new FlatTensors(specs), new FlatTensors(specs)];
+    let [accumulatorIn, accumulatorOut] = this.accumulators;
+    accumulatorIn.buffer.fill(0);
+    let loss = 0;
+    let sumClipped = 0;
+    let sumRatio = 0;
+    let sumKl = 0;
+    let sumNll = 0;
+    let weightSum = 0;
+    let tokens = 0;
+    for (const sequence of sequences) {
+      for (let t = 1; t < sequence.tokenWeights.length; t++) {
+        weightSum += sequence.tokenWeights[t]!;
+        if (sequence.tokenWeights[t] !== 0) tokens++;
+      }
+    }
+    for (const { bucket, indices } of this.microBatches(sequences.map((s) => s.tokenIds.length))) {
+      const session = await this.session(
+        `grad-${objective}:${bucket.batch}:${bucket.length}`,
+        () => buildGradGraph({ config: this.config, bucket, objective }),
+        this.settings.threads,
+      );
+      const rows = indices.map((i) => sequences[i]!);
+      const feeds: Record<string, ort.Tensor> = {
+        ...this.weightFeeds(this.weights),
+        ...this.weightFeeds(accumulatorIn, 'acc.'),
+        ...this.sequenceFeedTensors(bucket, rows.map((row) => row.tokenIds)),
+        ...this.lossFeeds({ objective, bucket, rows, settings }),
+      };
+      const fetches: Record<string, ort.Tensor | null> = {
+        loss: null,
+        sum_clipped: null,
+        sum_ratio: null,
+        sum_kl: null,
+        sum_nll: null,
+        ...this.weightFeeds(accumulatorOut, 'grad.'),
+      };
+      const output = await session.run(feeds, fetches);
+      const scalar = (name: string): number => Number((output[name]!.data as Float32Array)[0]);
+      loss += scalar('loss');
+      sumClipped += scalar('sum_clipped');
+      sumRatio += scalar('sum_ratio');
+      sumKl += scalar('sum_kl');
+      sumNll += scalar('sum_nll');
+      [accumulatorIn, accumulatorOut] = [accumulatorOut, accumulatorIn];
+    }
+    const normaliser = weightSum === 0 ? 1 : weightSum;
+    const metrics = {
+      clipFraction: sumClipped / normaliser,
+      kl: sumKl / normaliser,
+      ratioMean: sumRatio / normaliser,
+      negativeLogLikelihood: sumNll / normaliser,
+      tokens,
+    };
+    const skipped = (gradNorm: number): EngineTrainResult => ({
+      loss,
+      gradNorm,
+      skipped: true,
+      step: this.optimizer.step,
+      metrics,
+    });
+    if (!Number.isFinite(loss)) return skipped(Number.NaN);
+    const gradNorm = await this.applyOptimizer({ gradients: accumulatorIn, settings });
+    if (!Number.isFinite(gradNorm)) return skipped(gradNorm);
+    return { loss, gradNorm, skipped: false, step: this.optimizer.step, metrics };
+  }
+
+  private lossFeeds({
+    objective,
+    bucket,
+    rows,
+    settings,
+  }: {
+    objective: TrainObjective;
+    bucket: SequenceBucket;
+    rows: readonly EngineTrainSequence[];
+    settings: EngineTrainSettings;
+  }): Record<string, ort.Tensor> {
+    const tokens = bucket.batch * bucket.length;
+    // Slot t of a row predicts token t + 1, so per-token arrays shift by one.
+    const shifted = (pick: (row: EngineTrainSequence) => readonly number[] | undefined): Float32Array => {
+      const out = new Float32Array(tokens);
+      rows.forEach((row, r) => {
+        const values = pick(row);
+        if (values === undefined) return;
+        for (let t = 1; t < row.tokenIds.length; t++) out[r * bucket.length + t - 1] = values[t]!;
+      });
+      return out;
+    };
+    const feeds: Record<string, ort.Tensor> = {
+      token_weights: floatTensor(shifted((row) => row.tokenWeights), [tokens]),
+    };
+    if (objective === 'ppo') {
+      const scalar = (x: number): ort.Tensor => floatTensor(Float32Array.of(x), []);
+      feeds.advantages = floatTensor(shifted((row) => row.advantages), [tokens]);
+      feeds.old_logprobs = floatTensor(shifted((row) => row.oldLogprobs), [tokens]);
+      feeds.ref_logprobs = floatTensor(
+        shifted((row) => row.refLogprobs ?? row.oldLogprobs),
+        [tokens],
+      );
+      feeds.clip_low = scalar(settings.clipLow);
+      feeds.clip_high = scalar(settings.clipHigh);
+      // An infinite cap would make -A·c = NaN at A = 0; 1e30 is "no cap" in fp32.
+      feeds.dual_clip = scalar(Math.min(settings.dualClipC, 1e30));
+      feeds.kl_coef = scalar(settings.klCoef);
+    }
+    return feeds;
+  }
+
+  private validateTrainBatch(
+    objective: TrainObjective,
+    sequences: readonly EngineTrainSequence[],
+    settings: EngineTrainSettings,
+  ): void {
+    if (sequences.length === 0) {
+      throw new SealError({ code: 'INVALID_ARGUMENT', message: 'train: the batch is empty' });
+    }
+    sequences.forEach((sequence, i) => {
+      const where = `sequences[${i}]`;
+      this.checkTokens(sequence.tokenIds, where);
+      const n = sequence.tokenIds.length;
+      if (n < 2) {
+        throw new SealError({ code: 'INVALID_ARGUMENT', message: `${where}: needs at least 2 tokens` });
+      }
+      const check = (name: string, values: readonly number[] | undefined, required: boolean): void => {
+        if (values === undefined) {
+          if (required) {
+            throw new SealError({
+              code: 'INVALID_ARGUMENT',
+              message: `${where}.${name} is required for objective '${objective}'`,
+            });
+          }
+          return;
+        }
+        if (values.length !== n) {
+          throw new SealError({
+            code: 'SHAPE_MISMATCH',
+            message: `${where}.${name} has ${values.length} entries but tokenIds has ${n}`,
+            details: { field: name, length: values.length, expected: n },
+          });
+        }
+      };
+      check('tokenWeights', sequence.tokenWeights, true);
+      const ppo = objective === 'ppo';
+      check('advantages', sequence.advantages, ppo);
+      check('oldLogprobs', sequence.oldLogprobs, ppo);
+      check('refLogprobs', sequence.refLogprobs, ppo && settings.klCoef > 0);
+    });
+  }
+
+  private async applyOptimizer({
+    gradients,
+    settings,
+  }: {
+    gradients: FlatTensors;
+    settings: EngineTrainSettings;
+  }): Promise<number> {
+    const session = await this.session(
+      'optimizer',
+      () => buildOptimizerGraph({ specs: listWeightSpecs(this.config) }),
+      this.settings.threads,
+    );
+    const step = this.optimizer.step + 1;
+    const [beta1, beta2] = settings.betas;
+    const scalar = (x: number): ort.Tensor => floatTensor(Float32Array.of(x), []);
+    const feeds: Record<string, ort.Tensor> = {
+      ...this.weightFeeds(this.weights, 'param.'),
+      ...this.weightFeeds(gradients, 'grad.'),
+      ...this.weightFeeds(this.optimizer.m, 'm.'),
+      ...this.weightFeeds(this.optimizer.v, 'v.'),
+      learning_rate: scalar(settings.learningRate),
+      beta1: scalar(beta1),
+      beta2: scalar(beta2),
+      bias_correction1: scalar(1 / (1 - beta1 ** step)),
+      bias_correction2: scalar(1 / (1 - beta2 ** step)),
+      eps: scalar(settings.eps),
+      weight_decay: scalar(settings.weightDecay),
+      max_grad_norm: scalar(Math.min(settings.maxGradNorm, 3e38)),
+    };
+    const fetches: Record<string, ort.Tensor | null> = {
+      grad_norm: null,
+      ...this.weightFeeds(this.spareWeights, 'new_param.'),
+      ...this.weightFeeds(this.spareMoments.m, 'new_m.'),
+      ...this.weightFeeds(this.spareMoments.v, 'new_v.'),
+    };
+    const output = await session.run(feeds, fetches);
+    const gradNorm = Number((output.grad_norm!.data as Float32Array)[0]);
+    if (!Number.isFinite(gradNorm)) return gradNorm;
+    // Ping-pong: the freshly written buffers become current.
+    [this.weights, this.spareWeights] = [this.spareWeights, this.weights];
+    const { m, v } = this.optimizer;
+    this.optimizer = { m: this.spareMoments.m, v: this.spareMoments.v, step };
+    this.spareMoments = { m, v };
+    return gradNorm;
+  }
+
+  // ------------------------------------------------------------------ generate
+
+  /**
+   * Batched generation: a left-padded prefill, then one decode step per
+   * token against a static KV cache. Finished rows leave the batch: when at
+   * most half the rows are active, the batch is compacted to a smaller
+   * bucket. Every prompt samples from its own seeded stream, so results do
+   * not depend on which prompts share a batch.
+   */
+  async generate(options: EngineGenerateOptions): Promise<EngineGeneration[]> {
+    options.prompts.forEach((prompt, i) => {
+      if (prompt.length === 0) {
+        throw new SealError({ code: 'INVALID_ARGUMENT', message: `prompts[${i}] is empty` });
+      }
+      this.checkTokens(prompt, `prompts[${i}]`);
+      if (prompt.length + options.maxTokens > this.config.maxPositionEmbeddings) {
+        throw new SealError({
+          code: 'INVALID_ARGUMENT',
+          message: `prompts[${i}]: ${prompt.length} prompt tokens plus maxTokens ${options.maxTokens} exceed the model's ${this.config.maxPositionEmbeddings} positions`,
+        });
+      }
+    });
+    const results: EngineGeneration[] = [];
+    const chunk = this.settings.maxGenerateBatch;
+    for (let start = 0; start < options.prompts.length; start += chunk) {
+      const prompts = options.prompts.slice(start, start + chunk);
+      results.push(...(await this.generateChunk({ ...options, prompts }, start)));
+    }
+    return results;
+  }
+
+  private async generateChunk(options: EngineGenerateOptions, firstIndex: number): Promise<EngineGeneration[]> {
+    const { config } = this;
+    const { prompts, maxTokens } = options;
+    const kvh = config.numKeyValueHeads;
+    const d = config.headDim;
+    const half = d / 2;
+    const vocab = config.vocabSize;
+    const count = prompts.length;
+    const promptLength = lengthBucket(Math.max(...prompts.map((p) => p.length)));
+    const batch = nextPowerOfTwo(count);
+    const pads = Array.from({ length: batch }, (_, row) =>
+      row < count ? promptLength - prompts[row]!.length : promptLength - 1,
+    );
+
+    // Prefill.
+    const ids = new BigInt64Array(batch * promptLength);
+    const positions = new Array<number>(batch * promptLength).fill(0);
+    for (let row = 0; row < count; row++) {
+      const prompt = prompts[row]!;
+      for (let i = 0; i < prompt.length; i++) {
+        ids[row * promptLength + pads[row]! + i] = BigInt(prompt[i]!);
+        positions[row * promptLength + pads[row]! + i] = i;
+      }
+    }
+    const cos = new Float32Array(batch * promptLength * half);
+    const sin = new Float32Array(batch * promptLength * half);
+    fillRope({ config, positions, cos, sin });
+    const bias = new Float32Array(batch * promptLength * promptLength).fill(maskedBias);
+    for (let row = 0; row < batch; row++) {
+      for (let i = 0; i < promptLength; i++) {
+        const base = (row * promptLength + i) * promptLength;
+        if (i < pads[row]!) bias[base + i] = 0;
+        else for (let j = pads[row]!; j <= i; j++) bias[base + j] = 0;
+      }
+    }
+    const prefill = await this.session(
+      `prefill:${batch}:${promptLength}`,
+      () => buildPrefillGraph({ config, bucket: { batch, length: promptLength } }),
+      this.settings.threads,
+    );
+    const prefillOut = await prefill.run({
+      ...this.weightFeeds(this.weights),
+      input_ids: new ort.Tensor('int64', ids, [batch * promptLength]),
+      rope_cos: floatTensor(cos, [batch, promptLength, 1, half]),
+      rope_sin: floatTensor(sin, [batch, promptLength, 1, half]),
+      attention_bias: floatTensor(bias, [batch, 1, 1, promptLength, promptLength]),
+    });
+
+    // Static KV cache: slots [0, promptLength) hold the prompt, then one slot per generated token.
+    const cacheLength = Math.ceil((promptLength + maxTokens) / 64) * 64;
+    let rows = batch;
+    let cacheKeys: Float32Array[] = [];
+    let cacheValues: Float32Array[] = [];
+    for (let layer = 0; layer < config.numLayers; layer++) {
+      const keys = new Float32Array(rows * kvh * d * cacheLength);
+      const values = new Float32Array(rows * kvh * cacheLength * d);
+      const presentKeys = prefillOut[`present_keys.${layer}`]!.data as Float32Array;
+      const presentValues = prefillOut[`present_values.${layer}`]!.data as Float32Array;
+      for (let r = 0; r < rows; r++) {
+        for (let h = 0; h < kvh; h++) {
+          const head = r * kvh + h;
+          for (let x = 0; x < d; x++) {
+            keys.set(
+              presentKeys.subarray((head * d + x) * promptLength, (head * d + x + 1) * promptLength),
+              (head * d + x) * cacheLength,
+            );
+          }
+          values.set(
+            presentValues.subarray(head * promptLength * d, (head + 1) * promptLength * d),
+            head * cacheLength * d,
+          );
+        }
+      }
+      cacheKeys.push(keys);
+      cacheValues.push(values);
+    }
+
+    const generations: EngineGeneration[] = prompts.map(() => ({
+      tokenIds: [],
+      logprobs: [],
+      modelLogprobs: [],
+      finishReason: 'length',
+    }));
+    const randoms = prompts.map((_, i) => new SeededRandom(mixSeed(options.seed, firstIndex + i)));
+    const stop = new Set(options.stopTokenIds);
+    // rowPrompt[r] = index of the prompt decoded in batch row r (or -1 for filler rows).
+    let rowPrompt = Array.from({ length: rows }, (_, r) => (r < count ? r : -1));
+    let rowPad = pads.slice();
+    const active = new Set<number>(prompts.map((_, i) => i));
+
+    const accept = (prompt: number, logits: Float32Array): void => {
+      const generation = generations[prompt]!;
+      const sampled = sampleToken({ logits, settings: options.sampling, random: randoms[prompt]! });
+      generation.tokenIds.push(sampled.tokenId);
+      generation.logprobs.push(sampled.logprob);
+      generation.modelLogprobs.push(sampled.modelLogprob);
+      if (stop.has(sampled.tokenId) || options.shouldStop?.(generation.tokenIds) === true) {
+        generation.finishReason = 'stop';
+        active.delete(prompt);
+      } else if (generation.tokenIds.length >= maxTokens) {
+        active.delete(prompt);
+      }
+    };
+    const prefillLogits = prefillOut.logits!.data as Float32Array;
+    for (let r = 0; r < count; r++) accept(r, prefillLogits.subarray(r * vocab, (r + 1) * vocab));
+
+    for (let step = 0; active.size > 0; step++) {
+      // Compact the batch when at most half of its rows are still generating.
+      if (active.size <= rows / 2) {
+        const keep = rowPrompt.map((prompt, r) => ({ prompt, r })).filter(({ prompt }) => active.has(prompt));
+        const newRows = nextPowerOfTwo(keep.length);
+        const remap = (source: Float32Array, rowSize: number): Float32Array => {
+          const out = new Float32Array(newRows * rowSize);
+          keep.forEach(({ r }, i) => out.set(source.subarray(r * rowSize, (r + 1) * rowSize), i * rowSize));
+          return out;
+        };
+        const rowSize = kvh * d * cacheLength;
+        cacheKeys = cacheKeys.map((keys) => remap(keys, rowSize));
+        cacheValues = cacheValues.map((values) => remap(values, rowSize));
+        rowPad = [...keep.map(({ r }) => rowPad[r]!), ...new Array<number>(newRows - keep.length).fill(promptLength - 1)];
+        rowPrompt = [...keep.map(({ prompt }) => prompt), ...new Array<number>(newRows - keep.length).fill(-1)];
+        rows = newRows;
+      }
+      const slot = promptLength + step;
+      const stepIds = new BigInt64Array(rows);
+      const stepPositions = new Array<number>(rows).fill(0);
+      const pastBias = new Float32Array(rows * cacheLength).fill(maskedBias);
+      for (let r = 0; r < rows; r++) {
+        const prompt = rowPrompt[r]!;
+        const generated = prompt >= 0 ? generations[prompt]!.tokenIds : [];
+        stepIds[r] = BigInt(generated.at(-1) ?? 0);
+        stepPositions[r] = prompt >= 0 ? prompts[prompt]!.length + generated.length - 1 : 0;
+        pastBias.fill(0, r * cacheLength + rowPad[r]!, r * cacheLength + slot);
+      }
+      const stepCos = new Float32Array(rows * half);
+      const stepSin = new Float32Array(rows * half);
+      fillRope({ config, positions: stepPositions, cos: stepCos, sin: stepSin });
+      const decode = await this.session(
+        `decode:${rows}:${cacheLength}`,
+        () => buildDecodeGraph({ config, batch: rows, cacheLength }),
+        rows >= 8 ? this.settings.threads : this.settings.decodeThreads,
+      );
+      const feeds: Record<string, ort.Tensor> = {
+        ...this.weightFeeds(this.weights),
+        input_ids: new ort.Tensor('int64', stepIds, [rows]),
+        rope_cos: floatTensor(stepCos, [rows, 1, 1, half]),
+        rope_sin: floatTensor(stepSin, [rows, 1, 1, half]),
+        past_bias: floatTensor(pastBias, [rows, 1, 1, cacheLength]),
+      };
+      for (let layer = 0; layer < config.numLayers; layer++) {
+        feeds[`cache_keys.${layer}`] = floatTensor(cacheKeys[layer]!, [rows, kvh, d, cacheLength]);
+        feeds[`cache_values.${layer}`] = floatTensor(cacheValues[layer]!, [rows, kvh, cacheLength, d]);
+      }
+      const out = await decode.run(feeds);
+      for (let layer = 0; layer < config.numLayers; layer++) {
+        const newKeys = out[`new_keys.${layer}`]!.data as Float32Array;
+        const newValues = out[`new_values.${layer}`]!.data as Float32Array;
+        const keys = cacheKeys[layer]!;
+        const values = cacheValues[layer]!;
+        for (let head = 0; head < rows * kvh; head++) {
+          for (let x = 0; x < d; x++) {
+            keys[(head * d + x) * cacheLength + slot] = newKeys[head * d + x]!;
+            values[(head * cacheLength + slot) * d + x] = newValues[head * d + x]!;
+          }
+        }
+      }
+      const logits = out.logits!.data as Float32Array;
+      for (let r = 0; r < rows; r++) {
+        const prompt = rowPrompt[r]!;
+        if (prompt >= 0 && active.has(prompt)) accept(prompt, logits.subarray(r * vocab, (r + 1) * vocab));
+      }
+    }
+    return generations;
+  }
+}
+
+/** Derives the seed of one prompt's sampling stream. */
+function mixSeed(seed: number, index: number): number {
+  let h = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0;
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
+  return (h ^ (h >>> 12)) >>> 0;
+}
+
+/** Size in bytes of the model weights. */
+export function weightBytes(weights: FlatTensors): number {
+  return weights.specs.reduce((sum, spec) => sum + size(spec.shape) * 4, 0);
+}

@@ -1,0 +1,237 @@
+import type { GraphBuilder, Value } from '../graph/graph-builder';
+import type { ModelConfig } from './model-config';
+import { listWeightSpecs } from './model-weights';
+
+/** The weight inputs of a graph, by Hugging Face name. */
+export type WeightValues = Map<string, Value>;
+
+/** Declares every weight as a graph input (named as in the checkpoint). */
+export function declareWeights({
+  builder,
+  config,
+  requiresGrad,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  requiresGrad: boolean;
+}): WeightValues {
+  const weights: WeightValues = new Map();
+  for (const spec of listWeightSpecs(config)) {
+    weights.set(spec.name, builder.input({ name: spec.name, shape: spec.shape, requiresGrad }));
+  }
+  return weights;
+}
+
+function weight(weights: WeightValues, name: string): Value {
+  return weights.get(name)!;
+}
+
+function optionalWeight(weights: WeightValues, name: string): Value | undefined {
+  return weights.get(name);
+}
+
+/** Per-layer query/key/value projections with RoPE applied. */
+type Projections = {
+  /** `[B, S, numHeads, headDim]`, rotated and scaled by `1/sqrt(headDim)`. */
+  q: Value;
+  /** `[B, S, kvHeads, headDim]`, rotated. */
+  k: Value;
+  /** `[B, S, kvHeads, headDim]`. */
+  v: Value;
+};
+
+function project({
+  builder: g,
+  config,
+  weights,
+  layer,
+  x,
+  batch,
+  length,
+  cos,
+  sin,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  layer: number;
+  x: Value;
+  batch: number;
+  length: number;
+  cos: Value;
+  sin: Value;
+}): Projections {
+  const p = `model.layers.${layer}.self_attn`;
+  const { numHeads, numKeyValueHeads, headDim } = config;
+  const q = g.reshape(
+    g.linear(x, weight(weights, `${p}.q_proj.weight`), optionalWeight(weights, `${p}.q_proj.bias`)),
+    [batch, length, numHeads, headDim],
+  );
+  const k = g.reshape(
+    g.linear(x, weight(weights, `${p}.k_proj.weight`), optionalWeight(weights, `${p}.k_proj.bias`)),
+    [batch, length, numKeyValueHeads, headDim],
+  );
+  const v = g.reshape(
+    g.linear(x, weight(weights, `${p}.v_proj.weight`), optionalWeight(weights, `${p}.v_proj.bias`)),
+    [batch, length, numKeyValueHeads, headDim],
+  );
+  const scale = g.scalar(1 / Math.sqrt(headDim));
+  return { q: g.mul(g.rope(q, cos, sin), scale), k: g.rope(k, cos, sin), v };
+}
+
+function mlpBlock({
+  builder: g,
+  config,
+  weights,
+  layer,
+  hidden,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  layer: number;
+  hidden: Value;
+}): Value {
+  const p = `model.layers.${layer}`;
+  const x = g.rmsNorm(hidden, weight(weights, `${p}.post_attention_layernorm.weight`), config.rmsNormEps);
+  const gate = g.linear(x, weight(weights, `${p}.mlp.gate_proj.weight`));
+  const up = g.linear(x, weight(weights, `${p}.mlp.up_proj.weight`));
+  return g.add(hidden, g.linear(g.swiglu(gate, up), weight(weights, `${p}.mlp.down_proj.weight`)));
+}
+
+/** Key/value tensors a layer hands to the KV cache. */
+export type LayerCache = {
+  /** Keys, transposed for the cache: `[B, kvHeads, headDim, S]`. */
+  keysTransposed: Value;
+  /** Values: `[B, kvHeads, S, headDim]`. */
+  values: Value;
+};
+
+/**
+ * The decoder over full sequences (training, scoring and prefill):
+ * embeddings, `numLayers` pre-norm blocks (GQA attention with RoPE, SwiGLU
+ * MLP), and the final RMSNorm. Activations are kept as `[B·S, H]` rows so
+ * every projection is one Gemm. Returns the final hidden rows and each
+ * layer's keys and values.
+ */
+export function buildDecoder({
+  builder: g,
+  config,
+  weights,
+  inputIds,
+  cos,
+  sin,
+  bias,
+  batch,
+  length,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  /** `[B·S]` int64 token ids. */
+  inputIds: Value;
+  /** `[B, S, 1, headDim/2]` RoPE cosines. */
+  cos: Value;
+  /** `[B, S, 1, headDim/2]` RoPE sines. */
+  sin: Value;
+  /** `[B, 1, 1, S, S]` additive attention bias (causal, padding, packing). */
+  bias: Value;
+  batch: number;
+  length: number;
+}): { hidden: Value; caches: LayerCache[] } {
+  const { numHeads, numKeyValueHeads, headDim } = config;
+  const rep = numHeads / numKeyValueHeads;
+  let hidden = g.gather(weight(weights, 'model.embed_tokens.weight'), inputIds);
+  const caches: LayerCache[] = [];
+  for (let layer = 0; layer < config.numLayers; layer++) {
+    const p = `model.layers.${layer}`;
+    const x = g.rmsNorm(hidden, weight(weights, `${p}.input_layernorm.weight`), config.rmsNormEps);
+    const { q, k, v } = project({ builder: g, config, weights, layer, x, batch, length, cos, sin });
+    // [B, S, nh, d] -> [B, nh, S, d] -> [B, kvh, rep·S, d]: head h = kv·rep + r.
+    const qStacked = g.reshape(g.transpose(q, [0, 2, 1, 3]), [batch, numKeyValueHeads, rep * length, headDim]);
+    const kT = g.transpose(k, [0, 2, 3, 1]);
+    const vHeads = g.transpose(v, [0, 2, 1, 3]);
+    caches.push({ keysTransposed: kT, values: vHeads });
+    const attended = g.attention(qStacked, kT, vHeads, bias, rep);
+    const merged = g.reshape(
+      g.transpose(g.reshape(attended, [batch, numHeads, length, headDim]), [0, 2, 1, 3]),
+      [batch * length, numHeads * headDim],
+    );
+    hidden = g.add(hidden, g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)));
+    hidden = mlpBlock({ builder: g, config, weights, layer, hidden });
+  }
+  return { hidden: g.rmsNorm(hidden, weight(weights, 'model.norm.weight'), config.rmsNormEps), caches };
+}
+
+/** The LM head matrix (the embedding when tied). */
+export function lmHeadWeight({ config, weights }: { config: ModelConfig; weights: WeightValues }): Value {
+  return weight(weights, config.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
+}
+
+/**
+ * One decode step for a batch against a static-size KV cache. The cache is
+ * an input that the graph never copies: attention is computed over the
+ * cached slots and the new token separately and merged in one softmax, and
+ * the new key and value are outputs the host writes into the cache.
+ */
+export function buildDecodeStep({
+  builder: g,
+  config,
+  weights,
+  inputIds,
+  cos,
+  sin,
+  pastBias,
+  cacheKeys,
+  cacheValues,
+  batch,
+  cacheLength,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  /** `[B]` int64. */
+  inputIds: Value;
+  /** `[B, 1, 1, headDim/2]`. */
+  cos: Value;
+  /** `[B, 1, 1, headDim/2]`. */
+  sin: Value;
+  /** `[B, 1, 1, P]`: 0 for filled cache slots, a large negative number otherwise. */
+  pastBias: Value;
+  /** Per layer `[B, kvh, headDim, P]`. */
+  cacheKeys: Value[];
+  /** Per layer `[B, kvh, P, headDim]`. */
+  cacheValues: Value[];
+  batch: number;
+  cacheLength: number;
+}): { hidden: Value; newKeys: Value[]; newValues: Value[] } {
+  const { numHeads, numKeyValueHeads, headDim } = config;
+  const rep = numHeads / numKeyValueHeads;
+  let hidden = g.gather(weight(weights, 'model.embed_tokens.weight'), inputIds);
+  const newKeys: Value[] = [];
+  const newValues: Value[] = [];
+  for (let layer = 0; layer < config.numLayers; layer++) {
+    const p = `model.layers.${layer}`;
+    const x = g.rmsNorm(hidden, weight(weights, `${p}.input_layernorm.weight`), config.rmsNormEps);
+    const { q, k, v } = project({ builder: g, config, weights, layer, x, batch, length: 1, cos, sin });
+    const q4 = g.reshape(q, [batch, numKeyValueHeads, rep, headDim]);
+    const k4 = g.reshape(k, [batch, numKeyValueHeads, 1, headDim]);
+    const v4 = g.reshape(v, [batch, numKeyValueHeads, 1, headDim]);
+    newKeys.push(k4);
+    newValues.push(v4);
+    const pastScores = g.add(g.matmul(q4, cacheKeys[layer]!), pastBias);
+    const newScore = g.reduceSum(g.mul(q4, k4), [-1], true);
+    const probabilities = g.softmax(g.concat([pastScores, newScore], -1));
+    const pastProbabilities = g.slice(probabilities, -1, 0, cacheLength);
+    const newProbability = g.slice(probabilities, -1, cacheLength, cacheLength + 1);
+    const attended = g.add(g.matmul(pastProbabilities, cacheValues[layer]!), g.mul(newProbability, v4));
+    const merged = g.reshape(attended, [batch, numHeads * headDim]);
+    hidden = g.add(hidden, g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)));
+    hidden = mlpBlock({ builder: g, config, weights, layer, hidden });
+  }
+  return {
+    hidden: g.rmsNorm(hidden, weight(weights, 'model.norm.weight'), config.rmsNormEps),
+    newKeys,
+    newValues,
+  };
+}

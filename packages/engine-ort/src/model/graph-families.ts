@@ -1,0 +1,353 @@
+import { GraphBuilder, type Value } from '../graph/graph-builder';
+import {
+  buildDecodeStep,
+  buildDecoder,
+  declareWeights,
+  lmHeadWeight,
+  type WeightValues,
+} from './decoder-graph';
+import type { ModelConfig } from './model-config';
+import { listWeightSpecs, type WeightSpec } from './model-weights';
+
+/** Float type of a graph: fp32 normally, fp64 for gradient checks and parity. */
+export type FloatType = 'float32' | 'float64';
+
+/** A serialised graph. */
+export type BuiltGraph = {
+  /** The ONNX model bytes. */
+  model: Uint8Array;
+  /** Number of nodes, for diagnostics. */
+  nodeCount: number;
+};
+
+/** Training objectives with their own grad graph. */
+export type TrainObjective = 'ppo' | 'cross-entropy';
+
+/** Shape bucket of a full-sequence graph: `batch` rows of `length` tokens. */
+export type SequenceBucket = { batch: number; length: number };
+
+function sequenceInputs({
+  builder: g,
+  config,
+  bucket,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  bucket: SequenceBucket;
+}): { inputIds: Value; targets: Value; cos: Value; sin: Value; bias: Value } {
+  const { batch, length } = bucket;
+  const tokens = batch * length;
+  const half = config.headDim / 2;
+  return {
+    inputIds: g.input({ name: 'input_ids', shape: [tokens], dtype: 'int64' }),
+    targets: g.input({ name: 'targets', shape: [tokens, 1], dtype: 'int64' }),
+    cos: g.input({ name: 'rope_cos', shape: [batch, length, 1, half] }),
+    sin: g.input({ name: 'rope_sin', shape: [batch, length, 1, half] }),
+    bias: g.input({ name: 'attention_bias', shape: [batch, 1, 1, length, length] }),
+  };
+}
+
+/**
+ * Forward to per-token log-probabilities `[B·S]`: `lp[t] = log p(targets[t]
+ * | inputs[≤t])`. Shared by the score and grad graphs, so both compute
+ * bit-identical numbers for the same weights and batch.
+ */
+function forwardLogprobs({
+  builder: g,
+  config,
+  weights,
+  bucket,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  bucket: SequenceBucket;
+}): Value {
+  const inputs = sequenceInputs({ builder: g, config, bucket });
+  const { hidden } = buildDecoder({
+    builder: g,
+    config,
+    weights,
+    inputIds: inputs.inputIds,
+    cos: inputs.cos,
+    sin: inputs.sin,
+    bias: inputs.bias,
+    batch: bucket.batch,
+    length: bucket.length,
+  });
+  const logits = g.linear(hidden, lmHeadWeight({ config, weights }));
+  return g.chosenLogprob(logits, inputs.targets);
+}
+
+/** The score graph: per-token log-probabilities of given sequences. Output `logprobs` `[B·S]`. */
+export function buildScoreGraph({
+  config,
+  bucket,
+  floatType = 'float32',
+}: {
+  config: ModelConfig;
+  bucket: SequenceBucket;
+  floatType?: FloatType;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType });
+  const weights = declareWeights({ builder: g, config, requiresGrad: false });
+  g.output(forwardLogprobs({ builder: g, config, weights, bucket }), 'logprobs');
+  return { model: g.toOnnx({ name: 'score' }), nodeCount: g.nodeCount };
+}
+
+/**
+ * The grad graph: forward, loss and backward. Inputs: weights, the sequence
+ * inputs, `token_weights` `[B·S]`, for PPO `advantages`, `old_logprobs`,
+ * `ref_logprobs` `[B·S]` and the scalars `clip_low`, `clip_high`,
+ * `dual_clip`, `kl_coef`; and one accumulator `acc.<weight>` per weight.
+ * Outputs: `loss`, the weighted metric sums `sum_clipped`, `sum_ratio`,
+ * `sum_kl`, `sum_nll`, and `grad.<weight> = acc.<weight> + ∂loss/∂weight`.
+ *
+ * PPO per token, with `r = exp(clip(lp − old, ±20))`:
+ * `ℓ = max(−A·r, −A·clip(r, 1−εlow, 1+εhigh))`, capped at `−c·A` when
+ * `A < 0` (dual clip), plus `β·(exp(d) − d − 1)` with `d = clip(ref − lp, ±20)`
+ * (k3 KL). Loss `= Σ w·ℓ`.
+ */
+export function buildGradGraph({
+  config,
+  bucket,
+  objective,
+  floatType = 'float32',
+}: {
+  config: ModelConfig;
+  bucket: SequenceBucket;
+  objective: TrainObjective;
+  floatType?: FloatType;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType });
+  const weights = declareWeights({ builder: g, config, requiresGrad: true });
+  const logprobs = forwardLogprobs({ builder: g, config, weights, bucket });
+  const tokens = bucket.batch * bucket.length;
+  const tokenWeights = g.input({ name: 'token_weights', shape: [tokens] });
+  const { loss, sums } =
+    objective === 'cross-entropy'
+      ? crossEntropyLoss({ builder: g, logprobs, tokenWeights })
+      : ppoLoss({ builder: g, logprobs, tokenWeights, tokens });
+  g.output(loss, 'loss');
+  for (const [name, value] of Object.entries(sums)) g.output(value, name);
+  const specs = listWeightSpecs(config);
+  const grads = g.gradients({ loss, wrt: specs.map((spec) => weights.get(spec.name)!) });
+  specs.forEach((spec, i) => {
+    const accumulator = g.input({ name: `acc.${spec.name}`, shape: spec.shape });
+    g.output(g.add(accumulator, grads[i]!), `grad.${spec.name}`);
+  });
+  return { model: g.toOnnx({ name: `grad-${objective}` }), nodeCount: g.nodeCount };
+}
+
+type LossParts = { loss: Value; sums: Record<string, Value> };
+
+function weightedSum(g: GraphBuilder, values: Value, weights: Value): Value {
+  return g.reduceSum(g.mul(values, weights), [0], false);
+}
+
+function crossEntropyLoss({
+  builder: g,
+  logprobs,
+  tokenWeights,
+}: {
+  builder: GraphBuilder;
+  logprobs: Value;
+  tokenWeights: Value;
+}): LossParts {
+  const nll = weightedSum(g, g.neg(logprobs), tokenWeights);
+  const zero = g.scalar(0);
+  const weightSum = g.untaped(() => g.reduceSum(tokenWeights, [0], false));
+  return {
+    loss: nll,
+    sums: { sum_nll: nll, sum_clipped: zero, sum_ratio: weightSum, sum_kl: zero },
+  };
+}
+
+function ppoLoss({
+  builder: g,
+  logprobs,
+  tokenWeights,
+  tokens,
+}: {
+  builder: GraphBuilder;
+  logprobs: Value;
+  tokenWeights: Value;
+  tokens: number;
+}): LossParts {
+  const advantages = g.input({ name: 'advantages', shape: [tokens] });
+  const oldLogprobs = g.input({ name: 'old_logprobs', shape: [tokens] });
+  const refLogprobs = g.input({ name: 'ref_logprobs', shape: [tokens] });
+  const clipLow = g.input({ name: 'clip_low', shape: [] });
+  const clipHigh = g.input({ name: 'clip_high', shape: [] });
+  const dualClip = g.input({ name: 'dual_clip', shape: [] });
+  const klCoef = g.input({ name: 'kl_coef', shape: [] });
+  const one = g.scalar(1);
+  const limit = g.scalar(20);
+  const minusLimit = g.scalar(-20);
+
+  const ratio = g.exp(g.clip(g.sub(logprobs, oldLogprobs), minusLimit, limit));
+  const negativeAdvantages = g.neg(advantages);
+  const unclipped = g.mul(negativeAdvantages, ratio);
+  const clippedRatio = g.clip(ratio, g.sub(one, clipLow), g.add(one, clipHigh));
+  const clipped = g.mul(negativeAdvantages, clippedRatio);
+  const surrogate = g.maximum(unclipped, clipped);
+  const cap = g.mul(negativeAdvantages, dualClip);
+  const dual = g.minimum(surrogate, cap);
+  const policyLoss = g.where(g.compare('Less', advantages, g.scalar(0)), dual, surrogate);
+  const logRatioToRef = g.clip(g.sub(refLogprobs, logprobs), minusLimit, limit);
+  const kl = g.sub(g.sub(g.exp(logRatioToRef), logRatioToRef), one);
+  const perToken = g.add(policyLoss, g.mul(kl, klCoef));
+  const loss = weightedSum(g, perToken, tokenWeights);
+  const sums = g.untaped(() => {
+    const wasClipped = g.cast(g.compare('Greater', clipped, unclipped), g.floatType);
+    return {
+      sum_clipped: weightedSum(g, wasClipped, tokenWeights),
+      sum_ratio: weightedSum(g, ratio, tokenWeights),
+      sum_kl: weightedSum(g, kl, tokenWeights),
+      sum_nll: weightedSum(g, g.neg(logprobs), tokenWeights),
+    };
+  });
+  return { loss, sums };
+}
+
+/**
+ * The prefill graph: a left-padded prompt batch through the decoder.
+ * Outputs `logits` `[B, V]` at the last position, and per layer
+ * `present_keys.<l>` `[B, kvh, d, S]` and `present_values.<l>` `[B, kvh, S, d]`.
+ */
+export function buildPrefillGraph({
+  config,
+  bucket,
+  floatType = 'float32',
+}: {
+  config: ModelConfig;
+  bucket: SequenceBucket;
+  floatType?: FloatType;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType });
+  const weights = declareWeights({ builder: g, config, requiresGrad: false });
+  const { batch, length } = bucket;
+  const half = config.headDim / 2;
+  const { hidden, caches } = buildDecoder({
+    builder: g,
+    config,
+    weights,
+    inputIds: g.input({ name: 'input_ids', shape: [batch * length], dtype: 'int64' }),
+    cos: g.input({ name: 'rope_cos', shape: [batch, length, 1, half] }),
+    sin: g.input({ name: 'rope_sin', shape: [batch, length, 1, half] }),
+    bias: g.input({ name: 'attention_bias', shape: [batch, 1, 1, length, length] }),
+    batch,
+    length,
+  });
+  const last = g.reshape(g.slice(g.reshape(hidden, [batch, length, config.hiddenSize]), 1, length - 1, length), [
+    batch,
+    config.hiddenSize,
+  ]);
+  g.output(g.linear(last, lmHeadWeight({ config, weights })), 'logits');
+  caches.forEach((cache, layer) => {
+    g.output(cache.keysTransposed, `present_keys.${layer}`);
+    g.output(cache.values, `present_values.${layer}`);
+  });
+  return { model: g.toOnnx({ name: 'prefill' }), nodeCount: g.nodeCount };
+}
+
+/**
+ * The decode graph: one token per row against a KV cache of `cacheLength`
+ * slots. Inputs `input_ids` `[B]`, `rope_cos`/`rope_sin` `[B,1,1,d/2]`,
+ * `past_bias` `[B,1,1,P]`, `cache_keys.<l>` `[B,kvh,d,P]`,
+ * `cache_values.<l>` `[B,kvh,P,d]`. Outputs `logits` `[B,V]`,
+ * `new_keys.<l>` and `new_values.<l>` `[B,kvh,1,d]`.
+ */
+export function buildDecodeGraph({
+  config,
+  batch,
+  cacheLength,
+  floatType = 'float32',
+}: {
+  config: ModelConfig;
+  batch: number;
+  cacheLength: number;
+  floatType?: FloatType;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType });
+  const weights = declareWeights({ builder: g, config, requiresGrad: false });
+  const half = config.headDim / 2;
+  const kvh = config.numKeyValueHeads;
+  const d = config.headDim;
+  const cacheKeys: Value[] = [];
+  const cacheValues: Value[] = [];
+  for (let layer = 0; layer < config.numLayers; layer++) {
+    cacheKeys.push(g.input({ name: `cache_keys.${layer}`, shape: [batch, kvh, d, cacheLength] }));
+    cacheValues.push(g.input({ name: `cache_values.${layer}`, shape: [batch, kvh, cacheLength, d] }));
+  }
+  const { hidden, newKeys, newValues } = buildDecodeStep({
+    builder: g,
+    config,
+    weights,
+    inputIds: g.input({ name: 'input_ids', shape: [batch], dtype: 'int64' }),
+    cos: g.input({ name: 'rope_cos', shape: [batch, 1, 1, half] }),
+    sin: g.input({ name: 'rope_sin', shape: [batch, 1, 1, half] }),
+    pastBias: g.input({ name: 'past_bias', shape: [batch, 1, 1, cacheLength] }),
+    cacheKeys,
+    cacheValues,
+    batch,
+    cacheLength,
+  });
+  g.output(g.linear(hidden, lmHeadWeight({ config, weights })), 'logits');
+  newKeys.forEach((key, layer) => g.output(key, `new_keys.${layer}`));
+  newValues.forEach((value, layer) => g.output(value, `new_values.${layer}`));
+  return { model: g.toOnnx({ name: 'decode' }), nodeCount: g.nodeCount };
+}
+
+/**
+ * The optimizer graph: global-norm clipping and AdamW, elementwise per
+ * tensor. Inputs per weight `param.<n>`, `grad.<n>`, `m.<n>`, `v.<n>`;
+ * scalars `learning_rate`, `beta1`, `beta2`, `bias_correction1`
+ * (`1/(1−β1ᵗ)`), `bias_correction2` (`1/(1−β2ᵗ)`), `eps`, `weight_decay`,
+ * `max_grad_norm`. Outputs `new_param.<n>`, `new_m.<n>`, `new_v.<n>` and
+ * `grad_norm` (before clipping). Decay applies to matrices and embeddings,
+ * not to norms and biases.
+ */
+export function buildOptimizerGraph({ specs }: { specs: readonly WeightSpec[] }): BuiltGraph {
+  const g = new GraphBuilder({ floatType: 'float32' });
+  const scalar = (name: string): Value => g.input({ name, shape: [] });
+  const learningRate = scalar('learning_rate');
+  const beta1 = scalar('beta1');
+  const beta2 = scalar('beta2');
+  const correction1 = scalar('bias_correction1');
+  const correction2 = scalar('bias_correction2');
+  const eps = scalar('eps');
+  const weightDecay = scalar('weight_decay');
+  const maxGradNorm = scalar('max_grad_norm');
+  const one = g.scalar(1);
+  const tensors = specs.map((spec) => ({
+    spec,
+    param: g.input({ name: `param.${spec.name}`, shape: spec.shape }),
+    grad: g.input({ name: `grad.${spec.name}`, shape: spec.shape }),
+    m: g.input({ name: `m.${spec.name}`, shape: spec.shape }),
+    v: g.input({ name: `v.${spec.name}`, shape: spec.shape }),
+  }));
+  let squareSum: Value | undefined;
+  for (const { grad } of tensors) {
+    const part = g.node('ReduceSumSquare', [grad], [{ dtype: 'float32', shape: [] }], { keepdims: 0 })[0]!;
+    squareSum = squareSum === undefined ? part : g.add(squareSum, part);
+  }
+  const norm = g.sqrt(squareSum!);
+  g.output(norm, 'grad_norm');
+  const clipCoefficient = g.minimum(one, g.div(maxGradNorm, g.add(norm, g.scalar(1e-6))));
+  const oneMinusBeta1 = g.sub(one, beta1);
+  const oneMinusBeta2 = g.sub(one, beta2);
+  const decayFactor = g.sub(one, g.mul(learningRate, weightDecay));
+  for (const { spec, param, grad, m, v } of tensors) {
+    const clippedGrad = g.mul(grad, clipCoefficient);
+    const newM = g.add(g.mul(beta1, m), g.mul(oneMinusBeta1, clippedGrad));
+    const newV = g.add(g.mul(beta2, v), g.mul(oneMinusBeta2, g.mul(clippedGrad, clippedGrad)));
+    const update = g.div(g.mul(newM, correction1), g.add(g.sqrt(g.mul(newV, correction2)), eps));
+    const decays = spec.kind === 'matrix' || spec.kind === 'embedding';
+    const decayed = decays ? g.mul(param, decayFactor) : param;
+    g.output(g.sub(decayed, g.mul(learningRate, update)), `new_param.${spec.name}`);
+    g.output(newM, `new_m.${spec.name}`);
+    g.output(newV, `new_v.${spec.name}`);
+  }
+  return { model: g.toOnnx({ name: 'optimizer' }), nodeCount: g.nodeCount };
+}
