@@ -45,33 +45,68 @@ export async function checkGradients({
   elementsPerInput?: number;
   step?: number;
 }): Promise<GradientCheckResult> {
-  const builder = new GraphBuilder({ floatType: 'float64' });
-  const values = new Map<string, Value>();
-  for (const input of inputs) {
-    const dtype = input.data instanceof BigInt64Array ? 'int64' : input.data instanceof Uint8Array ? 'bool' : 'float64';
-    values.set(
-      input.name,
-      builder.input({ name: input.name, shape: input.shape, dtype, requiresGrad: input.differentiable }),
-    );
-  }
-  const loss = build(builder, values);
-  builder.output(loss, 'loss');
-  const differentiable = inputs.filter((input) => input.differentiable);
-  const grads = builder.gradients({ loss, wrt: differentiable.map((input) => values.get(input.name)!) });
-  grads.forEach((grad, i) => builder.output(grad, `grad.${differentiable[i]!.name}`));
-  const session = await createOrtSession({ model: builder.toOnnx({ name: 'check' }), settings: checkSettings });
+  const feeds = new Map(inputs.map((input) => [input.name, input.data]));
+  return checkGraphGradients({
+    feeds,
+    seed,
+    elementsPerInput,
+    step,
+    build: (builder) => {
+      const values = new Map<string, Value>();
+      for (const input of inputs) {
+        const dtype =
+          input.data instanceof BigInt64Array ? 'int64' : input.data instanceof Uint8Array ? 'bool' : 'float64';
+        values.set(
+          input.name,
+          builder.input({ name: input.name, shape: input.shape, dtype, requiresGrad: input.differentiable }),
+        );
+      }
+      const loss = build(builder, values);
+      return { loss, wrt: inputs.filter((input) => input.differentiable).map((input) => values.get(input.name)!) };
+    },
+  });
+}
 
-  const feeds = (): Record<string, ort.Tensor> =>
-    Object.fromEntries(
-      inputs.map((input) => {
-        if (input.data instanceof Float64Array) return [input.name, floatTensor(input.data, input.shape)];
-        if (input.data instanceof BigInt64Array) return [input.name, new ort.Tensor('int64', input.data, input.shape)];
-        return [input.name, new ort.Tensor('bool', input.data, input.shape)];
-      }),
-    );
-  const analytic = await session.run(feeds());
+/**
+ * The general form of {@link checkGradients}: `build` declares its own inputs
+ * (their data is looked up in `feeds` by name) and returns the loss and the
+ * inputs to check.
+ */
+export async function checkGraphGradients({
+  feeds,
+  build,
+  seed = 0,
+  elementsPerInput = 6,
+  step = 1e-6,
+}: {
+  feeds: Map<string, Float64Array | BigInt64Array | Uint8Array>;
+  build: (builder: GraphBuilder) => { loss: Value; wrt: Value[] };
+  seed?: number;
+  elementsPerInput?: number;
+  step?: number;
+}): Promise<GradientCheckResult> {
+  const builder = new GraphBuilder({ floatType: 'float64' });
+  const { loss, wrt } = build(builder);
+  builder.output(loss, 'loss');
+  const grads = builder.gradients({ loss, wrt });
+  grads.forEach((grad, i) => builder.output(grad, `grad.${wrt[i]!.name}`));
+  const session = await createOrtSession({ model: builder.toOnnx({ name: 'check' }), settings: checkSettings });
+  const tensorFeeds = (): Record<string, ort.Tensor> => {
+    const out: Record<string, ort.Tensor> = {};
+    for (const name of session.inputNames) {
+      const data = feeds.get(name);
+      if (data === undefined) throw new Error(`gradient check: no data for input ${name}`);
+      const shape = inputShapes.get(name)!;
+      if (data instanceof Float64Array) out[name] = floatTensor(data, shape);
+      else if (data instanceof BigInt64Array) out[name] = new ort.Tensor('int64', data, shape);
+      else out[name] = new ort.Tensor('bool', data, shape);
+    }
+    return out;
+  };
+  const inputShapes = builder.inputShapes();
+  const analytic = await session.run(tensorFeeds());
   const lossOnly = async (): Promise<number> => {
-    const out = await session.run(feeds(), ['loss']);
+    const out = await session.run(tensorFeeds(), ['loss']);
     return Number((out.loss!.data as Float64Array)[0]);
   };
 
@@ -79,9 +114,9 @@ export async function checkGradients({
   let worst = 0;
   let checked = 0;
   const perInput: Record<string, number> = {};
-  for (const input of differentiable) {
-    const data = input.data as Float64Array;
-    const grad = analytic[`grad.${input.name}`]!.data as Float64Array;
+  for (const value of wrt) {
+    const data = feeds.get(value.name) as Float64Array;
+    const grad = analytic[`grad.${value.name}`]!.data as Float64Array;
     let worstHere = 0;
     const count = Math.min(elementsPerInput, data.length);
     for (let k = 0; k < count; k++) {
@@ -98,7 +133,7 @@ export async function checkGradients({
       worstHere = Math.max(worstHere, error);
       checked++;
     }
-    perInput[input.name] = worstHere;
+    perInput[value.name] = worstHere;
     worst = Math.max(worst, worstHere);
   }
   await session.release();

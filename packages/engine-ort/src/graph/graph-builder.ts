@@ -113,6 +113,11 @@ export class GraphBuilder {
     this.graphOutputs.push({ value: source, name });
   }
 
+  /** Shapes of the declared graph inputs, by name. */
+  inputShapes(): Map<string, number[]> {
+    return new Map(this.graphInputs.map((value) => [value.name, [...value.shape]]));
+  }
+
   /** Whether gradients flow into `value`. */
   requiresGrad(value: Value): boolean {
     return this.trainable.has(value.name);

@@ -26,7 +26,11 @@ export type TrainObjective = 'ppo' | 'cross-entropy';
 /** Shape bucket of a full-sequence graph: `batch` rows of `length` tokens. */
 export type SequenceBucket = { batch: number; length: number };
 
-function sequenceInputs({
+/** The per-batch inputs of the full-sequence graphs. */
+export type SequenceInputValues = { inputIds: Value; targets: Value; cos: Value; sin: Value; bias: Value };
+
+/** Declares `input_ids`, `targets`, `rope_cos`, `rope_sin`, `attention_bias`. */
+export function sequenceInputs({
   builder: g,
   config,
   bucket,
@@ -34,7 +38,7 @@ function sequenceInputs({
   builder: GraphBuilder;
   config: ModelConfig;
   bucket: SequenceBucket;
-}): { inputIds: Value; targets: Value; cos: Value; sin: Value; bias: Value } {
+}): SequenceInputValues {
   const { batch, length } = bucket;
   const tokens = batch * length;
   const half = config.headDim / 2;
@@ -52,18 +56,19 @@ function sequenceInputs({
  * | inputs[≤t])`. Shared by the score and grad graphs, so both compute
  * bit-identical numbers for the same weights and batch.
  */
-function forwardLogprobs({
+export function forwardLogprobs({
   builder: g,
   config,
   weights,
   bucket,
+  inputs,
 }: {
   builder: GraphBuilder;
   config: ModelConfig;
   weights: WeightValues;
   bucket: SequenceBucket;
+  inputs: SequenceInputValues;
 }): Value {
-  const inputs = sequenceInputs({ builder: g, config, bucket });
   const { hidden } = buildDecoder({
     builder: g,
     config,
@@ -79,6 +84,37 @@ function forwardLogprobs({
   return g.chosenLogprob(logits, inputs.targets);
 }
 
+/**
+ * Full logits `[B·S, V]` of right-padded sequences (parity tests and
+ * debugging; the engine itself never materialises them outside the loss).
+ */
+export function buildLogitsGraph({
+  config,
+  bucket,
+  floatType = 'float32',
+}: {
+  config: ModelConfig;
+  bucket: SequenceBucket;
+  floatType?: FloatType;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType });
+  const weights = declareWeights({ builder: g, config, requiresGrad: false });
+  const inputs = sequenceInputs({ builder: g, config, bucket });
+  const { hidden } = buildDecoder({
+    builder: g,
+    config,
+    weights,
+    inputIds: inputs.inputIds,
+    cos: inputs.cos,
+    sin: inputs.sin,
+    bias: inputs.bias,
+    batch: bucket.batch,
+    length: bucket.length,
+  });
+  g.output(g.linear(hidden, lmHeadWeight({ config, weights })), 'logits');
+  return { model: g.toOnnx({ name: 'logits' }), nodeCount: g.nodeCount };
+}
+
 /** The score graph: per-token log-probabilities of given sequences. Output `logprobs` `[B·S]`. */
 export function buildScoreGraph({
   config,
@@ -91,7 +127,8 @@ export function buildScoreGraph({
 }): BuiltGraph {
   const g = new GraphBuilder({ floatType });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
-  g.output(forwardLogprobs({ builder: g, config, weights, bucket }), 'logprobs');
+  const inputs = sequenceInputs({ builder: g, config, bucket });
+  g.output(forwardLogprobs({ builder: g, config, weights, bucket, inputs }), 'logprobs');
   return { model: g.toOnnx({ name: 'score' }), nodeCount: g.nodeCount };
 }
 
@@ -121,13 +158,10 @@ export function buildGradGraph({
 }): BuiltGraph {
   const g = new GraphBuilder({ floatType });
   const weights = declareWeights({ builder: g, config, requiresGrad: true });
-  const logprobs = forwardLogprobs({ builder: g, config, weights, bucket });
-  const tokens = bucket.batch * bucket.length;
-  const tokenWeights = g.input({ name: 'token_weights', shape: [tokens] });
-  const { loss, sums } =
-    objective === 'cross-entropy'
-      ? crossEntropyLoss({ builder: g, logprobs, tokenWeights })
-      : ppoLoss({ builder: g, logprobs, tokenWeights, tokens });
+  const inputs = sequenceInputs({ builder: g, config, bucket });
+  const logprobs = forwardLogprobs({ builder: g, config, weights, bucket, inputs });
+  const lossInputs = lossInputValues({ builder: g, tokens: bucket.batch * bucket.length, objective });
+  const { loss, sums } = policyLoss({ builder: g, logprobs, lossInputs });
   g.output(loss, 'loss');
   for (const [name, value] of Object.entries(sums)) g.output(value, name);
   const specs = listWeightSpecs(config);
@@ -139,7 +173,63 @@ export function buildGradGraph({
   return { model: g.toOnnx({ name: `grad-${objective}` }), nodeCount: g.nodeCount };
 }
 
-type LossParts = { loss: Value; sums: Record<string, Value> };
+/** The loss and the weighted metric sums. */
+export type LossParts = { loss: Value; sums: Record<string, Value> };
+
+/** The loss inputs of a grad graph. */
+export type LossInputValues = {
+  tokenWeights: Value;
+  ppo?: {
+    advantages: Value;
+    oldLogprobs: Value;
+    refLogprobs: Value;
+    clipLow: Value;
+    clipHigh: Value;
+    dualClip: Value;
+    klCoef: Value;
+  };
+};
+
+/** Declares the loss inputs of an objective. */
+export function lossInputValues({
+  builder: g,
+  tokens,
+  objective,
+}: {
+  builder: GraphBuilder;
+  tokens: number;
+  objective: TrainObjective;
+}): LossInputValues {
+  const tokenWeights = g.input({ name: 'token_weights', shape: [tokens] });
+  if (objective === 'cross-entropy') return { tokenWeights };
+  return {
+    tokenWeights,
+    ppo: {
+      advantages: g.input({ name: 'advantages', shape: [tokens] }),
+      oldLogprobs: g.input({ name: 'old_logprobs', shape: [tokens] }),
+      refLogprobs: g.input({ name: 'ref_logprobs', shape: [tokens] }),
+      clipLow: g.input({ name: 'clip_low', shape: [] }),
+      clipHigh: g.input({ name: 'clip_high', shape: [] }),
+      dualClip: g.input({ name: 'dual_clip', shape: [] }),
+      klCoef: g.input({ name: 'kl_coef', shape: [] }),
+    },
+  };
+}
+
+/** The policy loss of an objective over per-token log-probabilities. */
+export function policyLoss({
+  builder,
+  logprobs,
+  lossInputs,
+}: {
+  builder: GraphBuilder;
+  logprobs: Value;
+  lossInputs: LossInputValues;
+}): LossParts {
+  return lossInputs.ppo === undefined
+    ? crossEntropyLoss({ builder, logprobs, tokenWeights: lossInputs.tokenWeights })
+    : ppoLoss({ builder, logprobs, tokenWeights: lossInputs.tokenWeights, ...lossInputs.ppo });
+}
 
 function weightedSum(g: GraphBuilder, values: Value, weights: Value): Value {
   return g.reduceSum(g.mul(values, weights), [0], false);
@@ -167,20 +257,25 @@ function ppoLoss({
   builder: g,
   logprobs,
   tokenWeights,
-  tokens,
+  advantages,
+  oldLogprobs,
+  refLogprobs,
+  clipLow,
+  clipHigh,
+  dualClip,
+  klCoef,
 }: {
   builder: GraphBuilder;
   logprobs: Value;
   tokenWeights: Value;
-  tokens: number;
+  advantages: Value;
+  oldLogprobs: Value;
+  refLogprobs: Value;
+  clipLow: Value;
+  clipHigh: Value;
+  dualClip: Value;
+  klCoef: Value;
 }): LossParts {
-  const advantages = g.input({ name: 'advantages', shape: [tokens] });
-  const oldLogprobs = g.input({ name: 'old_logprobs', shape: [tokens] });
-  const refLogprobs = g.input({ name: 'ref_logprobs', shape: [tokens] });
-  const clipLow = g.input({ name: 'clip_low', shape: [] });
-  const clipHigh = g.input({ name: 'clip_high', shape: [] });
-  const dualClip = g.input({ name: 'dual_clip', shape: [] });
-  const klCoef = g.input({ name: 'kl_coef', shape: [] });
   const one = g.scalar(1);
   const limit = g.scalar(20);
   const minusLimit = g.scalar(-20);
