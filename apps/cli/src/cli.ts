@@ -1,0 +1,55 @@
+import { SealError } from '@seal/spec';
+import type { Command } from './command';
+import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
+import { createOutput } from './ui/output';
+import { exitCodes } from './exit-codes';
+
+/** Every command by its words (`bfcl replay` → `bfcl replay`). */
+export const commands: Record<string, Command> = {
+  'bfcl replay': {
+    summary: 'replay BFCL ground truth against golden result strings and states',
+    help: bfclReplayHelp,
+    run: runBfclReplay,
+  },
+};
+
+/** The top-level usage text. */
+export function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  const lines = Object.entries(commands).map(
+    ([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`,
+  );
+  return `usage: seal <command> [flags]\n\ncommands:\n${lines.join('\n')}\n\nRun "seal <command> --help" for a command's flags.`;
+}
+
+/** Finds the command named by the leading words of `argv`. */
+export function resolveCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
+  for (let words = Math.min(3, argv.length); words >= 1; words--) {
+    const name = argv.slice(0, words).join(' ');
+    const command = commands[name];
+    if (command) return { command, rest: argv.slice(words) };
+  }
+  return undefined;
+}
+
+/** Runs the CLI; returns the exit code. Errors are thrown to the caller's boundary. */
+export async function runCli(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return argv.length === 0 ? exitCodes.usage : exitCodes.success;
+  }
+  const resolved = resolveCommand(argv);
+  if (!resolved) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `unknown command: ${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}\n\n${usage()}`,
+    });
+  }
+  const { command, rest } = resolved;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${command.help}\n`);
+    return exitCodes.success;
+  }
+  const output = createOutput({ json: rest.includes('--json') });
+  return command.run({ argv: rest, output });
+}

@@ -1,0 +1,3 @@
+export { commands, resolveCommand, runCli, usage } from './cli';
+export { exitCodeFor, exitCodes } from './exit-codes';
+export type { Command, CommandContext } from './command';

@@ -1,0 +1,60 @@
+import { PyDict, pyDeepCopy, type PyValue } from '@seal/python';
+import type { BfclClassName } from './bfcl-class-names';
+
+/**
+ * Values the API classes read from BFCL's data directory at run time (never
+ * committed here): each class's `DEFAULT_STATE` and the long-context padding
+ * constants.
+ */
+export type BfclRuntimeData = {
+  /** `default_states.json`: class name → attribute → default value. */
+  defaultStates: PyDict;
+  /** `long_context_constants.json`: constant name → value. */
+  longContext: PyDict;
+};
+
+/**
+ * The process-global state of BFCL's Python modules. BFCL keeps some mutable
+ * objects at module level: `TwitterAPI.post_tweet`'s default `[]` lists are
+ * shared by every call that omits them, and long-context
+ * `get_outside_temperature_from_google` mutates a module dict. One realm
+ * stands for one Python process: the verifier runs a case's model and
+ * ground-truth instances in one realm (as BFCL's checker does), and every
+ * episode gets its own, so concurrent episodes never share state.
+ */
+export class BfclRealm {
+  readonly data: BfclRuntimeData;
+  /** The clock behind `datetime.now()`/`today()` in the classes. */
+  readonly now: () => Date;
+  private readonly globals = new Map<string, PyValue>();
+
+  constructor({ data, now }: { data: BfclRuntimeData; now?: () => Date }) {
+    this.data = data;
+    this.now = now ?? (() => new Date());
+  }
+
+  /** A module-level object, created on first use and shared within this realm. */
+  global<T extends PyValue>(key: string, create: () => T): T {
+    let value = this.globals.get(key);
+    if (value === undefined) {
+      value = create();
+      this.globals.set(key, value);
+    }
+    return value as T;
+  }
+
+  /** A fresh deep copy of a class's `DEFAULT_STATE`. */
+  defaultState(className: BfclClassName): PyDict {
+    const state = this.data.defaultStates.get(className);
+    return state instanceof PyDict ? pyDeepCopy(state) : new PyDict();
+  }
+
+  /** A long-context constant by its Python name (shared, do not mutate). */
+  longContextConstant(name: string): PyValue {
+    const value = this.data.longContext.get(name);
+    if (value === undefined) {
+      throw new Error(`long_context_constants.json has no constant ${name}`);
+    }
+    return value;
+  }
+}

@@ -1,0 +1,41 @@
+export { bfclClassNames, bfclDocFiles, isBfclClassName, type BfclClassName } from './api/bfcl-class-names';
+export { BfclRealm, type BfclRuntimeData } from './api/bfcl-realm';
+export {
+  BfclApi,
+  type BfclClassDefinition,
+  type BfclMethod,
+  type BfclMethodTable,
+} from './api/bfcl-api';
+export { bfclClassRegistry } from './api/registry';
+export {
+  BfclSession,
+  bfclBlockedNames,
+  renderResult,
+  type BfclExecution,
+  type BfclExecutionStatus,
+  type BfclSessionOptions,
+} from './session/bfcl-session';
+export {
+  comparableState,
+  diffComparable,
+  toComparableValue,
+  type BfclComparable,
+  type StateDifference,
+} from './state/comparable-state';
+export {
+  bfclCategories,
+  categoryOf,
+  loadBfclData,
+  resolveBfclDataDir,
+  type BfclCategory,
+  type BfclDataset,
+  type BfclEntry,
+  type BfclSplit,
+} from './data/load-bfcl-data';
+export {
+  describeDifference,
+  parseGoldenLines,
+  replayGoldenLine,
+  type ReplayDifference,
+  type ReplayEntryResult,
+} from './replay/replay-golden';

@@ -1,0 +1,184 @@
+import {
+  PyDict,
+  PyException,
+  bindArguments,
+  parseCallString,
+  pyDeepCopy,
+  pyJsonDumps,
+  pyRepr,
+  pyStr,
+  type ParsedCall,
+  type PyValue,
+} from '@seal/python';
+import type { BfclApi, BfclClassDefinition } from '../api/bfcl-api';
+import type { BfclClassName } from '../api/bfcl-class-names';
+import type { BfclRealm } from '../api/bfcl-realm';
+import { bfclClassRegistry } from '../api/registry';
+import { comparableState } from '../state/comparable-state';
+
+/** BFCL's executor refuses these names before evaluating anything. */
+export const bfclBlockedNames: readonly string[] = [
+  'kill', 'exit', 'quit', 'remove', 'unlink', 'popen', 'Popen', 'run',
+];
+
+/** How a call string fared. */
+export type BfclExecutionStatus =
+  /** The method returned; `result` is its rendered value. */
+  | 'ok'
+  /** Python would have raised; `result` is `Error during execution: <str(e)>`. */
+  | 'raised'
+  /**
+   * Our safe parser refused the text (an expression that BFCL would `eval`);
+   * nothing ran, and `result` explains why in the same `Error during
+   * execution: ...` form.
+   */
+  | 'rejected';
+
+/** The outcome of executing one call string. */
+export type BfclExecution = {
+  /** The call text as given. */
+  call: string;
+  /** The result string, byte for byte what BFCL's executor produces. */
+  result: string;
+  /** See {@link BfclExecutionStatus}. */
+  status: BfclExecutionStatus;
+  /** The parsed call, when the text parsed. */
+  parsed?: ParsedCall;
+  /** The class whose method ran, when one did. */
+  className?: BfclClassName;
+};
+
+/** Options of {@link BfclSession}. */
+export type BfclSessionOptions = {
+  /** The realm (Python process) the instances live in. */
+  realm: BfclRealm;
+  /** `initial_config`: class name → scenario (deep-copied on load). */
+  initialConfig: PyDict;
+  /** `involved_classes`, in entry order. */
+  involvedClasses: readonly BfclClassName[];
+  /** Load with BFCL's long-context padding. */
+  longContext: boolean;
+};
+
+const errorPrefix = 'Error during execution: ';
+
+/**
+ * One set of API instances for one entry, with BFCL's executor semantics:
+ * calls are routed by method name to the instance that owns it, results are
+ * rendered as BFCL renders them, and failures become result strings instead
+ * of exceptions. Call text is parsed, never evaluated.
+ */
+export class BfclSession {
+  /** The instances, by class name, in `involved_classes` order. */
+  readonly instances: ReadonlyMap<BfclClassName, BfclApi>;
+  private readonly routes = new Map<string, { className: BfclClassName; instance: BfclApi; definition: BfclClassDefinition }>();
+
+  constructor({ realm, initialConfig, involvedClasses, longContext }: BfclSessionOptions) {
+    const instances = new Map<BfclClassName, BfclApi>();
+    for (const className of involvedClasses) {
+      if (instances.has(className)) continue;
+      const definition = bfclClassRegistry[className];
+      const instance = definition.create(realm);
+      if (!definition.stateless) {
+        const config = initialConfig.get(className);
+        const scenario = config instanceof PyDict ? pyDeepCopy(config) : new PyDict();
+        instance.loadScenario(scenario, longContext);
+      }
+      instances.set(className, instance);
+      for (const method of Object.keys(definition.methods)) {
+        this.routes.set(method, { className, instance, definition });
+      }
+    }
+    this.instances = instances;
+  }
+
+  /** Names of the public methods this session can run (the available tools). */
+  methodNames(): string[] {
+    return [...this.routes.keys()];
+  }
+
+  /** True when `name` is a public method of an involved class. */
+  hasMethod(name: string): boolean {
+    return this.routes.has(name);
+  }
+
+  /** Executes one call string, as BFCL's `execute_multi_turn_func_call` does for one item. */
+  execute(call: string): BfclExecution {
+    const blocked = blockedName(call);
+    if (blocked !== undefined) {
+      return { call, status: 'raised', result: `${errorPrefix}Function call ${blocked} is not allowed.` };
+    }
+    const parsed = parseCallString(call);
+    if (!parsed.success) {
+      const { kind, message } = parsed.error;
+      const status = kind === 'syntax' || kind === 'name' ? 'raised' : 'rejected';
+      return { call, status, result: `${errorPrefix}${message}` };
+    }
+    return { ...this.executeParsed(parsed.value), call };
+  }
+
+  /** Executes an already parsed call. */
+  executeParsed(call: ParsedCall): BfclExecution {
+    const text = `${call.name}(...)`;
+    const head = call.name.split('.')[0]!;
+    const route = call.name.includes('.') ? undefined : this.routes.get(call.name);
+    if (!route) {
+      return { call: text, parsed: call, status: 'raised', result: `${errorPrefix}name '${head}' is not defined` };
+    }
+    const method = route.definition.methods[call.name]!;
+    try {
+      const args = bindArguments({
+        signature: { qualname: `${route.className}.${call.name}`, parameters: method.parameters },
+        args: call.args,
+        kwargs: call.kwargs,
+      });
+      const value = (method.call as (self: BfclApi, args: PyValue[]) => PyValue)(route.instance, args);
+      return { call: text, parsed: call, className: route.className, status: 'ok', result: renderResult(value) };
+    } catch (error) {
+      return {
+        call: text,
+        parsed: call,
+        className: route.className,
+        status: 'raised',
+        result: `${errorPrefix}${exceptionText(error)}`,
+      };
+    }
+  }
+
+  /** The comparable state of every instance (golden-file convention). */
+  comparableState(): PyDict {
+    const state = new PyDict();
+    for (const [className, instance] of this.instances) state.set(className, comparableState(instance));
+    return state;
+  }
+}
+
+/** BFCL's block-list test on the text before the first `(` (second dotted part). */
+function blockedName(call: string): string | undefined {
+  let head = call.includes('(') ? call.split('(')[0]! : call;
+  if (head.includes('.')) head = head.split('.')[1]!;
+  return bfclBlockedNames.includes(head) ? head : undefined;
+}
+
+/** BFCL's rendering: `str` as is, `dict` through `json.dumps` (else `str()`), the rest `str()`. */
+export function renderResult(value: PyValue): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof PyDict) {
+    try {
+      return pyJsonDumps(value);
+    } catch (error) {
+      if (PyException.isInstance(error)) return pyStr(value);
+      throw error;
+    }
+  }
+  return pyStr(value);
+}
+
+function exceptionText(error: unknown): string {
+  if (PyException.isInstance(error)) return error.message;
+  // A JS error here is a bug in a port; report it like Python would report a
+  // crash, and never let it escape the episode.
+  if (error instanceof RangeError) return 'maximum recursion depth exceeded';
+  if (error instanceof Error) return error.message;
+  return pyRepr(String(error));
+}
