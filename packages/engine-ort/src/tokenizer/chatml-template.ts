@@ -1,0 +1,26 @@
+/**
+ * The chat template of the project's own tokenizers: ChatML (as Qwen2 uses)
+ * with a compact tools section. Tools are rendered one per line as JSON in a
+ * system block; assistant tool calls are part of the assistant text (the
+ * environment's tool-call protocol decides their syntax).
+ */
+export const chatmlTemplate = [
+  '{%- if tools %}',
+  '{{- "<|im_start|>system\\n" }}',
+  '{%- if messages[0]["role"] == "system" %}{{- messages[0]["content"] + "\\n\\n" }}{%- endif %}',
+  '{{- "# Tools\\n" }}',
+  '{%- for tool in tools %}{{- tool | tojson + "\\n" }}{%- endfor %}',
+  '{{- "<|im_end|>\\n" }}',
+  '{%- elif messages[0]["role"] == "system" %}',
+  '{{- "<|im_start|>system\\n" + messages[0]["content"] + "<|im_end|>\\n" }}',
+  '{%- endif %}',
+  '{%- for message in messages %}',
+  '{%- if not (message["role"] == "system" and loop.first) %}',
+  '{{- "<|im_start|>" + message["role"] + "\\n" + message["content"] + "<|im_end|>\\n" }}',
+  '{%- endif %}',
+  '{%- endfor %}',
+  '{%- if add_generation_prompt %}{{- "<|im_start|>assistant\\n" }}{%- endif %}',
+].join('');
+
+/** The special tokens of the ChatML template. */
+export const chatmlSpecialTokens = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] as const;

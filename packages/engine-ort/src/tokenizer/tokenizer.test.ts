@@ -1,0 +1,91 @@
+import { SealError } from '@seal/spec';
+import { describe, expect, it } from 'vitest';
+import { buildBpeTokenizer } from './build-bpe-tokenizer';
+import { HuggingFaceTokenizer } from './hf-tokenizer';
+
+const corpus = [
+  'move the file report.txt to the folder archive',
+  'copy the file notes.md to the folder backup 2024',
+  'The weather in Paris is sunny, 21 degrees.',
+  "it's done; we'll see what they've got\nnext line",
+];
+
+describe('buildBpeTokenizer', () => {
+  const files = buildBpeTokenizer({ corpus: [...corpus, ...corpus], vocabSize: 320 });
+  const tokenizer = new HuggingFaceTokenizer(files);
+
+  it('should build a vocabulary of the requested size at most', () => {
+    expect(tokenizer.vocabSize).toBeLessThanOrEqual(320);
+    expect(tokenizer.vocabSize).toBeGreaterThan(259);
+  });
+
+  it('should round-trip any text, including unseen characters', () => {
+    for (const text of [...corpus, 'ünïcödé ✓ 😀 tabs\tand  spaces', '']) {
+      expect(tokenizer.decode(tokenizer.encode(text))).toBe(text);
+    }
+  });
+
+  it('should learn merges from the corpus', () => {
+    expect(tokenizer.encode(' the file').length).toBeLessThan(' the file'.length);
+  });
+
+  it('should split digits one by one', () => {
+    const ids = tokenizer.encode('2024');
+    expect(ids).toHaveLength(4);
+  });
+
+  it('should keep special tokens atomic and make them stop tokens', () => {
+    const imEnd = tokenizer.tokenToId('<|im_end|>')!;
+    expect(tokenizer.encode('hi<|im_end|>').at(-1)).toBe(imEnd);
+    expect(tokenizer.stopTokenIds).toContain(imEnd);
+    expect(tokenizer.eosTokenId).toBe(imEnd);
+  });
+
+  it('should be deterministic', () => {
+    const again = buildBpeTokenizer({ corpus: [...corpus, ...corpus], vocabSize: 320 });
+    expect(JSON.stringify(again)).toBe(JSON.stringify(files));
+  });
+
+  it('should reject a vocabulary smaller than the byte alphabet', () => {
+    try {
+      buildBpeTokenizer({ corpus, vocabSize: 100 });
+      expect.unreachable();
+    } catch (error) {
+      expect(SealError.isInstance(error) && error.code).toBe('INVALID_ARGUMENT');
+    }
+  });
+});
+
+describe('HuggingFaceTokenizer chat rendering', () => {
+  const tokenizer = new HuggingFaceTokenizer(buildBpeTokenizer({ corpus, vocabSize: 300 }));
+  const messages = [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'List files.' },
+    { role: 'assistant', content: 'ls()' },
+    { role: 'tool', content: '["a.txt"]' },
+  ];
+
+  it('should render ChatML with a generation prompt', () => {
+    const { text } = tokenizer.renderChat({ messages: messages.slice(0, 2), addGenerationPrompt: true });
+    expect(text).toBe(
+      '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nList files.<|im_end|>\n<|im_start|>assistant\n',
+    );
+  });
+
+  it('should render tools in the system block', () => {
+    const { text } = tokenizer.renderChat({
+      messages: messages.slice(1, 2),
+      tools: [{ name: 'ls', description: 'list files' }],
+    });
+    expect(text).toContain('# Tools\n{"name": "ls", "description": "list files"}\n<|im_end|>');
+  });
+
+  it('should render a message delta that continues a token context ending at <|im_end|>', () => {
+    const prompt = tokenizer.renderChat({ messages: messages.slice(0, 2), addGenerationPrompt: true });
+    const generated = tokenizer.encode('ls()<|im_end|>');
+    const delta = tokenizer.renderChatDelta({ messages, previousMessageCount: 3, addGenerationPrompt: true });
+    expect(delta.text).toBe('\n<|im_start|>tool\n["a.txt"]<|im_end|>\n<|im_start|>assistant\n');
+    const full = tokenizer.renderChat({ messages, addGenerationPrompt: true });
+    expect([...prompt.tokenIds, ...generated, ...delta.tokenIds]).toEqual(full.tokenIds);
+  });
+});
