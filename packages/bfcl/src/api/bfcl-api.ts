@@ -1,6 +1,7 @@
 import type { PyDict, PyParameter, PyValue } from '@seal/python';
 import type { BfclClassName } from './bfcl-class-names';
 import type { BfclRealm } from './bfcl-realm';
+import type { BfclToolSpecs } from './tool-spec';
 
 /**
  * One public method of an API class: its Python parameters (for binding with
@@ -63,4 +64,8 @@ export type BfclClassDefinition = {
   readonly methods: BfclMethodTable<never>;
   /** BFCL's `STATELESS_CLASSES` skip `_load_scenario` (only MathAPI). */
   readonly stateless: boolean;
+  /** Our description of the class (one sentence). */
+  readonly description: string;
+  /** Our description and argument schema of every public method. */
+  readonly tools: BfclToolSpecs;
 };

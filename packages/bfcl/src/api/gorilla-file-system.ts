@@ -17,4 +17,6 @@ export const gorillaFileSystemDefinition: BfclClassDefinition = {
   create: (realm) => new GorillaFileSystem(realm),
   methods: GorillaFileSystem.methods as BfclMethodTable<never>,
   stateless: false,
+  description: '',
+  tools: {},
 };

@@ -17,4 +17,6 @@ export const mathApiDefinition: BfclClassDefinition = {
   create: (realm) => new MathApi(realm),
   methods: MathApi.methods as BfclMethodTable<never>,
   stateless: true,
+  description: '',
+  tools: {},
 };

@@ -17,4 +17,6 @@ export const messageApiDefinition: BfclClassDefinition = {
   create: (realm) => new MessageApi(realm),
   methods: MessageApi.methods as BfclMethodTable<never>,
   stateless: false,
+  description: '',
+  tools: {},
 };

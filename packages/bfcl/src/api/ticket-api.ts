@@ -17,7 +17,9 @@ import {
   type PyValue,
 } from '@seal/python';
 import { errorResult as error, expectDict, pyAppend, pyDict as dict } from './api-helpers';
+import * as z from 'zod';
 import { BfclApi, type BfclClassDefinition, type BfclMethodTable } from './bfcl-api';
+import type { BfclToolSpecs } from './tool-spec';
 import type { BfclRealm } from './bfcl-realm';
 
 /**
@@ -188,10 +190,76 @@ export class TicketApi extends BfclApi {
   };
 }
 
+const ticketId = z.int().describe('Numeric id of the ticket.');
+
+/** Our descriptions and argument schemas of the TicketAPI methods. */
+export const ticketApiTools: BfclToolSpecs = {
+  create_ticket: {
+    description: 'Open a new support ticket for the logged-in user and put it in the queue.',
+    parameters: z.object({
+      title: z.string().describe('Short summary of the issue.'),
+      description: z.string().default('').describe('Details of the issue. Default: empty.'),
+      priority: z.int().default(1).describe('Priority from 1 (lowest) to 5 (highest). Default: 1.'),
+    }),
+  },
+  get_ticket: {
+    description: 'Look up one ticket by id.',
+    parameters: z.object({ ticket_id: ticketId }),
+  },
+  close_ticket: {
+    description: 'Mark a ticket as closed.',
+    parameters: z.object({ ticket_id: ticketId }),
+  },
+  resolve_ticket: {
+    description: 'Mark a ticket as resolved and record how it was resolved.',
+    parameters: z.object({
+      ticket_id: ticketId,
+      resolution: z.string().describe('How the issue was resolved.'),
+    }),
+  },
+  edit_ticket: {
+    description: 'Change fields of a ticket: title, description, status or priority.',
+    parameters: z.object({
+      ticket_id: ticketId,
+      updates: z
+        .object({
+          title: z.string().optional().describe('New title.'),
+          description: z.string().optional().describe('New description.'),
+          status: z.string().optional().describe('New status.'),
+          priority: z.int().optional().describe('New priority, 1 to 5.'),
+        })
+        .describe('The fields to change; fields left out stay as they are.'),
+    }),
+  },
+  ticket_login: {
+    description: 'Log in to the ticket system.',
+    parameters: z.object({
+      username: z.string().describe('User name.'),
+      password: z.string().describe('Password.'),
+    }),
+  },
+  ticket_get_login_status: {
+    description: 'Tell whether a user is logged in to the ticket system.',
+    parameters: z.object({}),
+  },
+  logout: {
+    description: 'Log the current user out of the ticket system.',
+    parameters: z.object({}),
+  },
+  get_user_tickets: {
+    description: "List the logged-in user's tickets, optionally only those with a given status.",
+    parameters: z.object({
+      status: z.string().optional().describe('Only tickets with this status (case-insensitive). Default: all.'),
+    }),
+  },
+};
+
 /** Registry entry for {@link TicketApi}. */
 export const ticketApiDefinition: BfclClassDefinition = {
   className: 'TicketAPI',
   create: (realm) => new TicketApi(realm),
   methods: TicketApi.methods as BfclMethodTable<never>,
   stateless: false,
+  description: 'A support-ticket system: log in, then open, view, edit, resolve and close tickets.',
+  tools: ticketApiTools,
 };

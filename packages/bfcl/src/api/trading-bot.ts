@@ -17,4 +17,6 @@ export const tradingBotDefinition: BfclClassDefinition = {
   create: (realm) => new TradingBot(realm),
   methods: TradingBot.methods as BfclMethodTable<never>,
   stateless: false,
+  description: '',
+  tools: {},
 };

@@ -17,4 +17,6 @@ export const travelApiDefinition: BfclClassDefinition = {
   create: (realm) => new TravelApi(realm),
   methods: TravelApi.methods as BfclMethodTable<never>,
   stateless: false,
+  description: '',
+  tools: {},
 };

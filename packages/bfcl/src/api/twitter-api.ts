@@ -17,4 +17,6 @@ export const twitterApiDefinition: BfclClassDefinition = {
   create: (realm) => new TwitterApi(realm),
   methods: TwitterApi.methods as BfclMethodTable<never>,
   stateless: false,
+  description: '',
+  tools: {},
 };

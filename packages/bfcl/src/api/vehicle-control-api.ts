@@ -17,4 +17,6 @@ export const vehicleControlApiDefinition: BfclClassDefinition = {
   create: (realm) => new VehicleControlApi(realm),
   methods: VehicleControlApi.methods as BfclMethodTable<never>,
   stateless: false,
+  description: '',
+  tools: {},
 };
