@@ -31,8 +31,11 @@ export { assertHashable, pyCompare, pyContains, pyEquals, pySorted } from './py-
 export { formatFixed, pyRound, pyRoundToInt } from './py-format';
 export { PyRandom } from './py-random';
 export {
+  PyRawCall,
   formatCall,
+  parseCallSequence,
   parseCallString,
+  type ParseCallOptions,
   type ParseCallError,
   type ParseCallErrorKind,
   type ParseCallLimits,

@@ -1,5 +1,7 @@
 import { pyRepr } from './py-repr';
-import { PyDict, PySet, PyTuple, isPyKey, type PyKey, type PyValue } from './py-value';
+import { pyAdd, pyFloorDiv, pyMod, pyMul, pyPow, pySub, pyTrueDiv } from './py-ops';
+import { PyException } from './py-exception';
+import { PyDict, PyObject, PySet, PyTuple, isPyKey, type PyKey, type PyValue } from './py-value';
 
 /** A parsed Python call `name(arg, ..., key=value, ...)` with literal arguments. */
 export type ParsedCall = {
@@ -46,6 +48,36 @@ export type ParseCallLimits = {
   maxIntDigits?: number;
 };
 
+/**
+ * How lenient the parser is. The defaults are strict (literals only). The
+ * `bfcl-prompting` preset reproduces BFCL's prompting decoder
+ * (`default_decode_execute_prompting`): bare names become strings, arithmetic
+ * on literals is folded, and a nested call is kept as source text.
+ */
+export type ParseCallOptions = ParseCallLimits & {
+  /** `reject` (default): a bare name is a NameError. `string`: it becomes its own text. */
+  bareNames?: 'reject' | 'string';
+  /** Fold `+ - * / // % **` over literal operands (bounded). Default false. */
+  arithmetic?: boolean;
+  /**
+   * `reject` (default): nested calls are refused. `source`: BFCL's decoder
+   * rule — a nested call without keyword arguments becomes its source text (a
+   * string), one with keyword arguments stays a call (printed unquoted).
+   */
+  nestedCalls?: 'reject' | 'source';
+};
+
+/** A nested call kept as code by BFCL's prompting decoder; prints unquoted. */
+export class PyRawCall extends PyObject {
+  readonly pyTypeName = 'Call';
+  constructor(readonly source: string) {
+    super();
+  }
+  pyRepr(): string {
+    return this.source;
+  }
+}
+
 class ParseFailure extends Error {
   readonly kind: ParseCallErrorKind;
   readonly position: number;
@@ -75,8 +107,29 @@ const closers: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
  */
 export function parseCallString(
   text: string,
-  limits: ParseCallLimits = {},
+  options: ParseCallOptions = {},
 ): ParseCallResult {
+  const result = runParser(text, options, (parser) => [parser.parseCall()]);
+  return result.success ? { success: true, value: result.value[0]! } : result;
+}
+
+/**
+ * Parses one call or a comma-separated sequence of calls (`a(), b()`,
+ * optionally parenthesised), as BFCL's prompting decoder accepts after
+ * stripping the outer list brackets.
+ */
+export function parseCallSequence(
+  text: string,
+  options: ParseCallOptions = {},
+): { success: true; value: ParsedCall[] } | { success: false; error: ParseCallError } {
+  return runParser(text, options, (parser) => parser.parseSequence());
+}
+
+function runParser(
+  text: string,
+  limits: ParseCallOptions,
+  run: (parser: CallParser) => ParsedCall[],
+): { success: true; value: ParsedCall[] } | { success: false; error: ParseCallError } {
   const maxLength = limits.maxLength ?? 1_000_000;
   if (text.length > maxLength) {
     return {
@@ -85,14 +138,17 @@ export function parseCallString(
     };
   }
   try {
-    const parser = new CallParser(text, limits.maxDepth ?? 100, limits.maxIntDigits ?? 4300);
-    return { success: true, value: parser.parseCall() };
+    const parser = new CallParser(text, limits.maxDepth ?? 100, limits.maxIntDigits ?? 4300, limits);
+    return { success: true, value: run(parser) };
   } catch (error) {
     if (error instanceof ParseFailure) {
       return {
         success: false,
         error: { kind: error.kind, message: error.message, position: error.position },
       };
+    }
+    if (PyException.isInstance(error)) {
+      return { success: false, error: { kind: 'not-literal', message: error.message, position: 0 } };
     }
     if (error instanceof RangeError) {
       // Stack exhaustion on pathological input: still a clean rejection.
@@ -123,9 +179,55 @@ class CallParser {
     private readonly text: string,
     private readonly maxDepth: number,
     private readonly maxIntDigits: number,
+    private readonly options: ParseCallOptions,
   ) {}
 
   parseCall(): ParsedCall {
+    this.skipSpace();
+    const call = this.parseCallAt();
+    this.skipSpace();
+    if (this.pos < this.text.length) {
+      this.scanForSyntaxErrors();
+      throw new ParseFailure(
+        'not-a-call',
+        'unexpected text after the call; send one call per string',
+        this.pos,
+      );
+    }
+    return call;
+  }
+
+  parseSequence(): ParsedCall[] {
+    this.skipSpace();
+    let wrapped = false;
+    if (this.peek() === '(') {
+      wrapped = true;
+      this.open();
+    }
+    const calls: ParsedCall[] = [];
+    for (;;) {
+      this.skipSpace();
+      if (wrapped && this.peek() === ')') break;
+      if (this.pos >= this.text.length) break;
+      calls.push(this.parseCallAt());
+      this.skipSpace();
+      if (this.peek() === ',') {
+        this.pos++;
+        continue;
+      }
+      break;
+    }
+    if (wrapped) this.close(')');
+    this.skipSpace();
+    if (this.pos < this.text.length || calls.length === 0) {
+      this.scanForSyntaxErrors();
+      this.syntax('invalid syntax', this.pos);
+    }
+    return calls;
+  }
+
+  /** `name(args)` starting at the current position. */
+  parseCallAt(): ParsedCall {
     this.skipSpace();
     const nameStart = this.pos;
     if (this.pos >= this.text.length) this.syntax('invalid syntax', this.pos);
@@ -186,15 +288,6 @@ class CallParser {
       }
     }
     this.close(')');
-    this.skipSpace();
-    if (this.pos < this.text.length) {
-      this.scanForSyntaxErrors();
-      throw new ParseFailure(
-        'not-a-call',
-        'unexpected text after the call; send one call per string',
-        this.pos,
-      );
-    }
     return { name, args, kwargs };
   }
 
@@ -217,11 +310,76 @@ class CallParser {
   private parseExpression(): PyValue {
     this.skipSpace();
     const start = this.pos;
-    const value = this.parseUnary();
+    const value = this.options.arithmetic ? this.parseArithmetic() : this.parseUnary();
     this.skipSpace();
     const next = this.peek();
     if (next !== undefined && !',)]}:'.includes(next)) this.expressionContinuesFrom(start);
     return value;
+  }
+
+  /** `term (('+' | '-') term)*`, folded (BFCL's prompting decoder evaluates it). */
+  private parseArithmetic(): PyValue {
+    let left = this.parseTerm();
+    for (;;) {
+      this.skipSpace();
+      const c = this.peek();
+      if (c !== '+' && c !== '-') return left;
+      this.pos++;
+      const right = this.parseTerm();
+      left = c === '+' ? pyAdd(left, right) : pySub(left, right);
+      this.checkSize(left);
+    }
+  }
+
+  private parseTerm(): PyValue {
+    let left = this.parseFactor();
+    for (;;) {
+      this.skipSpace();
+      const rest = this.text.slice(this.pos, this.pos + 2);
+      const op = rest === '//' ? '//' : rest[0] === '*' && rest !== '**' ? '*' : rest[0] === '/' ? '/' : rest[0] === '%' ? '%' : undefined;
+      if (op === undefined) return left;
+      this.pos += op.length;
+      const right = this.parseFactor();
+      left =
+        op === '*' ? pyMul(left, right) : op === '/' ? pyTrueDiv(left, right) : op === '//' ? pyFloorDiv(left, right) : pyMod(left, right);
+      this.checkSize(left);
+    }
+  }
+
+  private parseFactor(): PyValue {
+    this.skipSpace();
+    const c = this.peek();
+    if (c === '-' || c === '+') {
+      const opPos = this.pos;
+      this.pos++;
+      return this.negate(c, this.parseFactor(), opPos);
+    }
+    const base = this.parseAtom();
+    this.skipSpace();
+    if (this.text.startsWith('**', this.pos)) {
+      this.pos += 2;
+      const exponent = this.parseFactor();
+      if (typeof exponent === 'bigint' && (exponent > 10_000n || exponent < -10_000n)) {
+        throw new ParseFailure('limit', 'exponent too large to fold', this.pos);
+      }
+      const result = pyPow(base, exponent);
+      this.checkSize(result);
+      return result;
+    }
+    return base;
+  }
+
+  private checkSize(value: PyValue): void {
+    const big = typeof value === 'bigint' && (value > 10n ** 4300n || value < -(10n ** 4300n));
+    const long = (typeof value === 'string' || Array.isArray(value)) && value.length > 1_000_000;
+    if (big || long) throw new ParseFailure('limit', 'folded value too large', this.pos);
+  }
+
+  private negate(sign: string, operand: PyValue, position: number): PyValue {
+    if (typeof operand === 'bigint') return sign === '-' ? -operand : operand;
+    if (typeof operand === 'number') return sign === '-' ? -operand : operand;
+    if (typeof operand === 'boolean') return sign === '-' ? -BigInt(operand) : BigInt(operand);
+    throw new ParseFailure('not-literal', 'unary +/- applies to numbers only', position);
   }
 
   private parseUnary(): PyValue {
@@ -267,6 +425,15 @@ class CallParser {
       }
       if (pythonKeywords.has(name)) this.syntax('invalid syntax', start);
       this.skipSpace();
+      if (this.peek() === '(' && this.options.nestedCalls === 'source') {
+        this.pos = start;
+        const nested = this.parseCallAt();
+        if (nested.kwargs.length === 0) return this.text.slice(start, this.pos);
+        return new PyRawCall(formatCall({ ...nested, args: [] }));
+      }
+      if (this.options.bareNames === 'string' && this.peek() !== '(' && this.peek() !== '.' && this.peek() !== '[') {
+        return name;
+      }
       if (this.peek() === '(' || this.peek() === '.' || this.peek() === '[') {
         this.scanForSyntaxErrors();
         throw new ParseFailure(

@@ -45,3 +45,23 @@ export {
 } from './episode/v1/episode-record';
 export type { EpisodeV1, EpisodeV1StepResult } from './episode/v1/environment-v1';
 export * from './policy';
+export type {
+  ToolBackendV1,
+  ToolBackendV1Execution,
+  ToolBackendV1Session,
+} from './backend/v1/tool-backend-v1';
+export {
+  emptyOverlay,
+  errorHintSchema,
+  errorRewriteSchema,
+  interfaceOverlaySchema,
+  isEmptyOverlay,
+  systemNoteSchema,
+  toolPatchSchema,
+  type ErrorHint,
+  type ErrorRewrite,
+  type InterfaceOverlay,
+  type InterfaceOverlayInput,
+  type SystemNote,
+  type ToolPatch,
+} from './overlay/v1/interface-overlay';
