@@ -17,7 +17,7 @@ import {
   pySplitWhitespace,
   pyTrueDiv,
 } from './py-ops';
-import type { PyValue } from './py-value';
+import { PyTuple, type PyValue } from './py-value';
 
 function raised(run: () => unknown): string {
   try {
@@ -39,6 +39,8 @@ describe('Python operators', () => {
     expect(pyMod(-7n, 3n)).toBe(2n);
     expect(pyMod(-7.5, 2n)).toBe(0.5);
     expect(pyMul('ab', 2n)).toBe('abab');
+    expect(pyMul(new PyTuple([1n, 2n]), 2n)).toEqual(new PyTuple([1n, 2n, 1n, 2n]));
+    expect(pyMul(true, new PyTuple([1n]))).toEqual(new PyTuple([1n]));
     expect(pyPow(2n, 10n)).toBe(1024n);
   });
 
@@ -50,6 +52,9 @@ describe('Python operators', () => {
     ['ZeroDivisionError: division by zero', () => pyTrueDiv(1n, 0n)],
     ['ZeroDivisionError: float division by zero', () => pyTrueDiv(1.0, 0n)],
     ["TypeError: can't multiply sequence by non-int of type 'float'", () => pyMul('a', 2.0)],
+    ["TypeError: can't multiply sequence by non-int of type 'float'", () => pyMul(new PyTuple([1n]), 2.0)],
+    ["TypeError: can't multiply sequence by non-int of type 'float'", () => pyMul(2.5, new PyTuple([1n]))],
+    ["TypeError: can't multiply sequence by non-int of type 'tuple'", () => pyMul([1n], new PyTuple([1n]))],
     ["ValueError: could not convert string to float: 'abc'", () => pyFloat('abc')],
     ["ValueError: invalid literal for int() with base 10: '1.5'", () => pyInt('1.5')],
     ["TypeError: float() argument must be a string or a real number, not 'list'", () => pyFloat([1n])],

@@ -78,12 +78,17 @@ export function pyMul(a: PyValue, b: PyValue): PyValue {
     const times = n < 0n ? 0 : Number(n);
     if (typeof sequence === 'string') return sequence.repeat(times);
     if (Array.isArray(sequence)) return Array.from({ length: times }, () => sequence).flat(1);
+    if (sequence instanceof PyTuple) {
+      return new PyTuple(Array.from({ length: times }, () => sequence.items).flat(1));
+    }
     return undefined;
   };
   const repeated = repeat(a, b) ?? repeat(b, a);
   if (repeated !== undefined) return repeated;
-  if (typeof a === 'string' || typeof b === 'string' || Array.isArray(a) || Array.isArray(b)) {
-    const other = typeof a === 'string' || Array.isArray(a) ? b : a;
+  const isSequence = (value: PyValue): boolean =>
+    typeof value === 'string' || Array.isArray(value) || value instanceof PyTuple;
+  if (isSequence(a) || isSequence(b)) {
+    const other = isSequence(a) ? b : a;
     throw PyException.typeError(`can't multiply sequence by non-int of type '${pyTypeName(other)}'`);
   }
   throw unsupported('*', a, b);
