@@ -39,3 +39,6 @@ export {
   type ReplayDifference,
   type ReplayEntryResult,
 } from './replay/replay-golden';
+export { bfclSessionSpec, createBfclBackend, createBfclToolSession } from './task/bfcl-backend';
+export { bfclEntryToTask, bfclTasks } from './task/entry-to-task';
+export { toolDocFromSpec, type BfclToolSpec, type BfclToolSpecs } from './api/tool-spec';

@@ -28,7 +28,10 @@ export type EpisodeV1 = {
    * Feeds one assistant response: raw text, or a message with structured
    * tool calls (OpenAI protocol). Never throws on bad model output.
    */
-  step(response: string | ChatMessage): EpisodeV1StepResult;
+  step(
+    response: string | ChatMessage,
+    usage?: { promptTokens?: number; completionTokens?: number },
+  ): EpisodeV1StepResult;
   /** Whether the episode is over. */
   readonly done: boolean;
   /** The record so far (complete once `done`). */

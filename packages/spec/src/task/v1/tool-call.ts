@@ -13,6 +13,11 @@ export const toolCallSchema = z.object({
   name: z.string(),
   /** Arguments as JSON values. */
   arguments: z.record(z.string(), z.unknown()),
+  /**
+   * The arguments exactly as the model wrote them (OpenAI's JSON string), when
+   * available; read with int/float preserved.
+   */
+  argumentsText: z.string().optional(),
   /** The call as Python source, e.g. `cd(folder='document')`. */
   callText: z.string(),
 });

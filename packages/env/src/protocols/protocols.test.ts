@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { createEnvTuningProtocol } from './envtuning-protocol';
+import { createOpenAiToolsProtocol } from './openai-tools-protocol';
+import { createQwenXmlProtocol } from './qwen-xml-protocol';
+import { toToolCall, type ToolCallProtocol } from './tool-call-protocol';
+
+const calls = [
+  toToolCall({ name: 'set_budget_limit', args: [], kwargs: [['access_token', 'abc'], ['budget_limit', 20000.0]] }),
+  toToolCall({ name: 'post_tweet', args: [], kwargs: [['content', 'hi "there"'], ['tags', ['#a']], ['mentions', []]] }),
+  toToolCall({ name: 'place_order', args: [], kwargs: [['amount', 100n], ['meta', null], ['ok', true]] }),
+];
+
+function roundTrip(protocol: ToolCallProtocol) {
+  const message = protocol.renderCalls({ calls, content: 'thinking' });
+  const parsed = protocol.parse(message);
+  expect(parsed.kind).toBe('calls');
+  if (parsed.kind !== 'calls') return;
+  expect(parsed.calls.map((call) => toToolCall(call).callText)).toEqual(calls.map((call) => call.callText));
+}
+
+describe('qwen-xml protocol', () => {
+  const protocol = createQwenXmlProtocol();
+
+  it('should round-trip calls, keeping 20000.0 a float and 100 an int', () => {
+    roundTrip(protocol);
+    expect(calls[0]!.callText).toBe("set_budget_limit(access_token='abc', budget_limit=20000.0)");
+  });
+
+  it('should accept arguments given as a JSON string and text around blocks', () => {
+    const parsed = protocol.parse('Sure.\n<tool_call>\n{"name": "cd", "arguments": "{\\"folder\\": \\"a\\"}"}\n</tool_call>');
+    expect(parsed).toMatchObject({ kind: 'calls', content: 'Sure.' });
+  });
+
+  it('should treat text without blocks as a reply', () => {
+    expect(protocol.parse('All done.')).toEqual({ kind: 'reply', content: 'All done.' });
+  });
+
+  it.each([
+    ['<tool_call>{"name": "cd", "arguments": {"folder": }}</tool_call>', 'not valid JSON'],
+    ['<tool_call>{"arguments": {}}</tool_call>', "needs a string 'name'"],
+    ['<tool_call>{"name": "cd"}</tool_call>', "has no 'arguments'"],
+    ['<tool_call>{"name": "cd", "arguments": [1]}</tool_call>', 'must be a JSON object'],
+    ['<tool_call>{"name": "cd", "arguments": {"a b": 1}}</tool_call>', 'not an identifier'],
+    ['<tool_call>{"name": "cd", "arguments": {}}', 'unclosed'],
+    ['<tool_call>{"name": "ls", "arguments": {}}</tool_call><tool_call>oops</tool_call>', 'tool call 2'],
+  ])('should reject %s', (text, reason) => {
+    const parsed = protocol.parse(text);
+    expect(parsed.kind).toBe('error');
+    if (parsed.kind === 'error') expect(parsed.message).toContain(reason);
+  });
+
+  it('should render results as tool_response blocks in one user message', () => {
+    const observation = protocol.renderResults([
+      { call: calls[0]!, result: 'a' },
+      { call: calls[1]!, result: 'b' },
+    ]);
+    expect(observation).toEqual([
+      { role: 'user', content: '<tool_response>\na\n</tool_response>\n<tool_response>\nb\n</tool_response>\n' },
+    ]);
+    expect(protocol.renderError('bad')[0]!.content).toBe('[ERROR] Invalid tool call format: bad');
+  });
+});
+
+describe('openai-tools protocol', () => {
+  const protocol = createOpenAiToolsProtocol();
+
+  it('should round-trip structured tool calls', () => {
+    roundTrip(protocol);
+  });
+
+  it('should read raw JSON arguments with int/float preserved', () => {
+    const parsed = protocol.parse({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'c1', name: 'fillFuelTank', arguments: {}, argumentsText: '{"fuelAmount": 40.0}', callText: '' }],
+    });
+    expect(parsed.kind).toBe('calls');
+    if (parsed.kind === 'calls') expect(toToolCall(parsed.calls[0]!).callText).toBe('fillFuelTank(fuelAmount=40.0)');
+  });
+
+  it('should reject malformed arguments and treat plain text as a reply', () => {
+    expect(
+      protocol.parse({ role: 'assistant', content: '', toolCalls: [{ name: 'x', arguments: {}, argumentsText: '[1', callText: '' }] }).kind,
+    ).toBe('error');
+    expect(protocol.parse({ role: 'assistant', content: 'hello' })).toEqual({ kind: 'reply', content: 'hello' });
+  });
+
+  it('should return each result as a tool message with its call id', () => {
+    const [message] = protocol.renderResults([{ call: { ...calls[0]!, id: 'c9' }, result: 'ok' }]);
+    expect(message).toEqual({ role: 'tool', content: 'ok', toolCallId: 'c9', name: 'set_budget_limit' });
+  });
+});
+
+describe('envtuning protocol', () => {
+  const protocol = createEnvTuningProtocol();
+
+  it('should round-trip single and parallel calls', () => {
+    roundTrip(protocol);
+  });
+
+  it('should end the turn on an answer', () => {
+    expect(protocol.parse('<think>done</think>\n<answer>Booked.</answer>')).toEqual({ kind: 'reply', content: 'Booked.' });
+  });
+
+  it.each([
+    ['<answer>x</answer>', 'Error: Missing <think></think> tags'],
+    ['<think>a</think><think>b</think><answer>x</answer>', 'Error: Multiple <think></think> tag pairs found. Only one pair is allowed.'],
+    ['<think>a</think><answer>x</answer><answer>y</answer>', 'Error: Multiple <answer></answer> tag pairs found. Only one pair is allowed.'],
+    ['<think>a</think><tool_call>{}</tool_call><answer>x</answer>', 'Error: Response cannot contain both <tool_call> and <answer> tags'],
+    ['<think>a</think>', 'Error: Response must contain either <tool_call> or <answer> tags'],
+    ['<think>a</think> hello <answer>x</answer>', 'Error: Response must not contain text outside the required XML tags'],
+  ])('should reject %s with its actionable message', (text, message) => {
+    expect(protocol.parse(text)).toEqual({ kind: 'error', message });
+  });
+
+  it('should report invalid JSON inside tool_call', () => {
+    const parsed = protocol.parse('<think>a</think><tool_call>{"name": </tool_call>');
+    expect(parsed.kind).toBe('error');
+    if (parsed.kind === 'error') expect(parsed.message).toMatch(/^Error: Invalid JSON inside <tool_call>: /);
+  });
+});

@@ -1,0 +1,1 @@
+export { MockToolBackendV1 } from './mock-tool-backend-v1';
