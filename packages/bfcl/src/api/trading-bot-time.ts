@@ -1,4 +1,9 @@
-import { PyException, pyTypeName, stringRepr, type PyValue } from '@seal/python';
+import {
+  PyException,
+  pyTypeName,
+  stringRepr,
+  type PyValue,
+} from '@seal/python';
 
 /**
  * The slice of Python's `datetime` that `TradingBot` needs: `strptime` for
@@ -11,7 +16,15 @@ import { PyException, pyTypeName, stringRepr, type PyValue } from '@seal/python'
  * `[year, month, day, hour, minute, second, microsecond]`.
  * Python orders naive datetimes field by field, which is tuple order.
  */
-export type NaiveDateTime = readonly [number, number, number, number, number, number, number];
+export type NaiveDateTime = readonly [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
 
 /** `datetime.min`. */
 export const datetimeMin: NaiveDateTime = [1, 1, 1, 0, 0, 0, 0];
@@ -27,13 +40,15 @@ export function compareDateTimes(a: NaiveDateTime, b: NaiveDateTime): number {
 }
 
 /** The `strptime` formats `TradingBot` uses. */
-export type TradingBotTimeFormat = '%I:%M %p' | '%Y-%m-%d' | '%Y-%m-%d %H:%M:%S';
+export type TradingBotTimeFormat =
+  '%I:%M %p' | '%Y-%m-%d' | '%Y-%m-%d %H:%M:%S';
 
 // Python's `\d` on str matches every Unicode decimal digit and `int()` reads
 // them; `\s` is `str.isspace()`, which differs from JS `\s` (Python adds
 // U+001C..U+001F and U+0085, JS adds U+FEFF).
 const digit = '\\p{Nd}';
-const space = '[\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const space =
+  '[\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
 
 // The patterns of CPython 3.11's `_strptime.TimeRE` for these directives, in
 // the same alternation order (the first alternative that lets the whole
@@ -106,11 +121,16 @@ function daysInMonth(year: number, month: number): number {
  * `datetime.strptime(value, format)` with CPython 3.11's matching, field
  * conversion and error messages. Unparsed fields default to 1900-01-01 00:00.
  */
-export function pyStrptime(value: PyValue, format: TradingBotTimeFormat): NaiveDateTime {
+export function pyStrptime(
+  value: PyValue,
+  format: TradingBotTimeFormat,
+): NaiveDateTime {
   if (typeof value !== 'string') {
     // The C argument parser names None as `None`, other objects by type.
     const typeName = value === null ? 'None' : pyTypeName(value);
-    throw PyException.typeError(`strptime() argument 1 must be str, not ${typeName}`);
+    throw PyException.typeError(
+      `strptime() argument 1 must be str, not ${typeName}`,
+    );
   }
   const found = formatRegex(format).exec(value);
   if (!found) {
@@ -119,7 +139,9 @@ export function pyStrptime(value: PyValue, format: TradingBotTimeFormat): NaiveD
     );
   }
   if (found[0].length !== value.length) {
-    throw PyException.valueError(`unconverted data remains: ${value.slice(found[0].length)}`);
+    throw PyException.valueError(
+      `unconverted data remains: ${value.slice(found[0].length)}`,
+    );
   }
   const groups = found.groups ?? {};
   const field = (name: string, fallback: number): number => {
@@ -144,7 +166,8 @@ export function pyStrptime(value: PyValue, format: TradingBotTimeFormat): NaiveD
   // `_strptime` builds a `date` first (year, then day range), and the
   // datetime constructor checks the time fields afterwards.
   if (year < 1) throw PyException.valueError(`year ${year} is out of range`);
-  if (day > daysInMonth(year, month)) throw PyException.valueError('day is out of range for month');
+  if (day > daysInMonth(year, month))
+    throw PyException.valueError('day is out of range for month');
   if (second > 59) throw PyException.valueError('second must be in 0..59');
   return [year, month, day, hour, minute, second, 0];
 }
@@ -156,7 +179,9 @@ export function pyStrptime(value: PyValue, format: TradingBotTimeFormat): NaiveD
  * the naive wall time is computed in UTC here, independent of the machine.
  */
 export function transactionTimestamp(offsetSeconds: bigint): string {
-  const date = new Date(Date.UTC(2024, 8, 1, 10, 30) + Number(offsetSeconds) * 1000);
+  const date = new Date(
+    Date.UTC(2024, 8, 1, 10, 30) + Number(offsetSeconds) * 1000,
+  );
   const pad = (n: number): string => String(n).padStart(2, '0');
   return (
     `${String(date.getUTCFullYear()).padStart(4, '0')}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ` +

@@ -26,8 +26,17 @@ import {
   type PyValue,
 } from '@seal/python';
 import * as z from 'zod';
-import { errorResult as error, expectDict, pyAppend, pyDict as dict } from './api-helpers';
-import { BfclApi, type BfclClassDefinition, type BfclMethodTable } from './bfcl-api';
+import {
+  errorResult as error,
+  expectDict,
+  pyAppend,
+  pyDict as dict,
+} from './api-helpers';
+import {
+  BfclApi,
+  type BfclClassDefinition,
+  type BfclMethodTable,
+} from './bfcl-api';
 import type { BfclRealm } from './bfcl-realm';
 import {
   compareDateTimes,
@@ -74,7 +83,9 @@ function setItem(container: PyValue, key: PyValue, value: PyValue): void {
   }
   if (Array.isArray(container)) {
     if (typeof key !== 'bigint' && typeof key !== 'boolean') {
-      throw PyException.typeError(`list indices must be integers or slices, not ${pyTypeName(key)}`);
+      throw PyException.typeError(
+        `list indices must be integers or slices, not ${pyTypeName(key)}`,
+      );
     }
     let index = Number(key);
     if (index < 0) index += container.length;
@@ -84,7 +95,9 @@ function setItem(container: PyValue, key: PyValue, value: PyValue): void {
     container[index] = value;
     return;
   }
-  throw PyException.typeError(`'${pyTypeName(container)}' object does not support item assignment`);
+  throw PyException.typeError(
+    `'${pyTypeName(container)}' object does not support item assignment`,
+  );
 }
 
 /** `value.copy()`: a shallow copy of a dict or list. */
@@ -113,7 +126,10 @@ function joinStrings(items: readonly PyValue[]): string {
  * `{{`/`}}` escape braces and `{symbol}` is replaced; any other named field
  * is missing, which BFCL turns into an error result (the name is returned).
  */
-function formatWithSymbol(template: string, symbol: PyValue): { text: string } | { missing: string } {
+function formatWithSymbol(
+  template: string,
+  symbol: PyValue,
+): { text: string } | { missing: string } {
   let text = '';
   for (let i = 0; i < template.length; i++) {
     const char = template[i]!;
@@ -158,7 +174,8 @@ function orderKey(key: PyValue): PyValue {
 function seedOf(value: PyValue): bigint {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'boolean') return value ? 1n : 0n;
-  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
+  if (typeof value === 'number' && Number.isInteger(value))
+    return BigInt(value);
   // Python would seed from the OS (None) or a hash (other values); neither is
   // reproducible, and no BFCL scenario sets such a seed.
   return 1_053_520n;
@@ -209,7 +226,8 @@ export class TradingBot extends BfclApi {
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
     const defaults = this.realm.defaultState('TradingBot');
-    const field = (name: string): PyValue => pyDictGet(scenario, name, pyDictGet(defaults, name));
+    const field = (name: string): PyValue =>
+      pyDictGet(scenario, name, pyDictGet(defaults, name));
     // Python rebuilds the dict so that digit-string keys (as JSON spells
     // them) become int order ids; other keys (e.g. "order_type" in many
     // scenarios) stay as they are.
@@ -243,11 +261,17 @@ export class TradingBot extends BfclApi {
       throw noAttribute(this.transaction_history, 'append');
     }
     const offset = this.random.randint(0n, secondsPerDay);
-    pyAppend(this.transaction_history, dict({ type, amount, timestamp: transactionTimestamp(offset) }));
+    pyAppend(
+      this.transaction_history,
+      dict({ type, amount, timestamp: transactionTimestamp(offset) }),
+    );
   }
 
   /** `self.account_info["balance"] = op(self.account_info["balance"], amount)`. */
-  private updateBalance(operation: (balance: PyValue, amount: PyValue) => PyValue, amount: PyValue): void {
+  private updateBalance(
+    operation: (balance: PyValue, amount: PyValue) => PyValue,
+    amount: PyValue,
+  ): void {
     const balance = operation(pyGetItem(this.account_info, 'balance'), amount);
     setItem(this.account_info, 'balance', balance);
   }
@@ -268,21 +292,32 @@ export class TradingBot extends BfclApi {
       call(self, [currentTime]) {
         const parsed = pyStrptime(currentTime!, '%I:%M %p');
         const minutes = parsed[3] * 60 + parsed[4];
-        self.market_status = minutes >= marketOpensAt && minutes <= marketClosesAt ? 'Open' : 'Closed';
+        self.market_status =
+          minutes >= marketOpensAt && minutes <= marketClosesAt
+            ? 'Open'
+            : 'Closed';
         return dict({ status: self.market_status });
       },
     },
     get_symbol_by_name: {
       parameters: [{ name: 'name' }],
       call(_self, [name]) {
-        return dict({ symbol: pyDictGet(new PyDict(symbolsByName), name!, 'Stock not found') });
+        return dict({
+          symbol: pyDictGet(
+            new PyDict(symbolsByName),
+            name!,
+            'Stock not found',
+          ),
+        });
       },
     },
     get_stock_info: {
       parameters: [{ name: 'symbol' }],
       call(self, [symbol]) {
         if (!pyContains(self.stocks, symbol!)) {
-          return error(`Stock with symbol '${pyFormatValue(symbol!)}' not found.`);
+          return error(
+            `Stock with symbol '${pyFormatValue(symbol!)}' not found.`,
+          );
         }
         if (self.long_context) {
           const stock = shallowCopy(pyGetItem(self.stocks, symbol!));
@@ -307,11 +342,16 @@ export class TradingBot extends BfclApi {
           const order = shallowCopy(pyGetItem(self.orders, orderId!));
           const symbol = pyGetItem(order, 'symbol');
           const metadata = new PyDict();
-          const extension = expectDict(self.longContextValue('ORDER_DETAIL_EXTENSION'), 'items');
+          const extension = expectDict(
+            self.longContextValue('ORDER_DETAIL_EXTENSION'),
+            'items',
+          );
           for (const [key, template] of extension) {
             const formatted = formatWithSymbol(template as string, symbol);
             if ('missing' in formatted) {
-              return error(`KeyError during formatting: ${pyRepr(formatted.missing)}`);
+              return error(
+                `KeyError during formatting: ${pyRepr(formatted.missing)}`,
+              );
             }
             metadata.set(key, formatted.text);
           }
@@ -325,22 +365,33 @@ export class TradingBot extends BfclApi {
       parameters: [{ name: 'order_id' }],
       call(self, [orderId]) {
         const id = orderId!;
-        if (!pyContains(self.orders, id)) return error(`Order with ID ${pyFormatValue(id)} not found.`);
+        if (!pyContains(self.orders, id))
+          return error(`Order with ID ${pyFormatValue(id)} not found.`);
         const order = pyGetItem(self.orders, id);
         if (pyEquals(pyGetItem(order, 'status'), 'Completed')) {
-          return error(`Can't cancel order ${pyFormatValue(id)}. Order is already completed.`);
+          return error(
+            `Can't cancel order ${pyFormatValue(id)}. Order is already completed.`,
+          );
         }
         setItem(order, 'status', 'Cancelled');
         return dict({ order_id: id, status: 'Cancelled' });
       },
     },
     place_order: {
-      parameters: [{ name: 'order_type' }, { name: 'symbol' }, { name: 'price' }, { name: 'amount' }],
+      parameters: [
+        { name: 'order_type' },
+        { name: 'symbol' },
+        { name: 'price' },
+        { name: 'amount' },
+      ],
       call(self, [orderType, symbol, price, amount]) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please log in to place an order.');
+          return error(
+            'User not authenticated. Please log in to place an order.',
+          );
         }
-        if (!pyContains(self.stocks, symbol!)) return error(`Invalid stock symbol: ${pyFormatValue(symbol!)}`);
+        if (!pyContains(self.stocks, symbol!))
+          return error(`Invalid stock symbol: ${pyFormatValue(symbol!)}`);
         if (pyLe(price!, 0n) || pyLe(amount!, 0n)) {
           return error('Price and amount must be positive values.');
         }
@@ -370,37 +421,57 @@ export class TradingBot extends BfclApi {
       },
     },
     make_transaction: {
-      parameters: [{ name: 'account_id' }, { name: 'xact_type' }, { name: 'amount' }],
+      parameters: [
+        { name: 'account_id' },
+        { name: 'xact_type' },
+        { name: 'amount' },
+      ],
       call(self, [accountId, transactionType, amount]) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please log in to make a transaction.');
+          return error(
+            'User not authenticated. Please log in to make a transaction.',
+          );
         }
         if (!pyEquals(self.market_status, 'Open')) {
           return error('Market is closed. Transactions are not allowed.');
         }
         if (!pyEquals(accountId!, pyGetItem(self.account_info, 'account_id'))) {
-          return error(`Account with ID ${pyFormatValue(accountId!)} not found.`);
+          return error(
+            `Account with ID ${pyFormatValue(accountId!)} not found.`,
+          );
         }
-        if (pyLe(amount!, 0n)) return error('Transaction amount must be positive.');
+        if (pyLe(amount!, 0n))
+          return error('Transaction amount must be positive.');
         if (pyEquals(transactionType!, 'deposit')) {
           self.updateBalance(pyAdd, amount!);
           self.recordTransaction('deposit', amount!);
-          return dict({ status: 'Deposit successful', new_balance: self.balance() });
+          return dict({
+            status: 'Deposit successful',
+            new_balance: self.balance(),
+          });
         }
         if (pyEquals(transactionType!, 'withdrawal')) {
-          if (pyGt(amount!, self.balance())) return error('Insufficient funds for withdrawal.');
+          if (pyGt(amount!, self.balance()))
+            return error('Insufficient funds for withdrawal.');
           self.updateBalance(pySub, amount!);
           self.recordTransaction('withdrawal', amount!);
-          return dict({ status: 'Withdrawal successful', new_balance: self.balance() });
+          return dict({
+            status: 'Withdrawal successful',
+            new_balance: self.balance(),
+          });
         }
-        return error("Invalid transaction type. Use 'deposit' or 'withdrawal'.");
+        return error(
+          "Invalid transaction type. Use 'deposit' or 'withdrawal'.",
+        );
       },
     },
     get_account_info: {
       parameters: [],
       call(self) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please log in to view account information.');
+          return error(
+            'User not authenticated. Please log in to view account information.',
+          );
         }
         return self.account_info;
       },
@@ -409,7 +480,8 @@ export class TradingBot extends BfclApi {
       parameters: [{ name: 'username' }, { name: 'password' }],
       call(self) {
         // Any credentials are accepted.
-        if (pyTruthy(self.authenticated)) return dict({ status: 'Already logged in' });
+        if (pyTruthy(self.authenticated))
+          return dict({ status: 'Already logged in' });
         self.authenticated = true;
         return dict({ status: 'Logged in successfully' });
       },
@@ -423,7 +495,8 @@ export class TradingBot extends BfclApi {
     trading_logout: {
       parameters: [],
       call(self) {
-        if (!pyTruthy(self.authenticated)) return dict({ status: 'No user is currently logged in' });
+        if (!pyTruthy(self.authenticated))
+          return dict({ status: 'No user is currently logged in' });
         self.authenticated = false;
         return dict({ status: 'Logged out successfully' });
       },
@@ -432,26 +505,38 @@ export class TradingBot extends BfclApi {
       parameters: [{ name: 'amount' }],
       call(self, [amount]) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please log in to fund the account.');
+          return error(
+            'User not authenticated. Please log in to fund the account.',
+          );
         }
         if (pyLe(amount!, 0n)) return error('Funding amount must be positive.');
         self.updateBalance(pyAdd, amount!);
         self.recordTransaction('deposit', amount!);
-        return dict({ status: 'Account funded successfully', new_balance: self.balance() });
+        return dict({
+          status: 'Account funded successfully',
+          new_balance: self.balance(),
+        });
       },
     },
     remove_stock_from_watchlist: {
       parameters: [{ name: 'symbol' }],
       call(self, [symbol]) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please log in to modify the watchlist.');
+          return error(
+            'User not authenticated. Please log in to modify the watchlist.',
+          );
         }
         if (!pyContains(self.watch_list, symbol!)) {
-          return error(`Stock ${pyFormatValue(symbol!)} not found in watchlist.`);
+          return error(
+            `Stock ${pyFormatValue(symbol!)} not found in watchlist.`,
+          );
         }
-        if (!Array.isArray(self.watch_list)) throw noAttribute(self.watch_list, 'remove');
+        if (!Array.isArray(self.watch_list))
+          throw noAttribute(self.watch_list, 'remove');
         pyListRemove(self.watch_list, symbol!);
-        return dict({ status: `Stock ${pyFormatValue(symbol!)} removed from watchlist successfully.` });
+        return dict({
+          status: `Stock ${pyFormatValue(symbol!)} removed from watchlist successfully.`,
+        });
       },
     },
     get_watchlist: {
@@ -460,12 +545,16 @@ export class TradingBot extends BfclApi {
         // Not logged in and long-context results are bare lists, which the
         // executor prints with Python's repr (the padding ends in `Ellipsis`).
         if (!pyTruthy(self.authenticated)) {
-          return ['Error: User not authenticated. Please log in to view the watchlist.'];
+          return [
+            'Error: User not authenticated. Please log in to view the watchlist.',
+          ];
         }
         if (self.long_context) {
           const watchList = shallowCopy(self.watch_list);
           if (!Array.isArray(watchList)) throw noAttribute(watchList, 'extend');
-          watchList.push(...pyIter(self.longContextValue('WATCH_LIST_EXTENSION')));
+          watchList.push(
+            ...pyIter(self.longContextValue('WATCH_LIST_EXTENSION')),
+          );
           return watchList;
         }
         return dict({ watchlist: self.watch_list });
@@ -475,7 +564,11 @@ export class TradingBot extends BfclApi {
       parameters: [],
       call(self) {
         if (!pyTruthy(self.authenticated)) {
-          return [error('User not authenticated. Please log in to view order history.')];
+          return [
+            error(
+              'User not authenticated. Please log in to view order history.',
+            ),
+          ];
         }
         return dict({ history: [...self.orders.keys()] });
       },
@@ -487,16 +580,34 @@ export class TradingBot extends BfclApi {
       ],
       call(self, [startDate, endDate]) {
         if (!pyTruthy(self.authenticated)) {
-          return [error('User not authenticated. Please log in to view transaction history.')];
+          return [
+            error(
+              'User not authenticated. Please log in to view transaction history.',
+            ),
+          ];
         }
-        const start = pyTruthy(startDate!) ? pyStrptime(startDate!, '%Y-%m-%d') : datetimeMin;
-        const end = pyTruthy(endDate!) ? pyStrptime(endDate!, '%Y-%m-%d') : datetimeMax;
-        const filtered = pyIter(self.transaction_history).filter((transaction) => {
-          const timestamp = pyStrptime(pyGetItem(transaction, 'timestamp'), '%Y-%m-%d %H:%M:%S');
-          return compareDateTimes(start, timestamp) <= 0 && compareDateTimes(timestamp, end) <= 0;
-        });
+        const start = pyTruthy(startDate!)
+          ? pyStrptime(startDate!, '%Y-%m-%d')
+          : datetimeMin;
+        const end = pyTruthy(endDate!)
+          ? pyStrptime(endDate!, '%Y-%m-%d')
+          : datetimeMax;
+        const filtered = pyIter(self.transaction_history).filter(
+          (transaction) => {
+            const timestamp = pyStrptime(
+              pyGetItem(transaction, 'timestamp'),
+              '%Y-%m-%d %H:%M:%S',
+            );
+            return (
+              compareDateTimes(start, timestamp) <= 0 &&
+              compareDateTimes(timestamp, end) <= 0
+            );
+          },
+        );
         if (self.long_context) {
-          filtered.push(...pyIter(self.longContextValue('TRANSACTION_HISTORY_EXTENSION')));
+          filtered.push(
+            ...pyIter(self.longContextValue('TRANSACTION_HISTORY_EXTENSION')),
+          );
         }
         return dict({ transaction_history: filtered });
       },
@@ -505,15 +616,26 @@ export class TradingBot extends BfclApi {
       parameters: [{ name: 'symbol' }, { name: 'new_price' }],
       call(self, [symbol, newPrice]) {
         if (!pyContains(self.stocks, symbol!)) {
-          return error(`Stock with symbol '${pyFormatValue(symbol!)}' not found.`);
+          return error(
+            `Stock with symbol '${pyFormatValue(symbol!)}' not found.`,
+          );
         }
-        if (pyLe(newPrice!, 0n)) return error('New price must be a positive value.');
+        if (pyLe(newPrice!, 0n))
+          return error('New price must be a positive value.');
         const stock = pyGetItem(self.stocks, symbol!);
         const oldPrice = pyGetItem(stock, 'price');
         // The new price is stored as given (an int stays an int).
         setItem(stock, 'price', newPrice!);
-        setItem(stock, 'percent_change', pyMul(pyTrueDiv(pySub(newPrice!, oldPrice), oldPrice), 100n));
-        return dict({ symbol: symbol!, old_price: oldPrice, new_price: newPrice! });
+        setItem(
+          stock,
+          'percent_change',
+          pyMul(pyTrueDiv(pySub(newPrice!, oldPrice), oldPrice), 100n),
+        );
+        return dict({
+          symbol: symbol!,
+          old_price: oldPrice,
+          new_price: newPrice!,
+        });
       },
     },
     get_available_stocks: {
@@ -522,22 +644,39 @@ export class TradingBot extends BfclApi {
         const technology: PyValue[] = [...technologyStocks];
         const automobile: PyValue[] = [...automobileStocks];
         if (self.long_context) {
-          technology.push(...pyIter(self.longContextValue('TECHNOLOGY_EXTENSION')));
-          automobile.push(...pyIter(self.longContextValue('AUTOMOBILE_EXTENSION')));
+          technology.push(
+            ...pyIter(self.longContextValue('TECHNOLOGY_EXTENSION')),
+          );
+          automobile.push(
+            ...pyIter(self.longContextValue('AUTOMOBILE_EXTENSION')),
+          );
         }
-        const sectors = dict({ Technology: technology, Automobile: automobile });
+        const sectors = dict({
+          Technology: technology,
+          Automobile: automobile,
+        });
         return dict({ stock_list: pyDictGet(sectors, sector!, []) });
       },
     },
     filter_stocks_by_price: {
-      parameters: [{ name: 'stocks' }, { name: 'min_price' }, { name: 'max_price' }],
+      parameters: [
+        { name: 'stocks' },
+        { name: 'min_price' },
+        { name: 'max_price' },
+      ],
       call(self, [stocks, minPrice, maxPrice]) {
         const priceOf = (symbol: PyValue): PyValue => {
-          const stock = pyDictGet(expectDict(self.stocks, 'get'), symbol, new PyDict());
+          const stock = pyDictGet(
+            expectDict(self.stocks, 'get'),
+            symbol,
+            new PyDict(),
+          );
           return pyDictGet(expectDict(stock, 'get'), 'price', 0n);
         };
         const filtered = pyIter(stocks!).filter(
-          (symbol) => pyGe(priceOf(symbol), minPrice!) && pyLe(priceOf(symbol), maxPrice!),
+          (symbol) =>
+            pyGe(priceOf(symbol), minPrice!) &&
+            pyLe(priceOf(symbol), maxPrice!),
         );
         return dict({ filtered_stocks: filtered });
       },
@@ -546,7 +685,10 @@ export class TradingBot extends BfclApi {
       parameters: [{ name: 'stock' }],
       call(self, [stock]) {
         // Only known symbols are added, silently; the whole list is returned.
-        if (!pyContains(self.watch_list, stock!) && pyContains(self.stocks, stock!)) {
+        if (
+          !pyContains(self.watch_list, stock!) &&
+          pyContains(self.stocks, stock!)
+        ) {
           pyAppend(self.watch_list, stock!);
         }
         return dict({ symbol: self.watch_list });
@@ -558,12 +700,21 @@ export class TradingBot extends BfclApi {
         const changed = pyIter(stocks!).filter(
           (symbol) =>
             pyContains(self.stocks, symbol) &&
-            pyGe(pyAbs(pyGetItem(pyGetItem(self.stocks, symbol), 'percent_change')), threshold!),
+            pyGe(
+              pyAbs(
+                pyGetItem(pyGetItem(self.stocks, symbol), 'percent_change'),
+              ),
+              threshold!,
+            ),
         );
         if (changed.length > 0) {
-          return dict({ notification: `Stocks ${joinStrings(changed)} have significant price changes.` });
+          return dict({
+            notification: `Stocks ${joinStrings(changed)} have significant price changes.`,
+          });
         }
-        return dict({ notification: 'No significant price changes in the selected stocks.' });
+        return dict({
+          notification: 'No significant price changes in the selected stocks.',
+        });
       },
     },
   };
@@ -580,21 +731,28 @@ export const tradingBotTools: BfclToolSpecs = {
     parameters: z.object({}),
   },
   update_market_status: {
-    description: 'Set the market to open or closed from a time of day (open from 9:30 AM to 4:00 PM).',
+    description:
+      'Set the market to open or closed from a time of day (open from 9:30 AM to 4:00 PM).',
     parameters: z.object({
-      current_time_str: z.string().describe('Time of day as HH:MM AM/PM, e.g. 10:30 AM.'),
+      current_time_str: z
+        .string()
+        .describe('Time of day as HH:MM AM/PM, e.g. 10:30 AM.'),
     }),
   },
   get_symbol_by_name: {
     description: "Look up a company's ticker symbol from its name.",
-    parameters: z.object({ name: z.string().describe('Company name, e.g. Apple.') }),
+    parameters: z.object({
+      name: z.string().describe('Company name, e.g. Apple.'),
+    }),
   },
   get_stock_info: {
-    description: 'Show price, percent change, volume and 5- and 20-day moving averages for a stock.',
+    description:
+      'Show price, percent change, volume and 5- and 20-day moving averages for a stock.',
     parameters: z.object({ symbol }),
   },
   get_order_details: {
-    description: 'Show one order: type, symbol, price, number of shares and status.',
+    description:
+      'Show one order: type, symbol, price, number of shares and status.',
     parameters: z.object({ order_id: orderId }),
   },
   cancel_order: {
@@ -602,7 +760,8 @@ export const tradingBotTools: BfclToolSpecs = {
     parameters: z.object({ order_id: orderId }),
   },
   place_order: {
-    description: 'Submit a buy or sell order for a stock at a limit price (requires login).',
+    description:
+      'Submit a buy or sell order for a stock at a limit price (requires login).',
     parameters: z.object({
       order_type: z.string().describe('Buy or Sell.'),
       symbol,
@@ -611,7 +770,8 @@ export const tradingBotTools: BfclToolSpecs = {
     }),
   },
   make_transaction: {
-    description: 'Deposit money into or withdraw money from the trading account while the market is open.',
+    description:
+      'Deposit money into or withdraw money from the trading account while the market is open.',
     parameters: z.object({
       account_id: z.int().describe('The trading account number.'),
       xact_type: z.string().describe('deposit or withdrawal.'),
@@ -619,7 +779,8 @@ export const tradingBotTools: BfclToolSpecs = {
     }),
   },
   get_account_info: {
-    description: 'Show the account number, cash balance and linked card (requires login).',
+    description:
+      'Show the account number, cash balance and linked card (requires login).',
     parameters: z.object({}),
   },
   trading_login: {
@@ -639,7 +800,9 @@ export const tradingBotTools: BfclToolSpecs = {
   },
   fund_account: {
     description: 'Add money to the trading account balance (requires login).',
-    parameters: z.object({ amount: z.number().describe('How much money to add.') }),
+    parameters: z.object({
+      amount: z.number().describe('How much money to add.'),
+    }),
   },
   remove_stock_from_watchlist: {
     description: 'Stop watching a stock (requires login).',
@@ -654,22 +817,40 @@ export const tradingBotTools: BfclToolSpecs = {
     parameters: z.object({}),
   },
   get_transaction_history: {
-    description: 'List deposits and withdrawals, optionally only those between two dates (requires login).',
+    description:
+      'List deposits and withdrawals, optionally only those between two dates (requires login).',
     parameters: z.object({
-      start_date: z.string().optional().describe('Earliest date, YYYY-MM-DD. Default: no lower bound.'),
-      end_date: z.string().optional().describe('Latest date, YYYY-MM-DD (midnight). Default: no upper bound.'),
+      start_date: z
+        .string()
+        .optional()
+        .describe('Earliest date, YYYY-MM-DD. Default: no lower bound.'),
+      end_date: z
+        .string()
+        .optional()
+        .describe(
+          'Latest date, YYYY-MM-DD (midnight). Default: no upper bound.',
+        ),
     }),
   },
   update_stock_price: {
-    description: "Change a stock's current price; its percent change is recomputed from the old price.",
-    parameters: z.object({ symbol, new_price: z.number().describe('The new price per share.') }),
+    description:
+      "Change a stock's current price; its percent change is recomputed from the old price.",
+    parameters: z.object({
+      symbol,
+      new_price: z.number().describe('The new price per share.'),
+    }),
   },
   get_available_stocks: {
     description: 'List the ticker symbols in an industry sector.',
-    parameters: z.object({ sector: z.string().describe('Sector name, e.g. Technology or Automobile.') }),
+    parameters: z.object({
+      sector: z
+        .string()
+        .describe('Sector name, e.g. Technology or Automobile.'),
+    }),
   },
   filter_stocks_by_price: {
-    description: 'Keep only the stocks whose current price lies within a range (inclusive).',
+    description:
+      'Keep only the stocks whose current price lies within a range (inclusive).',
     parameters: z.object({
       stocks: symbolList,
       min_price: z.number().describe('Lowest price to keep.'),
@@ -677,14 +858,20 @@ export const tradingBotTools: BfclToolSpecs = {
     }),
   },
   add_to_watchlist: {
-    description: 'Start watching a stock; unknown symbols are ignored. Returns the whole watch list.',
-    parameters: z.object({ stock: z.string().describe('Ticker symbol to watch.') }),
+    description:
+      'Start watching a stock; unknown symbols are ignored. Returns the whole watch list.',
+    parameters: z.object({
+      stock: z.string().describe('Ticker symbol to watch.'),
+    }),
   },
   notify_price_change: {
-    description: 'Report which of the given stocks moved by at least a percentage threshold.',
+    description:
+      'Report which of the given stocks moved by at least a percentage threshold.',
     parameters: z.object({
       stocks: symbolList,
-      threshold: z.number().describe('Minimum absolute percent change to report.'),
+      threshold: z
+        .number()
+        .describe('Minimum absolute percent change to report.'),
     }),
   },
 };
@@ -695,6 +882,7 @@ export const tradingBotDefinition: BfclClassDefinition = {
   create: (realm) => new TradingBot(realm),
   methods: TradingBot.methods as BfclMethodTable<never>,
   stateless: false,
-  description: 'A stock-trading account: log in, look up stocks, place and cancel orders, move money and keep a watch list.',
+  description:
+    'A stock-trading account: log in, look up stocks, place and cancel orders, move money and keep a watch list.',
   tools: tradingBotTools,
 };
