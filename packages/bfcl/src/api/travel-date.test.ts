@@ -20,6 +20,7 @@ describe('strptimeYearMonthDay', () => {
 
   it('should raise the TypeError CPython raises for a non-string', () => {
     expect(() => strptimeYearMonthDay(20240105n)).toThrow('strptime() argument 1 must be str, not int');
+    expect(() => strptimeYearMonthDay(null)).toThrow('strptime() argument 1 must be str, not None');
   });
 });
 

@@ -101,7 +101,9 @@ function daysInMonth(year: number, month: number): number {
  */
 export function strptimeYearMonthDay(value: PyValue): TravelDate | undefined {
   if (typeof value !== 'string') {
-    throw PyException.typeError(`strptime() argument 1 must be str, not ${pyTypeName(value)}`);
+    // CPython's argument-clinic message names None by value, not by type.
+    const got = value === null ? 'None' : pyTypeName(value);
+    throw PyException.typeError(`strptime() argument 1 must be str, not ${got}`);
   }
   const match = ymdPattern.exec(value);
   if (!match) return undefined;
