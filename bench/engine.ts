@@ -1,0 +1,259 @@
+/**
+ * `pnpm bench engine [--configs 2m,10m,50m] [--quick]`: throughput of the ONNX
+ * Runtime policy engine on this machine's CPU.
+ *
+ * For each documented model config (about 2M, 10M and 50M parameters) it
+ * measures, in a fresh child process (so peak RSS is per config):
+ * - training tokens/s: one fused step (grad graph + AdamW) on 8 × 256 tokens;
+ * - prefill tokens/s: 8 prompts of 256 tokens;
+ * - decode tokens/s at batch 1, 8 and 64 (32-token prompts, 64 new tokens);
+ * - peak RSS;
+ * - model FLOP utilisation of training against the fp32 MatMul peak measured
+ *   in the same run (an ORT MatMul of 2048³, same thread count).
+ *
+ * Training FLOPs per step = tokens × (6·N + 12·L·S·A), where N counts the
+ * weights of every matrix product (attention and MLP projections plus the LM
+ * head, which is the embedding when tied; norms, biases and the embedding
+ * gather are left out), L is the number of layers, S the sequence length and
+ * A = heads × head width (the PaLM formula; the attention term counts the
+ * full S×S products, which the graph computes).
+ */
+import { execFileSync } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import {
+  countParameters,
+  createModelConfig,
+  GraphBuilder,
+  initializeWeights,
+  OrtEngine,
+  type ModelConfig,
+} from '../packages/engine-ort/src/index';
+import { createOrtSession, floatTensor } from '../packages/engine-ort/src/engine/ort-session';
+
+const configs: Record<string, ModelConfig> = {
+  '2m': createModelConfig({
+    vocabSize: 2048,
+    hiddenSize: 256,
+    intermediateSize: 704,
+    numLayers: 2,
+    numHeads: 4,
+    numKeyValueHeads: 2,
+    maxPositionEmbeddings: 1024,
+  }),
+  '10m': createModelConfig({
+    vocabSize: 4096,
+    hiddenSize: 384,
+    intermediateSize: 896,
+    numLayers: 6,
+    numHeads: 6,
+    numKeyValueHeads: 2,
+    maxPositionEmbeddings: 1024,
+  }),
+  '50m': createModelConfig({
+    vocabSize: 8192,
+    hiddenSize: 640,
+    intermediateSize: 1728,
+    numLayers: 10,
+    numHeads: 10,
+    numKeyValueHeads: 2,
+    maxPositionEmbeddings: 1024,
+  }),
+};
+
+const threads = cpus().length;
+const trainBatch = 8;
+const trainLength = 256;
+
+/** Weights that take part in matrix products (see the header). */
+function matmulParameters(config: ModelConfig): number {
+  const h = config.hiddenSize;
+  const q = config.numHeads * config.headDim;
+  const kv = config.numKeyValueHeads * config.headDim;
+  const layer = h * q + 2 * h * kv + q * h + 3 * h * config.intermediateSize;
+  return config.numLayers * layer + config.vocabSize * h;
+}
+
+function trainFlopsPerToken(config: ModelConfig, length: number): number {
+  const attentionWidth = config.numHeads * config.headDim;
+  return 6 * matmulParameters(config) + 12 * config.numLayers * length * attentionWidth;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function time(body: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await body();
+  return (performance.now() - start) / 1000;
+}
+
+/** The fp32 MatMul peak of ORT on this machine, in FLOP/s (best of several runs). */
+async function measureMatmulPeak(): Promise<number> {
+  let best = 0;
+  for (const n of [1024, 2048]) {
+    const g = new GraphBuilder({ floatType: 'float32' });
+    const a = g.input({ name: 'a', shape: [n, n] });
+    const b = g.input({ name: 'b', shape: [n, n] });
+    g.output(g.matmul(a, b), 'c');
+    const session = await createOrtSession({
+      model: g.toOnnx({ name: 'peak' }),
+      settings: { executionProvider: 'cpu', threads, optimizationLevel: 'all' },
+    });
+    const data = Float32Array.from({ length: n * n }, (_, i) => ((i * 7919) % 1000) / 1000 - 0.5);
+    const feeds = { a: floatTensor(data, [n, n]), b: floatTensor(data, [n, n]) };
+    await session.run(feeds);
+    for (let repeat = 0; repeat < (n === 2048 ? 5 : 10); repeat++) {
+      const seconds = await time(() => session.run(feeds));
+      best = Math.max(best, (2 * n * n * n) / seconds);
+    }
+    await session.release();
+  }
+  return best;
+}
+
+type ConfigResult = {
+  name: string;
+  parameters: number;
+  trainTokensPerSecond: number;
+  trainStepSeconds: number;
+  trainFlopsPerSecond: number;
+  prefillTokensPerSecond: number;
+  decodeTokensPerSecond: Record<string, number>;
+  peakRssMegabytes: number;
+};
+
+async function measureConfig(name: string, quick: boolean): Promise<ConfigResult> {
+  const config = configs[name]!;
+  const engine = new OrtEngine({
+    config,
+    weights: initializeWeights({ config, seed: 1 }),
+    settings: { threads, microBatchTokens: trainBatch * trainLength, maxGenerateBatch: 64 },
+  });
+  const settings = {
+    learningRate: 1e-4,
+    clipLow: 0.2,
+    clipHigh: 0.2,
+    dualClipC: 10,
+    klCoef: 0,
+    maxGradNorm: 1,
+    weightDecay: 0.01,
+    betas: [0.9, 0.999] as [number, number],
+    eps: 1e-8,
+  };
+  const tokenIds = (row: number, length: number): number[] =>
+    Array.from({ length }, (_, t) => (row * 7919 + t * 104729) % config.vocabSize);
+  const sequences = Array.from({ length: trainBatch }, (_, row) => {
+    const ids = tokenIds(row, trainLength);
+    return { tokenIds: ids, tokenWeights: ids.map((_, t) => (t === 0 ? 0 : 1 / (trainBatch * (trainLength - 1)))) };
+  });
+  const train = () => engine.train({ objective: 'cross-entropy', sequences, settings });
+  const large = config.numLayers * config.hiddenSize > 2000;
+  await train();
+  const trainTimes: number[] = [];
+  for (let i = 0; i < (quick ? 2 : large ? 4 : 8); i++) trainTimes.push(await time(train));
+  const trainStepSeconds = median(trainTimes);
+  const tokens = trainBatch * trainLength;
+
+  const generate = (batch: number, promptLength: number, maxTokens: number) =>
+    engine.generate({
+      prompts: Array.from({ length: batch }, (_, row) => tokenIds(row + 100, promptLength)),
+      maxTokens,
+      sampling: { temperature: 0, topP: 1, topK: 0 },
+      stopTokenIds: [],
+      seed: 0,
+    });
+  await generate(8, 256, 1);
+  const prefillTimes: number[] = [];
+  for (let i = 0; i < (quick ? 2 : 5); i++) prefillTimes.push(await time(() => generate(8, 256, 1)));
+  const prefillTokensPerSecond = (8 * 256) / median(prefillTimes);
+
+  const decodeTokensPerSecond: Record<string, number> = {};
+  const newTokens = quick ? 16 : 64;
+  for (const batch of [1, 8, 64]) {
+    await generate(batch, 32, newTokens);
+    const full: number[] = [];
+    const prefillOnly: number[] = [];
+    for (let i = 0; i < (quick ? 1 : 3); i++) {
+      full.push(await time(() => generate(batch, 32, newTokens)));
+      prefillOnly.push(await time(() => generate(batch, 32, 1)));
+    }
+    decodeTokensPerSecond[batch] = (batch * (newTokens - 1)) / (median(full) - median(prefillOnly));
+  }
+  await engine.close();
+  return {
+    name,
+    parameters: countParameters(config),
+    trainTokensPerSecond: tokens / trainStepSeconds,
+    trainStepSeconds,
+    trainFlopsPerSecond: (tokens * trainFlopsPerToken(config, trainLength)) / trainStepSeconds,
+    prefillTokensPerSecond,
+    decodeTokensPerSecond,
+    peakRssMegabytes: process.resourceUsage().maxRSS / 1024,
+  };
+}
+
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+const child = option('child');
+const quick = process.argv.includes('--quick');
+if (child !== undefined) {
+  // Child mode: measure one config and print it as JSON.
+  console.log(JSON.stringify(await measureConfig(child, quick)));
+} else {
+  const names = (option('configs') ?? '2m,10m,50m').split(',');
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  console.log(`engine benchmark — ${new Date().toISOString()}`);
+  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0 CPU EP; no GPU`);
+  console.log(`intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`);
+  const peak = await measureMatmulPeak();
+  console.log(`fp32 MatMul peak (ORT, 1024³/2048³, best run): ${(peak / 1e9).toFixed(1)} GFLOP/s\n`);
+  const script = fileURLToPath(import.meta.url);
+  const results: ConfigResult[] = [];
+  for (const name of names) {
+    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, ...(quick ? ['--quick'] : [])], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
+    const result = JSON.parse(output.trim().split('\n').at(-1)!) as ConfigResult;
+    results.push(result);
+  }
+  const header = [
+    'config',
+    'params',
+    'train tok/s',
+    'step (s)',
+    'train GFLOP/s',
+    'MFU',
+    'prefill tok/s',
+    'decode tok/s b=1',
+    'b=8',
+    'b=64',
+    'peak RSS (MB)',
+  ];
+  const rows = results.map((r) => [
+    r.name,
+    `${(r.parameters / 1e6).toFixed(2)}M`,
+    r.trainTokensPerSecond.toFixed(0),
+    r.trainStepSeconds.toFixed(3),
+    (r.trainFlopsPerSecond / 1e9).toFixed(1),
+    `${((100 * r.trainFlopsPerSecond) / peak).toFixed(0)}%`,
+    r.prefillTokensPerSecond.toFixed(0),
+    r.decodeTokensPerSecond['1']!.toFixed(0),
+    r.decodeTokensPerSecond['8']!.toFixed(0),
+    r.decodeTokensPerSecond['64']!.toFixed(0),
+    r.peakRssMegabytes.toFixed(0),
+  ]);
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map(() => '---').join('|')}|`);
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  console.log(
+    `\ntrain: ${trainBatch}×${trainLength} tokens per step (one grad micro-batch + AdamW); prefill: 8×256; decode: 32-token prompts, ${quick ? 16 : 64} new tokens`,
+  );
+  console.log('MFU = tokens·(6·N + 12·L·S·A) / step time / MatMul peak (N: matrix-product weights incl. LM head).');
+}
