@@ -1,9 +1,13 @@
 import { PyDict, parsePyJson } from '@seal/python';
 import { describe, expect, it } from 'vitest';
 import { BfclSession } from '../session/bfcl-session';
-import { hasSharedBfclData, loadSharedBfclData, sharedDataSkipMessage } from '../test';
+import {
+  hasSharedBfclData,
+  loadSharedBfclData,
+  sharedDataSkipMessage,
+} from '../test';
 import { BfclRealm } from './bfcl-realm';
-import { TravelApi } from './travel-api';
+import type { TravelApi } from './travel-api';
 
 // Every expected string below was produced by BFCL's own Python (gorilla
 // cd9429cc, CPython 3.11, PYTHONHASHSEED=0).
@@ -22,7 +26,9 @@ async function createSession({
   const dataset = await loadSharedBfclData();
   return new BfclSession({
     realm: realm ?? new BfclRealm({ data: dataset.runtime, now }),
-    initialConfig: new PyDict([['TravelAPI', parsePyJson(JSON.stringify(config))]]),
+    initialConfig: new PyDict([
+      ['TravelAPI', parsePyJson(JSON.stringify(config))],
+    ]),
     involvedClasses: ['TravelAPI'],
     longContext,
   });
@@ -114,24 +120,48 @@ describe.skipIf(!hasSharedBfclData)('TravelApi', () => {
         "register_credit_card(access_token='251675', card_number='4444', expiration_date='12/2030', cardholder_name='Ann Lee', card_verification_number=123)",
       ]);
       const book = (args: string): string =>
-        session.execute(`book_flight(access_token='251675', card_id='391310425148', ${args})`).result;
-      expect(book("travel_date='2024-01-05', travel_from=['SFO'], travel_to='LAX', travel_class='economy'")).toBe(
+        session.execute(
+          `book_flight(access_token='251675', card_id='391310425148', ${args})`,
+        ).result;
+      expect(
+        book(
+          "travel_date='2024-01-05', travel_from=['SFO'], travel_to='LAX', travel_class='economy'",
+        ),
+      ).toBe(
         `{"booking_status": false, "error": "Invalid departure airport code: ['SFO']"}`,
       );
-      expect(book("travel_date='2023-02-29', travel_from='SFO', travel_to='LAX', travel_class='economy'")).toBe(
+      expect(
+        book(
+          "travel_date='2023-02-29', travel_from='SFO', travel_to='LAX', travel_class='economy'",
+        ),
+      ).toBe(
         '{"booking_status": false, "error": "Invalid date format. Use YYYY-MM-DD."}',
       );
-      expect(book("travel_date=20240105, travel_from='SFO', travel_to='LAX', travel_class='economy'")).toBe(
+      expect(
+        book(
+          "travel_date=20240105, travel_from='SFO', travel_to='LAX', travel_class='economy'",
+        ),
+      ).toBe(
         'Error during execution: strptime() argument 1 must be str, not int',
       );
       // The set prints in PYTHONHASHSEED=0 order.
-      expect(book("travel_date='2024-01-05', travel_from='SFO', travel_to='LAX', travel_class='premium'")).toBe(
+      expect(
+        book(
+          "travel_date='2024-01-05', travel_from='SFO', travel_to='LAX', travel_class='premium'",
+        ),
+      ).toBe(
         `{"booking_status": false, "error": "Invalid travel class. Must be one of {'first', 'business', 'economy'}"}`,
       );
-      expect(book("travel_date='2024-01-05', travel_from='SFO', travel_to='LAX', travel_class=['economy']")).toBe(
-        "Error during execution: unhashable type: 'list'",
-      );
-      expect(book("travel_date='2024-01-05', travel_from='CDG', travel_to='SFO', travel_class='economy'")).toBe(
+      expect(
+        book(
+          "travel_date='2024-01-05', travel_from='SFO', travel_to='LAX', travel_class=['economy']",
+        ),
+      ).toBe("Error during execution: unhashable type: 'list'");
+      expect(
+        book(
+          "travel_date='2024-01-05', travel_from='CDG', travel_to='SFO', travel_class='economy'",
+        ),
+      ).toBe(
         '{"booking_status": false, "error": "No available route for the given airports."}',
       );
       expect(travel(session).booking_record).toEqual(new PyDict());
@@ -191,7 +221,9 @@ describe.skipIf(!hasSharedBfclData)('TravelApi', () => {
 
   describe('verify_traveler_information', () => {
     it("should compute the age from the realm's today", async () => {
-      const session = await createSession({ now: () => new Date(2024, 5, 1, 12) });
+      const session = await createSession({
+        now: () => new Date(2024, 5, 1, 12),
+      });
       run(session, [login]);
       const verify = (dob: string, passport = "'US1'"): string =>
         session.execute(
@@ -201,7 +233,9 @@ describe.skipIf(!hasSharedBfclData)('TravelApi', () => {
       expect(verify('2006-06-02')).toBe(
         '{"verification_status": false, "verification_failure": "Traveler must be at least 18 years old."}',
       );
-      expect(verify('1990-01-01', '123')).toBe("Error during execution: 'int' object has no attribute 'startswith'");
+      expect(verify('1990-01-01', '123')).toBe(
+        "Error during execution: 'int' object has no attribute 'startswith'",
+      );
       expect(
         session.execute(
           "verify_traveler_information(first_name='Bob', last_name='Lee', date_of_birth='1990-01-01', passport_number='US1')",
@@ -223,7 +257,9 @@ describe.skipIf(!hasSharedBfclData)('TravelApi', () => {
       ) as PyDict;
       const list = costs.get('travel_cost_list') as number[];
       expect(list).toHaveLength(153);
-      expect([...list.slice(0, 3), ...list.slice(-2)]).toEqual([400, 1000, 800, 200, 440]);
+      expect([...list.slice(0, 3), ...list.slice(-2)]).toEqual([
+        400, 1000, 800, 200, 440,
+      ]);
       const result = session.execute(
         "book_flight(access_token='251675', card_id='1234567812345678', travel_date='2024-01-05', travel_from='SFO', travel_to='LAX', travel_class='economy')",
       ).result;
@@ -231,7 +267,9 @@ describe.skipIf(!hasSharedBfclData)('TravelApi', () => {
         /^\{"booking_id": "5431449", "transaction_id": "59784505", "booking_status": true, "booking_history": \{"booking_901": /,
       );
       // The numeric new id comes last, as in Python, not first as in a JS object.
-      expect(result).toMatch(/"booking_400": \{[^}]*\}, "5431449": \{[^}]*\}\}\}$/);
+      expect(result).toMatch(
+        /"booking_400": \{[^}]*\}, "5431449": \{[^}]*\}\}\}$/,
+      );
     });
 
     it('should share the padding cards between instances of one realm, as BFCL shares its module dicts', async () => {
@@ -244,7 +282,9 @@ describe.skipIf(!hasSharedBfclData)('TravelApi', () => {
         "book_flight(access_token='251675', card_id='1234567812345678', travel_date='2024-01-05', travel_from='SFO', travel_to='LAX', travel_class='economy')";
       run(model, [login, book]);
       const card = (session: BfclSession): PyDict =>
-        (travel(session).credit_card_list as PyDict).get('1234567812345678') as PyDict;
+        (travel(session).credit_card_list as PyDict).get(
+          '1234567812345678',
+        ) as PyDict;
       expect(card(model).get('balance')).toBe(4600);
       expect(card(truth).get('balance')).toBe(4600);
       expect(card(other).get('balance')).toBe(5000);
@@ -252,6 +292,9 @@ describe.skipIf(!hasSharedBfclData)('TravelApi', () => {
   });
 });
 
-describe.skipIf(hasSharedBfclData)('TravelApi', () => {
-  it.skip(sharedDataSkipMessage, () => {});
-});
+describe.skipIf(hasSharedBfclData)(
+  'TravelApi without the shared BFCL data',
+  () => {
+    it.skip(`${sharedDataSkipMessage}`, () => {});
+  },
+);

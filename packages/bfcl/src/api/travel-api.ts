@@ -26,7 +26,11 @@ import {
 } from '@seal/python';
 import * as z from 'zod';
 import { errorResult as error, pyDict as dict } from './api-helpers';
-import { BfclApi, type BfclClassDefinition, type BfclMethodTable } from './bfcl-api';
+import {
+  BfclApi,
+  type BfclClassDefinition,
+  type BfclMethodTable,
+} from './bfcl-api';
 import type { BfclRealm } from './bfcl-realm';
 import { pyIntOfDigits, pyIsDigit, strptimeYearMonthDay } from './travel-date';
 import {
@@ -46,7 +50,11 @@ function createRandom(seed: PyValue): PyRandom {
   if (typeof seed === 'boolean') return new PyRandom(seed ? 1n : 0n);
   // `Random(float)` seeds from `hash(float)`, which is the integer itself for
   // integral floats of ordinary size.
-  if (typeof seed === 'number' && Number.isInteger(seed) && Math.abs(seed) < 2 ** 53) {
+  if (
+    typeof seed === 'number' &&
+    Number.isInteger(seed) &&
+    Math.abs(seed) < 2 ** 53
+  ) {
     return new PyRandom(BigInt(seed));
   }
   throw new Error(`TravelAPI: unsupported random_seed ${pyFormatValue(seed)}`);
@@ -63,7 +71,12 @@ function augmented(operator: '+' | '-', a: PyValue, b: PyValue): PyValue {
   } catch (caught) {
     const plain = `unsupported operand type(s) for ${operator}:`;
     if (PyException.isInstance(caught) && caught.message.startsWith(plain)) {
-      throw PyException.typeError(caught.message.replace(plain, `unsupported operand type(s) for ${operator}=:`));
+      throw PyException.typeError(
+        caught.message.replace(
+          plain,
+          `unsupported operand type(s) for ${operator}=:`,
+        ),
+      );
     }
     throw caught;
   }
@@ -76,9 +89,13 @@ function setItem(container: PyValue, key: PyKey, value: PyValue): void {
     return;
   }
   if (Array.isArray(container)) {
-    throw PyException.typeError(`list indices must be integers or slices, not ${pyTypeName(key)}`);
+    throw PyException.typeError(
+      `list indices must be integers or slices, not ${pyTypeName(key)}`,
+    );
   }
-  throw PyException.typeError(`'${pyTypeName(container)}' object does not support item assignment`);
+  throw PyException.typeError(
+    `'${pyTypeName(container)}' object does not support item assignment`,
+  );
 }
 
 /** `{"booking_status": False, "error": message}` and its siblings. */
@@ -93,7 +110,11 @@ function failure(statusKey: string, message: string): PyDict {
  * files use; a run with another seed may print another order.
  */
 const validClassesText = "{'first', 'business', 'economy'}";
-const validClasses: ReadonlySet<string> = new Set(['economy', 'business', 'first']);
+const validClasses: ReadonlySet<string> = new Set([
+  'economy',
+  'business',
+  'first',
+]);
 
 const classFactors: ReadonlyMap<string, number> = new Map([
   ['economy', 1],
@@ -153,7 +174,8 @@ export class TravelApi extends BfclApi {
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
     const defaults = this.realm.defaultState('TravelAPI');
-    const get = (key: string): PyValue => pyDictGet(scenario, key, pyDictGet(defaults, key));
+    const get = (key: string): PyValue =>
+      pyDictGet(scenario, key, pyDictGet(defaults, key));
     this.random = createRandom(get('random_seed'));
     this.credit_card_list = get('credit_card_list');
     this.booking_record = get('booking_record');
@@ -204,17 +226,30 @@ export class TravelApi extends BfclApi {
   }
 
   /** `get_flight_cost`'s body; `ValueError`s propagate to the caller. */
-  private flightCost(from: PyValue, to: PyValue, date: PyValue, travelClass: PyValue): PyValue[] {
+  private flightCost(
+    from: PyValue,
+    to: PyValue,
+    date: PyValue,
+    travelClass: PyValue,
+  ): PyValue[] {
     // `(travel_from, travel_to) in base_costs` hashes the pair first.
     assertHashable(new PyTuple([from, to]));
     const baseCost =
       typeof from === 'string' && typeof to === 'string'
         ? travelRouteCosts.get(`${from}|${to}`)
         : undefined;
-    if (baseCost === undefined) throw PyException.valueError('No available route for the given airports.');
-    const factor = typeof travelClass === 'string' ? classFactors.get(travelClass) : undefined;
+    if (baseCost === undefined)
+      throw PyException.valueError(
+        'No available route for the given airports.',
+      );
+    const factor =
+      typeof travelClass === 'string'
+        ? classFactors.get(travelClass)
+        : undefined;
     if (factor === undefined) {
-      throw PyException.valueError('Invalid travel class. Options are: economy, business, first.');
+      throw PyException.valueError(
+        'Invalid travel class. Options are: economy, business, first.',
+      );
     }
     // `sum(int(c) for c in travel_date if c.isdigit())`: any iterable works,
     // and its items must be strings.
@@ -234,7 +269,9 @@ export class TravelApi extends BfclApi {
       });
     }
     const cost = baseCost * factor * multiplier;
-    this.flightCostLookup = new Map([[`${from as string}|${to as string}|${suffix}`, cost]]);
+    this.flightCostLookup = new Map([
+      [`${from as string}|${to as string}|${suffix}`, cost],
+    ]);
     return [cost];
   }
 
@@ -266,7 +303,8 @@ export class TravelApi extends BfclApi {
     travel_get_login_status: {
       parameters: [],
       call(self) {
-        const loggedOut = self.token_expires_in === null || pyEquals(self.token_expires_in, 0n);
+        const loggedOut =
+          self.token_expires_in === null || pyEquals(self.token_expires_in, 0n);
         return dict({ status: !loggedOut });
       },
     },
@@ -287,15 +325,28 @@ export class TravelApi extends BfclApi {
         { name: 'cardholder_name' },
         { name: 'card_verification_number' },
       ],
-      call(self, [accessToken, cardNumber, expirationDate, cardholderName, verificationNumber]) {
+      call(
+        self,
+        [
+          accessToken,
+          cardNumber,
+          expirationDate,
+          cardholderName,
+          verificationNumber,
+        ],
+      ) {
         // Unlike the other protected methods, this one checks for a missing
         // token first, so a wrong token never meets `None - 1` here.
-        if (self.token_expires_in === null) return error('Token not initialized');
+        if (self.token_expires_in === null)
+          return error('Token not initialized');
         const token = self.checkToken(accessToken!);
         if (token === 'expired') return error('Token expired');
         if (token === 'invalid') return error('Invalid access token');
-        if (pyContains(self.credit_card_list, cardNumber!)) return error('Card already registered');
-        const cardId = self.random.randint(100000000000n, 999999999999n).toString();
+        if (pyContains(self.credit_card_list, cardNumber!))
+          return error('Card already registered');
+        const cardId = self.random
+          .randint(100000000000n, 999999999999n)
+          .toString();
         const card = dict({
           card_number: cardNumber!,
           expiration_date: expirationDate!,
@@ -315,7 +366,9 @@ export class TravelApi extends BfclApi {
         { name: 'travel_class' },
       ],
       call(self, [from, to, date, travelClass]) {
-        return dict({ travel_cost_list: self.flightCost(from!, to!, date!, travelClass!) });
+        return dict({
+          travel_cost_list: self.flightCost(from!, to!, date!, travelClass!),
+        });
       },
     },
     get_credit_card_balance: {
@@ -325,10 +378,20 @@ export class TravelApi extends BfclApi {
         if (token === 'expired') return error('Token expired');
         if (token === 'invalid') return error('Invalid access token');
         if (!pyContains(self.credit_card_list, cardId!)) {
-          const ids = self.credit_card_list instanceof PyDict ? [...self.credit_card_list.keys()] : [];
-          return error(`Card not registered. Here are a list of card_id's: ${pyFormatValue(ids)}`);
+          const ids =
+            self.credit_card_list instanceof PyDict
+              ? [...self.credit_card_list.keys()]
+              : [];
+          return error(
+            `Card not registered. Here are a list of card_id's: ${pyFormatValue(ids)}`,
+          );
         }
-        return dict({ card_balance: pyGetItem(pyGetItem(self.credit_card_list, cardId!), 'balance') });
+        return dict({
+          card_balance: pyGetItem(
+            pyGetItem(self.credit_card_list, cardId!),
+            'balance',
+          ),
+        });
       },
     },
     book_flight: {
@@ -341,25 +404,34 @@ export class TravelApi extends BfclApi {
         { name: 'travel_class' },
       ],
       call(self, [accessToken, cardId, date, from, to, travelClass]) {
-        const fail = (message: string): PyDict => failure('booking_status', message);
+        const fail = (message: string): PyDict =>
+          failure('booking_status', message);
         const token = self.checkToken(accessToken!);
         if (token === 'expired') return fail('Token expired');
         if (token === 'invalid') return fail('Invalid access token');
-        if (!pyContains(self.credit_card_list, cardId!)) return fail('Card not registered');
+        if (!pyContains(self.credit_card_list, cardId!))
+          return fail('Card not registered');
         const card = pyGetItem(self.credit_card_list, cardId!);
         if (!pyContains(card, 'balance')) return fail('Balance not found');
         // `x not in list` compares with `==`, so any type is accepted here.
         if (!travelAirports.some((code) => pyEquals(code, from!))) {
-          return fail(`Invalid departure airport code: ${pyFormatValue(from!)}`);
+          return fail(
+            `Invalid departure airport code: ${pyFormatValue(from!)}`,
+          );
         }
         if (!travelAirports.some((code) => pyEquals(code, to!))) {
-          return fail(`Invalid destination airport code: ${pyFormatValue(to!)}`);
+          return fail(
+            `Invalid destination airport code: ${pyFormatValue(to!)}`,
+          );
         }
-        if (strptimeYearMonthDay(date!) === undefined) return fail('Invalid date format. Use YYYY-MM-DD.');
+        if (strptimeYearMonthDay(date!) === undefined)
+          return fail('Invalid date format. Use YYYY-MM-DD.');
         // Set membership hashes the class first (TypeError for a list).
         assertHashable(travelClass!);
         if (typeof travelClass !== 'string' || !validClasses.has(travelClass)) {
-          return fail(`Invalid travel class. Must be one of ${validClassesText}`);
+          return fail(
+            `Invalid travel class. Must be one of ${validClassesText}`,
+          );
         }
         let travelCost: number;
         try {
@@ -367,10 +439,12 @@ export class TravelApi extends BfclApi {
           const cost = self.flightCostLookup.get(
             `${from as string}|${to as string}|${travelClass}|${date as string}`,
           );
-          if (cost === undefined) return fail('No available route for the given parameters');
+          if (cost === undefined)
+            return fail('No available route for the given parameters');
           travelCost = cost;
         } catch (caught) {
-          if (PyException.isInstance(caught) && caught.pyType === 'ValueError') return fail(caught.message);
+          if (PyException.isInstance(caught) && caught.pyType === 'ValueError')
+            return fail(caught.message);
           throw caught;
         }
         const balance = pyGetItem(card, 'balance');
@@ -380,7 +454,9 @@ export class TravelApi extends BfclApi {
         }
         setItem(card, 'balance', augmented('-', balance, travelCost));
         const bookingId = self.random.randint(1000000, 9999999).toString();
-        const transactionId = self.random.randint(10000000, 99999999).toString();
+        const transactionId = self.random
+          .randint(10000000, 99999999)
+          .toString();
         setItem(
           self.booking_record,
           bookingId,
@@ -400,7 +476,8 @@ export class TravelApi extends BfclApi {
           booking_status: true,
           // Long context returns the live record, in insertion order (a
           // PyDict, so the numeric-looking ids are not reordered).
-          booking_history: self.long_context === true ? self.booking_record : new PyDict(),
+          booking_history:
+            self.long_context === true ? self.booking_record : new PyDict(),
         });
       },
     },
@@ -414,7 +491,8 @@ export class TravelApi extends BfclApi {
         const token = self.checkToken(accessToken!);
         if (token === 'expired') return error('Token expired');
         if (token === 'invalid') return error('Invalid access token');
-        if (!pyContains(self.booking_record, bookingId!)) return error('Booking not found');
+        if (!pyContains(self.booking_record, bookingId!))
+          return error('Booking not found');
         const field = (name: string): PyValue =>
           pyGetItem(pyGetItem(self.booking_record, bookingId!), name);
         const invoice = dict({
@@ -438,22 +516,33 @@ export class TravelApi extends BfclApi {
     cancel_booking: {
       parameters: [{ name: 'access_token' }, { name: 'booking_id' }],
       call(self, [accessToken, bookingId]) {
-        const fail = (message: string): PyDict => failure('cancel_status', message);
+        const fail = (message: string): PyDict =>
+          failure('cancel_status', message);
         const token = self.checkToken(accessToken!);
         if (token === 'expired') return fail('Token expired');
         if (token === 'invalid') return fail('Invalid access token');
-        if (!pyContains(self.booking_record, bookingId!)) return fail('Booking not found');
+        if (!pyContains(self.booking_record, bookingId!))
+          return fail('Booking not found');
         const booking = pyGetItem(self.booking_record, bookingId!);
         const cardId = pyGetItem(booking, 'card_id');
         const travelCost = pyGetItem(booking, 'travel_cost');
         const card = pyGetItem(self.credit_card_list, cardId);
-        setItem(card, 'balance', augmented('+', pyGetItem(card, 'balance'), travelCost));
-        if (self.booking_record instanceof PyDict) self.booking_record.delete(bookingId as PyKey);
+        setItem(
+          card,
+          'balance',
+          augmented('+', pyGetItem(card, 'balance'), travelCost),
+        );
+        if (self.booking_record instanceof PyDict)
+          self.booking_record.delete(bookingId as PyKey);
         return dict({ cancel_status: true });
       },
     },
     compute_exchange_rate: {
-      parameters: [{ name: 'base_currency' }, { name: 'target_currency' }, { name: 'value' }],
+      parameters: [
+        { name: 'base_currency' },
+        { name: 'target_currency' },
+        { name: 'value' },
+      ],
       call(_self, [base, target, value]) {
         for (const { base: from, target: to, rate } of travelExchangeRates) {
           if (pyEquals(base!, from) && pyEquals(target!, to)) {
@@ -462,10 +551,14 @@ export class TravelApi extends BfclApi {
           // The reverse direction divides and rounds to cents; the forward
           // one multiplies and keeps every digit (and an int stays an int).
           if (pyEquals(base!, to) && pyEquals(target!, from)) {
-            return dict({ exchanged_value: pyRound(pyTrueDiv(value!, rate) as number, 2) });
+            return dict({
+              exchanged_value: pyRound(pyTrueDiv(value!, rate) as number, 2),
+            });
           }
         }
-        throw PyException.valueError('No available exchange rate for the given currencies.');
+        throw PyException.valueError(
+          'No available exchange rate for the given currencies.',
+        );
       },
     },
     verify_traveler_information: {
@@ -478,7 +571,10 @@ export class TravelApi extends BfclApi {
       call(self, [firstName, lastName, dateOfBirth, passportNumber]) {
         const fail = (message: string): PyDict =>
           dict({ verification_status: false, verification_failure: message });
-        if (!pyEquals(self.user_first_name, firstName!) || !pyEquals(self.user_last_name, lastName!)) {
+        if (
+          !pyEquals(self.user_first_name, firstName!) ||
+          !pyEquals(self.user_last_name, lastName!)
+        ) {
           // BFCL joins the two sentences without a space.
           return fail(
             'Cannot book flight information for another user.' +
@@ -487,12 +583,14 @@ export class TravelApi extends BfclApi {
           );
         }
         const birth = strptimeYearMonthDay(dateOfBirth!);
-        if (birth === undefined) return fail('Invalid date of birth format. Please use YYYY-MM-DD.');
+        if (birth === undefined)
+          return fail('Invalid date of birth format. Please use YYYY-MM-DD.');
         // `datetime.today()`: the age depends on the day the call runs.
         const today = self.realm.now();
         const month = today.getMonth() + 1;
         const day = today.getDate();
-        const birthdayAhead = month < birth.month || (month === birth.month && day < birth.day);
+        const birthdayAhead =
+          month < birth.month || (month === birth.month && day < birth.day);
         const age = today.getFullYear() - birth.year - (birthdayAhead ? 1 : 0);
         if (age < 18) return fail('Traveler must be at least 18 years old.');
         if (!expectStr(passportNumber!, 'startswith').startsWith('US')) {
@@ -517,7 +615,10 @@ export class TravelApi extends BfclApi {
       parameters: [{ name: 'location' }],
       call(_self, [location]) {
         assertHashable(location!);
-        const airport = typeof location === 'string' ? travelCityAirports.get(location) : undefined;
+        const airport =
+          typeof location === 'string'
+            ? travelCityAirports.get(location)
+            : undefined;
         return dict({ nearest_airport: airport ?? 'Unknown' });
       },
     },
@@ -530,17 +631,27 @@ export class TravelApi extends BfclApi {
         { name: 'card_id' },
       ],
       call(self, [accessToken, , bookingId, insuranceCost, cardId]) {
-        const fail = (message: string): PyDict => failure('insurance_status', message);
+        const fail = (message: string): PyDict =>
+          failure('insurance_status', message);
         const token = self.checkToken(accessToken!);
         if (token === 'expired') return fail('Token expired');
         if (token === 'invalid') return fail('Invalid access token');
-        if (self.budget_limit !== null && pyLt(self.budget_limit, insuranceCost!)) {
+        if (
+          self.budget_limit !== null &&
+          pyLt(self.budget_limit, insuranceCost!)
+        ) {
           return fail('Exceeded budget limit');
         }
-        if (!pyContains(self.booking_record, bookingId!)) return fail('Booking not found');
-        if (!pyContains(self.credit_card_list, cardId!)) return fail('Credit card not registered');
+        if (!pyContains(self.booking_record, bookingId!))
+          return fail('Booking not found');
+        if (!pyContains(self.credit_card_list, cardId!))
+          return fail('Credit card not registered');
         const card = pyGetItem(self.credit_card_list, cardId!);
-        setItem(card, 'balance', augmented('-', pyGetItem(card, 'balance'), insuranceCost!));
+        setItem(
+          card,
+          'balance',
+          augmented('-', pyGetItem(card, 'balance'), insuranceCost!),
+        );
         return dict({
           insurance_id: self.random.randint(100000000, 999999999).toString(),
           insurance_status: true,
@@ -550,7 +661,8 @@ export class TravelApi extends BfclApi {
     contact_customer_support: {
       parameters: [{ name: 'booking_id' }, { name: 'message' }],
       call(self, [bookingId]) {
-        if (!pyContains(self.booking_record, bookingId!)) return error('Booking not found');
+        if (!pyContains(self.booking_record, bookingId!))
+          return error('Booking not found');
         return dict({
           customer_support_message:
             'Thank you for contacting customer support. Your message has been received and we will get back to you shortly.',
@@ -566,22 +678,31 @@ export class TravelApi extends BfclApi {
   };
 }
 
-const accessToken = z.string().describe('Token returned by authenticate_travel.');
+const accessToken = z
+  .string()
+  .describe('Token returned by authenticate_travel.');
 const bookingId = z.string().describe('Id of an existing booking.');
 const cardId = z.string().describe('Id of a registered credit card.');
 const currency = z
   .string()
-  .describe('Currency code: USD, RMB, EUR, JPY, GBP, CAD, AUD, INR, RUB, BRL or MXN.');
+  .describe(
+    'Currency code: USD, RMB, EUR, JPY, GBP, CAD, AUD, INR, RUB, BRL or MXN.',
+  );
 
 /** Our descriptions and argument schemas of the TravelAPI methods. */
 export const travelApiTools: BfclToolSpecs = {
   authenticate_travel: {
-    description: 'Log a traveller in and receive an access token for the protected travel calls.',
+    description:
+      'Log a traveller in and receive an access token for the protected travel calls.',
     parameters: z.object({
       client_id: z.string().describe('Client application id.'),
       client_secret: z.string().describe('Client application secret.'),
-      refresh_token: z.string().describe('Refresh token from an earlier login.'),
-      grant_type: z.string().describe('Requested scope: read_write, read or write.'),
+      refresh_token: z
+        .string()
+        .describe('Refresh token from an earlier login.'),
+      grant_type: z
+        .string()
+        .describe('Requested scope: read_write, read or write.'),
       user_first_name: z.string().describe("Traveller's first name."),
       user_last_name: z.string().describe("Traveller's last name."),
     }),
@@ -596,24 +717,35 @@ export const travelApiTools: BfclToolSpecs = {
       lastModifiedAfter: z
         .string()
         .optional()
-        .describe('Only fiscal years changed after this UTC timestamp (YYYY-MM-DDTHH:MM:SS).'),
-      includeRemoved: z.string().optional().describe('Whether removed fiscal years are included too.'),
+        .describe(
+          'Only fiscal years changed after this UTC timestamp (YYYY-MM-DDTHH:MM:SS).',
+        ),
+      includeRemoved: z
+        .string()
+        .optional()
+        .describe('Whether removed fiscal years are included too.'),
     }),
   },
   register_credit_card: {
-    description: 'Add a credit card to the traveller account; returns the id the card is known by.',
+    description:
+      'Add a credit card to the traveller account; returns the id the card is known by.',
     parameters: z.object({
       access_token: accessToken,
       card_number: z.string().describe('Card number.'),
       expiration_date: z.string().describe('Expiry as MM/YYYY.'),
       cardholder_name: z.string().describe('Name printed on the card.'),
-      card_verification_number: z.int().describe('Security code on the back of the card.'),
+      card_verification_number: z
+        .int()
+        .describe('Security code on the back of the card.'),
     }),
   },
   get_flight_cost: {
-    description: 'Quote the USD fare of a flight between two airports for a date and cabin class.',
+    description:
+      'Quote the USD fare of a flight between two airports for a date and cabin class.',
     parameters: z.object({
-      travel_from: z.string().describe('Departure airport, 3-letter IATA code.'),
+      travel_from: z
+        .string()
+        .describe('Departure airport, 3-letter IATA code.'),
       travel_to: z.string().describe('Arrival airport, 3-letter IATA code.'),
       travel_date: z.string().describe('Date of travel, YYYY-MM-DD.'),
       travel_class: z.string().describe('Cabin: economy, business or first.'),
@@ -624,7 +756,8 @@ export const travelApiTools: BfclToolSpecs = {
     parameters: z.object({ access_token: accessToken, card_id: cardId }),
   },
   book_flight: {
-    description: 'Reserve a flight and charge its fare to a registered card; returns booking and transaction ids.',
+    description:
+      'Reserve a flight and charge its fare to a registered card; returns booking and transaction ids.',
     parameters: z.object({
       access_token: accessToken,
       card_id: cardId,
@@ -638,8 +771,14 @@ export const travelApiTools: BfclToolSpecs = {
     description: 'Fetch the invoice details of a booking.',
     parameters: z.object({
       access_token: accessToken,
-      booking_id: z.string().optional().describe('Id of the booking to invoice.'),
-      insurance_id: z.string().optional().describe('Id of a purchased insurance.'),
+      booking_id: z
+        .string()
+        .optional()
+        .describe('Id of the booking to invoice.'),
+      insurance_id: z
+        .string()
+        .optional()
+        .describe('Id of a purchased insurance.'),
     }),
   },
   list_all_airports: {
@@ -647,7 +786,8 @@ export const travelApiTools: BfclToolSpecs = {
     parameters: z.object({}),
   },
   cancel_booking: {
-    description: 'Cancel a booking and refund its fare to the card it was paid with.',
+    description:
+      'Cancel a booking and refund its fare to the card it was paid with.',
     parameters: z.object({ access_token: accessToken, booking_id: bookingId }),
   },
   compute_exchange_rate: {
@@ -659,7 +799,8 @@ export const travelApiTools: BfclToolSpecs = {
     }),
   },
   verify_traveler_information: {
-    description: 'Check that a traveller is the logged-in user, an adult, and holds a US passport.',
+    description:
+      'Check that a traveller is the logged-in user, an adult, and holds a US passport.',
     parameters: z.object({
       first_name: z.string().describe("Traveller's first name."),
       last_name: z.string().describe("Traveller's last name."),
@@ -677,11 +818,14 @@ export const travelApiTools: BfclToolSpecs = {
   get_nearest_airport_by_city: {
     description: 'Give the code of the airport that serves a city.',
     parameters: z.object({
-      location: z.string().describe('City name, for example Rivermist, London or Tokyo.'),
+      location: z
+        .string()
+        .describe('City name, for example Rivermist, London or Tokyo.'),
     }),
   },
   purchase_insurance: {
-    description: 'Buy travel insurance for a booking, charged to a registered card.',
+    description:
+      'Buy travel insurance for a booking, charged to a registered card.',
     parameters: z.object({
       access_token: accessToken,
       insurance_type: z.string().describe('Kind of insurance.'),
@@ -709,6 +853,7 @@ export const travelApiDefinition: BfclClassDefinition = {
   create: (realm) => new TravelApi(realm),
   methods: TravelApi.methods as BfclMethodTable<never>,
   stateless: false,
-  description: 'A travel booking system: log in, manage credit cards, price, book and cancel flights, buy insurance.',
+  description:
+    'A travel booking system: log in, manage credit cards, price, book and cancel flights, buy insurance.',
   tools: travelApiTools,
 };

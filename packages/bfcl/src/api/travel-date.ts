@@ -16,11 +16,26 @@ const decimalDigit = /^\p{Nd}$/u;
  * as listed by CPython 3.11 (Unicode 14).
  */
 const nonDecimalDigitRanges: readonly (readonly [number, number])[] = [
-  [0x00b2, 0x00b3], [0x00b9, 0x00b9], [0x1369, 0x1371], [0x19da, 0x19da],
-  [0x2070, 0x2070], [0x2074, 0x2079], [0x2080, 0x2089], [0x2460, 0x2468],
-  [0x2474, 0x247c], [0x2488, 0x2490], [0x24ea, 0x24ea], [0x24f5, 0x24fd],
-  [0x24ff, 0x24ff], [0x2776, 0x277e], [0x2780, 0x2788], [0x278a, 0x2792],
-  [0x10a40, 0x10a43], [0x10e60, 0x10e68], [0x11052, 0x1105a], [0x1f100, 0x1f10a],
+  [0x00b2, 0x00b3],
+  [0x00b9, 0x00b9],
+  [0x1369, 0x1371],
+  [0x19da, 0x19da],
+  [0x2070, 0x2070],
+  [0x2074, 0x2079],
+  [0x2080, 0x2089],
+  [0x2460, 0x2468],
+  [0x2474, 0x247c],
+  [0x2488, 0x2490],
+  [0x24ea, 0x24ea],
+  [0x24f5, 0x24fd],
+  [0x24ff, 0x24ff],
+  [0x2776, 0x277e],
+  [0x2780, 0x2788],
+  [0x278a, 0x2792],
+  [0x10a40, 0x10a43],
+  [0x10e60, 0x10e68],
+  [0x11052, 0x1105a],
+  [0x1f100, 0x1f10a],
 ];
 
 function isDecimalChar(ch: string): boolean {
@@ -44,7 +59,8 @@ export function pyIsDigit(value: string): boolean {
   for (const ch of value) {
     if (isDecimalChar(ch)) continue;
     const cp = ch.codePointAt(0)!;
-    if (!nonDecimalDigitRanges.some(([lo, hi]) => cp >= lo && cp <= hi)) return false;
+    if (!nonDecimalDigitRanges.some(([lo, hi]) => cp >= lo && cp <= hi))
+      return false;
   }
   return true;
 }
@@ -58,7 +74,9 @@ export function pyIntOfDigits(value: string): bigint {
   let result = 0n;
   for (const ch of value) {
     if (!isDecimalChar(ch)) {
-      throw PyException.valueError(`invalid literal for int() with base 10: ${pyRepr(value)}`);
+      throw PyException.valueError(
+        `invalid literal for int() with base 10: ${pyRepr(value)}`,
+      );
     }
     result = result * 10n + BigInt(decimalValue(ch));
   }
@@ -82,7 +100,8 @@ const ymdPattern =
 
 function digitsValue(text: string): number {
   let value = 0;
-  for (const ch of text) value = value * 10 + (ch === ' ' ? 0 : decimalValue(ch));
+  for (const ch of text)
+    value = value * 10 + (ch === ' ' ? 0 : decimalValue(ch));
   return value;
 }
 
@@ -103,7 +122,9 @@ export function strptimeYearMonthDay(value: PyValue): TravelDate | undefined {
   if (typeof value !== 'string') {
     // CPython's argument-clinic message names None by value, not by type.
     const got = value === null ? 'None' : pyTypeName(value);
-    throw PyException.typeError(`strptime() argument 1 must be str, not ${got}`);
+    throw PyException.typeError(
+      `strptime() argument 1 must be str, not ${got}`,
+    );
   }
   const match = ymdPattern.exec(value);
   if (!match) return undefined;

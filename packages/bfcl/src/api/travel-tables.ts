@@ -64,8 +64,29 @@ export const travelRouteCosts: ReadonlyMap<string, number> = new Map(
 
 /** `list_all_airports()`, in BFCL's order. */
 export const travelAirports: readonly string[] = [
-  'RMS', 'SBK', 'MPC', 'SVP', 'SHD', 'CDG', 'LHR', 'SSV', 'OKD', 'WLB', 'PEK', 'HND',
-  'HKG', 'CIA', 'CRH', 'ATV', 'PHV', 'GFD', 'SFO', 'LAX', 'JFK', 'ORD', 'BOS',
+  'RMS',
+  'SBK',
+  'MPC',
+  'SVP',
+  'SHD',
+  'CDG',
+  'LHR',
+  'SSV',
+  'OKD',
+  'WLB',
+  'PEK',
+  'HND',
+  'HKG',
+  'CIA',
+  'CRH',
+  'ATV',
+  'PHV',
+  'GFD',
+  'SFO',
+  'LAX',
+  'JFK',
+  'ORD',
+  'BOS',
 ];
 
 /** `get_nearest_airport_by_city`: city name → airport code. */
