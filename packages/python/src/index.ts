@@ -16,7 +16,8 @@ export {
   type PyValue,
 } from './py-value';
 export { PyException } from './py-exception';
-export { floatRepr, pyRepr, pyStr, stringRepr } from './py-repr';
+export { floatRepr, intRepr, pyRepr, pyStr, stringRepr } from './py-repr';
+export { PyComplex } from './py-complex';
 export {
   PyJsonSyntaxError,
   compareCodePoints,
@@ -57,6 +58,8 @@ export {
   pyGt,
   pyIndexOf,
   pyInt,
+  pyIntToFloat,
+  pyIntTrueDiv,
   pyIter,
   pyLe,
   pyLen,

@@ -1,5 +1,5 @@
 import { PyException } from './py-exception';
-import { floatRepr } from './py-repr';
+import { floatRepr, intRepr } from './py-repr';
 import { PyDict, PyTuple, pyTypeName, type PyKey, type PyValue } from './py-value';
 
 /** Options of {@link pyJsonDumps}, named after `json.dumps`'s keywords. */
@@ -31,7 +31,7 @@ export function pyJsonDumps(value: PyValue, options: PyJsonDumpsOptions = {}): s
       case 'boolean':
         return v ? 'true' : 'false';
       case 'bigint':
-        return v.toString();
+        return intRepr(v);
       case 'number':
         return encodeFloat(v);
       case 'string':
@@ -76,7 +76,7 @@ function encodeKey(key: PyKey): string {
   if (typeof key === 'string') return key;
   if (key === null) return 'null';
   if (typeof key === 'boolean') return key ? 'true' : 'false';
-  if (typeof key === 'bigint') return key.toString();
+  if (typeof key === 'bigint') return intRepr(key);
   if (typeof key === 'number') return encodeFloat(key);
   throw PyException.typeError(
     `keys must be str, int, float, bool or None, not ${pyTypeName(key)}`,

@@ -1,4 +1,5 @@
 import { pyCompare, pyEquals } from './py-compare';
+import { PyComplex } from './py-complex';
 import { PyException } from './py-exception';
 import { floatRepr, pyRepr, pyStr } from './py-repr';
 import { PyDict, PySet, PyTuple, pyTypeName, type PyKey, type PyValue } from './py-value';
@@ -24,10 +25,25 @@ function unsupported(operator: string, a: PyValue, b: PyValue): PyException {
   );
 }
 
+/**
+ * `float(int)` as CPython converts an int operand: correctly rounded, and
+ * `OverflowError` when it does not fit a double.
+ */
+export function pyIntToFloat(value: bigint): number {
+  const result = Number(value);
+  if (!Number.isFinite(result)) {
+    throw new PyException({ pyType: 'OverflowError', message: 'int too large to convert to float' });
+  }
+  return result;
+}
+
+function toFloat(value: Numeric): number {
+  return typeof value === 'bigint' ? pyIntToFloat(value) : value;
+}
+
 function binaryNumeric(
   a: PyValue,
   b: PyValue,
-  operator: string,
   onInts: (x: bigint, y: bigint) => PyValue,
   onFloats: (x: number, y: number) => PyValue,
 ): PyValue | undefined {
@@ -35,13 +51,67 @@ function binaryNumeric(
   const y = numeric(b);
   if (x === undefined || y === undefined) return undefined;
   if (typeof x === 'bigint' && typeof y === 'bigint') return onInts(x, y);
-  void operator;
-  return onFloats(Number(x), Number(y));
+  return onFloats(toFloat(x), toFloat(y));
+}
+
+function bitLength(value: bigint): number {
+  return value === 0n ? 0 : value.toString(2).length;
+}
+
+/** `x * 2**exponent` without intermediate overflow or underflow (exact when the result is normal). */
+function scaleByPowerOfTwo(x: number, exponent: number): number {
+  let result = x;
+  let n = exponent;
+  while (n > 1000) {
+    result *= 2 ** 1000;
+    n -= 1000;
+  }
+  while (n < -1000) {
+    result *= 2 ** -1000;
+    n += 1000;
+  }
+  return result * 2 ** n;
+}
+
+/**
+ * `numerator / denominator` for ints, correctly rounded to a double (ties to
+ * even, subnormals included) as CPython's `long_true_divide` does;
+ * `OverflowError` when the quotient does not fit.
+ */
+export function pyIntTrueDiv(numerator: bigint, denominator: bigint): number {
+  if (denominator === 0n) throw PyException.zeroDivision('division by zero');
+  const negative = numerator < 0n !== denominator < 0n;
+  const num = numerator < 0n ? -numerator : numerator;
+  const den = denominator < 0n ? -denominator : denominator;
+  if (num === 0n) return negative ? -0 : 0;
+  // Scale to a quotient of about 64 bits; a sticky low bit keeps the
+  // rounding of the final 53 bits exact.
+  const shift = 64 - (bitLength(num) - bitLength(den));
+  const scaledNum = shift >= 0 ? num << BigInt(shift) : num;
+  const scaledDen = shift >= 0 ? den : den << BigInt(-shift);
+  let quotient = scaledNum / scaledDen;
+  if (quotient * scaledDen !== scaledNum) quotient |= 1n;
+  const exponent = bitLength(quotient) - 1 - shift;
+  let result: number;
+  if (exponent >= -1022) {
+    result = scaleByPowerOfTwo(Number(quotient), -shift);
+  } else {
+    // Subnormal: round once, at the fixed quantum 2**-1074.
+    const scaled = num << 1074n;
+    let units = scaled / den;
+    const remainder2 = (scaled - units * den) * 2n;
+    if (remainder2 > den || (remainder2 === den && (units & 1n) === 1n)) units += 1n;
+    result = scaleByPowerOfTwo(Number(units), -1074);
+  }
+  if (!Number.isFinite(result)) {
+    throw new PyException({ pyType: 'OverflowError', message: 'integer division result too large for a float' });
+  }
+  return negative ? -result : result;
 }
 
 /** `a + b`. */
 export function pyAdd(a: PyValue, b: PyValue): PyValue {
-  const result = binaryNumeric(a, b, '+', (x, y) => x + y, (x, y) => x + y);
+  const result = binaryNumeric(a, b, (x, y) => x + y, (x, y) => x + y);
   if (result !== undefined) return result;
   if (typeof a === 'string') {
     if (typeof b === 'string') return a + b;
@@ -60,7 +130,7 @@ export function pyAdd(a: PyValue, b: PyValue): PyValue {
 
 /** `a - b`. */
 export function pySub(a: PyValue, b: PyValue): PyValue {
-  const result = binaryNumeric(a, b, '-', (x, y) => x - y, (x, y) => x - y);
+  const result = binaryNumeric(a, b, (x, y) => x - y, (x, y) => x - y);
   if (result !== undefined) return result;
   if (a instanceof PySet && b instanceof PySet) {
     return new PySet([...a].filter((item) => !b.has(item)));
@@ -70,7 +140,7 @@ export function pySub(a: PyValue, b: PyValue): PyValue {
 
 /** `a * b`, including sequence repetition. */
 export function pyMul(a: PyValue, b: PyValue): PyValue {
-  const result = binaryNumeric(a, b, '*', (x, y) => x * y, (x, y) => x * y);
+  const result = binaryNumeric(a, b, (x, y) => x * y, (x, y) => x * y);
   if (result !== undefined) return result;
   const repeat = (sequence: PyValue, count: PyValue): PyValue | undefined => {
     const n = typeof count === 'bigint' ? count : typeof count === 'boolean' ? BigInt(count) : undefined;
@@ -99,12 +169,11 @@ export function pyTrueDiv(a: PyValue, b: PyValue): PyValue {
   const x = numeric(a);
   const y = numeric(b);
   if (x === undefined || y === undefined) throw unsupported('/', a, b);
-  if (typeof x === 'bigint' && typeof y === 'bigint') {
-    if (y === 0n) throw PyException.zeroDivision('division by zero');
-    return Number(x) / Number(y);
-  }
-  if (Number(y) === 0) throw PyException.zeroDivision('float division by zero');
-  return Number(x) / Number(y);
+  if (typeof x === 'bigint' && typeof y === 'bigint') return pyIntTrueDiv(x, y);
+  const fx = toFloat(x);
+  const fy = toFloat(y);
+  if (fy === 0) throw PyException.zeroDivision('float division by zero');
+  return fx / fy;
 }
 
 /** `a // b`. */
@@ -117,8 +186,10 @@ export function pyFloorDiv(a: PyValue, b: PyValue): PyValue {
     const q = x / y;
     return (x % y !== 0n && (x < 0n) !== (y < 0n)) ? q - 1n : q;
   }
-  if (Number(y) === 0) throw PyException.zeroDivision('float floor division by zero');
-  return Math.floor(Number(x) / Number(y));
+  const fx = toFloat(x);
+  const fy = toFloat(y);
+  if (fy === 0) throw PyException.zeroDivision('float floor division by zero');
+  return Math.floor(fx / fy);
 }
 
 /** `a % b` (the result takes the sign of `b`). */
@@ -131,38 +202,79 @@ export function pyMod(a: PyValue, b: PyValue): PyValue {
     const r = x % y;
     return r !== 0n && (r < 0n) !== (y < 0n) ? r + y : r;
   }
-  const fy = Number(y);
+  const fx = toFloat(x);
+  const fy = toFloat(y);
   if (fy === 0) throw PyException.zeroDivision('float modulo');
-  const r = Number(x) % fy;
+  const r = fx % fy;
   return r !== 0 && (r < 0) !== (fy < 0) ? r + fy : r;
 }
 
-/** `a ** b`. */
+/** `a ** b`: int powers stay exact; otherwise CPython's `float_pow`. */
 export function pyPow(a: PyValue, b: PyValue): PyValue {
   const x = numeric(a);
   const y = numeric(b);
   if (x === undefined || y === undefined) throw unsupported('** or pow()', a, b);
-  if (typeof x === 'bigint' && typeof y === 'bigint') {
-    if (y >= 0n) {
-      if (y > 100_000n) throw new PyException({ pyType: 'OverflowError', message: 'exponent too large' });
-      return x ** y;
+  if (typeof x === 'bigint' && typeof y === 'bigint' && y >= 0n) {
+    const magnitude = x < 0n ? -x : x;
+    // CPython computes any size; refuse only what could not be held at all.
+    if (magnitude > 1n && BigInt(bitLength(magnitude) - 1) * y > 1n << 26n) {
+      throw new PyException({ pyType: 'MemoryError', message: '' });
     }
-    if (x === 0n) {
-      throw PyException.zeroDivision('0.0 cannot be raised to a negative power');
-    }
-    return Number(x) ** Number(y);
+    return x ** y;
   }
-  const fx = Number(x);
-  const fy = Number(y);
-  if (fx === 0 && fy < 0) throw PyException.zeroDivision('0.0 cannot be raised to a negative power');
-  if (fx < 0 && !Number.isInteger(fy)) {
-    throw PyException.valueError('math domain error');
+  // A negative int exponent also goes through float_pow, like CPython.
+  return floatPow(toFloat(x), toFloat(y));
+}
+
+function isOddInteger(value: number): boolean {
+  return Math.abs(value) % 2 === 1;
+}
+
+const outOfRange = "(34, 'Numerical result out of range')";
+
+/** CPython's `float_pow`: its special cases first, then C `pow`. */
+function floatPow(base: number, exponent: number): PyValue {
+  if (exponent === 0) return 1;
+  if (Number.isNaN(base)) return base;
+  if (Number.isNaN(exponent)) return base === 1 ? 1 : exponent;
+  if (!Number.isFinite(exponent)) {
+    const magnitude = Math.abs(base);
+    if (magnitude === 1) return 1;
+    return exponent > 0 === magnitude > 1 ? Math.abs(exponent) : 0;
   }
-  const result = fx ** fy;
-  if (!Number.isFinite(result) && Number.isFinite(fx) && Number.isFinite(fy)) {
-    throw new PyException({ pyType: 'OverflowError', message: "(34, 'Numerical result out of range')" });
+  if (!Number.isFinite(base)) {
+    const odd = isOddInteger(exponent);
+    if (exponent > 0) return odd ? base : Math.abs(base);
+    return odd ? (base < 0 ? -0 : 0) : 0;
   }
-  return result;
+  if (base === 0) {
+    if (exponent < 0) throw PyException.zeroDivision('0.0 cannot be raised to a negative power');
+    return isOddInteger(exponent) ? base : 0;
+  }
+  let magnitude = base;
+  let negate = false;
+  if (base < 0) {
+    // A negative base with a fractional exponent gives a complex number.
+    if (exponent !== Math.floor(exponent)) return complexPowOfReal(base, exponent);
+    magnitude = -base;
+    negate = isOddInteger(exponent);
+  }
+  if (magnitude === 1) return negate ? -1 : 1;
+  const result = magnitude ** exponent;
+  if (!Number.isFinite(result)) throw new PyException({ pyType: 'OverflowError', message: outOfRange });
+  return negate ? -result : result;
+}
+
+/** `complex(base) ** complex(exponent)` for a negative real base (CPython's `_Py_c_pow`). */
+function complexPowOfReal(base: number, exponent: number): PyComplex {
+  const length = Math.abs(base) ** exponent;
+  const phase = Math.atan2(0, base) * exponent;
+  const real = length * Math.cos(phase);
+  const imag = length * Math.sin(phase);
+  if (!Number.isFinite(real) || !Number.isFinite(imag)) {
+    throw new PyException({ pyType: 'OverflowError', message: 'complex exponentiation' });
+  }
+  return new PyComplex(real, imag);
 }
 
 /** `-a`. */
@@ -199,7 +311,7 @@ export function pyGe(a: PyValue, b: PyValue): boolean {
 /** `float(value)` with CPython's conversions and errors. */
 export function pyFloat(value: PyValue): number {
   if (typeof value === 'number') return value;
-  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'bigint') return pyIntToFloat(value);
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (typeof value === 'string') {
     const text = value.trim().replace(/_/g, (m, offset: number, s: string) =>

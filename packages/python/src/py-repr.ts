@@ -1,4 +1,22 @@
+import { PyException } from './py-exception';
 import { PyDict, PySet, PyTuple, type PyValue } from './py-value';
+
+const maxIntDigits = 4300;
+const intDigitsLimit = 10n ** BigInt(maxIntDigits);
+
+/**
+ * `str(n)` of a Python int. CPython (3.11+) refuses to convert ints of more
+ * than 4,300 digits to text, with a `ValueError`; `repr`, `str`, f-strings
+ * and `json.dumps` all go through this.
+ */
+export function intRepr(value: bigint): string {
+  if (value >= intDigitsLimit || value <= -intDigitsLimit) {
+    throw PyException.valueError(
+      `Exceeds the limit (${maxIntDigits} digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit`,
+    );
+  }
+  return value.toString();
+}
 
 /**
  * `repr(x)` of a Python float: the shortest digits that round-trip (as in
@@ -66,7 +84,7 @@ export function pyRepr(value: PyValue): string {
     case 'boolean':
       return value ? 'True' : 'False';
     case 'bigint':
-      return value.toString();
+      return intRepr(value);
     case 'number':
       return floatRepr(value);
     case 'string':
