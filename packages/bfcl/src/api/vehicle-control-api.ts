@@ -23,8 +23,16 @@ import {
   type PyValue,
 } from '@seal/python';
 import * as z from 'zod';
-import { errorResult as error, expectDict, pyDict as dict } from './api-helpers';
-import { BfclApi, type BfclClassDefinition, type BfclMethodTable } from './bfcl-api';
+import {
+  errorResult as error,
+  expectDict,
+  pyDict as dict,
+} from './api-helpers';
+import {
+  BfclApi,
+  type BfclClassDefinition,
+  type BfclMethodTable,
+} from './bfcl-api';
 import type { BfclRealm } from './bfcl-realm';
 import type { BfclToolSpecs } from './tool-spec';
 import { vehicleCityZipcodes, vehicleRouteDistance } from './vehicle-routes';
@@ -158,7 +166,9 @@ export class VehicleControlApi extends BfclApi {
     // The configured `remainingUnlockedDoors` is overwritten: 4 minus the
     // number of doors whose status is exactly "locked".
     const doors = expectDict(this.doorStatus, 'keys');
-    const locked = [...doors.values()].filter((status) => pyEquals(status, 'locked')).length;
+    const locked = [...doors.values()].filter((status) =>
+      pyEquals(status, 'locked'),
+    ).length;
     this.remainingUnlockedDoors = 4n - BigInt(locked);
     this.acTemperature = get('acTemperature');
     this.fanSpeed = get('fanSpeed');
@@ -195,7 +205,10 @@ export class VehicleControlApi extends BfclApi {
   private parkingBrakeResult(status: string, force: number): PyDict {
     const result = new PyDict();
     if (pyTruthy(this.long_context)) {
-      result.set('parkingBrakeInstruction', this.constant('PARKING_BRAKE_INSTRUCTION'));
+      result.set(
+        'parkingBrakeInstruction',
+        this.constant('PARKING_BRAKE_INSTRUCTION'),
+      );
     }
     result.set('parkingBrakeStatus', status);
     result.set('_parkingBrakeForce', force);
@@ -219,12 +232,17 @@ export class VehicleControlApi extends BfclApi {
           );
         }
         if (!pyEquals(self.brakePedalStatus, 'pressed')) {
-          return error('Brake pedal needs to be pressed when starting the engine.');
+          return error(
+            'Brake pedal needs to be pressed when starting the engine.',
+          );
         }
         if (!pyEquals(self.brakePedalForce, 1000.0)) {
-          return error('Must press the brake fully before starting the engine.');
+          return error(
+            'Must press the brake fully before starting the engine.',
+          );
         }
-        if (pyLt(self.fuelLevel, minFuelLevel)) return error('Fuel tank is empty.');
+        if (pyLt(self.fuelLevel, minFuelLevel))
+          return error('Fuel tank is empty.');
         if (!pyEquals(mode!, 'START')) return error('Invalid ignition mode.');
         self.engine_state = 'running';
         return dict({
@@ -258,9 +276,15 @@ export class VehicleControlApi extends BfclApi {
           // stay changed.
           if (pyEquals(pyGetItem(self.doorStatus, door), target)) continue;
           expectDict(self.doorStatus, '__setitem__').set(door as PyKey, target);
-          self.remainingUnlockedDoors = pyAdd(self.remainingUnlockedDoors, step);
+          self.remainingUnlockedDoors = pyAdd(
+            self.remainingUnlockedDoors,
+            step,
+          );
         }
-        return dict({ lockStatus: target, remainingUnlockedDoors: self.remainingUnlockedDoors });
+        return dict({
+          lockStatus: target,
+          remainingUnlockedDoors: self.remainingUnlockedDoors,
+        });
       },
     },
     adjustClimateControl: {
@@ -271,11 +295,15 @@ export class VehicleControlApi extends BfclApi {
         { name: 'mode', default: 'auto' },
       ],
       call(self, [temperature, unit, fanSpeed, mode]) {
-        if (!between(fanSpeed!, 0n, 100n)) return error('Fan speed must be between 0 and 100.');
+        if (!between(fanSpeed!, 0n, 100n))
+          return error('Fan speed must be between 0 and 100.');
         // The raw value is stored first: a conversion that raises leaves it.
         self.acTemperature = temperature!;
         if (pyEquals(unit!, 'fahrenheit')) {
-          self.acTemperature = pyTrueDiv(pyMul(pySub(temperature!, 32n), 5n), 9n);
+          self.acTemperature = pyTrueDiv(
+            pyMul(pySub(temperature!, 32n), 5n),
+            9n,
+          );
         }
         self.fanSpeed = fanSpeed!;
         self.acMode = mode!;
@@ -307,7 +335,8 @@ export class VehicleControlApi extends BfclApi {
     setHeadlights: {
       parameters: [{ name: 'mode' }],
       call(self, [mode]) {
-        if (!pyContains(['on', 'off', 'auto'], mode!)) return error('Invalid headlight mode.');
+        if (!pyContains(['on', 'off', 'auto'], mode!))
+          return error('Invalid headlight mode.');
         const status = pyEquals(mode!, 'on') ? 'on' : 'off';
         self.headLightStatus = status;
         return dict({ headlightStatus: status });
@@ -318,7 +347,10 @@ export class VehicleControlApi extends BfclApi {
       call(self, [option]) {
         const status = new PyDict();
         if (pyTruthy(self.long_context)) {
-          status.set('metadata', self.constant('CAR_STATUS_METADATA_EXTENSION'));
+          status.set(
+            'metadata',
+            self.constant('CAR_STATUS_METADATA_EXTENSION'),
+          );
         }
         // Only a str equals a str, so a plain switch matches Python's `==` chain.
         switch (typeof option === 'string' ? option : undefined) {
@@ -361,7 +393,8 @@ export class VehicleControlApi extends BfclApi {
     activateParkingBrake: {
       parameters: [{ name: 'mode' }],
       call(self, [mode]) {
-        if (!pyContains(['engage', 'release'], mode!)) return error('Invalid mode');
+        if (!pyContains(['engage', 'release'], mode!))
+          return error('Invalid mode');
         // Releasing also sets the slope angle to 10.0, as BFCL does.
         self.slopeAngle = 10.0;
         if (pyEquals(mode!, 'engage')) {
@@ -377,7 +410,8 @@ export class VehicleControlApi extends BfclApi {
     pressBrakePedal: {
       parameters: [{ name: 'pedalPosition' }],
       call(self, [position]) {
-        if (!between(position!, 0n, 1n)) return error('Pedal position must be between 0 and 1.');
+        if (!between(position!, 0n, 1n))
+          return error('Pedal position must be between 0 and 1.');
         if (pyEquals(position!, 0n)) {
           self.brakePedalStatus = 'released';
           self.brakePedalForce = 0.0;
@@ -388,7 +422,10 @@ export class VehicleControlApi extends BfclApi {
         const force = pyMul(position!, 1000n);
         self.brakePedalStatus = 'pressed';
         self.brakePedalForce = force;
-        return dict({ brakePedalStatus: 'pressed', brakePedalForce: pyFloat(force) });
+        return dict({
+          brakePedalStatus: 'pressed',
+          brakePedalForce: pyFloat(force),
+        });
       },
     },
     releaseBrakePedal: {
@@ -400,14 +437,20 @@ export class VehicleControlApi extends BfclApi {
       },
     },
     setCruiseControl: {
-      parameters: [{ name: 'speed' }, { name: 'activate' }, { name: 'distanceToNextVehicle' }],
+      parameters: [
+        { name: 'speed' },
+        { name: 'activate' },
+        { name: 'distanceToNextVehicle' },
+      ],
       call(self, [speedArgument, activate, distanceArgument]) {
         // Both are cast to float first (distance first), so bad values raise
         // before any check.
         const distance = pyFloat(distanceArgument!);
         const speed = pyFloat(speedArgument!);
         if (pyEquals(self.engine_state, 'stopped')) {
-          return error('Start the engine before activating the cruise control.');
+          return error(
+            'Start the engine before activating the cruise control.',
+          );
         }
         if (pyTruthy(activate!)) {
           // The distance is stored before the speed is validated.
@@ -416,11 +459,19 @@ export class VehicleControlApi extends BfclApi {
             return error('Invalid speed');
           }
           self.cruiseStatus = 'active';
-          return dict({ cruiseStatus: 'active', currentSpeed: speed, distanceToNextVehicle: distance });
+          return dict({
+            cruiseStatus: 'active',
+            currentSpeed: speed,
+            distanceToNextVehicle: distance,
+          });
         }
         self.cruiseStatus = 'inactive';
         self.distanceToNextVehicle = distance;
-        return dict({ cruiseStatus: 'inactive', currentSpeed: speed, distanceToNextVehicle: distance });
+        return dict({
+          cruiseStatus: 'inactive',
+          currentSpeed: speed,
+          distanceToNextVehicle: distance,
+        });
       },
     },
     get_current_speed: {
@@ -438,7 +489,9 @@ export class VehicleControlApi extends BfclApi {
     estimate_drive_feasibility_by_mileage: {
       parameters: [{ name: 'distance' }],
       call(self, [distance]) {
-        return dict({ canDrive: !pyLt(pyMul(self.fuelLevel, milesPerGallon), distance!) });
+        return dict({
+          canDrive: !pyLt(pyMul(self.fuelLevel, milesPerGallon), distance!),
+        });
       },
     },
     liter_to_gallon: {
@@ -462,7 +515,10 @@ export class VehicleControlApi extends BfclApi {
             ? error('distance not found in database.')
             : dict({ distance });
         if (pyTruthy(self.long_context)) {
-          result.set('intermediaryCities', self.constant('INTERMEDIARY_CITIES'));
+          result.set(
+            'intermediaryCities',
+            self.constant('INTERMEDIARY_CITIES'),
+          );
         }
         return result;
       },
@@ -470,7 +526,8 @@ export class VehicleControlApi extends BfclApi {
     get_zipcode_based_on_city: {
       parameters: [{ name: 'city' }],
       call(_self, [city]) {
-        const zipcode = typeof city === 'string' ? vehicleCityZipcodes.get(city) : undefined;
+        const zipcode =
+          typeof city === 'string' ? vehicleCityZipcodes.get(city) : undefined;
         return dict({ zipcode: zipcode ?? '00000' });
       },
     },
@@ -486,7 +543,10 @@ export class VehicleControlApi extends BfclApi {
       parameters: [],
       call(self) {
         const total = pyAdd(
-          pyAdd(pyAdd(self.frontLeftTirePressure, self.frontRightTirePressure), self.rearLeftTirePressure),
+          pyAdd(
+            pyAdd(self.frontLeftTirePressure, self.frontRightTirePressure),
+            self.rearLeftTirePressure,
+          ),
           self.rearRightTirePressure,
         );
         const healthy = between(pyTrueDiv(total, 4n), 30n, 35n);
@@ -525,7 +585,9 @@ function joinStrings(items: readonly PyValue[]): string {
     .join(', ');
 }
 
-const doorName = z.string().describe('A door: driver, passenger, rear_left or rear_right.');
+const doorName = z
+  .string()
+  .describe('A door: driver, passenger, rear_left or rear_right.');
 
 /** Our descriptions and argument schemas of the VehicleControlAPI methods. */
 export const vehicleControlApiTools: BfclToolSpecs = {
@@ -537,27 +599,38 @@ export const vehicleControlApiTools: BfclToolSpecs = {
     }),
   },
   fillFuelTank: {
-    description: 'Add fuel, in gallons, to the tank; the tank takes at most 50 gallons in total.',
+    description:
+      'Add fuel, in gallons, to the tank; the tank takes at most 50 gallons in total.',
     parameters: z.object({
-      fuelAmount: z.number().describe('Gallons to add to what is already in the tank.'),
+      fuelAmount: z
+        .number()
+        .describe('Gallons to add to what is already in the tank.'),
     }),
   },
   lockDoors: {
-    description: 'Lock or unlock the listed doors and report how many doors remain unlocked.',
+    description:
+      'Lock or unlock the listed doors and report how many doors remain unlocked.',
     parameters: z.object({
-      unlock: z.boolean().describe('true to unlock the doors, false to lock them.'),
+      unlock: z
+        .boolean()
+        .describe('true to unlock the doors, false to lock them.'),
       door: z.array(doorName).describe('The doors to change.'),
     }),
   },
   adjustClimateControl: {
     description: 'Set the cabin temperature, fan speed and climate mode.',
     parameters: z.object({
-      temperature: z.number().describe('Target temperature, in the given unit.'),
+      temperature: z
+        .number()
+        .describe('Target temperature, in the given unit.'),
       unit: z
         .string()
         .default('celsius')
         .describe('"celsius" or "fahrenheit". Default: celsius.'),
-      fanSpeed: z.int().default(50).describe('Fan speed from 0 to 100. Default: 50.'),
+      fanSpeed: z
+        .int()
+        .default(50)
+        .describe('Fan speed from 0 to 100. Default: 50.'),
       mode: z
         .string()
         .default('auto')
@@ -565,15 +638,18 @@ export const vehicleControlApiTools: BfclToolSpecs = {
     }),
   },
   get_outside_temperature_from_google: {
-    description: 'Read the current outside temperature in Celsius (Google weather source).',
+    description:
+      'Read the current outside temperature in Celsius (Google weather source).',
     parameters: z.object({}),
   },
   get_outside_temperature_from_weather_com: {
-    description: 'Read the current outside temperature in Celsius (weather.com source).',
+    description:
+      'Read the current outside temperature in Celsius (weather.com source).',
     parameters: z.object({}),
   },
   setHeadlights: {
-    description: 'Switch the headlights on or off, or put them in automatic mode.',
+    description:
+      'Switch the headlights on or off, or put them in automatic mode.',
     parameters: z.object({
       mode: z.string().describe('"on", "off" or "auto".'),
     }),
@@ -595,9 +671,12 @@ export const vehicleControlApiTools: BfclToolSpecs = {
     }),
   },
   pressBrakePedal: {
-    description: 'Press the brake pedal to a position and hold it there until it is released.',
+    description:
+      'Press the brake pedal to a position and hold it there until it is released.',
     parameters: z.object({
-      pedalPosition: z.number().describe('0 (not pressed) to 1 (pressed all the way).'),
+      pedalPosition: z
+        .number()
+        .describe('0 (not pressed) to 1 (pressed all the way).'),
     }),
   },
   releaseBrakePedal: {
@@ -605,11 +684,16 @@ export const vehicleControlApiTools: BfclToolSpecs = {
     parameters: z.object({}),
   },
   setCruiseControl: {
-    description: 'Turn cruise control on or off with a target speed and following distance; the engine must run.',
+    description:
+      'Turn cruise control on or off with a target speed and following distance; the engine must run.',
     parameters: z.object({
       speed: z.number().describe('Target speed, 0 to 120, in steps of 5.'),
-      activate: z.boolean().describe('true to turn cruise control on, false to turn it off.'),
-      distanceToNextVehicle: z.number().describe('Gap to keep to the vehicle ahead, in metres.'),
+      activate: z
+        .boolean()
+        .describe('true to turn cruise control on, false to turn it off.'),
+      distanceToNextVehicle: z
+        .number()
+        .describe('Gap to keep to the vehicle ahead, in metres.'),
     }),
   },
   get_current_speed: {
@@ -623,7 +707,8 @@ export const vehicleControlApiTools: BfclToolSpecs = {
     }),
   },
   estimate_drive_feasibility_by_mileage: {
-    description: 'Tell whether the fuel in the tank is enough to drive a distance in miles.',
+    description:
+      'Tell whether the fuel in the tank is enough to drive a distance in miles.',
     parameters: z.object({
       distance: z.number().describe('The trip length in miles.'),
     }),
@@ -641,7 +726,8 @@ export const vehicleControlApiTools: BfclToolSpecs = {
     }),
   },
   estimate_distance: {
-    description: 'Look up the road distance in kilometres between two cities given by zip code.',
+    description:
+      'Look up the road distance in kilometres between two cities given by zip code.',
     parameters: z.object({
       cityA: z.string().describe('Zip code of one city.'),
       cityB: z.string().describe('Zip code of the other city.'),
@@ -656,11 +742,14 @@ export const vehicleControlApiTools: BfclToolSpecs = {
   set_navigation: {
     description: 'Start route guidance to an address.',
     parameters: z.object({
-      destination: z.string().describe('The address, as "street, city, state".'),
+      destination: z
+        .string()
+        .describe('The address, as "street, city, state".'),
     }),
   },
   check_tire_pressure: {
-    description: 'Read the four tyre pressures in psi and whether their average is in the healthy range.',
+    description:
+      'Read the four tyre pressures in psi and whether their average is in the healthy range.',
     parameters: z.object({}),
   },
   find_nearest_tire_shop: {

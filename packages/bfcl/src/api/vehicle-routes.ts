@@ -45,7 +45,10 @@ for (const [a, b, km] of routes) {
  * `VehicleControlAPI.estimate_distance` knows it, or undefined for an unknown
  * pair. Only str arguments can match, as with Python's `==` on strings.
  */
-export function vehicleRouteDistance(cityA: PyValue, cityB: PyValue): number | undefined {
+export function vehicleRouteDistance(
+  cityA: PyValue,
+  cityB: PyValue,
+): number | undefined {
   if (typeof cityA !== 'string' || typeof cityB !== 'string') return undefined;
   return routeIndex.get(`${cityA}\u0000${cityB}`);
 }
