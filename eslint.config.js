@@ -16,13 +16,15 @@ export default tseslint.config(
         'error',
         { selector: 'TSEnumDeclaration', message: 'Use literal unions or `as const` objects.' },
         { selector: 'TSModuleDeclaration[kind="namespace"]', message: 'No namespaces.' },
+        {
+          selector:
+            "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier, ImportDeclaration[source.value='zod'] > ImportDefaultSpecifier",
+          message: "Import zod as `import * as z from 'zod'`.",
+        },
       ],
       'no-restricted-imports': [
         'error',
         {
-          paths: [
-            { name: 'zod', importNames: ['default', 'z'], message: "Import zod as `import * as z from 'zod'`." },
-          ],
           patterns: [
             { group: ['../../*/src/*', '../../../packages/*'], message: 'Import other packages through their exports.' },
           ],
@@ -36,6 +38,12 @@ export default tseslint.config(
     rules: {
       ...vitest.configs.recommended.rules,
       'vitest/consistent-test-it': ['error', { fn: 'it' }],
+      // Narrowing a result union before asserting on it is the normal shape here.
+      'vitest/no-conditional-expect': 'off',
+      'vitest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expect*', 'roundTrip', 'assert*'] }],
+      'vitest/valid-title': ['error', { allowArguments: true }],
+      // Skips carry the reason (missing shared fixtures) as their title.
+      'vitest/no-disabled-tests': 'off',
     },
   },
 );

@@ -190,6 +190,6 @@ describe.skipIf(!hasSharedBfclData)('safety: adversarial strings through the exe
   });
 });
 
-describe.skipIf(hasSharedBfclData)('safety: adversarial strings through the executor and episodes', () => {
+describe.skipIf(hasSharedBfclData)('safety: executor and episodes (needs shared data)', () => {
   it.skip(sharedDataSkipMessage, () => {});
 });

@@ -422,11 +422,13 @@ export function pyUpper(value: PyValue): string {
 
 /** `str.split()` with no arguments: runs of whitespace, no empty strings. */
 export function pySplitWhitespace(value: string): string[] {
+  // eslint-disable-next-line no-control-regex -- Python's whitespace set includes \x1c-\x1f.
   return value.split(/[\s\u001c-\u001f\u0085]+/u).filter((part) => part.length > 0);
 }
 
 /** `str.splitlines()`: every line boundary Python recognises, no trailing empty line. */
 export function pySplitLines(value: string): string[] {
+  // eslint-disable-next-line no-control-regex -- Python's line boundaries include \x1c-\x1e.
   const lines = value.split(/\r\n|[\n\r\v\f\u001c\u001d\u001e\u0085\u2028\u2029]/u);
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines;

@@ -37,7 +37,7 @@ describe.skipIf(!hasSharedBfclData)('our tool specs against the official BFCL fu
   });
 });
 
-describe.skipIf(hasSharedBfclData)('our tool specs against the official BFCL function docs', () => {
+describe.skipIf(hasSharedBfclData)('tool specs against BFCL docs (needs shared data)', () => {
   it.skip(sharedDataSkipMessage, () => {});
 });
 
