@@ -645,7 +645,7 @@ export class GraphBuilder {
    * it transposes only head-width tensors, never P.
    */
   attention(q: Value, kT: Value, v: Value, bias: Value, rep: number): Value {
-    const [b, kvh, rows, d] = q.shape as [number, number, number, number];
+    const [b, kvh, rows] = q.shape as [number, number, number, number];
     const keys = kT.shape[3]!;
     const s = rows / rep;
     const { out, probabilities } = this.untaped(() => {

@@ -1,4 +1,5 @@
-import { SealError, type PolicyV1 } from '@seal/spec';
+/* eslint vitest/expect-expect: ["error", { "assertFunctionNames": ["expect", "rejectsWith"] }] */
+import type { PolicyV1 } from '@seal/spec';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,15 +35,8 @@ function temporaryDirectory(): string {
   return directory;
 }
 
-async function expectCode(promise: PromiseLike<unknown> | (() => unknown), code: string): Promise<void> {
-  try {
-    await (typeof promise === 'function' ? promise() : promise);
-  } catch (error) {
-    expect(SealError.isInstance(error)).toBe(true);
-    expect((error as SealError).code).toBe(code);
-    return;
-  }
-  expect.unreachable(`expected a SealError ${code}`);
+function rejectsWith(promise: PromiseLike<unknown>, code: string): Promise<void> {
+  return expect(Promise.resolve(promise)).rejects.toMatchObject({ code });
 }
 
 const prompts = [
@@ -166,16 +160,16 @@ describe('createOrtPolicy (in process)', () => {
   });
 
   it('should reject per-token arrays of the wrong length with SHAPE_MISMATCH', async () => {
-    await expectCode(
+    await rejectsWith(
       policy.train({ objective: 'cross-entropy', sequences: [{ tokenIds: [1, 2, 3], tokenWeights: [0, 1] }], options: trainSettings }),
       'SHAPE_MISMATCH',
     );
   });
 
   it('should reject token ids outside the vocabulary and malformed options', async () => {
-    await expectCode(policy.score({ sequences: [[1, 2, 999]] }), 'INVALID_ARGUMENT');
-    await expectCode(policy.generate({ prompts: [[1]], maxTokens: 0 }), 'INVALID_ARGUMENT');
-    await expectCode(
+    await rejectsWith(policy.score({ sequences: [[1, 2, 999]] }), 'INVALID_ARGUMENT');
+    await rejectsWith(policy.generate({ prompts: [[1]], maxTokens: 0 }), 'INVALID_ARGUMENT');
+    await rejectsWith(
       policy.train({ objective: 'ppo', sequences: [{ tokenIds: [1, 2], tokenWeights: [0, 1] }], options: trainSettings }),
       'INVALID_ARGUMENT',
     );
@@ -211,7 +205,7 @@ describe('createOrtPolicy (in process)', () => {
     const { tensors } = decodeSafetensors({ bytes: readFileSync(path), source: path });
     tensors.delete('model.layers.1.mlp.up_proj.weight');
     writeFileSync(path, encodeSafetensors({ tensors }));
-    await expectCode(policy.load({ directory }), 'MISSING_WEIGHT');
+    await rejectsWith(policy.load({ directory }), 'MISSING_WEIGHT');
   });
 
   it('should report a weight of the wrong shape with SHAPE_MISMATCH', async () => {
@@ -221,7 +215,7 @@ describe('createOrtPolicy (in process)', () => {
     const { tensors } = decodeSafetensors({ bytes: readFileSync(path), source: path });
     tensors.set('model.norm.weight', { shape: [31], data: new Float32Array(31) });
     writeFileSync(path, encodeSafetensors({ tensors }));
-    await expectCode(policy.load({ directory }), 'SHAPE_MISMATCH');
+    await rejectsWith(policy.load({ directory }), 'SHAPE_MISMATCH');
   });
 
   it('should reject unknown config fields with INVALID_DATA', async () => {
@@ -230,14 +224,14 @@ describe('createOrtPolicy (in process)', () => {
     const path = join(directory, 'config.json');
     const hf = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
     writeFileSync(path, JSON.stringify({ ...hf, rope_flavour: 'new' }));
-    await expectCode(createOrtPolicy({ model: { directory }, worker: false }), 'INVALID_DATA');
+    await rejectsWith(createOrtPolicy({ model: { directory }, worker: false }), 'INVALID_DATA');
   });
 });
 
 describe('createOrtPolicy settings', () => {
   it('should reject a tokenizer larger than the model vocabulary with VOCAB_MISMATCH', async () => {
     const small = createModelConfig({ ...config, vocabSize: 200 });
-    await expectCode(createOrtPolicy({ model: { config: small, seed: 1 }, tokenizer: tokenizerFiles, worker: false }), 'VOCAB_MISMATCH');
+    await rejectsWith(createOrtPolicy({ model: { config: small, seed: 1 }, tokenizer: tokenizerFiles, worker: false }), 'VOCAB_MISMATCH');
   });
 
   it('should fail clearly when an execution provider is unavailable', async () => {
@@ -247,7 +241,7 @@ describe('createOrtPolicy settings', () => {
       worker: false,
       executionProvider: 'cuda',
     });
-    await expectCode(policy.score({ sequences: [[1, 2, 3]] }), 'BACKEND_UNAVAILABLE');
+    await rejectsWith(policy.score({ sequences: [[1, 2, 3]] }), 'BACKEND_UNAVAILABLE');
     await policy.close();
   });
 
@@ -261,7 +255,7 @@ describe('createOrtPolicy settings', () => {
       options: trainSettings,
     });
     expect(result.step).toBe(1);
-    await expectCode(policy.score({ sequences: [[1, 1000]] }), 'INVALID_ARGUMENT');
+    await rejectsWith(policy.score({ sequences: [[1, 1000]] }), 'INVALID_ARGUMENT');
     await policy.close();
   });
 });

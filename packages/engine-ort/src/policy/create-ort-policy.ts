@@ -119,7 +119,9 @@ export type WorkerResponse =
 
 async function workerBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
   const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(fromSource ? '../policy-worker.ts' : './policy-worker.js', import.meta.url);
+  // Built code sits next to the worker entry with the same extension (.js or .mjs).
+  const extension = /\.(m?js)$/.exec(import.meta.url)?.[1] ?? 'js';
+  const url = new URL(fromSource ? '../policy-worker.ts' : `./policy-worker.${extension}`, import.meta.url);
   let worker: Worker;
   if (fromSource) {
     // Running from sources (tests, `--conditions=@seal/source`): the worker
