@@ -11,6 +11,7 @@ export {
   BfclSession,
   bfclBlockedNames,
   renderResult,
+  softErrorText,
   type BfclExecution,
   type BfclExecutionStatus,
   type BfclSessionOptions,

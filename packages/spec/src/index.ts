@@ -65,3 +65,17 @@ export {
   type SystemNote,
   type ToolPatch,
 } from './overlay/v1/interface-overlay';
+export { failureTagSchema, fineTagSchema, type FailureTag, type FineTag } from './verifier/v1/failure-tag';
+export {
+  bfclErrorTypeSchema,
+  officialVerdictSchema,
+  rewardsSchema,
+  turnVerdictSchema,
+  verifierV1ResultSchema,
+  type BfclErrorType,
+  type OfficialVerdict,
+  type Rewards,
+  type TurnVerdict,
+  type VerifierV1Result,
+} from './verifier/v1/verifier-v1-result';
+export type { VerifierV1, VerifierV1CallOptions } from './verifier/v1/verifier-v1';

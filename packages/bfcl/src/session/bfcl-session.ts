@@ -46,6 +46,8 @@ export type BfclExecution = {
   parsed?: ParsedCall;
   /** The class whose method ran, when one did. */
   className?: BfclClassName;
+  /** The error the result signals: a raised exception's text, or a returned `error` field. */
+  error?: string;
 };
 
 /** Options of {@link BfclSession}. */
@@ -106,13 +108,14 @@ export class BfclSession {
   execute(call: string): BfclExecution {
     const blocked = blockedName(call);
     if (blocked !== undefined) {
-      return { call, status: 'raised', result: `${errorPrefix}Function call ${blocked} is not allowed.` };
+      const error = `Function call ${blocked} is not allowed.`;
+      return { call, status: 'raised', result: `${errorPrefix}${error}`, error };
     }
     const parsed = parseCallString(call);
     if (!parsed.success) {
       const { kind, message } = parsed.error;
       const status = kind === 'syntax' || kind === 'name' ? 'raised' : 'rejected';
-      return { call, status, result: `${errorPrefix}${message}` };
+      return { call, status, result: `${errorPrefix}${message}`, error: message };
     }
     return { ...this.executeParsed(parsed.value), call };
   }
@@ -123,7 +126,8 @@ export class BfclSession {
     const head = call.name.split('.')[0]!;
     const route = call.name.includes('.') ? undefined : this.routes.get(call.name);
     if (!route) {
-      return { call: text, parsed: call, status: 'raised', result: `${errorPrefix}name '${head}' is not defined` };
+      const error = `name '${head}' is not defined`;
+      return { call: text, parsed: call, status: 'raised', result: `${errorPrefix}${error}`, error };
     }
     const method = route.definition.methods[call.name]!;
     try {
@@ -133,14 +137,24 @@ export class BfclSession {
         kwargs: call.kwargs,
       });
       const value = (method.call as (self: BfclApi, args: PyValue[]) => PyValue)(route.instance, args);
-      return { call: text, parsed: call, className: route.className, status: 'ok', result: renderResult(value) };
-    } catch (error) {
+      const error = softErrorText(value);
+      return {
+        call: text,
+        parsed: call,
+        className: route.className,
+        status: 'ok',
+        result: renderResult(value),
+        ...(error === undefined ? {} : { error }),
+      };
+    } catch (thrown) {
+      const error = exceptionText(thrown);
       return {
         call: text,
         parsed: call,
         className: route.className,
         status: 'raised',
-        result: `${errorPrefix}${exceptionText(error)}`,
+        result: `${errorPrefix}${error}`,
+        error,
       };
     }
   }
@@ -151,6 +165,28 @@ export class BfclSession {
     for (const [className, instance] of this.instances) state.set(className, comparableState(instance));
     return state;
   }
+}
+
+/**
+ * The error a returned value signals, by BFCL's conventions: a dict field
+ * whose name contains `error` (`{"error": "..."}`), or such a dict or an
+ * `Error: ...` string as the first item of a returned list.
+ */
+export function softErrorText(value: PyValue): string | undefined {
+  if (value instanceof PyDict) {
+    for (const [key, item] of value) {
+      if (typeof key === 'string' && key.toLowerCase().includes('error') && item !== null && item !== false && item !== '') {
+        return typeof item === 'string' ? item : pyStr(item);
+      }
+    }
+    return undefined;
+  }
+  if (Array.isArray(value) && value.length > 0) {
+    const first = value[0]!;
+    if (typeof first === 'string') return /^error\b/i.test(first) ? first : undefined;
+    return softErrorText(first);
+  }
+  return undefined;
 }
 
 /** BFCL's block-list test on the text before the first `(` (second dotted part). */

@@ -13,6 +13,7 @@ import {
   type InterfaceOverlay,
   type Task,
   type ToolBackendV1,
+  type ToolBackendV1Execution,
   type ToolBackendV1Session,
   type ToolCall,
   type ToolDoc,
@@ -223,13 +224,14 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
     }
   };
 
-  const execute = (call: ToolCall): { result: string; status: 'ok' | 'raised' | 'rejected' } => {
+  const execute = (call: ToolCall): ToolBackendV1Execution => {
     session ??= backend.createSession(task);
     try {
       return session.execute(call.callText);
     } catch (error) {
       // A backend bug must not cross the episode boundary.
-      return { result: `Error during execution: ${(error as Error).message}`, status: 'raised' };
+      const message = (error as Error).message;
+      return { result: `Error during execution: ${message}`, status: 'raised', error: message };
     }
   };
 
@@ -323,12 +325,21 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
           const results: CallResult[] = [];
           for (const decoded of parsed.calls) {
             const call = toToolCall(decoded);
-            const { result, status } = execute(call);
+            const { result, status, error } = execute(call);
             step.calls.push(call.callText);
             step.results.push(result);
-            events.push({ type: 'call-executed', turn: turnIndex, step: stepInTurn - 1, call, result, status });
+            events.push({
+              type: 'call-executed',
+              turn: turnIndex,
+              step: stepInTurn - 1,
+              call,
+              result,
+              status,
+              ...(error === undefined ? {} : { error }),
+            });
+            const isError = error !== undefined || status !== 'ok' || toolErrorText(result) !== undefined;
             const shown =
-              overlay === emptyOverlay || toolErrorText(result) === undefined
+              overlay === emptyOverlay || !isError
                 ? result
                 : applyErrorFeedback({ text: result, overlay, tools: availableNames() });
             results.push({ call, result: clip(shown, limits.maxObservationTokens, countTokens) });

@@ -9,6 +9,12 @@ export type ToolBackendV1Execution = {
    * error text); `rejected`: refused without running anything.
    */
   status: 'ok' | 'raised' | 'rejected';
+  /**
+   * The error the result signals, if any: a raised exception's text, or a
+   * soft error the tool returned (BFCL: an `error` field). Drives error
+   * feedback and diagnosis.
+   */
+  error?: string;
 };
 
 /**

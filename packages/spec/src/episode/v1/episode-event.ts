@@ -90,6 +90,8 @@ export const episodeEventSchema = z.discriminatedUnion('type', [
     result: z.string(),
     /** `ok`, `raised` (Python error text), or `rejected` (refused unexecuted). */
     status: z.enum(['ok', 'raised', 'rejected']),
+    /** The error the result signals (raised text or a tool's error field), if any. */
+    error: z.string().optional(),
   }),
   z.object({
     type: z.literal('turn-end'),
