@@ -1,11 +1,17 @@
 import { SealError } from '@seal/spec';
 import type { Command } from './command';
+import { bfclCheckHelp, runBfclCheck } from './commands/bfcl-check';
 import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
 import { createOutput } from './ui/output';
 import { exitCodes } from './exit-codes';
 
 /** Every command by its words (`bfcl replay` → `bfcl replay`). */
 export const commands: Record<string, Command> = {
+  'bfcl check': {
+    summary: "verify trajectories and compare with BFCL's own checker verdicts",
+    help: bfclCheckHelp,
+    run: runBfclCheck,
+  },
   'bfcl replay': {
     summary: 'replay BFCL ground truth against golden result strings and states',
     help: bfclReplayHelp,

@@ -1,0 +1,73 @@
+import type { BfclRuntimeData } from '@seal/bfcl';
+import {
+  SealError,
+  episodeRecordSchema,
+  safeParseWithSchema,
+  taskSchema,
+  type VerifierV1,
+  type VerifierV1CallOptions,
+  type VerifierV1Result,
+} from '@seal/spec';
+import { bfclVerifierId, trajectoryFromRecord, verifyTrajectory } from './verify-trajectory';
+
+/** Settings of {@link createBfclVerifier}. */
+export type BfclVerifierSettings = {
+  /** Default states and long-context constants from the BFCL data directory. */
+  runtime: BfclRuntimeData;
+};
+
+/**
+ * Checks what arrives at the verifier before anything runs: a record that
+ * does not match the schema, belongs to another task, or has more turns than
+ * the task can have, gives an INVALID_DATA / INVALID_ARGUMENT SealError.
+ */
+function validate(options: VerifierV1CallOptions): string[][][] {
+  const task = safeParseWithSchema({ schema: taskSchema, value: options.task, source: 'task' });
+  if (!task.success) throw task.error;
+  if (options.record !== undefined) {
+    const record = safeParseWithSchema({ schema: episodeRecordSchema, value: options.record, source: 'episode record' });
+    if (!record.success) throw record.error;
+    if (record.value.taskId !== options.task.id) {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `episode record ${record.value.episodeId} is for task ${record.value.taskId}, not ${options.task.id}`,
+        details: { episodeId: record.value.episodeId, taskId: options.task.id },
+      });
+    }
+    return trajectoryFromRecord(record.value);
+  }
+  const trajectory = options.trajectory;
+  const wellFormed =
+    Array.isArray(trajectory) &&
+    trajectory.every(
+      (turn) => Array.isArray(turn) && turn.every((step) => Array.isArray(step) && step.every((call) => typeof call === 'string')),
+    );
+  if (!wellFormed) {
+    throw new SealError({
+      code: 'INVALID_DATA',
+      message: 'trajectory: expected turn → step → call strings (string[][][])',
+      details: { path: 'trajectory' },
+    });
+  }
+  return trajectory;
+}
+
+/**
+ * The BFCL v3 verifier ({@link VerifierV1}): fresh shadow instances per call,
+ * so verifying one episode never touches another's state.
+ */
+export function createBfclVerifier({ runtime }: BfclVerifierSettings): VerifierV1 & {
+  /** The same verification, synchronously. */
+  verifySync(options: VerifierV1CallOptions): VerifierV1Result;
+} {
+  const verifySync = (options: VerifierV1CallOptions): VerifierV1Result => {
+    const trajectory = validate(options);
+    return verifyTrajectory({ task: options.task, trajectory, runtime, record: options.record });
+  };
+  return {
+    specificationVersion: 'v1',
+    verifierId: bfclVerifierId,
+    verifySync,
+    verify: async (options) => verifySync(options),
+  };
+}

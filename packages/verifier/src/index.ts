@@ -1,0 +1,9 @@
+export { createBfclVerifier, type BfclVerifierSettings } from './create-bfcl-verifier';
+export {
+  bfclVerifierId,
+  formatReward,
+  trajectoryFromRecord,
+  verifyTrajectory,
+  type VerifyTrajectoryOptions,
+} from './verify-trajectory';
+export { aggregateBfclScores, type BfclScores, type CategoryScore } from './aggregate-scores';
