@@ -105,3 +105,15 @@ describe('int string conversion limit', () => {
     expect(raised(() => pyJsonDumps(PyDict.fromObject({ result: 10n ** 5000n })))).toBe(message);
   });
 });
+
+describe('float pow rounding', () => {
+  it('should round like the C library where V8 is one unit off', () => {
+    expect(pyRepr(pyPow(2n, -0.5))).toBe('0.7071067811865476');
+    expect(pyRepr(pyPow(2.5, 0.3333333333333333))).toBe('1.3572088082974532');
+    expect(pyRepr(pyPow(-0.5, -0.5))).toBe('(8.659560562354934e-17-1.4142135623730951j)');
+    expect(pyRepr(pyPow(4.0, 0.5))).toBe('2.0');
+    expect(pyRepr(pyPow(2.25, 1.5))).toBe('3.375');
+    expect(pyRepr(pyPow(0.5, 1074n))).toBe('5e-324');
+    expect(pyRepr(pyPow(10.0, -2n))).toBe('0.01');
+  });
+});

@@ -1,5 +1,6 @@
 import { pyCompare, pyEquals } from './py-compare';
 import { PyComplex } from './py-complex';
+import { correctlyRoundedPow } from './py-libm';
 import { PyException } from './py-exception';
 import { floatRepr, pyRepr, pyStr } from './py-repr';
 import { PyDict, PySet, PyTuple, pyTypeName, type PyKey, type PyValue } from './py-value';
@@ -232,7 +233,7 @@ function isOddInteger(value: number): boolean {
 
 const outOfRange = "(34, 'Numerical result out of range')";
 
-/** CPython's `float_pow`: its special cases first, then C `pow`. */
+/** CPython's `float_pow`: its special cases first, then C `pow` (correctly rounded, as glibc's). */
 function floatPow(base: number, exponent: number): PyValue {
   if (exponent === 0) return 1;
   if (Number.isNaN(base)) return base;
@@ -260,14 +261,14 @@ function floatPow(base: number, exponent: number): PyValue {
     negate = isOddInteger(exponent);
   }
   if (magnitude === 1) return negate ? -1 : 1;
-  const result = magnitude ** exponent;
+  const result = correctlyRoundedPow(magnitude, exponent);
   if (!Number.isFinite(result)) throw new PyException({ pyType: 'OverflowError', message: outOfRange });
   return negate ? -result : result;
 }
 
 /** `complex(base) ** complex(exponent)` for a negative real base (CPython's `_Py_c_pow`). */
 function complexPowOfReal(base: number, exponent: number): PyComplex {
-  const length = Math.abs(base) ** exponent;
+  const length = correctlyRoundedPow(Math.abs(base), exponent);
   const phase = Math.atan2(0, base) * exponent;
   const real = length * Math.cos(phase);
   const imag = length * Math.sin(phase);
