@@ -341,7 +341,13 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
             const shown =
               overlay === emptyOverlay || !isError
                 ? result
-                : applyErrorFeedback({ text: result, overlay, tools: availableNames() });
+                : applyErrorFeedback({
+                    text: result,
+                    overlay,
+                    tools: availableNames(),
+                    tool: call.name,
+                    call: call.callText,
+                  });
             results.push({ call, result: clip(shown, limits.maxObservationTokens, countTokens) });
           }
           observation = protocol.renderResults(results);

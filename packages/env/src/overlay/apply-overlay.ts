@@ -73,8 +73,14 @@ export function applyToolPatches(tools: readonly ToolDoc[], overlay: InterfaceOv
   });
 }
 
-function fillPlaceholders(text: string, tools: readonly string[]): string {
+function fillPlaceholders(
+  text: string,
+  tools: readonly string[],
+  call?: { tool?: string; call?: string },
+): string {
   return text
+    .replace(/\{tool\}/g, call?.tool ?? 'the tool')
+    .replace(/\{call\}/g, call?.call ?? 'the call')
     .replace(/\{tools:(\d+)\}/g, (_m, count: string) => {
       const n = Number(count);
       const shown = tools.slice(0, n).join(', ');
@@ -106,21 +112,28 @@ export function applyErrorFeedback({
   text,
   overlay,
   tools,
+  tool,
+  call,
 }: {
   text: string;
   overlay: InterfaceOverlay;
   tools: readonly string[];
+  /** The failing tool's name (`{tool}`). */
+  tool?: string;
+  /** The failing call's text (`{call}`). */
+  call?: string;
 }): string {
   let out = text;
+  const context = { tool, call };
   for (const rule of overlay.errorRewrites) {
     const regex = regexOf(rule);
-    if (regex?.test(out)) out = out.replace(regex, fillPlaceholders(rule.replacement, tools));
+    if (regex?.test(out)) out = out.replace(regex, fillPlaceholders(rule.replacement, tools, context));
   }
   for (const rule of overlay.errorHints) {
     const regex = regexOf(rule);
     const match = regex?.exec(out);
     if (match) {
-      const hint = fillPlaceholders(rule.hint, tools).replace(/\$(\d)/g, (_m, i: string) => match[Number(i)] ?? '');
+      const hint = fillPlaceholders(rule.hint, tools, context).replace(/\$(\d)/g, (_m, i: string) => match[Number(i)] ?? '');
       return `${out}\n${hint}`;
     }
   }

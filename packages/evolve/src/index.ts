@@ -1,0 +1,29 @@
+export { defaultSchemaNote, enumValues, schemaCues, type SchemaCueSettings } from './schema-cues';
+export { parseErrorHintLines, toolErrorHintRules, type ErrorHintSettings } from './error-hints';
+export {
+  defaultGuidelines,
+  guidelineHeader,
+  guidelineNote,
+  selectGuidelines,
+  type GuidelineSettings,
+  type SelectedGuideline,
+  type TagStatistics,
+} from './guidelines';
+export {
+  evolveSealOverlay,
+  sealHeadlineSettings,
+  type EvolvedOverlay,
+  type SealInterfaceSettings,
+} from './seal-interface';
+export { actionableErrorRewrites, missingCapabilityWarning } from './envtuning/actionable-errors';
+export {
+  advanceCurriculum,
+  curriculumStateSchema,
+  envTuningStages,
+  hasPlateaued,
+  initialCurriculumState,
+  type CurriculumStage,
+  type CurriculumState,
+  type PlateauSettings,
+} from './envtuning/curriculum';
+export { envTuningOverlay } from './envtuning/envtuning-interface';
