@@ -1,0 +1,59 @@
+/** ε in GRPO's normalisation (verl's default). */
+export const grpoEpsilon = 1e-6;
+
+/**
+ * GRPO's outcome advantages (SEAL §5.2): within each group (all rollouts of
+ * one task), A_j = (r_j − mean) / (std + ε) with the unbiased (Bessel)
+ * standard deviation. A group of one gets mean 0 and std 1, as in verl. A
+ * group whose rewards are all equal gets zeros.
+ */
+export function grpoAdvantages({
+  rewards,
+  groups,
+  epsilon = grpoEpsilon,
+  normalizeByStd = true,
+}: {
+  /** One reward per trajectory. */
+  rewards: readonly number[];
+  /** The group key of each trajectory (e.g. the task id). */
+  groups: readonly string[];
+  epsilon?: number;
+  /** Divide by the std (`norm_adv_by_std_in_grpo`); default true. */
+  normalizeByStd?: boolean;
+}): number[] {
+  if (rewards.length !== groups.length) {
+    throw new RangeError(`rewards (${rewards.length}) and groups (${groups.length}) differ in length`);
+  }
+  const members = new Map<string, number[]>();
+  groups.forEach((group, index) => {
+    const list = members.get(group) ?? [];
+    list.push(index);
+    members.set(group, list);
+  });
+  const advantages = new Array<number>(rewards.length).fill(0);
+  for (const indices of members.values()) {
+    const values = indices.map((i) => rewards[i]!);
+    let mean = 0;
+    let std = 1;
+    if (values.length > 1) {
+      mean = values.reduce((a, b) => a + b, 0) / values.length;
+      const variance = values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1);
+      std = Math.sqrt(variance);
+    }
+    for (const i of indices) {
+      advantages[i] = normalizeByStd ? (rewards[i]! - mean) / (std + epsilon) : rewards[i]! - mean;
+    }
+  }
+  return advantages;
+}
+
+/** Groups whose rewards all agree (zero variance): dynamic sampling drops them. */
+export function zeroVarianceGroups({ rewards, groups }: { rewards: readonly number[]; groups: readonly string[] }): Set<string> {
+  const seen = new Map<string, Set<number>>();
+  groups.forEach((group, index) => {
+    const set = seen.get(group) ?? new Set<number>();
+    set.add(rewards[index]!);
+    seen.set(group, set);
+  });
+  return new Set([...seen].filter(([, values]) => values.size <= 1).map(([group]) => group));
+}
