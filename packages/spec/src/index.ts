@@ -79,3 +79,4 @@ export {
   type VerifierV1Result,
 } from './verifier/v1/verifier-v1-result';
 export type { VerifierV1, VerifierV1CallOptions } from './verifier/v1/verifier-v1';
+export * from './diagnose/v1';
