@@ -108,8 +108,12 @@ export type Episode = EpisodeV1 & {
   readonly modelCalls: number;
   /** The protocol in use. */
   readonly protocol: ToolCallProtocol;
-  /** Stops the episode (`aborted`); the record stays complete up to here. */
-  abort(): void;
+  /**
+   * Stops the episode; the record stays complete up to here. The reason
+   * defaults to `aborted`; a caller that measures tokens itself ends an
+   * episode whose next prompt would not fit with `context-limit`.
+   */
+  abort(reason?: 'aborted' | 'context-limit'): void;
 };
 
 /**
@@ -374,8 +378,8 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
       };
     },
 
-    abort() {
-      if (!done) finish('aborted', undefined);
+    abort(reason = 'aborted') {
+      if (!done) finish(reason, reason === 'context-limit' ? 'context-limit' : undefined);
     },
 
     record(): EpisodeRecord {

@@ -1,0 +1,109 @@
+import * as z from 'zod';
+
+/** The training methods: SEAL, vanilla GRPO, SEAL's single-sided ablations, and Environment Tuning. */
+export const trainMethodSchema = z.enum(['seal', 'grpo', 'no-env', 'no-reweight', 'no-loop', 'envtuning']);
+/** See {@link trainMethodSchema}. */
+export type TrainMethod = z.infer<typeof trainMethodSchema>;
+
+const samplingSchema = z.object({
+  /** Tokens per model response. */
+  maxTokens: z.number().int().positive().default(64),
+  /** Sampling temperature (SEAL trains at 1.0 and evaluates greedily). */
+  temperature: z.number().nonnegative().default(1),
+  topP: z.number().gt(0).lte(1).default(1),
+  topK: z.number().int().nonnegative().default(0),
+});
+
+/**
+ * The resolved configuration of a training run (written to the run directory
+ * as `config.json`). Defaults follow SEAL's Table 4 where they make sense at
+ * this scale; the embedded presets override sizes.
+ */
+export const trainConfigSchema = z.object({
+  schemaVersion: z.literal(1).default(1),
+  /** Names the run (and its directory). */
+  runId: z.string().min(1),
+  /** Every random choice derives from it. */
+  seed: z.number().int().default(0),
+  method: trainMethodSchema.default('seal'),
+  /** Training steps (each: one batch of rollouts and one policy update). */
+  steps: z.number().int().positive(),
+  /** Tasks per step (SEAL: 32). */
+  tasksPerStep: z.number().int().positive().default(32),
+  /** Rollouts per task, GRPO's n (SEAL: 8). */
+  groupSize: z.number().int().min(1).default(8),
+  /** Optimizer steps per training step; the batch is split into that many mini-batches (SEAL: 4). */
+  optimizerStepsPerStep: z.number().int().positive().default(4),
+  sampling: samplingSchema.default({ maxTokens: 64, temperature: 1, topP: 1, topK: 0 }),
+  episode: z
+    .object({
+      /** Tool-call protocol. */
+      protocol: z.enum(['qwen-xml', 'bfcl-python', 'openai-tools', 'envtuning']).default('qwen-xml'),
+      /** How tools are rendered. */
+      promptMode: z.enum(['full', 'compact']).default('full'),
+      /** Model calls per episode (SEAL: 20). */
+      maxModelCalls: z.number().int().positive().default(20),
+      /** BFCL's per-turn step limit, when wanted. */
+      maxStepsPerTurn: z.number().int().positive().optional(),
+      /** Clip each observation to this many (estimated) tokens. */
+      maxObservationTokens: z.number().int().positive().optional(),
+    })
+    .default({ protocol: 'qwen-xml', promptMode: 'full', maxModelCalls: 20 }),
+  ppo: z
+    .object({
+      learningRate: z.number().positive().default(1e-6),
+      clipLow: z.number().nonnegative().default(0.2),
+      clipHigh: z.number().nonnegative().default(0.2),
+      dualClipC: z.number().gt(1).default(10),
+      /** Low-variance KL coefficient (SEAL: 0.001); needs a reference policy when > 0. */
+      klCoef: z.number().nonnegative().default(0.001),
+      maxGradNorm: z.number().positive().default(1),
+      weightDecay: z.number().nonnegative().default(0.01),
+    })
+    .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01 }),
+  /** Drop groups whose rewards are all equal before the update (DAPO-style dynamic sampling). */
+  dynamicSampling: z.boolean().default(false),
+  /** Evaluate every N steps (and before training and at the end). 0 disables periodic evaluation. */
+  evalEvery: z.number().int().nonnegative().default(10),
+  /** Checkpoint every N steps (and at the end). */
+  checkpointEvery: z.number().int().positive().default(1),
+  /** Episode records of training steps are kept (`episodes/step-N.jsonl`). */
+  keepEpisodes: z.boolean().default(true),
+});
+
+/** The written form of {@link trainConfigSchema}. */
+export type TrainConfigInput = z.input<typeof trainConfigSchema>;
+/** The resolved form. */
+export type TrainConfig = z.output<typeof trainConfigSchema>;
+
+/** What a method turns on: SEAL's two sides and its closed loop, or Environment Tuning. */
+export type MethodComponents = {
+  /** Environment-side adaptation (φ_schema in SEAL's headline runs). */
+  interface: boolean;
+  /** Diagnosis-guided advantage reweighting (A-Patch). */
+  reweight: boolean;
+  /** The closed-loop (EMA) update of ρ; fixed ρ when false. */
+  closedLoop: boolean;
+  /** Environment Tuning's curriculum, rewards and actionable feedback. */
+  envTuning: boolean;
+  /** The training reward. */
+  reward: 'binary' | 'progress-or-format';
+};
+
+/** The components of each method (SEAL Table 3's rows and Environment Tuning). */
+export function methodComponents(method: TrainMethod): MethodComponents {
+  switch (method) {
+    case 'seal':
+      return { interface: true, reweight: true, closedLoop: true, envTuning: false, reward: 'binary' };
+    case 'grpo':
+      return { interface: false, reweight: false, closedLoop: false, envTuning: false, reward: 'binary' };
+    case 'no-env':
+      return { interface: false, reweight: true, closedLoop: true, envTuning: false, reward: 'binary' };
+    case 'no-reweight':
+      return { interface: true, reweight: false, closedLoop: false, envTuning: false, reward: 'binary' };
+    case 'no-loop':
+      return { interface: true, reweight: true, closedLoop: false, envTuning: false, reward: 'binary' };
+    case 'envtuning':
+      return { interface: false, reweight: false, closedLoop: false, envTuning: true, reward: 'progress-or-format' };
+  }
+}

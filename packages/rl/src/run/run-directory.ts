@@ -1,0 +1,140 @@
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** Writes a file atomically: a temporary file in the same directory, then a rename. */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.tmp-${process.pid}-${Date.now()}`;
+  await writeFile(temporary, data);
+  await rename(temporary, path);
+}
+
+/** Writes JSON atomically (pretty-printed). */
+export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * The files of a run directory:
+ * - `config.json` — the resolved configuration;
+ * - `events.jsonl` — one record per training step and per evaluation;
+ * - `episodes/step-NNNNNN.jsonl`, `episodes/eval-NNNNNN-<set>.jsonl` — EpisodeRecords;
+ * - `capability_state.json` — the failure profile;
+ * - `overlays.jsonl` — the interface overlay in force at each step;
+ * - `checkpoints/step-NNNNNN/` — policy and trainer state; `checkpoints/latest.json` names the newest.
+ * Every write is atomic or append-only, and a resumed run first drops what a
+ * crash left after its last checkpoint, so no record is lost or duplicated.
+ */
+export class RunDirectory {
+  constructor(readonly root: string) {}
+
+  path(...parts: string[]): string {
+    return join(this.root, ...parts);
+  }
+
+  static stepName(step: number): string {
+    return String(step).padStart(6, '0');
+  }
+
+  episodesPath(step: number): string {
+    return this.path('episodes', `step-${RunDirectory.stepName(step)}.jsonl`);
+  }
+
+  evalEpisodesPath(step: number, set: string): string {
+    return this.path('episodes', `eval-${RunDirectory.stepName(step)}-${set}.jsonl`);
+  }
+
+  checkpointPath(step: number): string {
+    return this.path('checkpoints', `step-${RunDirectory.stepName(step)}`);
+  }
+
+  async ensure(): Promise<void> {
+    await mkdir(this.path('episodes'), { recursive: true });
+    await mkdir(this.path('checkpoints'), { recursive: true });
+  }
+
+  /** Appends JSON Lines (one write call, so a line is never half-written by us). */
+  async appendJsonLines(file: string, values: readonly unknown[]): Promise<void> {
+    if (values.length === 0) return;
+    await mkdir(dirname(file), { recursive: true });
+    await appendFile(file, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
+  }
+
+  /** Writes a JSON Lines file atomically. */
+  async writeJsonLines(file: string, values: readonly unknown[]): Promise<void> {
+    await writeFileAtomic(file, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
+  }
+
+  /** The newest checkpoint's step, or undefined. */
+  async latestCheckpoint(): Promise<number | undefined> {
+    const file = this.path('checkpoints', 'latest.json');
+    if (!existsSync(file)) return undefined;
+    const value = JSON.parse(await readFile(file, 'utf8')) as { step?: unknown };
+    return typeof value.step === 'number' ? value.step : undefined;
+  }
+
+  async markLatestCheckpoint(step: number): Promise<void> {
+    await writeJsonAtomic(this.path('checkpoints', 'latest.json'), { step });
+  }
+
+  /**
+   * Drops everything recorded after `step`: event lines with a larger step
+   * (and a torn last line), episode files of later steps, and older
+   * checkpoints than the `keep` newest.
+   */
+  async truncateAfter(step: number): Promise<void> {
+    for (const name of ['events.jsonl', 'overlays.jsonl']) {
+      const file = this.path(name);
+      if (!existsSync(file)) continue;
+      const kept = (await readFile(file, 'utf8'))
+        .split('\n')
+        .filter((line) => {
+          if (line.trim() === '') return false;
+          try {
+            const value = JSON.parse(line) as { step?: unknown };
+            return typeof value.step !== 'number' || value.step <= step;
+          } catch {
+            return false; // a line torn by a crash
+          }
+        });
+      await writeFileAtomic(file, kept.map((line) => `${line}\n`).join(''));
+    }
+    const episodes = this.path('episodes');
+    if (existsSync(episodes)) {
+      for (const name of await readdir(episodes)) {
+        const match = /^(?:step|eval)-(\d{6})/.exec(name);
+        if ((match && Number(match[1]) > step) || name.includes('.tmp-')) await rm(join(episodes, name), { force: true });
+      }
+    }
+    const checkpoints = this.path('checkpoints');
+    if (existsSync(checkpoints)) {
+      for (const name of await readdir(checkpoints)) {
+        const match = /^step-(\d{6})$/.exec(name);
+        if (match && Number(match[1]) > step) await rm(join(checkpoints, name), { recursive: true, force: true });
+      }
+    }
+  }
+
+  /** Empties the run's records (a fresh start): events, overlays, episodes, checkpoints, state. */
+  async reset(): Promise<void> {
+    for (const name of ['events.jsonl', 'overlays.jsonl', 'capability_state.json']) {
+      await rm(this.path(name), { force: true });
+    }
+    await rm(this.path('episodes'), { recursive: true, force: true });
+    await rm(this.path('checkpoints'), { recursive: true, force: true });
+    await this.ensure();
+  }
+
+  /** Removes checkpoints older than the newest `keep`. */
+  async pruneCheckpoints(keep: number): Promise<void> {
+    const checkpoints = this.path('checkpoints');
+    if (!existsSync(checkpoints)) return;
+    const steps = (await readdir(checkpoints))
+      .map((name) => /^step-(\d{6})$/.exec(name))
+      .filter((match): match is RegExpExecArray => match !== null)
+      .map((match) => Number(match[1]))
+      .sort((a, b) => b - a);
+    for (const step of steps.slice(keep)) await rm(this.checkpointPath(step), { recursive: true, force: true });
+  }
+}

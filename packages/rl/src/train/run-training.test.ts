@@ -1,0 +1,148 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bfclTasks, createBfclBackend } from '@seal/bfcl';
+import { hasSharedBfclData, loadSharedBfclData, sharedDataSkipMessage } from '@seal/bfcl/test';
+import { MockPolicyV1 } from '@seal/engine-ort/test';
+import { PyRandom } from '@seal/python';
+import type { PolicyV1GenerateOptions, PolicyV1GenerateResult, Task } from '@seal/spec';
+import { createBfclVerifier } from '@seal/verifier';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { TrainConfigInput } from '../config/train-config';
+import { runTraining } from './run-training';
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'seal-rl-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * A scripted policy: for each prompt, a seeded choice between the ground-truth
+ * calls of the current turn (read from the task by turn count) and giving up,
+ * so groups get mixed rewards. Deterministic for the call's seed.
+ */
+function scriptedPolicy(tasks: readonly Task[], options: { crashAtGenerate?: number } = {}): MockPolicyV1 {
+  let calls = 0;
+  const policy: MockPolicyV1 = new MockPolicyV1({
+    maxSequenceLength: 1_000_000,
+    generate: (request: PolicyV1GenerateOptions): PolicyV1GenerateResult => {
+      calls++;
+      if (options.crashAtGenerate !== undefined && calls === options.crashAtGenerate) throw new Error('simulated crash');
+      const rng = new PyRandom(BigInt(request.seed ?? 0));
+      const generations = (request.prompts ?? []).map((prompt) => {
+        const text = policy.tokenizer.decode(prompt);
+        const task = tasks.find((t) => text.includes(t.turns[0]![0]!.content))!;
+        const userTurns = text.split('<|im_start|>user').length - 1;
+        const lastIsResult = text.lastIndexOf("'role': 'tool'") > text.lastIndexOf('<|im_start|>user\n') - 1 && text.trimEnd().endsWith('assistant');
+        const turn = Math.min(task.groundTruth.length - 1, Math.max(0, userTurns - 1));
+        const draw = rng.random();
+        const answer =
+          lastIsResult || draw < 0.3 || task.groundTruth[turn]!.length === 0
+            ? 'Done.'
+            : `[${task.groundTruth[turn]!.join(', ')}]`;
+        const tokenIds = [...policy.tokenizer.encode(answer), 257];
+        return { tokenIds, text: answer, logprobs: tokenIds.map(() => -0.5), modelLogprobs: tokenIds.map(() => -0.5), finishReason: 'stop' as const, promptTokenIds: prompt };
+      });
+      return { generations, usage: { promptTokens: 0, completionTokens: 0 } };
+    },
+    score: (request) => ({ logprobs: request.sequences.map((s) => new Float32Array(s.length).fill(-0.5)) }) as never,
+    train: () => ({ loss: 0.1, gradNorm: 0.5, skipped: false, step: 1, metrics: { clipFraction: 0, kl: 0, ratioMean: 1, negativeLogLikelihood: 0.5, tokens: 10 } }),
+  });
+  return policy;
+}
+
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const strip = (line: string) => {
+    const value = JSON.parse(line) as Record<string, unknown>;
+    delete value['timing'];
+    return JSON.stringify(value);
+  };
+  out['events'] = readFileSync(join(dir, 'events.jsonl'), 'utf8').trim().split('\n').map(strip).join('\n');
+  for (const name of readdirSync(join(dir, 'episodes')).sort()) out[name] = readFileSync(join(dir, 'episodes', name), 'utf8');
+  return out;
+}
+
+describe.skipIf(!hasSharedBfclData)('runTraining', () => {
+  const config = (runId: string): TrainConfigInput => ({
+    runId,
+    seed: 7,
+    method: 'seal',
+    steps: 3,
+    tasksPerStep: 2,
+    groupSize: 3,
+    optimizerStepsPerStep: 2,
+    sampling: { maxTokens: 64, temperature: 1 },
+    episode: { protocol: 'bfcl-python', promptMode: 'compact', maxModelCalls: 12 },
+    ppo: { klCoef: 0, learningRate: 1e-5 },
+    evalEvery: 2,
+    checkpointEvery: 1,
+  });
+
+  it('should train, stamp samples and evaluate on the untouched interface', async () => {
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
+    const backend = createBfclBackend({ runtime: dataset.runtime });
+    const verifier = createBfclVerifier({ runtime: dataset.runtime });
+    const dir = tempDir();
+    const policy = scriptedPolicy(tasks);
+    const summary = await runTraining({
+      config: config('train-test'),
+      policy,
+      trainTasks: tasks,
+      evalSets: [{ name: 'eval', tasks: tasks.slice(0, 2) }],
+      backend,
+      verifier,
+      runDirectory: dir,
+    });
+    expect(summary.steps).toHaveLength(3);
+    // The scripted policy solves some rollouts and fails others: real learning signal.
+    expect(summary.steps.some((s) => s.rewardMean > 0 && s.rewardMean < 1)).toBe(true);
+    expect(summary.evaluations.map((e) => e.step)).toEqual([0, 2, 3]);
+    const records = readFileSync(join(dir, 'episodes', 'step-000002.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(records).toHaveLength(6);
+    for (const record of records) {
+      expect(record.mode).toBe('train');
+      expect(record.stamps).toMatchObject({ policyStep: 1, verifierVersion: verifier.verifierId, runId: 'train-test' });
+      expect(record.overlayHash).toBe(summary.steps[1]!.overlayHash);
+    }
+    // SEAL's interface is on in training and absent in evaluation.
+    const evalRecords = readFileSync(join(dir, 'episodes', 'eval-000002-eval.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(evalRecords.every((r: { mode: string; messages: { content: string }[] }) => r.mode === 'eval' && !r.messages[0]!.content.includes('[required]'))).toBe(true);
+    expect(records.every((r: { messages: { content: string }[] }) => r.messages[0]!.content.includes('[required]'))).toBe(true);
+    expect(policy.calls.train.length).toBeGreaterThan(0);
+    // Per-trajectory token means: each mini-batch's weights sum to 1.
+    for (const call of policy.calls.train) {
+      const sum = call.sequences.reduce((total, s) => total + s.tokenWeights.reduce((a, b) => a + b, 0), 0);
+      expect(sum).toBeCloseTo(1, 9);
+    }
+  });
+
+  it('should resume a run killed mid-step with no record lost or duplicated', async () => {
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
+    const backend = createBfclBackend({ runtime: dataset.runtime });
+    const verifier = createBfclVerifier({ runtime: dataset.runtime });
+    const common = { trainTasks: tasks, evalSets: [{ name: 'eval', tasks: tasks.slice(0, 2) }], backend, verifier };
+
+    const reference = tempDir();
+    await runTraining({ ...common, config: config('resume'), policy: scriptedPolicy(tasks), runDirectory: reference });
+
+    const crashed = tempDir();
+    // Generate calls: eval 0 (a few rounds), steps 1 and 2, eval 2, then step 3: crash inside step 3.
+    const counting = scriptedPolicy(tasks);
+    await runTraining({ ...common, config: { ...config('resume'), steps: 2 }, policy: counting, runDirectory: tempDir() });
+    const crashAt = counting.calls.generate.length + 2;
+    await expect(
+      runTraining({ ...common, config: config('resume'), policy: scriptedPolicy(tasks, { crashAtGenerate: crashAt }), runDirectory: crashed }),
+    ).rejects.toThrow('simulated crash');
+    const resumed = await runTraining({ ...common, config: config('resume'), policy: scriptedPolicy(tasks), runDirectory: crashed });
+    expect(resumed.resumedFrom).toBe(2);
+    expect(snapshot(crashed)).toEqual(snapshot(reference));
+  });
+});
+
+describe.skipIf(hasSharedBfclData)('runTraining (needs shared data)', () => {
+  it.skip(sharedDataSkipMessage, () => {});
+});

@@ -1,0 +1,476 @@
+import { readFile } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { CapabilityState, loadCapabilityState, saveCapabilityState } from '@seal/diagnose';
+import { createEpisode, emptyOverlayHash } from '@seal/env';
+import {
+  advanceCurriculum,
+  envTuningOverlay,
+  envTuningStages,
+  evolveSealOverlay,
+  initialCurriculumState,
+  type CurriculumState,
+  type PlateauSettings,
+  type SealInterfaceSettings,
+} from '@seal/evolve';
+import { PyRandom } from '@seal/python';
+import {
+  SealError,
+  emptyOverlay,
+  type InterfaceOverlay,
+  type PolicyV1,
+  type PolicyV1TrainResult,
+  type PolicyV1TrainSequence,
+  type Task,
+  type ToolBackendV1,
+  type ToolDoc,
+} from '@seal/spec';
+import { applyAPatch, defaultTagWeights } from '../advantages/apatch';
+import { updateDynamicTagWeights } from '../advantages/closed-loop';
+import { grpoAdvantages, zeroVarianceGroups } from '../advantages/grpo';
+import { methodComponents, trainConfigSchema, type TrainConfig, type TrainConfigInput } from '../config/train-config';
+import { evaluatePolicy, type PolicyEvaluation, type SyncVerifier } from '../evaluate/evaluate-policy';
+import { deriveSeed, runRollouts, type Rollout } from '../rollout/run-rollouts';
+import { RunDirectory, writeJsonAtomic } from '../run/run-directory';
+
+/** An evaluation set: a name and its tasks. */
+export type EvalSet = { name: string; tasks: Task[] };
+
+/** Where a training step's wall time went (milliseconds). */
+export type StepTiming = {
+  /** Policy work: generation, scoring, training, checkpoint saves. */
+  model: number;
+  /** Everything else: environment, verification, diagnosis, evolution, advantages, bookkeeping. */
+  other: number;
+  total: number;
+  /** Parts of `other`, for the loop benchmark. */
+  parts: Record<string, number>;
+};
+
+/** Progress reported by {@link runTraining}. */
+export type TrainProgress =
+  | { type: 'step-start'; step: number; steps: number }
+  | { type: 'rollout-round'; step: number; active: number; total: number }
+  | { type: 'step-end'; step: number; steps: number; event: TrainStepEvent }
+  | { type: 'eval-start'; step: number; set: string; tasks: number }
+  | { type: 'eval-end'; step: number; set: string; evaluation: PolicyEvaluation };
+
+/** The `events.jsonl` record of a training step. */
+export type TrainStepEvent = {
+  schemaVersion: 1;
+  type: 'train-step';
+  step: number;
+  method: string;
+  rewardMean: number;
+  successRate: number;
+  tagCounts: Record<string, number>;
+  loss: number;
+  gradNorm: number;
+  kl: number;
+  clipFraction: number;
+  skippedUpdates: number;
+  droppedGroups: number;
+  overlayHash: string;
+  tagWeights: Record<string, number>;
+  curriculumStage?: string;
+  timing: StepTiming;
+};
+
+/** The `events.jsonl` record of an evaluation. */
+export type EvalEvent = {
+  schemaVersion: 1;
+  type: 'eval';
+  step: number;
+  set: string;
+  accuracy: number;
+  overall: number;
+  categories: Record<string, { accuracy: number; correctCount: number; totalCount: number }>;
+  tagCounts: Record<string, number>;
+  overlayHash: string;
+};
+
+/** Options of {@link runTraining}. */
+export type RunTrainingOptions = {
+  config: TrainConfigInput;
+  /** The trainable policy. */
+  policy: PolicyV1;
+  /** A frozen reference policy for the KL term (needed when `ppo.klCoef > 0`). */
+  referencePolicy?: PolicyV1;
+  trainTasks: readonly Task[];
+  evalSets?: readonly EvalSet[];
+  backend: ToolBackendV1;
+  verifier: SyncVerifier;
+  /** The run directory (created if missing; resumed if it holds a checkpoint). */
+  runDirectory: string;
+  /** SEAL interface modules for methods with environment adaptation (default: the headline, φ_schema). */
+  interfaceSettings?: SealInterfaceSettings;
+  /** Environment Tuning's plateau rule. */
+  curriculumSettings?: PlateauSettings;
+  onProgress?: (progress: TrainProgress) => void;
+  /** Stops after the current step. */
+  signal?: AbortSignal;
+};
+
+/** What {@link runTraining} returns. */
+export type TrainSummary = {
+  config: TrainConfig;
+  steps: TrainStepEvent[];
+  evaluations: EvalEvent[];
+  /** The step the run resumed after (0 for a fresh run). */
+  resumedFrom: number;
+};
+
+type TrainerState = {
+  schemaVersion: 1;
+  step: number;
+  curriculum: CurriculumState;
+};
+
+function shuffleForEpoch(tasks: readonly Task[], seed: number, epoch: number): Task[] {
+  const rng = new PyRandom(BigInt(deriveSeed(seed, 0x7a5c, epoch)));
+  return rng.shuffle([...tasks]);
+}
+
+function unionTools(tasks: readonly Task[]): ToolDoc[] {
+  const byName = new Map<string, ToolDoc>();
+  for (const task of tasks) for (const doc of task.tools) if (!byName.has(doc.name)) byName.set(doc.name, doc);
+  return [...byName.values()];
+}
+
+function tagStatistics(stats: Record<string, { count: number; rewardSum: number }>): Record<string, { count: number; rewardSum: number }> {
+  return Object.fromEntries(Object.entries(stats).map(([tag, s]) => [tag, { count: s.count, rewardSum: s.rewardSum }]));
+}
+
+/** Tasks a curriculum stage trains on. */
+function stageTasks(tasks: readonly Task[], data: 'easy' | 'base' | 'all'): Task[] {
+  if (data === 'all') return [...tasks];
+  const base = tasks.filter((task) => task.category === 'multi_turn_base');
+  if (data === 'base') return base;
+  // Easy: the shortest base tasks (fewest turns, then fewest ground-truth calls).
+  const sorted = [...base].sort(
+    (a, b) => a.groundTruth.length - b.groundTruth.length || a.groundTruth.flat().length - b.groundTruth.flat().length,
+  );
+  return sorted.slice(0, Math.max(1, Math.ceil(sorted.length / 4)));
+}
+
+/** A policy whose calls are timed (to split model work from the rest of a step). */
+function timed(policy: PolicyV1, clock: { model: number }): PolicyV1 {
+  const wrap =
+    <A extends unknown[], R>(fn: (...args: A) => PromiseLike<R>) =>
+    async (...args: A): Promise<R> => {
+      const start = performance.now();
+      try {
+        return await fn(...args);
+      } finally {
+        clock.model += performance.now() - start;
+      }
+    };
+  return {
+    ...policy,
+    tokenizer: policy.tokenizer,
+    generate: wrap(policy.generate.bind(policy)),
+    score: wrap(policy.score.bind(policy)),
+    train: wrap(policy.train.bind(policy)),
+    save: wrap(policy.save.bind(policy)),
+    load: wrap(policy.load.bind(policy)),
+  };
+}
+
+/**
+ * The training loop of SEAL (§5.3 step order): group rollouts on the training
+ * interface → verification → diagnosis into the capability state → GRPO
+ * advantages → closed-loop ρ update → A-Patch scaling → PPO update (dual
+ * clip, low-variance KL, per-trajectory token mean) → interface evolution
+ * Ω_{t+1} = Evolve(Ω_t, C_t). Periodic evaluation runs on the untouched
+ * interface. Every sample is stamped with the policy step, the overlay hash
+ * and the verifier version. A run resumes from its last checkpoint; steps
+ * after it are redone deterministically, so no record is lost or duplicated.
+ */
+export async function runTraining(options: RunTrainingOptions): Promise<TrainSummary> {
+  const config = trainConfigSchema.parse(options.config);
+  const components = methodComponents(config.method);
+  if (config.ppo.klCoef > 0 && !options.referencePolicy) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: 'ppo.klCoef > 0 needs a referencePolicy (a frozen copy of the starting weights)',
+    });
+  }
+  if (options.trainTasks.length === 0) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: 'no training tasks' });
+  }
+  const run = new RunDirectory(options.runDirectory);
+  await run.ensure();
+  const clock = { model: 0 };
+  const policy = timed(options.policy, clock);
+  const referencePolicy = options.referencePolicy ? timed(options.referencePolicy, clock) : undefined;
+  const capabilityPath = run.path('capability_state.json');
+
+  // Resume from the newest checkpoint, dropping anything recorded after it.
+  let state: TrainerState = { schemaVersion: 1, step: 0, curriculum: initialCurriculumState() };
+  let capability = new CapabilityState();
+  const resumedFrom = (await run.latestCheckpoint()) ?? 0;
+  if (resumedFrom > 0) {
+    const checkpoint = run.checkpointPath(resumedFrom);
+    await policy.load({ directory: checkpoint });
+    state = JSON.parse(await readFile(`${checkpoint}/trainer-state.json`, 'utf8')) as TrainerState;
+    capability = await loadCapabilityState({ path: `${checkpoint}/capability_state.json` });
+    await run.truncateAfter(resumedFrom);
+  } else {
+    // A fresh run (or one that crashed before its first checkpoint) starts clean.
+    await run.reset();
+  }
+  await writeJsonAtomic(run.path('config.json'), config);
+
+  const tools = unionTools(options.trainTasks);
+  const summary: TrainSummary = { config, steps: [], evaluations: [], resumedFrom };
+
+  const overlayFor = (): { overlay: InterfaceOverlay; hash: string; stage?: string } => {
+    if (components.envTuning) {
+      const stage = envTuningStages[state.curriculum.stage]!;
+      return { ...envTuningOverlay({ stage }), stage: stage.name };
+    }
+    if (!components.interface) return { overlay: emptyOverlay, hash: emptyOverlayHash };
+    const { overlay, hash } = evolveSealOverlay({
+      tools,
+      statistics: tagStatistics(capability.activeTagStats()),
+      settings: options.interfaceSettings,
+    });
+    return { overlay, hash };
+  };
+
+  const evaluate = async (step: number): Promise<void> => {
+    for (const set of options.evalSets ?? []) {
+      options.onProgress?.({ type: 'eval-start', step, set: set.name, tasks: set.tasks.length });
+      const evaluation = await evaluatePolicy({
+        policy,
+        tasks: set.tasks,
+        backend: options.backend,
+        verifier: options.verifier,
+        protocol: config.episode.protocol,
+        promptMode: config.episode.promptMode,
+        maxTokens: config.sampling.maxTokens,
+        seed: deriveSeed(config.seed, 0xe7a1, step),
+        limits: {
+          maxModelCalls: config.episode.maxModelCalls,
+          ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
+          ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
+        },
+        episodeIdPrefix: `${config.runId}:eval${step}:${set.name}`,
+      });
+      const event: EvalEvent = {
+        schemaVersion: 1,
+        type: 'eval',
+        step,
+        set: set.name,
+        accuracy: evaluation.accuracy,
+        overall: evaluation.scores.overall,
+        categories: evaluation.scores.categories,
+        tagCounts: evaluation.tagCounts,
+        overlayHash: emptyOverlayHash,
+      };
+      await run.writeJsonLines(run.evalEpisodesPath(step, set.name), evaluation.episodes.map((e) => e.record));
+      await run.appendJsonLines(run.path('events.jsonl'), [event]);
+      summary.evaluations.push(event);
+      options.onProgress?.({ type: 'eval-end', step, set: set.name, evaluation });
+      if (components.envTuning && set === options.evalSets?.[0]) {
+        state = { ...state, curriculum: advanceCurriculum({ state: state.curriculum, score: evaluation.accuracy, step, settings: options.curriculumSettings }) };
+      }
+    }
+  };
+
+  if (resumedFrom === 0) await evaluate(0);
+
+  for (let step = state.step + 1; step <= config.steps; step++) {
+    if (options.signal?.aborted) break;
+    options.onProgress?.({ type: 'step-start', step, steps: config.steps });
+    const started = performance.now();
+    clock.model = 0;
+    const parts: Record<string, number> = {};
+    const mark = (name: string, since: number) => {
+      parts[name] = (parts[name] ?? 0) + performance.now() - since;
+    };
+
+    // Batch selection: a seeded shuffle per epoch, consecutive slices (drop_last).
+    let t0 = performance.now();
+    const stage = components.envTuning ? envTuningStages[state.curriculum.stage]! : undefined;
+    const pool = stage ? stageTasks(options.trainTasks, stage.data) : [...options.trainTasks];
+    const perEpoch = Math.max(1, Math.floor(pool.length / config.tasksPerStep));
+    const epoch = Math.floor((step - 1) / perEpoch);
+    const order = shuffleForEpoch(pool, config.seed, epoch);
+    const offset = ((step - 1) % perEpoch) * config.tasksPerStep;
+    const batch = order.slice(offset, offset + config.tasksPerStep);
+    const { overlay, hash: overlayHash } = overlayFor();
+    mark('evolve', t0);
+
+    // Rollouts on the training interface.
+    t0 = performance.now();
+    const modelBefore = clock.model;
+    const rollouts: Rollout[] = await runRollouts({
+      policy,
+      tasks: batch,
+      groupSize: config.groupSize,
+      sampling: {
+        maxTokens: config.sampling.maxTokens,
+        temperature: config.sampling.temperature,
+        topP: config.sampling.topP,
+        topK: config.sampling.topK,
+        seed: deriveSeed(config.seed, step),
+      },
+      createEpisode: ({ task, index }) =>
+        createEpisode({
+          task,
+          backend: options.backend,
+          protocol: config.episode.protocol,
+          promptMode: config.episode.promptMode,
+          mode: 'train',
+          overlay,
+          limits: {
+            maxModelCalls: config.episode.maxModelCalls,
+            ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
+            ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
+          },
+          episodeId: `${config.runId}:s${step}:${task.id}:${index}`,
+          stamps: { policyStep: step - 1, verifierVersion: options.verifier.verifierId, seed: config.seed, runId: config.runId },
+        }),
+      onRound: ({ active, total }) => options.onProgress?.({ type: 'rollout-round', step, active, total }),
+    });
+    parts['environment'] = performance.now() - t0 - (clock.model - modelBefore);
+
+    // Verification and diagnosis.
+    t0 = performance.now();
+    const verdicts = rollouts.map((rollout) => options.verifier.verifySync({ task: rollout.task, record: rollout.record }));
+    mark('verify', t0);
+    const rewards = verdicts.map((verdict) => {
+      if (!stage) return verdict.rewards.binary;
+      return stage.reward === 'format' ? verdict.rewards.format / 2 : verdict.rewards.progress;
+    });
+    const tags = verdicts.map((verdict) => verdict.turns.map((turn) => turn.tag));
+    t0 = performance.now();
+    rollouts.forEach((rollout, i) => {
+      capability.observe({ taskId: rollout.task.id, category: rollout.task.category, reward: rewards[i]!, tags: tags[i]!, step });
+    });
+    mark('diagnose', t0);
+
+    // Advantages: GRPO, then the closed-loop ρ update and A-Patch.
+    t0 = performance.now();
+    const groups = rollouts.map((rollout) => rollout.group);
+    let advantages = grpoAdvantages({ rewards, groups });
+    let tagWeights: Record<string, number> = { ...defaultTagWeights };
+    if (components.reweight) {
+      if (components.closedLoop) {
+        tagWeights = updateDynamicTagWeights({
+          base: defaultTagWeights,
+          previous: capability.dynamicTagWeights,
+          statistics: tagStatistics(capability.activeTagStats()),
+        });
+        capability.setDynamicTagWeights(tagWeights);
+      }
+      advantages = applyAPatch({ advantages, tags, weights: tagWeights }).advantages;
+    }
+    const dropped = config.dynamicSampling ? zeroVarianceGroups({ rewards, groups }) : new Set<string>();
+    const kept = rollouts.map((_, i) => i).filter((i) => !dropped.has(groups[i]!) && rollouts[i]!.generatedMask.some((m) => m > 0));
+    mark('advantages', t0);
+
+    // The policy update: old and reference log-probabilities from the score
+    // graph, then PPO over mini-batches with per-trajectory token means.
+    const trainResults: PolicyV1TrainResult[] = [];
+    if (kept.length > 0 && kept.some((i) => advantages[i] !== 0)) {
+      const sequences = kept.map((i) => rollouts[i]!.tokenIds);
+      const old = await policy.score({ sequences });
+      const ref = config.ppo.klCoef > 0 && referencePolicy ? await referencePolicy.score({ sequences }) : undefined;
+      t0 = performance.now();
+      const miniBatches = Math.min(config.optimizerStepsPerStep, kept.length);
+      const batches: PolicyV1TrainSequence[][] = Array.from({ length: miniBatches }, () => []);
+      kept.forEach((rolloutIndex, k) => {
+        const rollout = rollouts[rolloutIndex]!;
+        const masked = rollout.generatedMask.reduce((a, b) => a + b, 0);
+        const target = batches[k % miniBatches]!;
+        target.push({
+          tokenIds: rollout.tokenIds,
+          // Filled below once the mini-batch size is known.
+          tokenWeights: rollout.generatedMask.map((m) => (masked > 0 ? m / masked : 0)),
+          advantages: rollout.generatedMask.map(() => advantages[rolloutIndex]!),
+          oldLogprobs: [...old.logprobs[k]!],
+          ...(ref ? { refLogprobs: [...ref.logprobs[k]!] } : {}),
+        });
+      });
+      for (const miniBatch of batches) for (const sequence of miniBatch) sequence.tokenWeights = sequence.tokenWeights.map((w) => w / miniBatch.length);
+      mark('bookkeeping', t0);
+      for (const miniBatch of batches) {
+        if (miniBatch.length === 0) continue;
+        trainResults.push(
+          await policy.train({
+            objective: 'ppo',
+            sequences: miniBatch,
+            options: {
+              learningRate: config.ppo.learningRate,
+              clipLow: config.ppo.clipLow,
+              clipHigh: config.ppo.clipHigh,
+              dualClipC: config.ppo.dualClipC,
+              klCoef: config.ppo.klCoef,
+              maxGradNorm: config.ppo.maxGradNorm,
+              weightDecay: config.ppo.weightDecay,
+            },
+          }),
+        );
+      }
+    }
+
+    // Bookkeeping: records, events, the capability state and checkpoints.
+    t0 = performance.now();
+    if (config.keepEpisodes) await run.writeJsonLines(run.episodesPath(step), rollouts.map((r) => r.record));
+    const tagCounts: Record<string, number> = {};
+    for (const list of tags) for (const tag of list) tagCounts[tag] = (tagCounts[tag] ?? 0) + 1;
+    const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+    const applied = trainResults.filter((r) => !r.skipped);
+    const event: TrainStepEvent = {
+      schemaVersion: 1,
+      type: 'train-step',
+      step,
+      method: config.method,
+      rewardMean: mean(rewards),
+      successRate: mean(verdicts.map((v) => (v.official.valid ? 1 : 0))),
+      tagCounts,
+      loss: mean(applied.map((r) => r.loss)),
+      gradNorm: mean(applied.map((r) => r.gradNorm)),
+      kl: mean(applied.map((r) => r.metrics.kl)),
+      clipFraction: mean(applied.map((r) => r.metrics.clipFraction)),
+      skippedUpdates: trainResults.length - applied.length,
+      droppedGroups: dropped.size,
+      overlayHash,
+      tagWeights,
+      ...(stage ? { curriculumStage: stage.name } : {}),
+      timing: { model: 0, other: 0, total: 0, parts },
+    };
+    await run.appendJsonLines(run.path('overlays.jsonl'), [{ step, hash: overlayHash, overlay }]);
+    // Window statistics reset at each epoch end.
+    const epochEnd = step % perEpoch === 0;
+    if (epochEnd) capability.resetWindow();
+    await saveCapabilityState({ state: capability, path: capabilityPath });
+    state = { ...state, step };
+    mark('bookkeeping', t0);
+    const checkpointDue = step % config.checkpointEvery === 0 || step === config.steps;
+    if (checkpointDue) {
+      t0 = performance.now();
+      const modelBeforeSave = clock.model;
+      await policy.save({ directory: run.checkpointPath(step) });
+      parts['checkpoint'] = performance.now() - t0 - (clock.model - modelBeforeSave);
+    }
+    const totalWithSave = performance.now() - started;
+    event.timing = { model: clock.model, other: totalWithSave - clock.model, total: totalWithSave, parts };
+    await run.appendJsonLines(run.path('events.jsonl'), [event]);
+    summary.steps.push(event);
+    options.onProgress?.({ type: 'step-end', step, steps: config.steps, event });
+
+    if ((config.evalEvery > 0 && step % config.evalEvery === 0) || step === config.steps) await evaluate(step);
+    // The checkpoint is marked last: a crash before this line redoes the whole
+    // step (deterministically) after dropping what it had written.
+    if (checkpointDue) {
+      const directory = run.checkpointPath(step);
+      await writeJsonAtomic(`${directory}/trainer-state.json`, state);
+      await saveCapabilityState({ state: capability, path: `${directory}/capability_state.json` });
+      await run.markLatestCheckpoint(step);
+      await run.pruneCheckpoints(2);
+    }
+  }
+  return summary;
+}
