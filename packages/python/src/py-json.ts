@@ -93,7 +93,10 @@ const shortEscapes: Record<string, string> = {
   '\f': '\\f',
 };
 
+const plainAscii = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 function encodeStringAscii(value: string): string {
+  if (plainAscii.test(value)) return `"${value}"`;
   let out = '"';
   for (let i = 0; i < value.length; i++) {
     const char = value[i]!;

@@ -28,6 +28,13 @@ export function floatRepr(value: number): string {
   if (value === Infinity) return 'inf';
   if (value === -Infinity) return '-inf';
   if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1e-4 && magnitude < 1e16) {
+    // Both languages print the shortest round-trip digits in fixed notation
+    // here (JS up to 1e21); only the integral `.0` differs.
+    const text = String(value);
+    return text.includes('.') ? text : `${text}.0`;
+  }
   const sign = value < 0 ? '-' : '';
   const [mantissa, exponentText] = Math.abs(value).toExponential().split('e') as [
     string,
