@@ -29,25 +29,46 @@ export type ArgumentErrorPattern = {
  * market hours, preconditions (`Brake pedal needs to be pressed`).
  */
 export const argumentErrorPatterns: readonly ArgumentErrorPattern[] = [
-  { name: 'missing-argument', pattern: /missing \d+ required (?:positional|keyword-only) arguments?/ },
+  {
+    name: 'missing-argument',
+    pattern: /missing \d+ required (?:positional|keyword-only) arguments?/,
+  },
   { name: 'unexpected-keyword', pattern: /got an unexpected keyword argument/ },
-  { name: 'too-many-positional', pattern: /takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:was|were) given|takes no arguments/ },
-  { name: 'duplicate-argument', pattern: /got multiple values for (?:keyword )?argument/ },
-  { name: 'positional-only', pattern: /got some positional-only arguments passed as keyword arguments/ },
+  {
+    name: 'too-many-positional',
+    pattern:
+      /takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:was|were) given|takes no arguments/,
+  },
+  {
+    name: 'duplicate-argument',
+    pattern: /got multiple values for (?:keyword )?argument/,
+  },
+  {
+    name: 'positional-only',
+    pattern: /got some positional-only arguments passed as keyword arguments/,
+  },
   {
     name: 'wrong-type',
     pattern:
       /unsupported operand type\(s\)|not supported between instances of|object is not (?:subscriptable|iterable|callable)|has no len\(\)|can only concatenate|must be (?:a )?[\w.]+(?: or [\w.]+)?, not |indices must be integers|cannot be interpreted as an integer|object has no attribute|bad operand type/,
   },
-  { name: 'expected-got', pattern: /\bexpected\b[\s\S]*\bgot\b|\bgot\b[\s\S]*\bexpected\b/i },
+  {
+    name: 'expected-got',
+    pattern: /\bexpected\b[\s\S]*\bgot\b|\bgot\b[\s\S]*\bexpected\b/i,
+  },
   {
     name: 'conversion',
-    pattern: /invalid literal for|could not convert|time data .* does not match format|unconverted data remains/,
+    pattern:
+      /invalid literal for|could not convert|time data .* does not match format|unconverted data remains/,
   },
-  { name: 'invalid-value', pattern: /^(?:Error during execution: )?(?:[\w-]+: )?Invalid\b/ },
+  {
+    name: 'invalid-value',
+    pattern: /^(?:Error during execution: )?(?:[\w-]+: )?Invalid\b/,
+  },
   {
     name: 'out-of-range',
-    pattern: /must be (?:between|positive|non-negative|a number|an integer|one of)|cannot be negative/i,
+    pattern:
+      /must be (?:between|positive|non-negative|a number|an integer|one of)|cannot be negative/i,
   },
 ];
 

@@ -5,7 +5,13 @@ import { SealError, parseJsonText } from '@seal/spec';
 import { CapabilityState } from './capability-state';
 
 /** Writes `text` to `path` atomically: a temp file in the same folder, then a rename. */
-async function writeAtomically({ path, text }: { path: string; text: string }): Promise<void> {
+async function writeAtomically({
+  path,
+  text,
+}: {
+  path: string;
+  text: string;
+}): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
@@ -22,8 +28,17 @@ async function writeAtomically({ path, text }: { path: string; text: string }): 
  * atomically (temp file + rename), creating the folder if needed. A reader
  * never sees a half-written file.
  */
-export async function saveCapabilityState({ state, path }: { state: CapabilityState; path: string }): Promise<void> {
-  await writeAtomically({ path, text: `${JSON.stringify(state.toJSON(), null, 2)}\n` });
+export async function saveCapabilityState({
+  state,
+  path,
+}: {
+  state: CapabilityState;
+  path: string;
+}): Promise<void> {
+  await writeAtomically({
+    path,
+    text: `${JSON.stringify(state.toJSON(), null, 2)}\n`,
+  });
 }
 
 /**
@@ -54,7 +69,10 @@ export async function loadCapabilityState({
     }
     throw error;
   }
-  return CapabilityState.fromJSON({ value: parseJsonText({ text, source: path }), source: path });
+  return CapabilityState.fromJSON({
+    value: parseJsonText({ text, source: path }),
+    source: path,
+  });
 }
 
 /**
@@ -74,6 +92,9 @@ export async function writeCapabilitySnapshot({
   scope?: 'window' | 'total';
 }): Promise<string> {
   const path = join(dir, `epoch_${epoch}.json`);
-  await writeAtomically({ path, text: `${JSON.stringify(state.snapshot({ scope }), null, 2)}\n` });
+  await writeAtomically({
+    path,
+    text: `${JSON.stringify(state.snapshot({ scope }), null, 2)}\n`,
+  });
   return path;
 }

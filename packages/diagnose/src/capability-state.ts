@@ -55,9 +55,17 @@ const topErrorCount = 20;
 
 type StatsMap = Map<string, CapabilityStats>;
 type InternalBuckets = Record<CapabilityBucketName, StatsMap>;
-type InternalTask = Omit<TaskCapability, 'tagCounts'> & { tagCounts: Map<string, number> };
+type InternalTask = Omit<TaskCapability, 'tagCounts'> & {
+  tagCounts: Map<string, number>;
+};
 
-const bucketNames: readonly CapabilityBucketName[] = ['categories', 'tags', 'categoryTags', 'turnPositions', 'fineTags'];
+const bucketNames: readonly CapabilityBucketName[] = [
+  'categories',
+  'tags',
+  'categoryTags',
+  'turnPositions',
+  'fineTags',
+];
 
 // Keys come from data (task ids, error texts): Maps keep `__proto__` and
 // friends ordinary keys; records are built only with Object.fromEntries.
@@ -65,20 +73,56 @@ function toMap<T>(record: Record<string, T> | undefined): Map<string, T> {
   return new Map(Object.entries(record ?? {}));
 }
 
-function bucketsFromRecord(record: CapabilityBuckets | undefined): InternalBuckets {
+function copyStats(stats: CapabilityStats): CapabilityStats {
   return {
-    categories: toMap(record?.categories),
-    tags: toMap(record?.tags),
-    categoryTags: toMap(record?.categoryTags),
-    turnPositions: toMap(record?.turnPositions),
-    fineTags: toMap(record?.fineTags),
+    count: stats.count,
+    success: stats.success,
+    rewardSum: stats.rewardSum,
+    partialCount: stats.partialCount,
+  };
+}
+
+function statsMapFrom(
+  record: Record<string, CapabilityStats> | undefined,
+): StatsMap {
+  return new Map(
+    Object.entries(record ?? {}).map(([key, stats]) => [key, copyStats(stats)]),
+  );
+}
+
+function taskFromRecord(task: TaskCapability): InternalTask {
+  return {
+    taskId: task.taskId,
+    category: task.category,
+    count: task.count,
+    success: task.success,
+    rewardSum: task.rewardSum,
+    lastReward: task.lastReward,
+    lastSuccess: task.lastSuccess,
+    lastTag: task.lastTag,
+    tagCounts: toMap(task.tagCounts),
+    lastStep: task.lastStep,
+  };
+}
+
+function bucketsFromRecord(
+  record: CapabilityBuckets | undefined,
+): InternalBuckets {
+  return {
+    categories: statsMapFrom(record?.categories),
+    tags: statsMapFrom(record?.tags),
+    categoryTags: statsMapFrom(record?.categoryTags),
+    turnPositions: statsMapFrom(record?.turnPositions),
+    fineTags: statsMapFrom(record?.fineTags),
   };
 }
 
 function bucketsToRecord(buckets: InternalBuckets): CapabilityBuckets {
   const out = {} as CapabilityBuckets;
   for (const name of bucketNames) {
-    out[name] = Object.fromEntries([...buckets[name]].map(([key, stats]) => [key, { ...stats }]));
+    out[name] = Object.fromEntries(
+      [...buckets[name]].map(([key, stats]) => [key, copyStats(stats)]),
+    );
   }
   return out;
 }
@@ -87,7 +131,12 @@ function taskToRecord(task: InternalTask): TaskCapability {
   return { ...task, tagCounts: Object.fromEntries(task.tagCounts) };
 }
 
-function bump(bucket: StatsMap, key: string, reward: number, success: boolean): void {
+function bump(
+  bucket: StatsMap,
+  key: string,
+  reward: number,
+  success: boolean,
+): void {
   let stats = bucket.get(key);
   if (!stats) {
     stats = { count: 0, success: 0, rewardSum: 0, partialCount: 0 };
@@ -110,20 +159,36 @@ export function statsSnapshot(stats: CapabilityStats): CapabilityStatsSnapshot {
   };
 }
 
-function snapshotMap(bucket: StatsMap): Record<string, CapabilityStatsSnapshot> {
-  return Object.fromEntries([...bucket].map(([key, stats]) => [key, statsSnapshot(stats)]));
+function snapshotMap(
+  bucket: StatsMap,
+): Record<string, CapabilityStatsSnapshot> {
+  return Object.fromEntries(
+    [...bucket].map(([key, stats]) => [key, statsSnapshot(stats)]),
+  );
 }
 
 /** Joins a category or position with a tag: `multi_turn_base::state_mismatch`. */
-export function packCapabilityKey({ prefix, tag }: { prefix: string; tag: string }): string {
+export function packCapabilityKey({
+  prefix,
+  tag,
+}: {
+  prefix: string;
+  tag: string;
+}): string {
   return `${prefix}${capabilityKeySeparator}${tag}`;
 }
 
 /** Splits a combined key at its first `::`; a key without one has tag `unknown` (SEAL). */
-export function unpackCapabilityKey(key: string): { prefix: string; tag: string } {
+export function unpackCapabilityKey(key: string): {
+  prefix: string;
+  tag: string;
+} {
   const cut = key.indexOf(capabilityKeySeparator);
   if (cut < 0) return { prefix: key, tag: unknownTag };
-  return { prefix: key.slice(0, cut), tag: key.slice(cut + capabilityKeySeparator.length) };
+  return {
+    prefix: key.slice(0, cut),
+    tag: key.slice(cut + capabilityKeySeparator.length),
+  };
 }
 
 /**
@@ -138,22 +203,43 @@ export function safeParseCapabilityStateRecord({
   value: unknown;
   source?: string;
 }): SafeParseResult<CapabilityStateRecord> {
-  if (typeof value === 'object' && value !== null && 'schemaVersion' in value && value.schemaVersion !== 1) {
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    'schemaVersion' in value &&
+    value.schemaVersion !== 1
+  ) {
     const version = String((value as { schemaVersion: unknown }).schemaVersion);
     return {
       success: false,
       error: new SealError({
         code: 'UNSUPPORTED_SPEC_VERSION',
         message: `${source === undefined ? '' : `${source}: `}capability state schemaVersion ${version} is not supported (expected 1)`,
-        details: { ...(source === undefined ? {} : { source }), schemaVersion: version },
+        details: {
+          ...(source === undefined ? {} : { source }),
+          schemaVersion: version,
+        },
       }),
     };
   }
-  return safeParseWithSchema({ schema: capabilityStateRecordSchema, value, source });
+  const result = safeParseWithSchema({
+    schema: capabilityStateRecordSchema,
+    value,
+    source,
+  });
+  // zod rebuilds records by assignment, which turns a `__proto__` key (a task
+  // id or error text is data) into a prototype; once validated, the JSON
+  // value itself is kept, and the state copies only the fields it knows.
+  return result.success
+    ? { success: true, value: value as CapabilityStateRecord }
+    : result;
 }
 
 /** Like {@link safeParseCapabilityStateRecord} but throws the SealError. */
-export function parseCapabilityStateRecord(options: { value: unknown; source?: string }): CapabilityStateRecord {
+export function parseCapabilityStateRecord(options: {
+  value: unknown;
+  source?: string;
+}): CapabilityStateRecord {
   const result = safeParseCapabilityStateRecord(options);
   if (!result.success) throw result.error;
   return result.value;
@@ -188,7 +274,10 @@ export class CapabilityState {
     this.total = bucketsFromRecord(record?.total);
     this.window = bucketsFromRecord(record?.window);
     this.tasks = new Map(
-      Object.entries(record?.tasks ?? {}).map(([id, task]) => [id, { ...task, tagCounts: toMap(task.tagCounts) }]),
+      Object.entries(record?.tasks ?? {}).map(([id, task]) => [
+        id,
+        taskFromRecord(task),
+      ]),
     );
     this.weights = toMap(record?.dynamicTagWeights);
     this.windowErrors = toMap(record?.windowErrors);
@@ -198,7 +287,13 @@ export class CapabilityState {
   }
 
   /** Restores a state from untrusted JSON (see {@link parseCapabilityStateRecord}). */
-  static fromJSON({ value, source }: { value: unknown; source?: string }): CapabilityState {
+  static fromJSON({
+    value,
+    source,
+  }: {
+    value: unknown;
+    source?: string;
+  }): CapabilityState {
     return new CapabilityState(parseCapabilityStateRecord({ value, source }));
   }
 
@@ -212,10 +307,13 @@ export class CapabilityState {
    * (SEAL's `observe`).
    */
   observe(observation: CapabilityObservation): string {
-    const tags = (observation.tags ?? []).filter((tag): tag is string => typeof tag === 'string' && tag !== '');
+    const tags = (observation.tags ?? []).filter(
+      (tag): tag is string => typeof tag === 'string' && tag !== '',
+    );
     if (tags.length === 0) tags.push(unknownTag);
     const dominant = dominantTag(tags);
-    const category = observation.category || inferTaskCategory(observation.taskId);
+    const category =
+      observation.category || inferTaskCategory(observation.taskId);
     const { reward } = observation;
     const success = observation.success ?? reward >= 1;
 
@@ -227,12 +325,23 @@ export class CapabilityState {
       bump(buckets.categories, category, reward, success);
       tags.forEach((tag, index) => {
         bump(buckets.tags, tag, reward, success);
-        bump(buckets.categoryTags, packCapabilityKey({ prefix: category, tag }), reward, success);
+        bump(
+          buckets.categoryTags,
+          packCapabilityKey({ prefix: category, tag }),
+          reward,
+          success,
+        );
         const position = turnPosition({ index, total: tags.length });
-        bump(buckets.turnPositions, packCapabilityKey({ prefix: position, tag }), reward, success);
+        bump(
+          buckets.turnPositions,
+          packCapabilityKey({ prefix: position, tag }),
+          reward,
+          success,
+        );
       });
       for (const turnFineTags of observation.fineTags ?? []) {
-        for (const fineTag of turnFineTags) bump(buckets.fineTags, fineTag, reward, success);
+        for (const fineTag of turnFineTags)
+          bump(buckets.fineTags, fineTag, reward, success);
       }
     }
 
@@ -267,7 +376,8 @@ export class CapabilityState {
       task.lastSuccess = success;
       task.lastTag = dominant;
       task.lastStep = observation.step ?? null;
-      for (const tag of tags) task.tagCounts.set(tag, (task.tagCounts.get(tag) ?? 0) + 1);
+      for (const tag of tags)
+        task.tagCounts.set(tag, (task.tagCounts.get(tag) ?? 0) + 1);
     }
     return dominant;
   }
@@ -302,8 +412,16 @@ export class CapabilityState {
   }
 
   /** The counters of one family (copies). */
-  stats({ scope, bucket }: { scope: CapabilityScope; bucket: CapabilityBucketName }): Record<string, CapabilityStats> {
-    return bucketsToRecord(scope === 'total' ? this.total : this.window)[bucket];
+  stats({
+    scope,
+    bucket,
+  }: {
+    scope: CapabilityScope;
+    bucket: CapabilityBucketName;
+  }): Record<string, CapabilityStats> {
+    return bucketsToRecord(scope === 'total' ? this.total : this.window)[
+      bucket
+    ];
   }
 
   /**
@@ -311,7 +429,10 @@ export class CapabilityState {
    * or the total's when the window is empty (copies).
    */
   activeTagStats(): Record<string, CapabilityStats> {
-    return this.stats({ scope: this.window.tags.size > 0 ? 'window' : 'total', bucket: 'tags' });
+    return this.stats({
+      scope: this.window.tags.size > 0 ? 'window' : 'total',
+      bucket: 'tags',
+    });
   }
 
   /** The per-task entry (a copy), if the task was observed. */
@@ -349,7 +470,9 @@ export class CapabilityState {
    * One copy with derived rates (`successRate`, `rewardMean`), the tasks, the
    * weights and the window's 20 most common errors: SEAL's per-epoch dump.
    */
-  snapshot({ scope = 'window' }: { scope?: CapabilityScope } = {}): CapabilitySnapshot {
+  snapshot({
+    scope = 'window',
+  }: { scope?: CapabilityScope } = {}): CapabilitySnapshot {
     const buckets = scope === 'total' ? this.total : this.window;
     return {
       schemaVersion: 1,
@@ -361,7 +484,9 @@ export class CapabilityState {
       categoryTags: snapshotMap(buckets.categoryTags),
       turnPositions: snapshotMap(buckets.turnPositions),
       fineTags: snapshotMap(buckets.fineTags),
-      tasks: Object.fromEntries([...this.tasks].map(([id, task]) => [id, taskToRecord(task)])),
+      tasks: Object.fromEntries(
+        [...this.tasks].map(([id, task]) => [id, taskToRecord(task)]),
+      ),
       dynamicTagWeights: Object.fromEntries(this.weights),
       topErrors: this.topErrors(),
     };
@@ -373,7 +498,9 @@ export class CapabilityState {
       schemaVersion: 1,
       total: bucketsToRecord(this.total),
       window: bucketsToRecord(this.window),
-      tasks: Object.fromEntries([...this.tasks].map(([id, task]) => [id, taskToRecord(task)])),
+      tasks: Object.fromEntries(
+        [...this.tasks].map(([id, task]) => [id, taskToRecord(task)]),
+      ),
       dynamicTagWeights: Object.fromEntries(this.weights),
       windowErrors: Object.fromEntries(this.windowErrors),
       lastEpoch: this.lastEpoch,

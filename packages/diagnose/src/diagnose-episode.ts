@@ -28,7 +28,12 @@ export type DiagnoseEpisodeOptions = {
 };
 
 /** SEAL tags that are not a failure of the model's turn. */
-const notFailed: ReadonlySet<FailureTag> = new Set(['pass', 'correct_abstention', 'checker_error', 'gt_error']);
+const notFailed: ReadonlySet<FailureTag> = new Set([
+  'pass',
+  'correct_abstention',
+  'checker_error',
+  'gt_error',
+]);
 
 /** Error strings are kept to this length, as SEAL's top-error counter keeps them. */
 const errorTextLimit = 200;
@@ -43,7 +48,11 @@ function parseInputs({ record, verification }: DiagnoseEpisodeOptions): {
   record: EpisodeRecord;
   verification: VerifierV1Result;
 } {
-  const parsedRecord = safeParseWithSchema({ schema: episodeRecordSchema, value: record, source: 'episode record' });
+  const parsedRecord = safeParseWithSchema({
+    schema: episodeRecordSchema,
+    value: record,
+    source: 'episode record',
+  });
   if (!parsedRecord.success) throw parsedRecord.error;
   const parsedVerification = safeParseWithSchema({
     schema: verifierV1ResultSchema,
@@ -53,11 +62,19 @@ function parseInputs({ record, verification }: DiagnoseEpisodeOptions): {
   if (!parsedVerification.success) throw parsedVerification.error;
   const { taskId, episodeId } = parsedRecord.value;
   const result = parsedVerification.value;
-  if (result.taskId !== taskId || (result.episodeId !== undefined && result.episodeId !== episodeId)) {
+  if (
+    result.taskId !== taskId ||
+    (result.episodeId !== undefined && result.episodeId !== episodeId)
+  ) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
       message: `the verification (task ${result.taskId}, episode ${result.episodeId ?? 'none'}) does not belong to episode ${episodeId} of task ${taskId}`,
-      details: { episodeId, taskId, verificationTaskId: result.taskId, verificationEpisodeId: result.episodeId },
+      details: {
+        episodeId,
+        taskId,
+        verificationTaskId: result.taskId,
+        verificationEpisodeId: result.episodeId,
+      },
     });
   }
   return { record: parsedRecord.value, verification: result };
@@ -90,16 +107,27 @@ function collectEvidence(record: EpisodeRecord): Map<number, TurnEvidence> {
   return byTurn;
 }
 
-function toolErrorsOf(executions: readonly CallExecutedEvent[]): ToolErrorEvidence[] {
+function toolErrorsOf(
+  executions: readonly CallExecutedEvent[],
+): ToolErrorEvidence[] {
   const errors = executions.map(toolErrorOf);
   const out: ToolErrorEvidence[] = [];
   executions.forEach((event, index) => {
     const error = errors[index];
     if (error === undefined) return;
     const recovered = executions.some(
-      (later, laterIndex) => laterIndex > index && later.call.name === event.call.name && errors[laterIndex] === undefined,
+      (later, laterIndex) =>
+        laterIndex > index &&
+        later.call.name === event.call.name &&
+        errors[laterIndex] === undefined,
     );
-    out.push({ step: event.step, name: event.call.name, error, argumentError: isArgumentError(error), recovered });
+    out.push({
+      step: event.step,
+      name: event.call.name,
+      error,
+      argumentError: isArgumentError(error),
+      recovered,
+    });
   });
   return out;
 }
@@ -128,9 +156,11 @@ function fineTagsOf({
   const invalid = evidence.parseErrors > 0 || evidence.refusedCalls > 0;
   const fineTags: FineTag[] = [];
   if (invalid) fineTags.push('invalid_tool_call');
-  if (toolErrors.some((error) => error.argumentError)) fineTags.push('argument_mismatch');
+  if (toolErrors.some((error) => error.argumentError))
+    fineTags.push('argument_mismatch');
   const unrecovered = toolErrors.some((error) => !error.recovered);
-  const failedAfterError = !notFailed.has(tag) && (toolErrors.length > 0 || invalid);
+  const failedAfterError =
+    !notFailed.has(tag) && (toolErrors.length > 0 || invalid);
   if (unrecovered || failedAfterError) fineTags.push('recovery_failure');
   return fineTags;
 }
@@ -147,12 +177,18 @@ function fineTagsOf({
  * not match its schema (naming the field), and `INVALID_ARGUMENT` when the
  * verification belongs to another task or episode.
  */
-export function diagnoseEpisode(options: DiagnoseEpisodeOptions): EpisodeDiagnosis {
+export function diagnoseEpisode(
+  options: DiagnoseEpisodeOptions,
+): EpisodeDiagnosis {
   const { record, verification } = parseInputs(options);
   const reward = options.reward ?? verification.rewards.binary;
   const evidenceByTurn = collectEvidence(record);
   const reachedTurns = new Set(record.turns.map((turn) => turn.turn));
-  const empty: TurnEvidence = { parseErrors: 0, refusedCalls: 0, executions: [] };
+  const empty: TurnEvidence = {
+    parseErrors: 0,
+    refusedCalls: 0,
+    executions: [],
+  };
 
   const turns: TurnDiagnosis[] = verification.turns.map(({ turn, tag }) => {
     const evidence = evidenceByTurn.get(turn) ?? empty;
@@ -171,7 +207,9 @@ export function diagnoseEpisode(options: DiagnoseEpisodeOptions): EpisodeDiagnos
 
   const warnings: SealWarning[] = [];
   const scored = new Set(verification.turns.map((turn) => turn.turn));
-  const unscored = [...evidenceByTurn.keys()].filter((turn) => !scored.has(turn));
+  const unscored = [...evidenceByTurn.keys()].filter(
+    (turn) => !scored.has(turn),
+  );
   if (unscored.length > 0) {
     warnings.push({
       type: 'other',
@@ -181,10 +219,12 @@ export function diagnoseEpisode(options: DiagnoseEpisodeOptions): EpisodeDiagnos
 
   const errors: string[] = [];
   for (const event of record.events) {
-    if (event.type === 'parse-error' || event.type === 'call-rejected') errors.push(event.message.slice(0, errorTextLimit));
+    if (event.type === 'parse-error' || event.type === 'call-rejected')
+      errors.push(event.message.slice(0, errorTextLimit));
   }
   for (const turn of turns) {
-    for (const toolError of turn.toolErrors) errors.push(toolError.error.slice(0, errorTextLimit));
+    for (const toolError of turn.toolErrors)
+      errors.push(toolError.error.slice(0, errorTextLimit));
   }
 
   return {

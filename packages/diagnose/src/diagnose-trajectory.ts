@@ -17,7 +17,9 @@ import { toolErrorOf } from './tool-error';
  * `[ERROR]` environment message as a second error for the same refused step;
  * here each refused step counts once.
  */
-export function diagnoseTrajectory(record: EpisodeRecord): TrajectoryDiagnostics {
+export function diagnoseTrajectory(
+  record: EpisodeRecord,
+): TrajectoryDiagnostics {
   let hasInvalidToolCall = false;
   let hasToolError = false;
   let errorCount = 0;
@@ -53,7 +55,8 @@ export function diagnoseTrajectory(record: EpisodeRecord): TrajectoryDiagnostics
 
   const numUserTurns = record.turns.length;
   return {
-    clean: record.endReason === 'completed' && !hasInvalidToolCall && !hasToolError,
+    clean:
+      record.endReason === 'completed' && !hasInvalidToolCall && !hasToolError,
     hasInvalidToolCall,
     hasToolError,
     errorCount,
@@ -62,8 +65,15 @@ export function diagnoseTrajectory(record: EpisodeRecord): TrajectoryDiagnostics
     numToolCallsAttempted,
     numToolCallsAccepted,
     numToolExecutionsNoError,
-    turnCoverageRate: numUserTurns > 0 ? numTurnsWithToolCall / numUserTurns : 0,
-    toolCallAcceptRate: numToolCallsAttempted > 0 ? numToolCallsAccepted / numToolCallsAttempted : 0,
-    toolExecSuccessRate: numToolCallsAccepted > 0 ? numToolExecutionsNoError / numToolCallsAccepted : 0,
+    turnCoverageRate:
+      numUserTurns > 0 ? numTurnsWithToolCall / numUserTurns : 0,
+    toolCallAcceptRate:
+      numToolCallsAttempted > 0
+        ? numToolCallsAccepted / numToolCallsAttempted
+        : 0,
+    toolExecSuccessRate:
+      numToolCallsAccepted > 0
+        ? numToolExecutionsNoError / numToolCallsAccepted
+        : 0,
   };
 }

@@ -9,7 +9,9 @@ export const unknownTag = 'unknown' as const;
  * `pass` if any turn passed, else `unknown`. Empty or missing tags are
  * skipped; no tags at all gives `unknown`.
  */
-export function dominantTag(tags: readonly (string | null | undefined)[] | null | undefined): string {
+export function dominantTag(
+  tags: readonly (string | null | undefined)[] | null | undefined,
+): string {
   if (!tags || tags.length === 0) return unknownTag;
   const counts = new Map<string, number>();
   let sawPass = false;
@@ -31,6 +33,8 @@ export function dominantTag(tags: readonly (string | null | undefined)[] | null 
 }
 
 /** {@link dominantTag} narrowed to the tags SEAL's verifier emits. */
-export function dominantCapabilityTag(tags: readonly CapabilityTag[]): CapabilityTag {
+export function dominantCapabilityTag(
+  tags: readonly CapabilityTag[],
+): CapabilityTag {
   return dominantTag(tags) as CapabilityTag;
 }

@@ -1,7 +1,18 @@
-export { diagnoseEpisode, type DiagnoseEpisodeOptions } from './diagnose-episode';
+export {
+  diagnoseEpisode,
+  type DiagnoseEpisodeOptions,
+} from './diagnose-episode';
 export { diagnoseTrajectory } from './diagnose-trajectory';
-export { argumentErrorPatterns, isArgumentError, type ArgumentErrorPattern } from './argument-error';
-export { sealToolErrorPattern, toolErrorOf, type CallExecutedEvent } from './tool-error';
+export {
+  argumentErrorPatterns,
+  isArgumentError,
+  type ArgumentErrorPattern,
+} from './argument-error';
+export {
+  sealToolErrorPattern,
+  toolErrorOf,
+  type CallExecutedEvent,
+} from './tool-error';
 export { dominantTag, dominantCapabilityTag, unknownTag } from './dominant-tag';
 export { turnPosition, type TurnPosition } from './turn-position';
 export { bfclCategoryPrefixes, inferTaskCategory } from './task-category';
@@ -18,5 +29,9 @@ export {
   type CapabilityObservation,
   type CapabilityScope,
 } from './capability-state';
-export { loadCapabilityState, saveCapabilityState, writeCapabilitySnapshot } from './capability-state-file';
+export {
+  loadCapabilityState,
+  saveCapabilityState,
+  writeCapabilitySnapshot,
+} from './capability-state-file';
 export { summarizeDiagnoses } from './summarize-diagnoses';

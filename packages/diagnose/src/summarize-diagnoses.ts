@@ -7,7 +7,9 @@ import { CapabilityState } from './capability-state';
  * counts and reward means by tag, by `category::tag` and by fine tag,
  * accuracy by category (its `successRate`), dominant tags, trajectory flags.
  */
-export function summarizeDiagnoses(diagnoses: readonly EpisodeDiagnosis[]): DiagnosisSummary {
+export function summarizeDiagnoses(
+  diagnoses: readonly EpisodeDiagnosis[],
+): DiagnosisSummary {
   const state = new CapabilityState();
   const dominantTags: Record<string, number> = {};
   const trajectory = { clean: 0, hasInvalidToolCall: 0, hasToolError: 0 };
@@ -19,7 +21,8 @@ export function summarizeDiagnoses(diagnoses: readonly EpisodeDiagnosis[]): Diag
     rewardSum += diagnosis.reward;
     if (diagnosis.success) successes++;
     if (diagnosis.trajectory.clean) trajectory.clean++;
-    if (diagnosis.trajectory.hasInvalidToolCall) trajectory.hasInvalidToolCall++;
+    if (diagnosis.trajectory.hasInvalidToolCall)
+      trajectory.hasInvalidToolCall++;
     if (diagnosis.trajectory.hasToolError) trajectory.hasToolError++;
   }
   const snapshot = state.snapshot({ scope: 'total' });

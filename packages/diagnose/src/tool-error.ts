@@ -1,7 +1,10 @@
 import type { EpisodeEvent } from '@seal/spec';
 
 /** A `call-executed` event. */
-export type CallExecutedEvent = Extract<EpisodeEvent, { type: 'call-executed' }>;
+export type CallExecutedEvent = Extract<
+  EpisodeEvent,
+  { type: 'call-executed' }
+>;
 
 /**
  * SEAL's error-like-string pattern (`env_handler._TOOL_ERROR_RE`): a result

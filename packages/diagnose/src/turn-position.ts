@@ -6,7 +6,13 @@ export type TurnPosition = 'only' | 'early' | 'middle' | 'late';
  * there is at most one; else by `(index + 1) / total`: ≤ 1/3 `early`,
  * ≤ 2/3 `middle`, otherwise `late` (the same double arithmetic as Python).
  */
-export function turnPosition({ index, total }: { index: number; total: number }): TurnPosition {
+export function turnPosition({
+  index,
+  total,
+}: {
+  index: number;
+  total: number;
+}): TurnPosition {
   if (total <= 1) return 'only';
   const ratio = (index + 1) / total;
   if (ratio <= 1 / 3) return 'early';

@@ -104,7 +104,9 @@ export const capabilityStatsSnapshotSchema = z.object({
 });
 
 /** See {@link capabilityStatsSnapshotSchema}. */
-export type CapabilityStatsSnapshot = z.infer<typeof capabilityStatsSnapshotSchema>;
+export type CapabilityStatsSnapshot = z.infer<
+  typeof capabilityStatsSnapshotSchema
+>;
 
 const snapshotMap = z.record(z.string(), capabilityStatsSnapshotSchema);
 

@@ -8,7 +8,10 @@ import { trajectoryDiagnosticsSchema } from './trajectory-diagnostics';
  * {@link failureTagSchema} tags, or `unknown` for a trajectory that carried
  * no tags (SEAL's `UNKNOWN_TAG`).
  */
-export const capabilityTagSchema = z.union([failureTagSchema, z.literal('unknown')]);
+export const capabilityTagSchema = z.union([
+  failureTagSchema,
+  z.literal('unknown'),
+]);
 
 /** See {@link capabilityTagSchema}. */
 export type CapabilityTag = z.infer<typeof capabilityTagSchema>;
