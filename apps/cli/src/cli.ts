@@ -2,6 +2,7 @@ import { SealError } from '@seal/spec';
 import type { Command } from './command';
 import { bfclCheckHelp, runBfclCheck } from './commands/bfcl-check';
 import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
+import { diagnoseHelp, runDiagnose } from './commands/diagnose';
 import { createOutput } from './ui/output';
 import { exitCodes } from './exit-codes';
 
@@ -16,6 +17,11 @@ export const commands: Record<string, Command> = {
     summary: 'replay BFCL ground truth against golden result strings and states',
     help: bfclReplayHelp,
     run: runBfclReplay,
+  },
+  diagnose: {
+    summary: 'verify episode records and print per-turn failure tags with a summary',
+    help: diagnoseHelp,
+    run: runDiagnose,
   },
 };
 
