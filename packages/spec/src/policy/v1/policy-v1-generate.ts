@@ -37,8 +37,9 @@ export const policyV1GenerateOptionsSchema = z.strictObject({
    */
   stopTokenIds: z.array(z.number().int().nonnegative()).optional(),
   /**
-   * Strings that end a sequence when the decoded output ends with one of them
-   * (checked after each token; the token that completes the string is kept).
+   * Strings that end a sequence as soon as the decoded output contains one of
+   * them (checked after each token; the token that completes the string is
+   * kept, and nothing is trimmed).
    */
   stopStrings: z.array(z.string().min(1)).optional(),
   /** Seed of the sampler. Same seed, prompts and weights give the same tokens. Default 0. */
