@@ -2,6 +2,7 @@ import {
   SealError,
   episodeRecordSchema,
   safeParseWithSchema,
+  turnVerdictSchema,
   verifierV1ResultSchema,
   type EpisodeDiagnosis,
   type EpisodeRecord,
@@ -12,6 +13,7 @@ import {
   type TurnDiagnosis,
   type VerifierV1Result,
 } from '@seal/spec';
+import * as z from 'zod';
 import { isArgumentError } from './argument-error';
 import { diagnoseTrajectory } from './diagnose-trajectory';
 import { dominantCapabilityTag } from './dominant-tag';
@@ -44,18 +46,42 @@ type TurnEvidence = {
   executions: CallExecutedEvent[];
 };
 
-function parseInputs({ record, verification }: DiagnoseEpisodeOptions): {
-  record: EpisodeRecord;
-  verification: VerifierV1Result;
-} {
+/**
+ * The parts of a record and a verification that diagnosis reads, validated
+ * at the call. The conversation (`messages`) and the result strings are not
+ * read, so they are not re-validated: they dominate a record's size, and the
+ * verifier has already checked the record.
+ */
+const diagnosedRecordSchema = episodeRecordSchema.pick({
+  schemaVersion: true,
+  episodeId: true,
+  taskId: true,
+  category: true,
+  turns: true,
+  events: true,
+  endReason: true,
+});
+const diagnosedVerificationSchema = verifierV1ResultSchema
+  .pick({
+    schemaVersion: true,
+    verifierId: true,
+    taskId: true,
+    episodeId: true,
+    rewards: true,
+  })
+  .extend({
+    turns: z.array(turnVerdictSchema.pick({ turn: true, tag: true })),
+  });
+
+function checkInputs({ record, verification }: DiagnoseEpisodeOptions): void {
   const parsedRecord = safeParseWithSchema({
-    schema: episodeRecordSchema,
+    schema: diagnosedRecordSchema,
     value: record,
     source: 'episode record',
   });
   if (!parsedRecord.success) throw parsedRecord.error;
   const parsedVerification = safeParseWithSchema({
-    schema: verifierV1ResultSchema,
+    schema: diagnosedVerificationSchema,
     value: verification,
     source: 'verification',
   });
@@ -77,7 +103,6 @@ function parseInputs({ record, verification }: DiagnoseEpisodeOptions): {
       },
     });
   }
-  return { record: parsedRecord.value, verification: result };
 }
 
 function collectEvidence(record: EpisodeRecord): Map<number, TurnEvidence> {
@@ -180,7 +205,8 @@ function fineTagsOf({
 export function diagnoseEpisode(
   options: DiagnoseEpisodeOptions,
 ): EpisodeDiagnosis {
-  const { record, verification } = parseInputs(options);
+  checkInputs(options);
+  const { record, verification } = options;
   const reward = options.reward ?? verification.rewards.binary;
   const evidenceByTurn = collectEvidence(record);
   const reachedTurns = new Set(record.turns.map((turn) => turn.turn));
