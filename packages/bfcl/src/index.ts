@@ -43,3 +43,27 @@ export {
 export { bfclSessionSpec, createBfclBackend, createBfclToolSession } from './task/bfcl-backend';
 export { bfclEntryToTask, bfclTasks } from './task/entry-to-task';
 export { toolDocFromSpec, type BfclToolSpec, type BfclToolSpecs } from './api/tool-spec';
+export {
+  buildTask,
+  checkGeneratedTask,
+  createGeneratorRuntime,
+  generateTasks,
+  generateTasksOptionsSchema,
+  generatedCategories,
+  generatorSplits,
+  taskFamilies,
+  taskGeneratorId,
+  warmupCategories,
+  type BuildTaskOptions,
+  type FamilyContext,
+  type FamilyDifficulty,
+  type FamilyPool,
+  type GenerateTasksOptions,
+  type GeneratedTaskProblem,
+  type GeneratorSplit,
+  type Intent,
+  type Said,
+  type TaskDraft,
+  type TaskFamily,
+  type TaskVariant,
+} from './generator';
