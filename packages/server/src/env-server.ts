@@ -1,0 +1,242 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SealError, parseJsonText } from '@seal/spec';
+import { createEnvService, envServiceEndpoints, type EnvService, type EnvServiceEndpoint, type EnvServiceSettings } from './env-service';
+import { errorResponse } from './error-response';
+
+/** Options of {@link startEnvServer}: the service settings plus the transport's. */
+export type EnvServerOptions = EnvServiceSettings & {
+  /** Interface to bind. Default `127.0.0.1` (SEAL's script default). */
+  host?: string;
+  /** Port; `0` picks a free one. Default 8082 (SEAL's configs). */
+  port?: number;
+  /** Largest request body in bytes; larger ones get 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** How often idle instances are looked for. Default 300,000 ms (SEAL), at most the idle timeout. */
+  reclaimIntervalMs?: number;
+  /** Put messages and stacks of internal errors in 500 bodies (development only). Default false. */
+  exposeInternalErrors?: boolean;
+  /** Receives every internal error with the reference its 500 body names. */
+  onInternalError?: (info: { error: unknown; reference: string }) => void;
+  /** Receives the ids of instances reclaimed for idleness. */
+  onReclaim?: (instanceIds: string[]) => void;
+};
+
+/** A running environment server (see {@link startEnvServer}). */
+export type EnvServer = {
+  /** `http://host:port`. */
+  readonly url: string;
+  readonly host: string;
+  /** The bound port (the real one when started with port 0). */
+  readonly port: number;
+  /** The service behind the transport (instance count, manual reclamation). */
+  readonly service: EnvService;
+  /** Stops accepting connections, ends keep-alive ones, drops every instance. Idempotent. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+};
+
+const endpointSet: ReadonlySet<string> = new Set(envServiceEndpoints);
+
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  response.end(text);
+}
+
+function methodNotAllowed(response: ServerResponse, message: string, allow: string): void {
+  const { body } = errorResponse({ error: new SealError({ code: 'INVALID_ARGUMENT', message }) });
+  send(response, 405, body, { allow });
+}
+
+/**
+ * Reads a request body up to `limit` bytes. A larger body is read on and
+ * discarded up to `drainLimit` (so the client sees the 413 instead of a
+ * reset), then refused; beyond that the connection is cut.
+ */
+function readBody(request: IncomingMessage, limit: number): Promise<{ text: string } | { tooLarge: true; cut: boolean }> {
+  const drainLimit = Math.max(limit * 8, 8 * 1024 * 1024);
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  return new Promise((resolve, reject) => {
+    if (Number.isFinite(declared) && declared > drainLimit) {
+      request.resume();
+      resolve({ tooLarge: true, cut: true });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > drainLimit && !settled) {
+        settled = true;
+        resolve({ tooLarge: true, cut: true });
+      }
+    });
+    request.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(size > limit ? { tooLarge: true, cut: false } : { text: Buffer.concat(chunks).toString('utf8') });
+    });
+    request.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+  });
+}
+
+/**
+ * Starts SEAL's environment service over `node:http` (§7.2): `GET /healthz`
+ * answers `OK`; `POST /<endpoint>` takes SEAL's body and answers `{success,
+ * data}`, or an error body with a status by error class (see
+ * `statusForCode`): 400 malformed or missing field, 404 unknown instance,
+ * task or endpoint, 405 wrong method, 409 finished episode or instance id in
+ * use, 413 body over `maxBodyBytes`, 503 instance limit, 500 internal (no
+ * message or stack unless `exposeInternalErrors`). Idle instances are
+ * reclaimed on an interval. Resolves once listening.
+ */
+export async function startEnvServer(options: EnvServerOptions): Promise<EnvServer> {
+  const service = createEnvService(options);
+  const host = options.host ?? '127.0.0.1';
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const reclaimIntervalMs = Math.max(1, Math.min(options.reclaimIntervalMs ?? 300_000, service.idleTimeoutMs));
+
+  const fail = (response: ServerResponse, error: unknown, headers?: Record<string, string>) => {
+    const { status, body } = errorResponse({
+      error,
+      ...(options.exposeInternalErrors === undefined ? {} : { exposeInternalErrors: options.exposeInternalErrors }),
+      ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+    });
+    send(response, status, body, headers);
+  };
+
+  const handleRequest = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = new URL(request.url ?? '/', 'http://service').pathname.replace(/\/+$/, '') || '/';
+    const method = request.method ?? 'GET';
+    if (path === '/healthz') {
+      if (method !== 'GET' && method !== 'HEAD') {
+        methodNotAllowed(response, `${method} /healthz: use GET`, 'GET, HEAD');
+        request.resume();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': '2' });
+      response.end(method === 'HEAD' ? undefined : 'OK');
+      return;
+    }
+    const endpoint = path.slice(1);
+    if (!endpointSet.has(endpoint)) {
+      request.resume();
+      fail(
+        response,
+        new SealError({
+          code: 'NOT_FOUND',
+          message: `unknown endpoint ${method} ${path}; endpoints: GET /healthz, POST /${envServiceEndpoints.join(', /')}`,
+          details: { path },
+        }),
+      );
+      return;
+    }
+    if (method !== 'POST') {
+      methodNotAllowed(response, `${method} ${path}: use POST with a JSON body`, 'POST');
+      request.resume();
+      return;
+    }
+    const read = await readBody(request, maxBodyBytes);
+    if ('tooLarge' in read) {
+      fail(
+        response,
+        new SealError({
+          code: 'PAYLOAD_TOO_LARGE',
+          message: `request body is larger than the server's limit of ${maxBodyBytes} bytes (seal serve --max-body)`,
+          details: { maxBodyBytes },
+        }),
+        { connection: 'close' },
+      );
+      if (read.cut) response.once('finish', () => request.socket.destroy());
+      return;
+    }
+    try {
+      const body = read.text.trim() === '' ? undefined : parseJsonText({ text: read.text, source: 'request body' });
+      const result = await service.handle({ endpoint: endpoint as EnvServiceEndpoint, body });
+      send(response, 200, result);
+    } catch (error) {
+      fail(response, error);
+    }
+  };
+
+  const server: Server = createServer((request, response) => {
+    handleRequest(request, response).catch((error: unknown) => {
+      if (!response.headersSent) fail(response, error);
+      else response.destroy();
+    });
+  });
+  // A client that keeps a connection open must not hold the process.
+  server.keepAliveTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      const port = options.port ?? 8082;
+      if (error.code === 'EADDRINUSE') {
+        reject(
+          new SealError({
+            code: 'INVALID_ARGUMENT',
+            message: `${host}:${port} is already in use; pick another --port (0 picks a free one)`,
+            cause: error,
+            details: { host, port },
+          }),
+        );
+      } else if (error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL') {
+        reject(
+          new SealError({
+            code: 'INVALID_ARGUMENT',
+            message: `cannot listen on ${host}:${port} (${error.code})`,
+            cause: error,
+            details: { host, port },
+          }),
+        );
+      } else reject(error);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(options.port ?? 8082, host);
+  });
+
+  const timer = setInterval(() => {
+    const reclaimed = service.reclaimIdle();
+    if (reclaimed.length > 0) options.onReclaim?.(reclaimed);
+  }, reclaimIntervalMs);
+  timer.unref?.();
+
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      clearInterval(timer);
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      // Requests in flight finish; their connections then close.
+      setTimeout(() => server.closeAllConnections(), 2_000).unref();
+    }).then(() => service.releaseAll());
+    return closing;
+  };
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    service,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -1,0 +1,80 @@
+import { createBfclBackend, type BfclDataset } from '@seal/bfcl';
+import { hasSharedBfclData, loadSharedBfclData, sharedDataSkipMessage } from '@seal/bfcl/test';
+import { createBfclVerifier } from '@seal/verifier';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startEnvServer, type EnvServer } from './env-server';
+import { createBfclTaskSource } from './task-source';
+import { replayGroundTruth } from './test/replay-ground-truth';
+import { SealEnvClient } from './test/seal-env-client';
+
+/**
+ * Entries of the evaluation split no model can pass here:
+ * - `multi_turn_base_154`: 5 question turns but 6 ground-truth turns, so
+ *   BFCL's runner always reports `force_terminated`;
+ * - `multi_turn_miss_func_49`: its ground truth calls `tail` in turn 1, but
+ *   BFCL withholds `tail` until turn 3; with SEAL's `enforce_available_tools`
+ *   (on in SEAL's configs, and always on here) the call is refused. BFCL's
+ *   own runner does not check availability.
+ */
+const unpassable = ['multi_turn_base_154', 'multi_turn_miss_func_49'];
+
+async function startBfclServer(dataset: BfclDataset): Promise<EnvServer> {
+  return startEnvServer({
+    port: 0,
+    tasks: createBfclTaskSource({ dataset }),
+    backend: createBfclBackend({ runtime: dataset.runtime }),
+    verifier: createBfclVerifier({ runtime: dataset.runtime }),
+  });
+}
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!);
+      }
+    }),
+  );
+  return results;
+}
+
+describe.skipIf(!hasSharedBfclData)('seal serve ground-truth replay', () => {
+  let dataset: BfclDataset;
+  beforeAll(async () => {
+    dataset = await loadSharedBfclData();
+  });
+
+  it('should score 1.0 on every passable entry of the evaluation split', async () => {
+    await using server = await startBfclServer(dataset);
+    const client = new SealEnvClient({ baseUrl: server.url });
+    const ids = await client.getEnvProfile({ split: 'val' });
+    expect(ids).toHaveLength(400);
+    const outcomes = await pool(ids, 8, async (taskId) => {
+      const instanceId = `replay-${taskId}`;
+      const created = await client.create({ taskId, instanceId, params: { rollout_mode: 'validate' } });
+      const replay = await replayGroundTruth({
+        client,
+        instanceId,
+        initial: created.state,
+        groundTruth: dataset.byId.get(taskId)!.groundTruth,
+        allowRefused: unpassable.includes(taskId),
+      });
+      expect(await client.release({ instanceId })).toBe(true);
+      return { taskId, accuracy: replay.accuracy, reward: replay.reward, terminated: replay.terminated };
+    });
+    const failed = outcomes.filter((outcome) => outcome.accuracy !== 1).map((outcome) => outcome.taskId);
+    expect(failed.sort()).toEqual(unpassable.filter((id) => ids.includes(id)).sort());
+    expect(outcomes.every((outcome) => outcome.terminated && outcome.reward === outcome.accuracy)).toBe(true);
+    expect(server.service.size).toBe(0);
+  });
+});
+
+if (!hasSharedBfclData) {
+  describe('seal serve ground-truth replay (shared data absent)', () => {
+    it.skip(sharedDataSkipMessage, () => {});
+  });
+}
