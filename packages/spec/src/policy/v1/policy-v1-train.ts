@@ -5,7 +5,7 @@ const tokenArray = z.array(z.number());
 /**
  * One training sequence. Every per-token array is aligned with `tokenIds`
  * (same length): entry `t` concerns the prediction of `tokenIds[t]` from the
- * tokens before it, so entry 0 must have weight 0.
+ * tokens before it, so entry 0 is ignored (the first token has no prediction).
  */
 export const policyV1TrainSequenceSchema = z.strictObject({
   /** The full sequence: prompt, generated tokens and environment tokens. */
@@ -39,7 +39,8 @@ export const policyV1TrainSettingsSchema = z.strictObject({
   clipHigh: z.number().nonnegative().optional(),
   /**
    * Dual-clip constant c > 1: for negative advantages the per-token loss is
-   * capped at `-c · A` (Ye et al. 2020). Default 10. `Infinity` disables it.
+   * capped at `-c · A` (Ye et al. 2020). Default 10; a huge value (1e30)
+   * disables it (JSON has no `Infinity`).
    */
   dualClipC: z.number().gt(1).optional(),
   /**
@@ -47,7 +48,7 @@ export const policyV1TrainSettingsSchema = z.strictObject({
    * policy, `exp(ref - lp) - (ref - lp) - 1`, added per token. Default 0.
    */
   klCoef: z.number().nonnegative().optional(),
-  /** Global gradient-norm clip (after accumulation over micro-batches). Default 1; `Infinity` disables it. */
+  /** Global gradient-norm clip (after accumulation over micro-batches). Default 1; a huge value (1e30) disables it. */
   maxGradNorm: z.number().positive().optional(),
   /** AdamW decoupled weight decay (not applied to norms and biases). Default 0.01. */
   weightDecay: z.number().nonnegative().optional(),
