@@ -75,6 +75,8 @@ export type BuildTaskOptions = {
 const maxDistractorDescription = 100;
 /** Tools with more parameters than this are not drawn as distractors. */
 const maxDistractorParameters = 3;
+/** A task lists at least this many tools. */
+const minTools = 4;
 /** A task lists at most this many tools (unless it needs more). */
 const maxTools = 8;
 
@@ -151,7 +153,8 @@ function functionNames(calls: readonly string[]): string[] {
 
 /**
  * The task's tools: every function the ground truth uses, plus two to four
- * short distractors of the same classes, capped at {@link maxTools}, in
+ * short distractors of the same classes, at least {@link minTools} and at
+ * most {@link maxTools} in all, in
  * involved-class order and each class's declaration order.
  */
 function selectTools({
@@ -176,7 +179,10 @@ function selectTools({
   );
   const wanted = Math.max(
     needed.length,
-    Math.min(maxTools, needed.length + Number(random.randint(2, 4))),
+    Math.min(
+      maxTools,
+      Math.max(minTools, needed.length + Number(random.randint(2, 4))),
+    ),
   );
   for (const name of random
     .shuffle(candidates)

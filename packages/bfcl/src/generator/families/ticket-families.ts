@@ -43,14 +43,17 @@ export function noiseTickets(
     words = [],
     owners,
     statuses = ['Open', 'Closed', 'Resolved'],
+    counts = { base: [1, 2], long: [6, 9] },
   }: {
     words?: readonly string[];
     owners: readonly string[];
     statuses?: readonly string[];
+    /** How many, per scale. */
+    counts?: { base: [number, number]; long: [number, number] };
   },
 ): Ticket[] {
   const { noise } = context;
-  const count = distractors(context, { base: [1, 2], long: [6, 9] });
+  const count = distractors(context, counts);
   const topics = pickSome(noise, ticketTopics, count, (topic) =>
     words.some((word) =>
       topic.title.toLowerCase().includes(word.toLowerCase()),
@@ -178,10 +181,20 @@ export const closeTicketFamily: TaskFamily = {
       priority: between(random, 1, 5),
       createdBy: user,
     };
-    const noise = noiseTickets(context, ids, {
+    // The long form adds several of the user's own open tickets, so the
+    // listing the agent reads grows with them.
+    const own = noiseTickets(context, ids, {
       words: [topic.word],
-      owners: [user, handle(context.noise, new Set([user]))],
+      owners: [user],
+      statuses: ['Open'],
+      counts: { base: [0, 1], long: [4, 5] },
     });
+    const others = noiseTickets(context, ids, {
+      words: [topic.word, ...own.map((item) => item.title)],
+      owners: [user, handle(context.noise, new Set([user]))],
+      counts: { base: [1, 1], long: [2, 3] },
+    });
+    const noise = [...own, ...others];
     const draft = context.begin({
       TicketAPI: ticketState({
         tickets: context.noise.shuffle([ticket, ...noise]),

@@ -50,8 +50,8 @@ const cruise = defineIntent('vehicle.cruise', [
 const startEngine = defineIntent('vehicle.start-engine', [
   'Now press the brake pedal to 1.0 and start the engine.',
   'Hold the brake at 1.0, then START the engine.',
-  'Push the brake pedal to 1.0 and turn the engine on.',
-  'With the brake held at 1.0, get the engine running.',
+  'Push the brake pedal to 1.0 and start the car.',
+  'With the brake held at 1.0, start up the motor.',
 ]);
 
 /** Lock the unlocked doors, then brake and start the engine. */
