@@ -3,6 +3,7 @@ import type { Command } from './command';
 import { bfclCheckHelp, runBfclCheck } from './commands/bfcl-check';
 import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
 import { diagnoseHelp, runDiagnose } from './commands/diagnose';
+import { runServe, serveHelp } from './commands/serve';
 import { createOutput } from './ui/output';
 import { exitCodes } from './exit-codes';
 
@@ -22,6 +23,11 @@ export const commands: Record<string, Command> = {
     summary: 'verify episode records and print per-turn failure tags with a summary',
     help: diagnoseHelp,
     run: runDiagnose,
+  },
+  serve: {
+    summary: "serve BFCL episodes over SEAL's environment-service HTTP API (default port 8082)",
+    help: serveHelp,
+    run: runServe,
   },
 };
 
