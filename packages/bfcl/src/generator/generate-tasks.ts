@@ -59,7 +59,9 @@ function invalid(message: string, details: Record<string, unknown>): SealError {
 /**
  * Generates a pool of tasks: `count` tasks that rotate through the requested
  * categories (ids `gen_<split>_<category>_<n>`, `n` counting per category)
- * and, per category, through the split's families in a seeded order. Each
+ * and, per category, through the split's families in a seeded order (in
+ * test-ood, alternately an in-distribution family with held-out phrasings
+ * and a held-out composition). Each
  * task has its own seed drawn from the pool seed; a draw whose values belong
  * to another split's content bucket, or that repeats a task already drawn,
  * is redrawn. The same options always give the same tasks, byte for byte.
@@ -111,9 +113,12 @@ export function generateTasks(options: GenerateTasksOptions): Task[] {
   }
   const data = runtime ?? createGeneratorRuntime();
   const master = new PyRandom(deriveSeed('generate-tasks', seed, split));
+  // Per category, one or two family groups in a seeded order: test-ood
+  // alternates between in-distribution families (held-out phrasings) and
+  // held-out compositions, so both make up about half of it.
   const rotations = new Map<
     TaskCategory,
-    { families: TaskFamily[]; next: number; made: number }
+    { groups: { families: TaskFamily[]; next: number }[]; made: number }
   >();
   for (const category of categories) {
     if (rotations.has(category)) continue;
@@ -126,11 +131,13 @@ export function generateTasks(options: GenerateTasksOptions): Task[] {
         split,
         category,
       });
-    rotations.set(category, {
-      families: master.shuffle([...eligible]),
-      next: 0,
-      made: 0,
-    });
+    const groups = [
+      eligible.filter((family) => family.pool === 'in-distribution'),
+      eligible.filter((family) => family.pool === 'out-of-distribution'),
+    ]
+      .filter((group) => group.length > 0)
+      .map((group) => ({ families: master.shuffle([...group]), next: 0 }));
+    rotations.set(category, { groups, made: 0 });
   }
 
   const seen = new Set<string>();
@@ -138,15 +145,15 @@ export function generateTasks(options: GenerateTasksOptions): Task[] {
   for (let index = 0; index < count; index++) {
     const category = categories[index % categories.length]!;
     const rotation = rotations.get(category)!;
+    const group = rotation.groups[rotation.made % rotation.groups.length]!;
     let task: Task | undefined;
     for (
       let tried = 0;
-      task === undefined && tried < rotation.families.length;
+      task === undefined && tried < group.families.length;
       tried++
     ) {
-      const family =
-        rotation.families[rotation.next % rotation.families.length]!;
-      rotation.next++;
+      const family = group.families[group.next % group.families.length]!;
+      group.next++;
       for (let attempt = 0; attempt < attemptsPerFamily; attempt++) {
         const taskSeed = Number(master.randint(0, 2 ** 48 - 1));
         let candidate: Task;

@@ -7,11 +7,11 @@ import type { Intent, Said } from './phrasing';
 
 /** How hard a family is meant to be for a small model. */
 export type FamilyDifficulty =
-  /** One turn; every value is copied from the request. */
+  /** One call per turn, every value copied from the requests. */
   | 'easy'
-  /** Two turns, or a value copied from a tool result. */
+  /** A value copied from a tool result, or two calls in one turn. */
   | 'medium'
-  /** Three or four turns with values carried across results. */
+  /** Three or more turns, or several values carried across results and turns. */
   | 'hard';
 
 /**
