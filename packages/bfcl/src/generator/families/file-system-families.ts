@@ -167,6 +167,12 @@ const moveInto = defineIntent('files.move-into', [
   'Transfer {file} to {folder}.',
   'Shift {file} over to {folder}.',
 ]);
+const readMoved = defineIntent('files.read-moved', [
+  'Now print {file}.',
+  'Show me what {file} says in there.',
+  'Read {file} for me.',
+  'Open {file} from its new place.',
+]);
 const enterAndList = defineIntent('files.enter-and-list', [
   'Go into {folder} and list what is there.',
   'Open {folder} and show its contents.',
@@ -188,6 +194,7 @@ export const organizeFamily: TaskFamily = {
     makeFolderNoName,
     moveInto,
     enterAndList,
+    readMoved,
     supplyIntents.folderName,
   ],
   build(context) {
@@ -197,6 +204,7 @@ export const organizeFamily: TaskFamily = {
     const folder = freshFolderName(random, used);
     const content = someLines(random, between(random, 1, 2));
     const look = chance(random, 0.5);
+    const read = chance(random, 0.5);
     const root = pick(random, rootFolderNames);
     const entries = insertAtRandom(
       context.noise,
@@ -224,6 +232,12 @@ export const organizeFamily: TaskFamily = {
       draft.turn({
         request: context.phrase(enterAndList, { folder }),
         calls: [callText('cd', { folder }), callText('ls')],
+      });
+    }
+    if (look && read) {
+      draft.turn({
+        request: context.phrase(readMoved, { file }),
+        calls: [callText('cat', { file_name: file })],
       });
     }
     return draft.finish();

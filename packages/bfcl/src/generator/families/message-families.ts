@@ -1,5 +1,5 @@
 import type { PyRandom } from '@seal/python';
-import { between, distractors, pick, pickSome } from '../draw';
+import { between, chance, distractors, pick, pickSome } from '../draw';
 import { defineIntent } from '../phrasing';
 import { callText } from '../py-build';
 import { messageState } from '../states';
@@ -150,7 +150,14 @@ const viewSent = defineIntent('message.view-sent', [
   'Let me review every message sent so far.',
 ]);
 
-/** Sign in, look up a user by name and message them, then list the inbox. */
+const deleteTo = defineIntent('message.delete-to', [
+  'Now delete the message to {friend}.',
+  'Remove the last message sent to {friend}.',
+  'Take back the message to {friend}.',
+  'On second thought, unsend what went to {friend}.',
+]);
+
+/** Sign in, look up a user by name and message them, list the inbox, maybe take the message back. */
 export const loginSendFamily: TaskFamily = {
   id: 'message.login-send',
   longContext: true,
@@ -158,12 +165,20 @@ export const loginSendFamily: TaskFamily = {
   difficulty: 'hard',
   pool: 'in-distribution',
   summary:
-    'Sign in by id, send a text to a user named in the request, then review the inbox.',
-  intents: [login, sendToName, sendToNobody, viewSent, supplyIntents.person],
+    'Sign in by id, send a text to a user named in the request, review the inbox, maybe unsend it.',
+  intents: [
+    login,
+    sendToName,
+    sendToNobody,
+    viewSent,
+    deleteTo,
+    supplyIntents.person,
+  ],
   build(context) {
     const { random } = context;
     const [me, friend] = pickSome(random, firstNames, 2);
     const text = pick(random, messageTexts);
+    const unsend = chance(random, 0.4);
     const people = workspace(context, [me!, friend!]);
     const draft = context.begin({
       MessageAPI: messageState({
@@ -196,6 +211,12 @@ export const loginSendFamily: TaskFamily = {
       request: context.phrase(viewSent, {}),
       calls: [callText('view_messages_sent')],
     });
+    if (unsend) {
+      draft.turn({
+        request: context.phrase(deleteTo, { friend: friend! }),
+        calls: [callText('delete_message', { receiver_id: friendId })],
+      });
+    }
     return draft.finish();
   },
 };
