@@ -1,10 +1,17 @@
-import { applyAPatch, defaultTagWeights, updateDynamicTagWeights } from '@seal/rl';
+import {
+  applyAPatch,
+  defaultTagWeights,
+  updateDynamicTagWeights,
+} from '@seal/rl';
 import { SealError } from '@seal/spec';
 import * as z from 'zod';
 import { parseRequestPart } from './wire';
 
 const finite = z.number().refine(Number.isFinite, 'must be a finite number');
-const weightMapSchema = z.record(z.string(), finite.refine((value) => value > 0, 'must be positive'));
+const weightMapSchema = z.record(
+  z.string(),
+  finite.refine((value) => value > 0, 'must be positive'),
+);
 const tagStatisticsSchema = z.record(
   z.string(),
   z.object({ count: z.number().int().nonnegative(), reward_sum: finite }),
@@ -33,7 +40,9 @@ export const apatchWeightsParamsSchema = z
     dynamic: z.boolean().nullish(),
     min_scale: finite.nullish(),
     max_scale: finite.nullish(),
-    apply_to: z.enum(['all', 'positive_advantage', 'negative_advantage']).nullish(),
+    apply_to: z
+      .enum(['all', 'positive_advantage', 'negative_advantage'])
+      .nullish(),
     ema_beta: finite.nullish(),
     prevalence_alpha: finite.nullish(),
     confidence_samples: z.number().int().positive().nullish(),
@@ -83,10 +92,15 @@ export type APatchWeightsResult = {
  * parameter when the params are malformed.
  */
 export function computeAPatchWeights(params: unknown): APatchWeightsResult {
-  const input = parseRequestPart({ schema: apatchWeightsParamsSchema, value: params, field: 'params' });
+  const input = parseRequestPart({
+    schema: apatchWeightsParamsSchema,
+    value: params,
+    field: 'params',
+  });
   const base = { ...defaultTagWeights, ...input.tag_weights };
   const statistics: Record<string, { count: number; reward_sum: number }> = {};
-  for (const [tag, stat] of Object.entries(input.tag_statistics ?? {})) statistics[tag] = { ...stat };
+  for (const [tag, stat] of Object.entries(input.tag_statistics ?? {}))
+    statistics[tag] = { ...stat };
   if (input.rewards) {
     input.failure_tags.forEach((tags, index) => {
       const reward = input.rewards![index]!;
@@ -97,7 +111,8 @@ export function computeAPatchWeights(params: unknown): APatchWeightsResult {
       }
     });
   }
-  const dynamic = input.dynamic ?? (input.rewards != null || input.tag_statistics != null);
+  const dynamic =
+    input.dynamic ?? (input.rewards != null || input.tag_statistics != null);
   const minScale = input.min_scale ?? 0.5;
   const maxScale = input.max_scale ?? 2;
   if (minScale > maxScale) {
@@ -112,12 +127,19 @@ export function computeAPatchWeights(params: unknown): APatchWeightsResult {
         base,
         previous: input.dynamic_weights ?? {},
         statistics: Object.fromEntries(
-          Object.entries(statistics).map(([tag, stat]) => [tag, { count: stat.count, rewardSum: stat.reward_sum }]),
+          Object.entries(statistics).map(([tag, stat]) => [
+            tag,
+            { count: stat.count, rewardSum: stat.reward_sum },
+          ]),
         ),
         settings: {
           ...(input.ema_beta == null ? {} : { beta: input.ema_beta }),
-          ...(input.prevalence_alpha == null ? {} : { alpha: input.prevalence_alpha }),
-          ...(input.confidence_samples == null ? {} : { confidenceSamples: input.confidence_samples }),
+          ...(input.prevalence_alpha == null
+            ? {}
+            : { alpha: input.prevalence_alpha }),
+          ...(input.confidence_samples == null
+            ? {}
+            : { confidenceSamples: input.confidence_samples }),
           minScale,
           maxScale,
         },
@@ -136,7 +158,10 @@ export function computeAPatchWeights(params: unknown): APatchWeightsResult {
     dynamic_weights: weights,
     tag_statistics: statistics,
     ...(input.advantages ? { advantages: patched.advantages } : {}),
-    mean_scale: scales.length === 0 ? 1 : scales.reduce((sum, scale) => sum + scale, 0) / scales.length,
+    mean_scale:
+      scales.length === 0
+        ? 1
+        : scales.reduce((sum, scale) => sum + scale, 0) / scales.length,
     scaled_count: scales.filter((scale) => scale !== 1).length,
   };
 }

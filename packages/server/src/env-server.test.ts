@@ -1,19 +1,34 @@
 import { request as httpRequest } from 'node:http';
 import { createBfclBackend, type BfclDataset } from '@seal/bfcl';
-import { hasSharedBfclData, loadSharedBfclData, sharedDataSkipMessage } from '@seal/bfcl/test';
+import {
+  hasSharedBfclData,
+  loadSharedBfclData,
+  sharedDataSkipMessage,
+} from '@seal/bfcl/test';
 import { createBfclVerifier } from '@seal/verifier';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEnvServer, type EnvServer, type EnvServerOptions } from './env-server';
+import {
+  startEnvServer,
+  type EnvServer,
+  type EnvServerOptions,
+} from './env-server';
 import { createBfclTaskSource } from './task-source';
 import { replayGroundTruth, toQwenToolCall } from './test/replay-ground-truth';
 import { SealEnvClient, type SealRawResponse } from './test/seal-env-client';
 
 /** The error envelope as the spec's client sees it. */
-type ErrorEnvelope = { success: false; data: null; detail: string; error: { code: string; message: string; details: Record<string, unknown> } };
+type ErrorEnvelope = {
+  success: false;
+  data: null;
+  detail: string;
+  error: { code: string; message: string; details: Record<string, unknown> };
+};
 
 let dataset: BfclDataset;
 
-async function startServer(options: Partial<EnvServerOptions> = {}): Promise<EnvServer> {
+async function startServer(
+  options: Partial<EnvServerOptions> = {},
+): Promise<EnvServer> {
   return startEnvServer({
     port: 0,
     tasks: createBfclTaskSource({ dataset }),
@@ -28,7 +43,8 @@ function errorOf(response: SealRawResponse): ErrorEnvelope {
 }
 
 const base = 'multi_turn_base_0';
-const cdDocument = '<tool_call>\n{"name": "cd", "arguments": {"folder": "document"}}\n</tool_call>';
+const cdDocument =
+  '<tool_call>\n{"name": "cd", "arguments": {"folder": "document"}}\n</tool_call>';
 
 describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
   beforeAll(async () => {
@@ -38,16 +54,23 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
   describe('SEAL endpoints', () => {
     it('should answer healthz with plain OK', async () => {
       await using server = await startServer();
-      expect(await new SealEnvClient({ baseUrl: server.url }).healthz()).toBe('OK');
+      expect(await new SealEnvClient({ baseUrl: server.url }).healthz()).toBe(
+        'OK',
+      );
     });
 
     it('should create an instance as [system, user] with SEAL info fields', async () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
       const created = await client.create({ taskId: base, instanceId: 'a' });
-      expect(created.state.map((message) => message.role)).toEqual(['system', 'user']);
+      expect(created.state.map((message) => message.role)).toEqual([
+        'system',
+        'user',
+      ]);
       expect(created.state[0]!.content).toContain('<tools>');
-      expect(created.state[1]!.content).toBe(dataset.byId.get(base)!.question[0]![0]!.content);
+      expect(created.state[1]!.content).toBe(
+        dataset.byId.get(base)!.question[0]![0]!.content,
+      );
       expect(created.info).toMatchObject({
         instance_id: 'a',
         task_id: base,
@@ -56,7 +79,9 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
         questions_count: 4,
         observation_lite: false,
       });
-      expect(await client.getInfo({ instanceId: 'a' })).toMatch(/^Available tools:\n- authenticate_twitter\n(- \w+\n){30}- wc$/);
+      expect(await client.getInfo({ instanceId: 'a' })).toMatch(
+        /^Available tools:\n- authenticate_twitter\n(- \w+\n){30}- wc$/,
+      );
       expect(await client.release({ instanceId: 'a' })).toBe(true);
       expect(await client.release({ instanceId: 'a' })).toBe(false);
     });
@@ -67,23 +92,41 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       await client.create({ taskId: base, instanceId: 'a' });
       const step = await client.step({ instanceId: 'a', content: cdDocument });
       expect(step).toEqual({
-        state: [{ role: 'user', content: '<tool_response>\n{"current_working_directory": "document"}\n</tool_response>\n', tool_calls: [] }],
+        state: [
+          {
+            role: 'user',
+            content:
+              '<tool_response>\n{"current_working_directory": "document"}\n</tool_response>\n',
+            tool_calls: [],
+          },
+        ],
         reward: 0,
         is_terminated: false,
         info: { turn: 0 },
       });
       const reply = await client.step({ instanceId: 'a', content: 'Done.' });
-      expect(reply.state[0]!.content).toBe(dataset.byId.get(base)!.question[1]![0]!.content);
+      expect(reply.state[0]!.content).toBe(
+        dataset.byId.get(base)!.question[1]![0]!.content,
+      );
       expect(reply.info).toEqual({ turn: 1 });
     });
 
     it('should list split task ids in get_env_profile', async () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
-      expect(await client.getEnvProfile({ split: 'train' })).toEqual(dataset.split!.train);
-      expect(await client.getEnvProfile({ split: 'val' })).toEqual(dataset.split!.eval);
-      expect(await client.getEnvProfile({ split: 'eval_val' })).toHaveLength(100);
-      const unknown = await client.request('get_env_profile', { env_type: 'bfcl', params: { split: 'dev' } });
+      expect(await client.getEnvProfile({ split: 'train' })).toEqual(
+        dataset.split!.train,
+      );
+      expect(await client.getEnvProfile({ split: 'val' })).toEqual(
+        dataset.split!.eval,
+      );
+      expect(await client.getEnvProfile({ split: 'eval_val' })).toHaveLength(
+        100,
+      );
+      const unknown = await client.request('get_env_profile', {
+        env_type: 'bfcl',
+        params: { split: 'dev' },
+      });
       expect(unknown.status).toBe(400);
       expect(errorOf(unknown).error.details['path']).toBe('params.split');
     });
@@ -92,8 +135,17 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
       const created = await client.create({ taskId: base, instanceId: 'a' });
-      await client.step({ instanceId: 'a', content: '<tool_call>{"name": "cd"}</tool_call>', params: { usage: { prompt_tokens: 100, completion_tokens: 7 } } });
-      await replayGroundTruth({ client, instanceId: 'a', initial: created.state, groundTruth: dataset.byId.get(base)!.groundTruth });
+      await client.step({
+        instanceId: 'a',
+        content: '<tool_call>{"name": "cd"}</tool_call>',
+        params: { usage: { prompt_tokens: 100, completion_tokens: 7 } },
+      });
+      await replayGroundTruth({
+        client,
+        instanceId: 'a',
+        initial: created.state,
+        groundTruth: dataset.byId.get(base)!.groundTruth,
+      });
       const evaluation = await client.evaluate({ instanceId: 'a' });
       expect(evaluation).toMatchObject({
         valid: true,
@@ -132,8 +184,17 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
       const created = await client.create({ taskId: base, instanceId: 'a' });
-      await replayGroundTruth({ client, instanceId: 'a', initial: created.state, groundTruth: dataset.byId.get(base)!.groundTruth });
-      const after = await client.request('step', { env_type: 'bfcl', instance_id: 'a', messages: { role: 'assistant', content: 'hi' } });
+      await replayGroundTruth({
+        client,
+        instanceId: 'a',
+        initial: created.state,
+        groundTruth: dataset.byId.get(base)!.groundTruth,
+      });
+      const after = await client.request('step', {
+        env_type: 'bfcl',
+        instance_id: 'a',
+        messages: { role: 'assistant', content: 'hi' },
+      });
       expect(after.status).toBe(409);
       expect(errorOf(after).error.code).toBe('INVALID_STATE');
     });
@@ -147,24 +208,100 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       const cases: [string, unknown, string][] = [
         ['step', '{"instance_id": "a", ', ''],
         ['step', '[1, 2]', ''],
-        ['step', { env_type: 'bfcl', messages: { content: 'x' } }, 'instance_id'],
-        ['step', { instance_id: 'a', messages: { role: 'assistant', content: 5 } }, 'messages.content'],
-        ['step', { instance_id: 'a', messages: { role: 'user', content: 'x' } }, 'messages.role'],
+        [
+          'step',
+          { env_type: 'bfcl', messages: { content: 'x' } },
+          'instance_id',
+        ],
+        [
+          'step',
+          { instance_id: 'a', messages: { role: 'assistant', content: 5 } },
+          'messages.content',
+        ],
+        [
+          'step',
+          { instance_id: 'a', messages: { role: 'user', content: 'x' } },
+          'messages.role',
+        ],
         ['step', { instance_id: 'a' }, 'messages'],
-        ['step', { instance_id: 'a', messages: { content: 'x' }, params: { usage: { prompt_tokens: -1 } } }, 'params.usage.prompt_tokens'],
+        [
+          'step',
+          {
+            instance_id: 'a',
+            messages: { content: 'x' },
+            params: { usage: { prompt_tokens: -1 } },
+          },
+          'params.usage.prompt_tokens',
+        ],
         ['create', { env_type: 'bfcl', params: {} }, 'task_id'],
-        ['create', { env_type: 'bfcl', task_id: base, instance_id: 'has space' }, 'instance_id'],
-        ['create', { env_type: 'bfcl', task_id: base, instance_id: 'b', params: { rollout_mode: 'explore' } }, 'params.rollout_mode'],
-        ['create', { env_type: 'bfcl', task_id: base, instance_id: 'b', params: { observation_lite: { enable: 'yes' } } }, 'params.observation_lite.enable'],
-        ['create', { env_type: 'bfcl', task_id: base, instance_id: 'b', params: { tool_prompt_mode: 'llama31_official_fc' } }, 'params.tool_prompt_mode'],
-        ['create', { env_type: 'bfcl', task_id: base, instance_id: 'b', params: 'sample' }, 'params'],
-        ['create', { env_type: 'webshop', task_id: base, instance_id: 'b' }, 'env_type'],
-        ['evaluate', { instance_id: 'a', params: { sparse: 'yes' } }, 'params.sparse'],
-        ['apatch_weights', { params: { failure_tags: [['pass']], rewards: [1, 0] } }, 'params.rewards'],
+        [
+          'create',
+          { env_type: 'bfcl', task_id: base, instance_id: 'has space' },
+          'instance_id',
+        ],
+        [
+          'create',
+          {
+            env_type: 'bfcl',
+            task_id: base,
+            instance_id: 'b',
+            params: { rollout_mode: 'explore' },
+          },
+          'params.rollout_mode',
+        ],
+        [
+          'create',
+          {
+            env_type: 'bfcl',
+            task_id: base,
+            instance_id: 'b',
+            params: { observation_lite: { enable: 'yes' } },
+          },
+          'params.observation_lite.enable',
+        ],
+        [
+          'create',
+          {
+            env_type: 'bfcl',
+            task_id: base,
+            instance_id: 'b',
+            params: { tool_prompt_mode: 'llama31_official_fc' },
+          },
+          'params.tool_prompt_mode',
+        ],
+        [
+          'create',
+          {
+            env_type: 'bfcl',
+            task_id: base,
+            instance_id: 'b',
+            params: 'sample',
+          },
+          'params',
+        ],
+        [
+          'create',
+          { env_type: 'webshop', task_id: base, instance_id: 'b' },
+          'env_type',
+        ],
+        [
+          'evaluate',
+          { instance_id: 'a', params: { sparse: 'yes' } },
+          'params.sparse',
+        ],
+        [
+          'apatch_weights',
+          { params: { failure_tags: [['pass']], rewards: [1, 0] } },
+          'params.rewards',
+        ],
       ];
       for (const [endpoint, body, field] of cases) {
         const response = await client.request(endpoint, body);
-        expect({ endpoint, body, status: response.status }).toEqual({ endpoint, body, status: 400 });
+        expect({ endpoint, body, status: response.status }).toEqual({
+          endpoint,
+          body,
+          status: 400,
+        });
         const { error, detail, success } = errorOf(response);
         expect(success).toBe(false);
         expect(detail).toBe(error.message);
@@ -180,14 +317,32 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
       for (const endpoint of ['step', 'evaluate', 'get_info', 'diagnose']) {
-        const response = await client.request(endpoint, { env_type: 'bfcl', instance_id: 'nope', messages: { role: 'assistant', content: 'x' } });
+        const response = await client.request(endpoint, {
+          env_type: 'bfcl',
+          instance_id: 'nope',
+          messages: { role: 'assistant', content: 'x' },
+        });
         expect(response.status).toBe(404);
-        expect(errorOf(response).error).toMatchObject({ code: 'NOT_FOUND', details: { instanceId: 'nope' } });
+        expect(errorOf(response).error).toMatchObject({
+          code: 'NOT_FOUND',
+          details: { instanceId: 'nope' },
+        });
       }
-      const task = await client.request('create', { env_type: 'bfcl', task_id: 'multi_turn_base_9999', instance_id: 'x' });
+      const task = await client.request('create', {
+        env_type: 'bfcl',
+        task_id: 'multi_turn_base_9999',
+        instance_id: 'x',
+      });
       expect(task.status).toBe(404);
-      expect(errorOf(task).error.details).toEqual({ taskId: 'multi_turn_base_9999' });
-      expect(await client.request('release', { env_type: 'bfcl', instance_id: 'nope' })).toEqual({
+      expect(errorOf(task).error.details).toEqual({
+        taskId: 'multi_turn_base_9999',
+      });
+      expect(
+        await client.request('release', {
+          env_type: 'bfcl',
+          instance_id: 'nope',
+        }),
+      ).toEqual({
         status: 200,
         body: { success: false, data: null },
       });
@@ -200,17 +355,27 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       const get = await fetch(`${server.url}/step`);
       expect(get.status).toBe(405);
       expect(get.headers.get('allow')).toBe('POST');
-      expect((await fetch(`${server.url}/healthz`, { method: 'POST' })).status).toBe(405);
+      expect(
+        (await fetch(`${server.url}/healthz`, { method: 'POST' })).status,
+      ).toBe(405);
     });
 
     it('should answer 409 for an instance id in use and 503 at the instance limit', async () => {
       await using server = await startServer({ maxInstances: 2 });
       const client = new SealEnvClient({ baseUrl: server.url });
       await client.create({ taskId: base, instanceId: 'a' });
-      const again = await client.request('create', { env_type: 'bfcl', task_id: base, instance_id: 'a' });
+      const again = await client.request('create', {
+        env_type: 'bfcl',
+        task_id: base,
+        instance_id: 'a',
+      });
       expect(again.status).toBe(409);
       await client.create({ taskId: base, instanceId: 'b' });
-      const full = await client.request('create', { env_type: 'bfcl', task_id: base, instance_id: 'c' });
+      const full = await client.request('create', {
+        env_type: 'bfcl',
+        task_id: base,
+        instance_id: 'c',
+      });
       expect(full.status).toBe(503);
       expect(errorOf(full).error.code).toBe('BACKEND_UNAVAILABLE');
     });
@@ -219,15 +384,25 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       await using server = await startServer({ maxBodyBytes: 2048 });
       const client = new SealEnvClient({ baseUrl: server.url });
       await client.create({ taskId: base, instanceId: 'a' });
-      const big = await client.request('step', { instance_id: 'a', messages: { role: 'assistant', content: 'x'.repeat(10_000) } });
+      const big = await client.request('step', {
+        instance_id: 'a',
+        messages: { role: 'assistant', content: 'x'.repeat(10_000) },
+      });
       expect(big.status).toBe(413);
-      expect(errorOf(big).error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { maxBodyBytes: 2048 } });
+      expect(errorOf(big).error).toMatchObject({
+        code: 'PAYLOAD_TOO_LARGE',
+        details: { maxBodyBytes: 2048 },
+      });
       // A body far over the limit, announced by its length, is cut off without being read.
       const cut = await new Promise<number>((resolve, reject) => {
-        const request = httpRequest(`${server.url}/step`, { method: 'POST', headers: { 'content-length': String(1 << 30) } }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
+        const request = httpRequest(
+          `${server.url}/step`,
+          { method: 'POST', headers: { 'content-length': String(1 << 30) } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
         request.on('error', reject);
         request.write('{"instance_id": "a"');
       });
@@ -238,22 +413,41 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
 
     it('should hide internal errors behind a reference unless exposed', async () => {
       const onInternalError = vi.fn();
-      const failing = { verifierId: 'failing', verifySync: () => { throw new Error('secret detail'); } };
-      await using server = await startServer({ verifier: failing, onInternalError });
+      const failing = {
+        verifierId: 'failing',
+        verifySync: () => {
+          throw new Error('secret detail');
+        },
+      };
+      await using server = await startServer({
+        verifier: failing,
+        onInternalError,
+      });
       const client = new SealEnvClient({ baseUrl: server.url });
       await client.create({ taskId: base, instanceId: 'a' });
-      const response = await client.request('evaluate', { instance_id: 'a', params: { sparse: true } });
+      const response = await client.request('evaluate', {
+        instance_id: 'a',
+        params: { sparse: true },
+      });
       expect(response.status).toBe(500);
       const { error, detail } = errorOf(response);
       expect(error.code).toBe('INTERNAL');
       expect(JSON.stringify(response.body)).not.toMatch(/secret|at |\.ts/);
       expect(detail).toContain(String(error.details['reference']));
-      expect(onInternalError).toHaveBeenCalledWith({ error: expect.any(Error), reference: error.details['reference'] });
+      expect(onInternalError).toHaveBeenCalledWith({
+        error: expect.any(Error),
+        reference: error.details['reference'],
+      });
 
-      await using exposed = await startServer({ verifier: failing, exposeInternalErrors: true });
+      await using exposed = await startServer({
+        verifier: failing,
+        exposeInternalErrors: true,
+      });
       const exposedClient = new SealEnvClient({ baseUrl: exposed.url });
       await exposedClient.create({ taskId: base, instanceId: 'a' });
-      const shown = errorOf(await exposedClient.request('evaluate', { instance_id: 'a' }));
+      const shown = errorOf(
+        await exposedClient.request('evaluate', { instance_id: 'a' }),
+      );
       expect(shown.error.message).toBe('secret detail');
       expect(shown.error.details['stack']).toContain('secret detail');
     });
@@ -266,22 +460,53 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       const taskId = 'multi_turn_miss_func_4';
       const groundTruth = dataset.byId.get(taskId)!.groundTruth;
       const solo = await client.create({ taskId, instanceId: 'solo' });
-      const soloReplay = await replayGroundTruth({ client, instanceId: 'solo', initial: solo.state, groundTruth });
-      const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((instanceId) => client.create({ taskId, instanceId })));
+      const soloReplay = await replayGroundTruth({
+        client,
+        instanceId: 'solo',
+        initial: solo.state,
+        groundTruth,
+      });
+      const [a, b] = await Promise.all(
+        ['a', 'b', 'c'].map((instanceId) =>
+          client.create({ taskId, instanceId }),
+        ),
+      );
       expect(a!.state).toEqual(solo.state);
       expect(b!.state).toEqual(solo.state);
       // c changes the shared-looking file system state in between every step of a and b.
       const vandal = async () => {
-        await client.step({ instanceId: 'c', content: '<tool_call>\n{"name": "rm", "arguments": {"file_name": "test"}}\n</tool_call>' });
-        await client.step({ instanceId: 'c', content: '<tool_call>\n{"name": "mkdir", "arguments": {"dir_name": "intruder"}}\n</tool_call>' });
+        await client.step({
+          instanceId: 'c',
+          content:
+            '<tool_call>\n{"name": "rm", "arguments": {"file_name": "test"}}\n</tool_call>',
+        });
+        await client.step({
+          instanceId: 'c',
+          content:
+            '<tool_call>\n{"name": "mkdir", "arguments": {"dir_name": "intruder"}}\n</tool_call>',
+        });
       };
       const [replayA, replayB] = await Promise.all([
-        replayGroundTruth({ client, instanceId: 'a', initial: a!.state, groundTruth, before: vandal }),
-        replayGroundTruth({ client, instanceId: 'b', initial: b!.state, groundTruth, before: vandal }),
+        replayGroundTruth({
+          client,
+          instanceId: 'a',
+          initial: a!.state,
+          groundTruth,
+          before: vandal,
+        }),
+        replayGroundTruth({
+          client,
+          instanceId: 'b',
+          initial: b!.state,
+          groundTruth,
+          before: vandal,
+        }),
       ]);
       expect(replayA.transcript).toEqual(soloReplay.transcript);
       expect(replayB.transcript).toEqual(soloReplay.transcript);
-      expect([soloReplay.accuracy, replayA.accuracy, replayB.accuracy]).toEqual([1, 1, 1]);
+      expect([soloReplay.accuracy, replayA.accuracy, replayB.accuracy]).toEqual(
+        [1, 1, 1],
+      );
       expect(await client.evaluateSparse({ instanceId: 'c' })).toBe(0);
     });
   });
@@ -294,7 +519,11 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
     it('should reclaim instances idle past the timeout on the check interval', async () => {
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
       const onReclaim = vi.fn();
-      await using server = await startServer({ idleTimeoutMs: 60_000, reclaimIntervalMs: 10_000, onReclaim });
+      await using server = await startServer({
+        idleTimeoutMs: 60_000,
+        reclaimIntervalMs: 10_000,
+        onReclaim,
+      });
       const client = new SealEnvClient({ baseUrl: server.url });
       await client.create({ taskId: base, instanceId: 'busy' });
       await client.create({ taskId: base, instanceId: 'idle' });
@@ -304,7 +533,10 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       }
       expect(onReclaim).toHaveBeenCalledExactlyOnceWith(['idle']);
       expect(server.service.size).toBe(1);
-      const gone = await client.request('step', { instance_id: 'idle', messages: { content: cdDocument } });
+      const gone = await client.request('step', {
+        instance_id: 'idle',
+        messages: { content: cdDocument },
+      });
       expect(gone.status).toBe(404);
       expect(errorOf(gone).error.message).toContain('reclaimed');
       vi.advanceTimersByTime(70_000);
@@ -313,13 +545,27 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
   });
 
   describe('train/eval gate', () => {
-    const liteParams = { observation_lite: { enable: true, apply_to_validation: false, add_required_hint: true } };
+    const liteParams = {
+      observation_lite: {
+        enable: true,
+        apply_to_validation: false,
+        add_required_hint: true,
+      },
+    };
 
     it('should apply observation_lite when rollout_mode is sample', async () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
-      const created = await client.create({ taskId: base, instanceId: 'a', params: { rollout_mode: 'sample', ...liteParams } });
-      expect(created.info).toMatchObject({ observation_lite: true, mode: 'train', warnings: [] });
+      const created = await client.create({
+        taskId: base,
+        instanceId: 'a',
+        params: { rollout_mode: 'sample', ...liteParams },
+      });
+      expect(created.info).toMatchObject({
+        observation_lite: true,
+        mode: 'train',
+        warnings: [],
+      });
       expect(created.state[0]!.content).toContain('[required]');
       expect(created.state[0]!.content).toContain('Observation note');
     });
@@ -330,13 +576,36 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       const plain = await client.create({ taskId: base, instanceId: 'plain' });
       for (const [instanceId, params] of [
         ['validate', { rollout_mode: 'validate', ...liteParams }],
-        ['forced', { rollout_mode: 'validate', observation_lite: { enable: true, apply_to_validation: true } }],
+        [
+          'forced',
+          {
+            rollout_mode: 'validate',
+            observation_lite: { enable: true, apply_to_validation: true },
+          },
+        ],
         ['absent', liteParams],
       ] as const) {
-        const created = await client.create({ taskId: base, instanceId, params });
+        const created = await client.create({
+          taskId: base,
+          instanceId,
+          params,
+        });
         expect(created.state).toEqual(plain.state);
-        expect(created.info).toMatchObject({ observation_lite: false, mode: 'eval', overlay_hash: plain.info['overlay_hash'] });
-        expect(created.info['warnings']).toEqual([expect.objectContaining({ type: 'unsupported', setting: 'params.observation_lite' })]);
+        expect(created.info).toMatchObject({
+          observation_lite: false,
+          mode: 'eval',
+          overlay_hash: plain.info['overlay_hash'],
+        });
+        expect(created.info['warnings']).toEqual(
+          instanceId === 'validate'
+            ? []
+            : [
+                expect.objectContaining({
+                  type: 'unsupported',
+                  setting: 'params.observation_lite',
+                }),
+              ],
+        );
       }
     });
 
@@ -346,7 +615,13 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       const created = await client.create({
         taskId: base,
         instanceId: 'a',
-        params: { rollout_mode: 'sample', observation_lite: { enable: true, categories: ['multi_turn_miss_func'] } },
+        params: {
+          rollout_mode: 'sample',
+          observation_lite: {
+            enable: true,
+            categories: ['multi_turn_miss_func'],
+          },
+        },
       });
       expect(created.info.observation_lite).toBe(false);
       expect(created.state[0]!.content).not.toContain('[required]');
@@ -356,13 +631,32 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
       const feedback = { tool_feedback_evolution: { enable: true } };
-      await client.create({ taskId: base, instanceId: 'train', params: { rollout_mode: 'sample', ...feedback } });
-      await client.create({ taskId: base, instanceId: 'eval', params: { rollout_mode: 'validate', ...feedback } });
-      const train = await client.step({ instanceId: 'train', content: '<tool_call>not json</tool_call>' });
-      const evaluation = await client.step({ instanceId: 'eval', content: '<tool_call>not json</tool_call>' });
-      expect(train.state[0]!.content).toMatch(/^\[ERROR\] Invalid tool call format: .*\n\[Hint\]/s);
+      await client.create({
+        taskId: base,
+        instanceId: 'train',
+        params: { rollout_mode: 'sample', ...feedback },
+      });
+      await client.create({
+        taskId: base,
+        instanceId: 'eval',
+        params: { rollout_mode: 'validate', ...feedback },
+      });
+      const train = await client.step({
+        instanceId: 'train',
+        content: '<tool_call>not json</tool_call>',
+      });
+      const evaluation = await client.step({
+        instanceId: 'eval',
+        content: '<tool_call>not json</tool_call>',
+      });
+      expect(train.state[0]!.content).toMatch(
+        /^\[ERROR\] Invalid tool call format: .*\n\[Hint\]/s,
+      );
       expect(evaluation.state[0]!.content).not.toContain('[Hint]');
-      expect(evaluation.info).toMatchObject({ bfcl_error_type: 'parse_error', static_fission_retryable: true });
+      expect(evaluation.info).toMatchObject({
+        bfcl_error_type: 'parse_error',
+        static_fission_retryable: true,
+      });
     });
   });
 
@@ -386,10 +680,27 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
           hide_optional: false,
         },
       };
-      const train = await client.create({ taskId: base, instanceId: 'a', params: sealParams });
-      expect(train.info).toMatchObject({ observation_lite: true, mode: 'train', protocol: 'qwen-xml', warnings: [] });
-      const validate = await client.create({ taskId: base, instanceId: 'b', params: { ...sealParams, rollout_mode: 'validate' } });
-      expect(validate.info).toMatchObject({ observation_lite: false, mode: 'eval' });
+      const train = await client.create({
+        taskId: base,
+        instanceId: 'a',
+        params: sealParams,
+      });
+      expect(train.info).toMatchObject({
+        observation_lite: true,
+        mode: 'train',
+        protocol: 'qwen-xml',
+        warnings: [],
+      });
+      const validate = await client.create({
+        taskId: base,
+        instanceId: 'b',
+        params: { ...sealParams, rollout_mode: 'validate' },
+      });
+      expect(validate.info).toMatchObject({
+        observation_lite: false,
+        mode: 'eval',
+        warnings: [],
+      });
     });
 
     it('should warn about unknown params and SEAL switches it cannot honour', async () => {
@@ -398,10 +709,19 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       const created = await client.create({
         taskId: base,
         instanceId: 'a',
-        params: { rollout_mode: 'validate', strict_tool_parser: true, enforce_available_tools: false, temperature: 0.7 },
+        params: {
+          rollout_mode: 'validate',
+          strict_tool_parser: true,
+          enforce_available_tools: false,
+          temperature: 0.7,
+        },
       });
       expect(created.info['warnings']).toEqual([
-        { type: 'unsupported', setting: 'params.temperature', details: 'unknown parameter; ignored' },
+        {
+          type: 'unsupported',
+          setting: 'params.temperature',
+          details: 'unknown parameter; ignored',
+        },
         expect.objectContaining({ setting: 'params.enforce_available_tools' }),
       ]);
     });
@@ -409,41 +729,80 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
     it('should end the episode with reward 0 on a parse error when terminate_on_parse_error is set', async () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
-      await client.create({ taskId: base, instanceId: 'a', params: { terminate_on_parse_error: true } });
-      const step = await client.step({ instanceId: 'a', content: '<tool_call>{"name": </tool_call>' });
+      await client.create({
+        taskId: base,
+        instanceId: 'a',
+        params: { terminate_on_parse_error: true },
+      });
+      const step = await client.step({
+        instanceId: 'a',
+        content: '<tool_call>{"name": </tool_call>',
+      });
       expect(step).toMatchObject({
         state: [{ role: 'user', content: '[CONVERSATION_COMPLETED]' }],
         reward: 0,
         is_terminated: true,
-        info: { bfcl_error_type: 'parse_error', bfcl_terminated_on_parse_error: true, bfcl_force_zero_reward: true },
+        info: {
+          bfcl_error_type: 'parse_error',
+          bfcl_terminated_on_parse_error: true,
+          bfcl_force_zero_reward: true,
+        },
       });
     });
 
     it('should end an open query after its first turn', async () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
-      await client.create({ taskId: base, instanceId: 'a', params: { is_open_query: true } });
+      await client.create({
+        taskId: base,
+        instanceId: 'a',
+        params: { is_open_query: true },
+      });
       await client.step({ instanceId: 'a', content: cdDocument });
       const reply = await client.step({ instanceId: 'a', content: 'Done.' });
-      expect(reply).toMatchObject({ is_terminated: true, reward: 0, info: { end_reason: 'aborted' } });
+      expect(reply).toMatchObject({
+        is_terminated: true,
+        reward: 0,
+        info: { end_reason: 'aborted' },
+      });
     });
 
     it('should run the openai-tools protocol with tool definitions in info and tool_calls in messages', async () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
-      const created = await client.create({ taskId: base, instanceId: 'a', params: { protocol: 'openai-tools' } });
-      expect(created.state[0]).toEqual({ role: 'system', content: '', tool_calls: [] });
+      const created = await client.create({
+        taskId: base,
+        instanceId: 'a',
+        params: { protocol: 'openai-tools' },
+      });
+      expect(created.state[0]).toEqual({
+        role: 'system',
+        content: '',
+        tool_calls: [],
+      });
       expect((created.info['tools'] as unknown[]).length).toBe(32);
-      const result = await client.call<{ state: { role: string; content: string; tool_call_id?: string }[] }>('step', {
+      const result = await client.call<{
+        state: { role: string; content: string; tool_call_id?: string }[];
+      }>('step', {
         instanceId: 'a',
         messages: {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'cd', arguments: '{"folder": "document"}' } }],
+          tool_calls: [
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'cd', arguments: '{"folder": "document"}' },
+            },
+          ],
         } as unknown as Record<string, unknown>,
       });
       expect(result.data.state).toEqual([
-        expect.objectContaining({ role: 'tool', content: '{"current_working_directory": "document"}', tool_call_id: 'call_1' }),
+        expect.objectContaining({
+          role: 'tool',
+          content: '{"current_working_directory": "document"}',
+          tool_call_id: 'call_1',
+        }),
       ]);
     });
 
@@ -453,7 +812,11 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       const seal = await client.create({
         taskId: base,
         instanceId: 'a',
-        params: { tool_prompt_mode: 'bfcl_qwen_fc', tool_call_parser: 'xml_json', tool_result_mode: 'bfcl_tool_response' },
+        params: {
+          tool_prompt_mode: 'bfcl_qwen_fc',
+          tool_call_parser: 'xml_json',
+          tool_result_mode: 'bfcl_tool_response',
+        },
       });
       expect(seal.info['protocol']).toBe('qwen-xml');
       const conflict = await client.request('create', {
@@ -462,7 +825,9 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
         params: { protocol: 'bfcl-python', tool_prompt_mode: 'bfcl_qwen_fc' },
       });
       expect(conflict.status).toBe(400);
-      expect(errorOf(conflict).error.details['path']).toBe('params.tool_prompt_mode');
+      expect(errorOf(conflict).error.details['path']).toBe(
+        'params.tool_prompt_mode',
+      );
     });
   });
 
@@ -473,9 +838,17 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       const created = await client.create({ taskId: base, instanceId: 'a' });
       const groundTruth = dataset.byId.get(base)!.groundTruth;
       // Turn 0 right; turn 1 only a wrong cd; nothing after.
-      for (const call of groundTruth[0]!) await client.step({ instanceId: 'a', content: toQwenToolCall(call, new Map()) });
+      for (const call of groundTruth[0]!)
+        await client.step({
+          instanceId: 'a',
+          content: toQwenToolCall(call, new Map()),
+        });
       await client.step({ instanceId: 'a', content: 'ok' });
-      await client.step({ instanceId: 'a', content: '<tool_call>\n{"name": "cd", "arguments": {"folder": "nowhere"}}\n</tool_call>' });
+      await client.step({
+        instanceId: 'a',
+        content:
+          '<tool_call>\n{"name": "cd", "arguments": {"folder": "nowhere"}}\n</tool_call>',
+      });
       await client.step({ instanceId: 'a', content: 'ok' });
       void created;
       const { data } = await client.call<{
@@ -484,12 +857,20 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
         dominant_tag: string;
         reward: number;
         success: boolean;
-        diagnosis: { schemaVersion: number; turns: unknown[]; trajectory: { hasToolError: boolean } };
+        diagnosis: {
+          schemaVersion: number;
+          turns: unknown[];
+          trajectory: { hasToolError: boolean };
+        };
       }>('diagnose', { instanceId: 'a' });
       expect(data.failure_tags[0]).toBe('pass');
       expect(data.failure_tags[1]).not.toBe('pass');
       expect(data.fine_tags).toHaveLength(4);
-      expect(data).toMatchObject({ reward: 0, success: false, diagnosis: { schemaVersion: 1, trajectory: { hasToolError: true } } });
+      expect(data).toMatchObject({
+        reward: 0,
+        success: false,
+        diagnosis: { schemaVersion: 1, trajectory: { hasToolError: true } },
+      });
       expect(data.diagnosis.turns).toHaveLength(4);
     });
   });

@@ -1,7 +1,18 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SealError, parseJsonText } from '@seal/spec';
-import { createEnvService, envServiceEndpoints, type EnvService, type EnvServiceEndpoint, type EnvServiceSettings } from './env-service';
+import {
+  createEnvService,
+  envServiceEndpoints,
+  type EnvService,
+  type EnvServiceEndpoint,
+  type EnvServiceSettings,
+} from './env-service';
 import { errorResponse } from './error-response';
 
 /** Options of {@link startEnvServer}: the service settings plus the transport's. */
@@ -38,7 +49,12 @@ export type EnvServer = {
 
 const endpointSet: ReadonlySet<string> = new Set(envServiceEndpoints);
 
-function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -48,8 +64,14 @@ function send(response: ServerResponse, status: number, body: unknown, headers: 
   response.end(text);
 }
 
-function methodNotAllowed(response: ServerResponse, message: string, allow: string): void {
-  const { body } = errorResponse({ error: new SealError({ code: 'INVALID_ARGUMENT', message }) });
+function methodNotAllowed(
+  response: ServerResponse,
+  message: string,
+  allow: string,
+): void {
+  const { body } = errorResponse({
+    error: new SealError({ code: 'INVALID_ARGUMENT', message }),
+  });
   send(response, 405, body, { allow });
 }
 
@@ -58,7 +80,10 @@ function methodNotAllowed(response: ServerResponse, message: string, allow: stri
  * discarded up to `drainLimit` (so the client sees the 413 instead of a
  * reset), then refused; beyond that the connection is cut.
  */
-function readBody(request: IncomingMessage, limit: number): Promise<{ text: string } | { tooLarge: true; cut: boolean }> {
+function readBody(
+  request: IncomingMessage,
+  limit: number,
+): Promise<{ text: string } | { tooLarge: true; cut: boolean }> {
   const drainLimit = Math.max(limit * 8, 8 * 1024 * 1024);
   const declared = Number(request.headers['content-length'] ?? Number.NaN);
   return new Promise((resolve, reject) => {
@@ -81,7 +106,11 @@ function readBody(request: IncomingMessage, limit: number): Promise<{ text: stri
     request.on('end', () => {
       if (settled) return;
       settled = true;
-      resolve(size > limit ? { tooLarge: true, cut: false } : { text: Buffer.concat(chunks).toString('utf8') });
+      resolve(
+        size > limit
+          ? { tooLarge: true, cut: false }
+          : { text: Buffer.concat(chunks).toString('utf8') },
+      );
     });
     request.on('error', (error) => {
       if (settled) return;
@@ -101,23 +130,43 @@ function readBody(request: IncomingMessage, limit: number): Promise<{ text: stri
  * message or stack unless `exposeInternalErrors`). Idle instances are
  * reclaimed on an interval. Resolves once listening.
  */
-export async function startEnvServer(options: EnvServerOptions): Promise<EnvServer> {
+export async function startEnvServer(
+  options: EnvServerOptions,
+): Promise<EnvServer> {
   const service = createEnvService(options);
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const reclaimIntervalMs = Math.max(1, Math.min(options.reclaimIntervalMs ?? 300_000, service.idleTimeoutMs));
+  const reclaimIntervalMs = Math.max(
+    1,
+    Math.min(options.reclaimIntervalMs ?? 300_000, service.idleTimeoutMs),
+  );
 
-  const fail = (response: ServerResponse, error: unknown, headers?: Record<string, string>) => {
+  const fail = (
+    response: ServerResponse,
+    error: unknown,
+    headers?: Record<string, string>,
+  ) => {
     const { status, body } = errorResponse({
       error,
-      ...(options.exposeInternalErrors === undefined ? {} : { exposeInternalErrors: options.exposeInternalErrors }),
-      ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+      ...(options.exposeInternalErrors === undefined
+        ? {}
+        : { exposeInternalErrors: options.exposeInternalErrors }),
+      ...(options.onInternalError
+        ? { onInternalError: options.onInternalError }
+        : {}),
     });
     send(response, status, body, headers);
   };
 
-  const handleRequest = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const path = new URL(request.url ?? '/', 'http://service').pathname.replace(/\/+$/, '') || '/';
+  const handleRequest = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> => {
+    const path =
+      new URL(request.url ?? '/', 'http://service').pathname.replace(
+        /\/+$/,
+        '',
+      ) || '/';
     const method = request.method ?? 'GET';
     if (path === '/healthz') {
       if (method !== 'GET' && method !== 'HEAD') {
@@ -125,7 +174,10 @@ export async function startEnvServer(options: EnvServerOptions): Promise<EnvServ
         request.resume();
         return;
       }
-      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': '2' });
+      response.writeHead(200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': '2',
+      });
       response.end(method === 'HEAD' ? undefined : 'OK');
       return;
     }
@@ -143,7 +195,11 @@ export async function startEnvServer(options: EnvServerOptions): Promise<EnvServ
       return;
     }
     if (method !== 'POST') {
-      methodNotAllowed(response, `${method} ${path}: use POST with a JSON body`, 'POST');
+      methodNotAllowed(
+        response,
+        `${method} ${path}: use POST with a JSON body`,
+        'POST',
+      );
       request.resume();
       return;
     }
@@ -162,8 +218,14 @@ export async function startEnvServer(options: EnvServerOptions): Promise<EnvServ
       return;
     }
     try {
-      const body = read.text.trim() === '' ? undefined : parseJsonText({ text: read.text, source: 'request body' });
-      const result = await service.handle({ endpoint: endpoint as EnvServiceEndpoint, body });
+      const body =
+        read.text.trim() === ''
+          ? undefined
+          : parseJsonText({ text: read.text, source: 'request body' });
+      const result = await service.handle({
+        endpoint: endpoint as EnvServiceEndpoint,
+        body,
+      });
       send(response, 200, result);
     } catch (error) {
       fail(response, error);
@@ -219,7 +281,8 @@ export async function startEnvServer(options: EnvServerOptions): Promise<EnvServ
   timer.unref?.();
 
   const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const urlHost =
+    address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {

@@ -10,8 +10,15 @@ import {
   type ToolBackendV1,
   type VerifierV1Result,
 } from '@seal/spec';
-import { computeAPatchWeights, type APatchWeightsResult } from './apatch-weights';
-import { resolveEpisodeParams, type EpisodeParams, type StatisticsLoader } from './episode-params';
+import {
+  computeAPatchWeights,
+  type APatchWeightsResult,
+} from './apatch-weights';
+import {
+  resolveEpisodeParams,
+  type EpisodeParams,
+  type StatisticsLoader,
+} from './episode-params';
 import { toSealEvaluation, type SealEvaluation } from './seal-evaluation';
 import type { TaskSource } from './task-source';
 import {
@@ -123,7 +130,10 @@ export type EnvService = {
    * Runs one endpoint on a request body. Resolves the success envelope
    * `{success, data}`; rejects with a SealError (see `statusForCode`).
    */
-  handle(options: { endpoint: EnvServiceEndpoint; body: unknown }): Promise<{ success: boolean; data: unknown }>;
+  handle(options: {
+    endpoint: EnvServiceEndpoint;
+    body: unknown;
+  }): Promise<{ success: boolean; data: unknown }>;
   /** Releases every instance idle for longer than the idle timeout; returns their ids. */
   reclaimIdle(): string[];
   /** Releases every instance. */
@@ -192,19 +202,29 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     return instance;
   };
 
-  const verify = (instance: Instance): { record: EpisodeRecord; result: VerifierV1Result } => {
+  const verify = (
+    instance: Instance,
+  ): { record: EpisodeRecord; result: VerifierV1Result } => {
     if (instance.cache?.version === instance.version) return instance.cache;
     const record = instance.episode.record();
-    const result = settings.verifier.verifySync({ task: instance.task, record });
+    const result = settings.verifier.verifySync({
+      task: instance.task,
+      record,
+    });
     instance.cache = { version: instance.version, record, result };
     return instance.cache;
   };
 
-  const accuracyOf = (instance: Instance): number => (verify(instance).result.official.valid ? 1 : 0);
+  const accuracyOf = (instance: Instance): number =>
+    verify(instance).result.official.valid ? 1 : 0;
 
   const create = async (request: ServiceRequest): Promise<CreateResult> => {
     if (!request.task_id) {
-      throw new SealError({ code: 'INVALID_ARGUMENT', message: "field 'task_id': is required", details: { path: 'task_id' } });
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: "field 'task_id': is required",
+        details: { path: 'task_id' },
+      });
     }
     const task = settings.tasks.get(request.task_id);
     if (!task) {
@@ -214,7 +234,9 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
         details: { taskId: request.task_id },
       });
     }
-    const id = request.instance_id ?? `exp_${Math.floor(now() / 1000)}_${randomBytes(4).toString('hex')}`;
+    const id =
+      request.instance_id ??
+      `exp_${Math.floor(now() / 1000)}_${randomBytes(4).toString('hex')}`;
     if (instances.has(id)) {
       throw new SealError({
         code: 'INVALID_STATE',
@@ -233,11 +255,17 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     const params = await resolveEpisodeParams({
       params: request.params ?? {},
       task,
-      ...(settings.loadStatistics ? { loadStatistics: settings.loadStatistics } : {}),
+      ...(settings.loadStatistics
+        ? { loadStatistics: settings.loadStatistics }
+        : {}),
     });
     // The instance id may have been taken while the params resolved.
     if (instances.has(id)) {
-      throw new SealError({ code: 'INVALID_STATE', message: `instance ${id} already exists`, details: { instanceId: id } });
+      throw new SealError({
+        code: 'INVALID_STATE',
+        message: `instance ${id} already exists`,
+        details: { instanceId: id },
+      });
     }
     const requested = params.limits.maxModelCalls ?? maxModelCalls;
     if (requested > maxModelCalls) {
@@ -254,16 +282,28 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
       promptMode: params.promptMode,
       mode: params.mode,
       ...(params.mode === 'train' ? { overlay: params.overlay } : {}),
-      limits: { ...params.limits, maxModelCalls: Math.min(requested, maxModelCalls) },
+      limits: {
+        ...params.limits,
+        maxModelCalls: Math.min(requested, maxModelCalls),
+      },
       episodeId: id,
       stamps: { verifierVersion: settings.verifier.verifierId },
     });
     const messages = episode.reset();
-    instances.set(id, { id, task, episode, params, lastAccess: now(), version: 0, terminated: episode.done });
+    instances.set(id, {
+      id,
+      task,
+      episode,
+      params,
+      lastAccess: now(),
+      version: 0,
+      terminated: episode.done,
+    });
     // SEAL's trainer requires exactly [system, user]: a turn with several
     // user messages is joined, and a protocol without a system prompt
     // (openai-tools) gets an empty one.
-    const system = messages.find((message) => message.role === 'system')?.content ?? '';
+    const system =
+      messages.find((message) => message.role === 'system')?.content ?? '';
     const user = messages
       .filter((message) => message.role !== 'system')
       .map((message) => message.content)
@@ -288,7 +328,11 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
           ? {
               tools: tools.map((doc) => ({
                 type: 'function',
-                function: { name: doc.name, description: doc.description, parameters: doc.parameters },
+                function: {
+                  name: doc.name,
+                  description: doc.description,
+                  parameters: doc.parameters,
+                },
               })),
             }
           : {}),
@@ -299,12 +343,24 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
 
   const step = (request: ServiceRequest): StepResult => {
     const instance = instanceOf(request);
-    const message = parseRequestPart({ schema: stepMessageSchema, value: request.messages, field: 'messages' });
+    const message = parseRequestPart({
+      schema: stepMessageSchema,
+      value: request.messages,
+      field: 'messages',
+    });
     const rawParams = request.params ?? {};
-    const stepParams = parseRequestPart({ schema: stepParamsSchema, value: rawParams, field: 'params' });
+    const stepParams = parseRequestPart({
+      schema: stepParamsSchema,
+      value: rawParams,
+      field: 'params',
+    });
     const warnings: SealWarning[] = Object.keys(rawParams)
       .filter((key) => key !== 'usage')
-      .map((key) => ({ type: 'unsupported', setting: `params.${key}`, details: '/step reads only params.usage; ignored' }));
+      .map((key) => ({
+        type: 'unsupported',
+        setting: `params.${key}`,
+        details: '/step reads only params.usage; ignored',
+      }));
     if (instance.terminated || instance.episode.done) {
       throw new SealError({
         code: 'INVALID_STATE',
@@ -316,8 +372,12 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     const turnBefore = episode.turn;
     const usage = stepParams.usage;
     const result = episode.step(fromStepMessage(message), {
-      ...(usage?.prompt_tokens == null ? {} : { promptTokens: usage.prompt_tokens }),
-      ...(usage?.completion_tokens == null ? {} : { completionTokens: usage.completion_tokens }),
+      ...(usage?.prompt_tokens == null
+        ? {}
+        : { promptTokens: usage.prompt_tokens }),
+      ...(usage?.completion_tokens == null
+        ? {}
+        : { completionTokens: usage.completion_tokens }),
     });
     instance.version++;
 
@@ -326,33 +386,59 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     for (const event of result.events) {
       if (event.type === 'parse-error') {
         parseError = true;
-        Object.assign(info, { bfcl_error_type: 'parse_error', static_fission_retryable: true, static_fission_reason: event.message });
+        Object.assign(info, {
+          bfcl_error_type: 'parse_error',
+          static_fission_retryable: true,
+          static_fission_reason: event.message,
+        });
       } else if (event.type === 'call-rejected') {
-        Object.assign(info, { bfcl_error_type: 'invalid_tool_call', static_fission_retryable: true, static_fission_reason: event.message });
+        Object.assign(info, {
+          bfcl_error_type: 'invalid_tool_call',
+          static_fission_retryable: true,
+          static_fission_reason: event.message,
+        });
       } else if (event.type === 'call-executed') {
         const error = event.error ?? toolErrorText(event.result);
         if (error !== undefined) {
-          Object.assign(info, { bfcl_error_type: 'tool_error', static_fission_retryable: true, static_fission_reason: error });
+          Object.assign(info, {
+            bfcl_error_type: 'tool_error',
+            static_fission_retryable: true,
+            static_fission_reason: error,
+          });
         }
       }
     }
     let state = result.observation.map(toWireMessage);
     let terminated = result.done;
-    let endReason = result.events.find((event) => event.type === 'episode-end')?.reason;
+    let endReason = result.events.find(
+      (event) => event.type === 'episode-end',
+    )?.reason;
     let forceZeroReward = false;
     if (!terminated && parseError && params.terminateOnParseError) {
       episode.abort();
       terminated = true;
       endReason = 'aborted';
       forceZeroReward = true;
-      state = [{ role: 'user', content: conversationCompleted, tool_calls: [] }];
-      Object.assign(info, { bfcl_terminated_on_parse_error: true, bfcl_force_zero_reward: true });
-    } else if (!terminated && params.isOpenQuery && result.turn !== turnBefore) {
+      state = [
+        { role: 'user', content: conversationCompleted, tool_calls: [] },
+      ];
+      Object.assign(info, {
+        bfcl_terminated_on_parse_error: true,
+        bfcl_force_zero_reward: true,
+      });
+    } else if (
+      !terminated &&
+      params.isOpenQuery &&
+      result.turn !== turnBefore
+    ) {
       episode.abort();
       terminated = true;
       endReason = 'aborted';
     }
-    if (endReason === 'completed') state = [{ role: 'user', content: conversationCompleted, tool_calls: [] }];
+    if (endReason === 'completed')
+      state = [
+        { role: 'user', content: conversationCompleted, tool_calls: [] },
+      ];
     if (terminated) {
       instance.terminated = true;
       instance.version++;
@@ -369,7 +455,11 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
 
   const evaluate = (request: ServiceRequest): number | SealEvaluation => {
     const instance = instanceOf(request);
-    const params = parseRequestPart({ schema: evaluateParamsSchema, value: request.params ?? {}, field: 'params' });
+    const params = parseRequestPart({
+      schema: evaluateParamsSchema,
+      value: request.params ?? {},
+      field: 'params',
+    });
     if (params.sparse) return accuracyOf(instance);
     const { record, result } = verify(instance);
     return toSealEvaluation({
@@ -382,7 +472,11 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
 
   const diagnose = (request: ServiceRequest): DiagnoseResult => {
     const instance = instanceOf(request);
-    const params = parseRequestPart({ schema: diagnoseParamsSchema, value: request.params ?? {}, field: 'params' });
+    const params = parseRequestPart({
+      schema: diagnoseParamsSchema,
+      value: request.params ?? {},
+      field: 'params',
+    });
     const { record, result } = verify(instance);
     const diagnosis = diagnoseEpisode({
       record,
@@ -400,7 +494,11 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
   };
 
   const profile = (request: ServiceRequest): readonly string[] => {
-    const params = parseRequestPart({ schema: profileParamsSchema, value: request.params ?? {}, field: 'params' });
+    const params = parseRequestPart({
+      schema: profileParamsSchema,
+      value: request.params ?? {},
+      field: 'params',
+    });
     const split = params.split ?? 'train';
     const ids = settings.tasks.list(split);
     if (!ids) {
@@ -424,12 +522,21 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         throw new SealError({
           code: 'INVALID_ARGUMENT',
-          message: 'request body: expected a JSON object {env_type, task_id?, instance_id?, messages, params}',
+          message:
+            'request body: expected a JSON object {env_type, task_id?, instance_id?, messages, params}',
           details: { path: '' },
         });
       }
-      const request = parseRequestPart({ schema: serviceRequestSchema, value: body, field: 'body' });
-      if (endpoint !== 'apatch_weights' && request.env_type != null && request.env_type !== envType) {
+      const request = parseRequestPart({
+        schema: serviceRequestSchema,
+        value: body,
+        field: 'body',
+      });
+      if (
+        endpoint !== 'apatch_weights' &&
+        request.env_type != null &&
+        request.env_type !== envType
+      ) {
         throw new SealError({
           code: 'INVALID_ARGUMENT',
           message: `field 'env_type': unsupported env_type '${request.env_type}'; this server serves '${envType}'`,
@@ -448,7 +555,10 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
         case 'get_info': {
           const instance = instanceOf(request);
           const names = instance.episode.tools().map((doc) => `- ${doc.name}`);
-          return { success: true, data: `Available tools:\n${names.join('\n')}` };
+          return {
+            success: true,
+            data: `Available tools:\n${names.join('\n')}`,
+          };
         }
         case 'release':
           // SEAL's shape: `success` says whether the instance existed.
@@ -456,7 +566,12 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
         case 'diagnose':
           return { success: true, data: diagnose(request) };
         case 'apatch_weights':
-          return { success: true, data: computeAPatchWeights(request.params ?? {}) satisfies APatchWeightsResult };
+          return {
+            success: true,
+            data: computeAPatchWeights(
+              request.params ?? {},
+            ) satisfies APatchWeightsResult,
+          };
       }
     },
     reclaimIdle() {

@@ -1,6 +1,21 @@
-import { protocolNames, type EpisodeLimits, type PromptMode, type ProtocolName } from '@seal/env';
-import { evolveSealOverlay, type SealInterfaceSettings, type TagStatistics } from '@seal/evolve';
-import { SealError, emptyOverlay, type InterfaceOverlay, type SealWarning, type Task } from '@seal/spec';
+import {
+  protocolNames,
+  type EpisodeLimits,
+  type PromptMode,
+  type ProtocolName,
+} from '@seal/env';
+import {
+  evolveSealOverlay,
+  type SealInterfaceSettings,
+  type TagStatistics,
+} from '@seal/evolve';
+import {
+  SealError,
+  emptyOverlay,
+  type InterfaceOverlay,
+  type SealWarning,
+  type Task,
+} from '@seal/spec';
 import * as z from 'zod';
 import { parseRequestPart } from './wire';
 
@@ -113,12 +128,21 @@ const paramsSchema = z.object({
 });
 
 /** The `params` keys `/create` understands (anything else gives a warning). */
-export const createParamKeys: readonly string[] = Object.keys(paramsSchema.shape);
+export const createParamKeys: readonly string[] = Object.keys(
+  paramsSchema.shape,
+);
 
 type RawParams = z.infer<typeof paramsSchema>;
 
 const trainModes = new Set(['sample', 'train', 'training']);
-const evalModes = new Set(['validate', 'validation', 'val', 'test', 'eval', 'evaluation']);
+const evalModes = new Set([
+  'validate',
+  'validation',
+  'val',
+  'test',
+  'eval',
+  'evaluation',
+]);
 
 /** SEAL's protocol names → ours; `undefined` marks a SEAL mode we do not implement. */
 const sealProtocolModes: Record<string, ProtocolName | undefined> = {
@@ -134,11 +158,19 @@ const sealProtocolModes: Record<string, ProtocolName | undefined> = {
   plain_user: undefined,
 };
 
-function unknownKeys(raw: unknown, known: readonly string[], prefix: string): SealWarning[] {
+function unknownKeys(
+  raw: unknown,
+  known: readonly string[],
+  prefix: string,
+): SealWarning[] {
   if (typeof raw !== 'object' || raw === null) return [];
   return Object.keys(raw)
     .filter((key) => !known.includes(key))
-    .map((key) => ({ type: 'unsupported' as const, setting: `${prefix}${key}`, details: 'unknown parameter; ignored' }));
+    .map((key) => ({
+      type: 'unsupported' as const,
+      setting: `${prefix}${key}`,
+      details: 'unknown parameter; ignored',
+    }));
 }
 
 function invalid(path: string, message: string): SealError {
@@ -151,11 +183,18 @@ function invalid(path: string, message: string): SealError {
 
 function resolveProtocol(params: RawParams): ProtocolName {
   const named: { key: string; protocol: ProtocolName }[] = [];
-  for (const key of ['tool_prompt_mode', 'tool_call_parser', 'tool_result_mode'] as const) {
+  for (const key of [
+    'tool_prompt_mode',
+    'tool_call_parser',
+    'tool_result_mode',
+  ] as const) {
     const value = params[key];
     if (value === null || value === undefined) continue;
     if (!Object.hasOwn(sealProtocolModes, value)) {
-      throw invalid(key, `unknown mode '${value}'; supported: bfcl_qwen_fc, xml_json, bfcl_tool_response, envtuning_fc`);
+      throw invalid(
+        key,
+        `unknown mode '${value}'; supported: bfcl_qwen_fc, xml_json, bfcl_tool_response, envtuning_fc`,
+      );
     }
     const protocol = sealProtocolModes[value];
     if (protocol === undefined) {
@@ -166,12 +205,16 @@ function resolveProtocol(params: RawParams): ProtocolName {
     }
     named.push({ key, protocol });
   }
-  if (params.protocol) named.unshift({ key: 'protocol', protocol: params.protocol });
+  if (params.protocol)
+    named.unshift({ key: 'protocol', protocol: params.protocol });
   const first = named[0];
   if (!first) return 'qwen-xml';
   const conflict = named.find((entry) => entry.protocol !== first.protocol);
   if (conflict) {
-    throw invalid(conflict.key, `selects protocol ${conflict.protocol}, but params.${first.key} selects ${first.protocol}`);
+    throw invalid(
+      conflict.key,
+      `selects protocol ${conflict.protocol}, but params.${first.key} selects ${first.protocol}`,
+    );
   }
   return first.protocol;
 }
@@ -199,34 +242,56 @@ export async function resolveEpisodeParams({
   /** Reads `diagnostic_evolution.state_path`; without it state paths are refused with a warning. */
   loadStatistics?: StatisticsLoader;
 }): Promise<EpisodeParams> {
-  const raw = parseRequestPart({ schema: paramsSchema, value: params, field: 'params' });
-  const warnings: SealWarning[] = [...unknownKeys(params, createParamKeys, 'params.')];
+  const raw = parseRequestPart({
+    schema: paramsSchema,
+    value: params,
+    field: 'params',
+  });
+  const warnings: SealWarning[] = [
+    ...unknownKeys(params, createParamKeys, 'params.'),
+  ];
 
   const rolloutMode = raw.rollout_mode?.toLowerCase();
   let mode: 'train' | 'eval';
   if (rolloutMode === undefined) mode = 'eval';
   else if (trainModes.has(rolloutMode)) mode = 'train';
   else if (evalModes.has(rolloutMode)) mode = 'eval';
-  else throw invalid('rollout_mode', `'${raw.rollout_mode}' is not one of sample, validate`);
+  else
+    throw invalid(
+      'rollout_mode',
+      `'${raw.rollout_mode}' is not one of sample, validate`,
+    );
 
   const protocol = resolveProtocol(raw);
 
   // Each train-only module is on when enabled, in train mode, and for this
   // task's category (SEAL's `_train_only_enabled`).
   const moduleOn = (
-    name: 'observation_lite' | 'tool_feedback_evolution' | 'diagnostic_evolution',
-    config: { enable?: boolean | null; apply_to_validation?: boolean | null; categories?: string | string[] | null } | null | undefined,
+    name:
+      'observation_lite' | 'tool_feedback_evolution' | 'diagnostic_evolution',
+    config:
+      | {
+          enable?: boolean | null;
+          apply_to_validation?: boolean | null;
+          categories?: string | string[] | null;
+        }
+      | null
+      | undefined,
   ): boolean => {
     if (!config?.enable) return false;
     if (mode === 'eval') {
-      warnings.push({
-        type: 'unsupported',
-        setting: `params.${name}`,
-        details:
-          config.apply_to_validation === true
-            ? 'apply_to_validation is refused: evaluation always runs on the untouched interface'
-            : `not applied: rollout_mode is ${rolloutMode === undefined ? 'absent' : `'${raw.rollout_mode}'`}, not 'sample'`,
-      });
+      // SEAL's trainer sends the same module config with `validate`; only a
+      // request to apply it there, or a missing mode, deserves a warning.
+      if (config.apply_to_validation === true || rolloutMode === undefined) {
+        warnings.push({
+          type: 'unsupported',
+          setting: `params.${name}`,
+          details:
+            config.apply_to_validation === true
+              ? 'apply_to_validation is refused: evaluation always runs on the untouched interface'
+              : "not applied: rollout_mode is absent (send 'sample' for training)",
+        });
+      }
       return false;
     }
     const categories = categoryList(config.categories);
@@ -234,12 +299,27 @@ export async function resolveEpisodeParams({
   };
 
   const observationLite = moduleOn('observation_lite', raw.observation_lite);
-  const toolFeedback = moduleOn('tool_feedback_evolution', raw.tool_feedback_evolution);
+  const toolFeedback = moduleOn(
+    'tool_feedback_evolution',
+    raw.tool_feedback_evolution,
+  );
   const diagnostic = moduleOn('diagnostic_evolution', raw.diagnostic_evolution);
   warnings.push(
-    ...unknownKeys(params['observation_lite'], Object.keys(observationLiteSchema.shape), 'params.observation_lite.'),
-    ...unknownKeys(params['tool_feedback_evolution'], Object.keys(toolFeedbackSchema.shape), 'params.tool_feedback_evolution.'),
-    ...unknownKeys(params['diagnostic_evolution'], Object.keys(diagnosticEvolutionSchema.shape), 'params.diagnostic_evolution.'),
+    ...unknownKeys(
+      params['observation_lite'],
+      Object.keys(observationLiteSchema.shape),
+      'params.observation_lite.',
+    ),
+    ...unknownKeys(
+      params['tool_feedback_evolution'],
+      Object.keys(toolFeedbackSchema.shape),
+      'params.tool_feedback_evolution.',
+    ),
+    ...unknownKeys(
+      params['diagnostic_evolution'],
+      Object.keys(diagnosticEvolutionSchema.shape),
+      'params.diagnostic_evolution.',
+    ),
   );
 
   let statistics: TagStatistics = {};
@@ -247,23 +327,32 @@ export async function resolveEpisodeParams({
   if (diagnostic && diagnosticConfig) {
     if (diagnosticConfig.tag_statistics) {
       statistics = Object.fromEntries(
-        Object.entries(diagnosticConfig.tag_statistics).map(([tag, stat]) => [tag, { count: stat.count, rewardSum: stat.reward_sum }]),
+        Object.entries(diagnosticConfig.tag_statistics).map(([tag, stat]) => [
+          tag,
+          { count: stat.count, rewardSum: stat.reward_sum },
+        ]),
       );
     } else if (diagnosticConfig.state_path) {
-      if (loadStatistics) statistics = await loadStatistics(diagnosticConfig.state_path);
+      if (loadStatistics)
+        statistics = await loadStatistics(diagnosticConfig.state_path);
       else {
         warnings.push({
           type: 'unsupported',
           setting: 'params.diagnostic_evolution.state_path',
-          details: 'reading state files is off on this server (start it with --allow-state-path); pass tag_statistics instead',
+          details:
+            'reading state files is off on this server (start it with --allow-state-path); pass tag_statistics instead',
         });
       }
     }
-    if (diagnosticConfig.category_tags !== null && diagnosticConfig.category_tags !== undefined) {
+    if (
+      diagnosticConfig.category_tags !== null &&
+      diagnosticConfig.category_tags !== undefined
+    ) {
       warnings.push({
         type: 'unsupported',
         setting: 'params.diagnostic_evolution.category_tags',
-        details: 'per-category statistics are not read; the tag statistics are used',
+        details:
+          'per-category statistics are not read; the tag statistics are used',
       });
     }
   }
@@ -279,30 +368,62 @@ export async function resolveEpisodeParams({
             type: lite?.add_type_hint ?? false,
             enum: lite?.add_enum_hint ?? true,
             hideOptional: lite?.hide_optional ?? false,
-            ...(lite?.instruction === null || lite?.instruction === undefined ? {} : { note: lite.instruction }),
+            ...(lite?.instruction === null || lite?.instruction === undefined
+              ? {}
+              : { note: lite.instruction }),
           }
         : false,
-      errorHints: toolFeedback ? { maxToolNames: feedback?.max_tool_names ?? 12, protocol } : false,
+      errorHints: toolFeedback
+        ? { maxToolNames: feedback?.max_tool_names ?? 12, protocol }
+        : false,
       guidelines: diagnostic
         ? {
-            ...(diagnosticConfig?.prevalence_threshold == null ? {} : { prevalenceThreshold: diagnosticConfig.prevalence_threshold }),
-            ...(diagnosticConfig?.reward_threshold == null ? {} : { rewardThreshold: diagnosticConfig.reward_threshold }),
-            ...(diagnosticConfig?.min_tag_count == null ? {} : { minTagCount: diagnosticConfig.min_tag_count }),
-            ...(diagnosticConfig?.max_lines == null ? {} : { maxLines: diagnosticConfig.max_lines }),
+            ...(diagnosticConfig?.prevalence_threshold == null
+              ? {}
+              : { prevalenceThreshold: diagnosticConfig.prevalence_threshold }),
+            ...(diagnosticConfig?.reward_threshold == null
+              ? {}
+              : { rewardThreshold: diagnosticConfig.reward_threshold }),
+            ...(diagnosticConfig?.min_tag_count == null
+              ? {}
+              : { minTagCount: diagnosticConfig.min_tag_count }),
+            ...(diagnosticConfig?.max_lines == null
+              ? {}
+              : { maxLines: diagnosticConfig.max_lines }),
           }
         : false,
     };
-    overlay = evolveSealOverlay({ tools: task.tools, statistics, settings }).overlay;
+    overlay = evolveSealOverlay({
+      tools: task.tools,
+      statistics,
+      settings,
+    }).overlay;
   }
 
   // Parser switches: our parsers are strict, enforce availability and accept
   // `parameters` for `arguments`; other values cannot be honoured.
   const fixed: [keyof RawParams, boolean, string][] = [
     ['strict_tool_parser', true, 'the tool-call parser is always strict'],
-    ['enforce_available_tools', true, 'calls to tools that are not available are always refused'],
-    ['reject_tool_call_with_content', false, 'text beside tool calls is always kept'],
-    ['flag_python_literals_in_tool_json', false, 'JSON with Python literals is a parse error'],
-    ['accept_parameters_as_arguments', true, "'parameters' is always accepted for 'arguments'"],
+    [
+      'enforce_available_tools',
+      true,
+      'calls to tools that are not available are always refused',
+    ],
+    [
+      'reject_tool_call_with_content',
+      false,
+      'text beside tool calls is always kept',
+    ],
+    [
+      'flag_python_literals_in_tool_json',
+      false,
+      'JSON with Python literals is a parse error',
+    ],
+    [
+      'accept_parameters_as_arguments',
+      true,
+      "'parameters' is always accepted for 'arguments'",
+    ],
   ];
   for (const [key, supported, details] of fixed) {
     const value = raw[key];
@@ -312,7 +433,11 @@ export async function resolveEpisodeParams({
   }
   for (const key of ['data_path', 'answer_path'] as const) {
     if (raw[key]) {
-      warnings.push({ type: 'unsupported', setting: `params.${key}`, details: 'the server reads the data directory it was started with' });
+      warnings.push({
+        type: 'unsupported',
+        setting: `params.${key}`,
+        details: 'the server reads the data directory it was started with',
+      });
     }
   }
   return {
@@ -322,9 +447,15 @@ export async function resolveEpisodeParams({
     overlay,
     observationLite,
     limits: {
-      ...(raw.max_model_calls == null ? {} : { maxModelCalls: raw.max_model_calls }),
-      ...(raw.max_steps_per_turn == null ? {} : { maxStepsPerTurn: raw.max_steps_per_turn }),
-      ...(raw.max_observation_tokens == null ? {} : { maxObservationTokens: raw.max_observation_tokens }),
+      ...(raw.max_model_calls == null
+        ? {}
+        : { maxModelCalls: raw.max_model_calls }),
+      ...(raw.max_steps_per_turn == null
+        ? {}
+        : { maxStepsPerTurn: raw.max_steps_per_turn }),
+      ...(raw.max_observation_tokens == null
+        ? {}
+        : { maxObservationTokens: raw.max_observation_tokens }),
     },
     terminateOnParseError: raw.terminate_on_parse_error ?? false,
     isOpenQuery: raw.is_open_query ?? false,

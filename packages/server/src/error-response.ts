@@ -42,7 +42,11 @@ export type ErrorBody = {
   success: false;
   data: null;
   detail: string;
-  error: { code: SealErrorCode; message: string; details: Record<string, unknown> };
+  error: {
+    code: SealErrorCode;
+    message: string;
+    details: Record<string, unknown>;
+  };
 };
 
 /**
@@ -69,10 +73,16 @@ export function errorResponse({
       ? sealError.message
       : `internal error (reference ${reference}); the server log has the details`;
     const details: Record<string, unknown> = { reference };
-    if (exposeInternalErrors && error instanceof Error && error.stack) details['stack'] = error.stack;
+    if (exposeInternalErrors && error instanceof Error && error.stack)
+      details['stack'] = error.stack;
     return {
       status,
-      body: { success: false, data: null, detail: message, error: { code: 'INTERNAL', message, details } },
+      body: {
+        success: false,
+        data: null,
+        detail: message,
+        error: { code: 'INTERNAL', message, details },
+      },
     };
   }
   return {
@@ -81,7 +91,11 @@ export function errorResponse({
       success: false,
       data: null,
       detail: sealError.message,
-      error: { code: sealError.code, message: sealError.message, details: sealError.details },
+      error: {
+        code: sealError.code,
+        message: sealError.message,
+        details: sealError.details,
+      },
     },
   };
 }

@@ -9,7 +9,11 @@ export {
   type StepResult,
   type SyncVerifier,
 } from './env-service';
-export { startEnvServer, type EnvServer, type EnvServerOptions } from './env-server';
+export {
+  startEnvServer,
+  type EnvServer,
+  type EnvServerOptions,
+} from './env-server';
 export { errorResponse, statusForCode, type ErrorBody } from './error-response';
 export {
   createParamKeys,
@@ -23,7 +27,11 @@ export {
   computeAPatchWeights,
   type APatchWeightsResult,
 } from './apatch-weights';
-export { createBfclTaskSource, createStaticTaskSource, type TaskSource } from './task-source';
+export {
+  createBfclTaskSource,
+  createStaticTaskSource,
+  type TaskSource,
+} from './task-source';
 export {
   conversationCompleted,
   serviceRequestSchema,

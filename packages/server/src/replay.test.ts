@@ -1,5 +1,9 @@
 import { createBfclBackend, type BfclDataset } from '@seal/bfcl';
-import { hasSharedBfclData, loadSharedBfclData, sharedDataSkipMessage } from '@seal/bfcl/test';
+import {
+  hasSharedBfclData,
+  loadSharedBfclData,
+  sharedDataSkipMessage,
+} from '@seal/bfcl/test';
 import { createBfclVerifier } from '@seal/verifier';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startEnvServer, type EnvServer } from './env-server';
@@ -28,7 +32,11 @@ async function startBfclServer(dataset: BfclDataset): Promise<EnvServer> {
 }
 
 /** Runs `work` over `items` with at most `limit` in flight. */
-async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(
@@ -55,7 +63,11 @@ describe.skipIf(!hasSharedBfclData)('seal serve ground-truth replay', () => {
     expect(ids).toHaveLength(400);
     const outcomes = await pool(ids, 8, async (taskId) => {
       const instanceId = `replay-${taskId}`;
-      const created = await client.create({ taskId, instanceId, params: { rollout_mode: 'validate' } });
+      const created = await client.create({
+        taskId,
+        instanceId,
+        params: { rollout_mode: 'validate' },
+      });
       const replay = await replayGroundTruth({
         client,
         instanceId,
@@ -64,11 +76,24 @@ describe.skipIf(!hasSharedBfclData)('seal serve ground-truth replay', () => {
         allowRefused: unpassable.includes(taskId),
       });
       expect(await client.release({ instanceId })).toBe(true);
-      return { taskId, accuracy: replay.accuracy, reward: replay.reward, terminated: replay.terminated };
+      return {
+        taskId,
+        accuracy: replay.accuracy,
+        reward: replay.reward,
+        terminated: replay.terminated,
+      };
     });
-    const failed = outcomes.filter((outcome) => outcome.accuracy !== 1).map((outcome) => outcome.taskId);
-    expect(failed.sort()).toEqual(unpassable.filter((id) => ids.includes(id)).sort());
-    expect(outcomes.every((outcome) => outcome.terminated && outcome.reward === outcome.accuracy)).toBe(true);
+    const failed = outcomes
+      .filter((outcome) => outcome.accuracy !== 1)
+      .map((outcome) => outcome.taskId);
+    expect(failed.sort()).toEqual(
+      unpassable.filter((id) => ids.includes(id)).sort(),
+    );
+    expect(
+      outcomes.every(
+        (outcome) => outcome.terminated && outcome.reward === outcome.accuracy,
+      ),
+    ).toBe(true);
     expect(server.service.size).toBe(0);
   });
 });

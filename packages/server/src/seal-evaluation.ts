@@ -1,4 +1,8 @@
-import type { EpisodeRecord, TrajectoryDiagnostics, VerifierV1Result } from '@seal/spec';
+import type {
+  EpisodeRecord,
+  TrajectoryDiagnostics,
+  VerifierV1Result,
+} from '@seal/spec';
 
 /**
  * The non-sparse `/evaluate` result, field for field as SEAL's
@@ -111,7 +115,8 @@ export function toSealEvaluation({
     trajectory_num_turns_with_tool_call: trajectory.numTurnsWithToolCall,
     trajectory_num_tool_calls_attempted: trajectory.numToolCallsAttempted,
     trajectory_num_tool_calls_accepted: trajectory.numToolCallsAccepted,
-    trajectory_num_tool_executions_no_error: trajectory.numToolExecutionsNoError,
+    trajectory_num_tool_executions_no_error:
+      trajectory.numToolExecutionsNoError,
     trajectory_turn_coverage_rate: trajectory.turnCoverageRate,
     trajectory_tool_call_accept_rate: trajectory.toolCallAcceptRate,
     trajectory_tool_exec_success_rate: trajectory.toolExecSuccessRate,

@@ -19,7 +19,10 @@ export function createStateFileStatisticsLoader({
   maxAgeMs?: number;
   now?: () => number;
 } = {}): StatisticsLoader {
-  const cache = new Map<string, { loadedAt: number; mtimeMs: number; statistics: TagStatistics }>();
+  const cache = new Map<
+    string,
+    { loadedAt: number; mtimeMs: number; statistics: TagStatistics }
+  >();
   return async (path) => {
     const absolute = resolve(path);
     const mtimeMs = await stat(absolute).then(
@@ -27,10 +30,21 @@ export function createStateFileStatisticsLoader({
       () => -1,
     );
     const cached = cache.get(absolute);
-    if (cached && cached.mtimeMs === mtimeMs && now() - cached.loadedAt < maxAgeMs) return cached.statistics;
-    const state = await loadCapabilityState({ path: absolute, missing: 'empty' });
+    if (
+      cached &&
+      cached.mtimeMs === mtimeMs &&
+      now() - cached.loadedAt < maxAgeMs
+    )
+      return cached.statistics;
+    const state = await loadCapabilityState({
+      path: absolute,
+      missing: 'empty',
+    });
     const statistics: TagStatistics = Object.fromEntries(
-      Object.entries(state.activeTagStats()).map(([tag, counters]) => [tag, { count: counters.count, rewardSum: counters.rewardSum }]),
+      Object.entries(state.activeTagStats()).map(([tag, counters]) => [
+        tag,
+        { count: counters.count, rewardSum: counters.rewardSum },
+      ]),
     );
     cache.set(absolute, { loadedAt: now(), mtimeMs, statistics });
     return statistics;

@@ -27,7 +27,11 @@ export type TaskSource = {
  * Without `split-seal-400.json` only `all` is available. Tasks are converted
  * once and cached; a cached task is shared read-only by every episode.
  */
-export function createBfclTaskSource({ dataset }: { dataset: BfclDataset }): TaskSource {
+export function createBfclTaskSource({
+  dataset,
+}: {
+  dataset: BfclDataset;
+}): TaskSource {
   const cache = new Map<string, Task>();
   const all = dataset.entries.map((entry) => entry.id);
   const split = dataset.split;
@@ -66,7 +70,10 @@ export function createStaticTaskSource({
   splits?: Readonly<Record<string, readonly string[]>>;
 }): TaskSource {
   const byId = new Map(tasks.map((task) => [task.id, task]));
-  const lists: Record<string, readonly string[]> = { ...splits, all: tasks.map((task) => task.id) };
+  const lists: Record<string, readonly string[]> = {
+    ...splits,
+    all: tasks.map((task) => task.id),
+  };
   for (const [name, ids] of Object.entries(lists)) {
     for (const id of ids) {
       if (!byId.has(id)) {

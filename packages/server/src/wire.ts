@@ -20,11 +20,13 @@ export function parseRequestPart<T>({
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const segments = (issue?.path ?? []).map(String);
-  const path = field === 'body' ? segments.join('.') : [field, ...segments].join('.');
+  const path =
+    field === 'body' ? segments.join('.') : [field, ...segments].join('.');
   const message = issue?.message ?? 'invalid value';
   throw new SealError({
     code: 'INVALID_ARGUMENT',
-    message: path === '' ? `request body: ${message}` : `field '${path}': ${message}`,
+    message:
+      path === '' ? `request body: ${message}` : `field '${path}': ${message}`,
     cause: result.error,
     details: { path },
   });
@@ -62,7 +64,9 @@ const openAiToolCallSchema = z.object({
   function: z.object({
     name: z.string(),
     /** A JSON string (OpenAI, vLLM) or an object. */
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+    arguments: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .nullish(),
   }),
 });
 
@@ -77,10 +81,14 @@ export const stepMessageSchema = z
     content: z.string({ error: 'is required (the raw model text)' }).nullable(),
     tool_calls: z.array(openAiToolCallSchema).nullish(),
   })
-  .refine((message) => message.content !== null || (message.tool_calls?.length ?? 0) > 0, {
-    message: 'must be a string unless tool_calls are given',
-    path: ['content'],
-  });
+  .refine(
+    (message) =>
+      message.content !== null || (message.tool_calls?.length ?? 0) > 0,
+    {
+      message: 'must be a string unless tool_calls are given',
+      path: ['content'],
+    },
+  );
 
 /** See {@link stepMessageSchema}. */
 export type StepMessage = z.infer<typeof stepMessageSchema>;
@@ -132,9 +140,14 @@ export function toWireMessage(message: ChatMessage): WireMessage {
     tool_calls: (message.toolCalls ?? []).map((call) => ({
       id: call.id,
       type: 'function',
-      function: { name: call.name, arguments: call.argumentsText ?? JSON.stringify(call.arguments) },
+      function: {
+        name: call.name,
+        arguments: call.argumentsText ?? JSON.stringify(call.arguments),
+      },
     })),
-    ...(message.toolCallId === undefined ? {} : { tool_call_id: message.toolCallId }),
+    ...(message.toolCallId === undefined
+      ? {}
+      : { tool_call_id: message.toolCallId }),
     ...(message.name === undefined ? {} : { name: message.name }),
   };
 }

@@ -1,5 +1,9 @@
 import { PassThrough } from 'node:stream';
-import { hasSharedBfclData, sharedBfclDataDir, sharedDataSkipMessage } from '@seal/bfcl/test';
+import {
+  hasSharedBfclData,
+  sharedBfclDataDir,
+  sharedDataSkipMessage,
+} from '@seal/bfcl/test';
 import { describe, expect, it } from 'vitest';
 import { createOutput } from '../ui/output';
 import { runServe } from './serve';
@@ -23,7 +27,13 @@ describe.skipIf(!hasSharedBfclData)('runServe', () => {
     expect(await (await fetch(`${url}/healthz`)).text()).toBe('OK');
     const created = await fetch(`${url}/create`, {
       method: 'POST',
-      body: JSON.stringify({ env_type: 'bfcl', task_id: 'multi_turn_base_0', instance_id: 'cli', messages: {}, params: {} }),
+      body: JSON.stringify({
+        env_type: 'bfcl',
+        task_id: 'multi_turn_base_0',
+        instance_id: 'cli',
+        messages: {},
+        params: {},
+      }),
     });
     expect(((await created.json()) as { success: boolean }).success).toBe(true);
     process.emit('SIGINT');
@@ -34,9 +44,17 @@ describe.skipIf(!hasSharedBfclData)('runServe', () => {
   });
 
   it('should refuse bad flags with INVALID_ARGUMENT', async () => {
-    const output = createOutput({ json: false, stdout: new PassThrough(), stderr: new PassThrough() });
-    await expect(runServe({ argv: ['--port', '70000'], output })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(runServe({ argv: ['--max-body', 'lots'], output })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const output = createOutput({
+      json: false,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+    });
+    await expect(
+      runServe({ argv: ['--port', '70000'], output }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(
+      runServe({ argv: ['--max-body', 'lots'], output }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });
 

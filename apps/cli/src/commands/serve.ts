@@ -1,4 +1,8 @@
-import { createBfclBackend, loadBfclData, resolveBfclDataDir } from '@seal/bfcl';
+import {
+  createBfclBackend,
+  loadBfclData,
+  resolveBfclDataDir,
+} from '@seal/bfcl';
 import {
   createBfclTaskSource,
   createStateFileStatisticsLoader,
@@ -22,7 +26,10 @@ const integer = (name: string, min: number) =>
     .describe(name);
 
 const flagsSchema = z.object({
-  port: integer('port', 0).refine((value) => value === undefined || value <= 65_535, 'must be at most 65535'),
+  port: integer('port', 0).refine(
+    (value) => value === undefined || value <= 65_535,
+    'must be at most 65535',
+  ),
   host: z.string().min(1).optional(),
   data: z.string().optional(),
   'idle-timeout': integer('idle-timeout', 1),
@@ -60,7 +67,10 @@ in flight finish) with exit code 0.
 Exit codes: 0 stopped by a signal, 2 bad flags or port in use, 3 bad data.`;
 
 /** `seal serve`. */
-export async function runServe({ argv, output }: CommandContext): Promise<number> {
+export async function runServe({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
   const { flags } = parseFlags({
     argv,
     options: {
@@ -79,8 +89,15 @@ export async function runServe({ argv, output }: CommandContext): Promise<number
     schema: flagsSchema,
   });
   // One JSON document per line: a server's output is a stream of events.
-  const event = (name: string, fields: Record<string, unknown>, text: string) => {
-    if (output.json) process.stdout.write(`${JSON.stringify({ event: name, time: new Date().toISOString(), ...fields })}\n`);
+  const event = (
+    name: string,
+    fields: Record<string, unknown>,
+    text: string,
+  ) => {
+    if (output.json)
+      process.stdout.write(
+        `${JSON.stringify({ event: name, time: new Date().toISOString(), ...fields })}\n`,
+      );
     else output.line(text);
   };
 
@@ -98,10 +115,18 @@ export async function runServe({ argv, output }: CommandContext): Promise<number
     verifier: createBfclVerifier({ runtime: dataset.runtime }),
     idleTimeoutMs: idleTimeoutSeconds * 1000,
     reclaimIntervalMs: (flags['reclaim-interval'] ?? 300) * 1000,
-    ...(flags['max-body'] === undefined ? {} : { maxBodyBytes: flags['max-body'] }),
-    ...(flags['max-instances'] === undefined ? {} : { maxInstances: flags['max-instances'] }),
-    ...(flags['max-model-calls'] === undefined ? {} : { maxModelCalls: flags['max-model-calls'] }),
-    ...(flags['allow-state-path'] ? { loadStatistics: createStateFileStatisticsLoader() } : {}),
+    ...(flags['max-body'] === undefined
+      ? {}
+      : { maxBodyBytes: flags['max-body'] }),
+    ...(flags['max-instances'] === undefined
+      ? {}
+      : { maxInstances: flags['max-instances'] }),
+    ...(flags['max-model-calls'] === undefined
+      ? {}
+      : { maxModelCalls: flags['max-model-calls'] }),
+    ...(flags['allow-state-path']
+      ? { loadStatistics: createStateFileStatisticsLoader() }
+      : {}),
     exposeInternalErrors: flags.debug ?? false,
     onInternalError: ({ error, reference }) => {
       const sealError = toSealError(error);
@@ -110,14 +135,29 @@ export async function runServe({ argv, output }: CommandContext): Promise<number
       );
     },
     onReclaim: (ids) =>
-      event('reclaimed', { instances: ids }, `reclaimed ${ids.length} instance${ids.length === 1 ? '' : 's'} idle for over ${idleTimeoutSeconds} s`),
+      event(
+        'reclaimed',
+        { instances: ids },
+        `reclaimed ${ids.length} instance${ids.length === 1 ? '' : 's'} idle for over ${idleTimeoutSeconds} s`,
+      ),
   });
 
-  const splits = Object.fromEntries(tasks.splits.map((name) => [name, tasks.list(name)?.length ?? 0]));
+  const splits = Object.fromEntries(
+    tasks.splits.map((name) => [name, tasks.list(name)?.length ?? 0]),
+  );
   event(
     'listening',
-    { url: server.url, host: server.host, port: server.port, data: dir, tasks: dataset.entries.length, splits },
-    `seal serve: listening on ${server.url} (${dataset.entries.length} BFCL tasks; splits ${Object.entries(splits)
+    {
+      url: server.url,
+      host: server.host,
+      port: server.port,
+      data: dir,
+      tasks: dataset.entries.length,
+      splits,
+    },
+    `seal serve: listening on ${server.url} (${dataset.entries.length} BFCL tasks; splits ${Object.entries(
+      splits,
+    )
       .filter(([name]) => name === 'train' || name === 'val')
       .map(([name, count]) => `${name} ${count}`)
       .join(', ')}); Ctrl-C stops it`,
@@ -133,11 +173,17 @@ export async function runServe({ argv, output }: CommandContext): Promise<number
       process.once(name, handlers[name]);
     }
   });
-  for (const [name, handler] of Object.entries(handlers)) process.off(name, handler);
+  for (const [name, handler] of Object.entries(handlers))
+    process.off(name, handler);
   // A second Ctrl-C while closing gets bin.ts's immediate exit back.
-  for (const listener of previous) process.on('SIGINT', listener as NodeJS.SignalsListener);
+  for (const listener of previous)
+    process.on('SIGINT', listener as NodeJS.SignalsListener);
   const live = server.service.size;
   await server.close();
-  event('stopped', { signal, releasedInstances: live }, `seal serve: stopped (${signal}); released ${live} instance${live === 1 ? '' : 's'}`);
+  event(
+    'stopped',
+    { signal, releasedInstances: live },
+    `seal serve: stopped (${signal}); released ${live} instance${live === 1 ? '' : 's'}`,
+  );
   return exitCodes.success;
 }

@@ -1,5 +1,14 @@
-import { PyDict, parseCallString, pyJsonDumps, type PyValue } from '@seal/python';
-import type { SealEnvClient, SealStepData, SealWireMessage } from './seal-env-client';
+import {
+  PyDict,
+  parseCallString,
+  pyJsonDumps,
+  type PyValue,
+} from '@seal/python';
+import type {
+  SealEnvClient,
+  SealStepData,
+  SealWireMessage,
+} from './seal-env-client';
 
 /**
  * Test support: plays a task's ground truth through a SEAL environment
@@ -25,14 +34,26 @@ export type GroundTruthReplay = {
 const replyText = 'The request has been handled.';
 
 /** Reads tool parameter orders from lines holding OpenAI tool JSON. */
-export function readToolParameters(text: string, into: Map<string, string[]>): void {
+export function readToolParameters(
+  text: string,
+  into: Map<string, string[]>,
+): void {
   for (const line of text.split('\n')) {
     const trimmed = line.trim();
     if (!trimmed.startsWith('{') || !trimmed.includes('"function"')) continue;
     try {
-      const tool = JSON.parse(trimmed) as { function?: { name?: string; parameters?: { properties?: Record<string, unknown> } } };
+      const tool = JSON.parse(trimmed) as {
+        function?: {
+          name?: string;
+          parameters?: { properties?: Record<string, unknown> };
+        };
+      };
       const name = tool.function?.name;
-      if (name) into.set(name, Object.keys(tool.function?.parameters?.properties ?? {}));
+      if (name)
+        into.set(
+          name,
+          Object.keys(tool.function?.parameters?.properties ?? {}),
+        );
     } catch {
       // Not a tool line.
     }
@@ -40,13 +61,23 @@ export function readToolParameters(text: string, into: Map<string, string[]>): v
 }
 
 /** A ground-truth call string as Qwen `<tool_call>` JSON. */
-export function toQwenToolCall(callText: string, parameters: ReadonlyMap<string, string[]>): string {
+export function toQwenToolCall(
+  callText: string,
+  parameters: ReadonlyMap<string, string[]>,
+): string {
   const parsed = parseCallString(callText);
-  if (!parsed.success) throw new Error(`cannot parse ground-truth call ${callText}`);
+  if (!parsed.success)
+    throw new Error(`cannot parse ground-truth call ${callText}`);
   const { name, args, kwargs } = parsed.value;
   const order = parameters.get(name) ?? [];
-  if (args.length > order.length) throw new Error(`${callText}: more positional arguments than parameters of ${name}`);
-  const entries: [string, PyValue][] = [...args.map((value, index): [string, PyValue] => [order[index]!, value]), ...kwargs];
+  if (args.length > order.length)
+    throw new Error(
+      `${callText}: more positional arguments than parameters of ${name}`,
+    );
+  const entries: [string, PyValue][] = [
+    ...args.map((value, index): [string, PyValue] => [order[index]!, value]),
+    ...kwargs,
+  ];
   return `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${pyJsonDumps(new PyDict(entries), { ensureAscii: false })}}\n</tool_call>`;
 }
 
@@ -73,7 +104,8 @@ export async function replayGroundTruth({
   allowRefused?: boolean;
 }): Promise<GroundTruthReplay> {
   const parameters = new Map<string, string[]>();
-  for (const message of initial) readToolParameters(message.content, parameters);
+  for (const message of initial)
+    readToolParameters(message.content, parameters);
   const transcript: string[] = [];
   let steps = 0;
   let last: SealStepData | undefined;
@@ -91,16 +123,25 @@ export async function replayGroundTruth({
       if (last.is_terminated) break;
       const content = last.state[0]?.content ?? '';
       if (!content.startsWith('<tool_response>') && !allowRefused) {
-        throw new Error(`turn ${turn}: ${call} was not executed: ${content.slice(0, 300)}`);
+        throw new Error(
+          `turn ${turn}: ${call} was not executed: ${content.slice(0, 300)}`,
+        );
       }
     }
     if (last?.is_terminated) break;
     await before?.({ turn, call: calls.length });
     last = await send(replyText);
     if (last.is_terminated) break;
-    for (const message of last.state) readToolParameters(message.content, parameters);
+    for (const message of last.state)
+      readToolParameters(message.content, parameters);
     if (turn > 64) throw new Error('the conversation did not end');
   }
   const accuracy = await client.evaluateSparse({ instanceId });
-  return { transcript, accuracy, reward: last?.reward ?? 0, steps, terminated: last?.is_terminated ?? false };
+  return {
+    transcript,
+    accuracy,
+    reward: last?.reward ?? 0,
+    steps,
+    terminated: last?.is_terminated ?? false,
+  };
 }

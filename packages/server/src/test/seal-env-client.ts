@@ -96,9 +96,19 @@ export class SealEnvClientError extends Error {
   /** The response body. */
   readonly body: unknown;
 
-  constructor({ endpoint, status, body }: { endpoint: string; status: number; body: unknown }) {
+  constructor({
+    endpoint,
+    status,
+    body,
+  }: {
+    endpoint: string;
+    status: number;
+    body: unknown;
+  }) {
     const detail =
-      typeof body === 'object' && body !== null && 'detail' in body ? String((body as { detail: unknown }).detail) : JSON.stringify(body);
+      typeof body === 'object' && body !== null && 'detail' in body
+        ? String((body as { detail: unknown }).detail)
+        : JSON.stringify(body);
     super(`${endpoint}: HTTP ${status}: ${detail}`);
     this.name = 'SealEnvClientError';
     this.status = status;
@@ -113,7 +123,13 @@ export class SealEnvClient {
   /** The `env_type` sent with every request. */
   readonly envType: string;
 
-  constructor({ baseUrl, envType = 'bfcl' }: { baseUrl: string; envType?: string }) {
+  constructor({
+    baseUrl,
+    envType = 'bfcl',
+  }: {
+    baseUrl: string;
+    envType?: string;
+  }) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.envType = envType;
   }
@@ -122,7 +138,12 @@ export class SealEnvClient {
   async healthz(): Promise<string> {
     const response = await fetch(`${this.baseUrl}/healthz`);
     const text = await response.text();
-    if (!response.ok) throw new SealEnvClientError({ endpoint: 'healthz', status: response.status, body: text });
+    if (!response.ok)
+      throw new SealEnvClientError({
+        endpoint: 'healthz',
+        status: response.status,
+        body: text,
+      });
     return text;
   }
 
@@ -146,7 +167,17 @@ export class SealEnvClient {
   /** POSTs SEAL's body shape and returns `data`; throws on a non-2xx status. */
   async call<TData>(
     endpoint: string,
-    { taskId, instanceId, messages = {}, params = {} }: { taskId?: string; instanceId?: string; messages?: Record<string, unknown>; params?: Record<string, unknown> },
+    {
+      taskId,
+      instanceId,
+      messages = {},
+      params = {},
+    }: {
+      taskId?: string;
+      instanceId?: string;
+      messages?: Record<string, unknown>;
+      params?: Record<string, unknown>;
+    },
   ): Promise<{ success: boolean; data: TData }> {
     const body: SealRequestBody = {
       env_type: this.envType,
@@ -156,13 +187,17 @@ export class SealEnvClient {
       params,
     };
     const { status, body: answer } = await this.request(endpoint, body);
-    if (status < 200 || status >= 300) throw new SealEnvClientError({ endpoint, status, body: answer });
+    if (status < 200 || status >= 300)
+      throw new SealEnvClientError({ endpoint, status, body: answer });
     return answer as { success: boolean; data: TData };
   }
 
   /** `/get_env_profile`: the task ids of a split. */
-  async getEnvProfile({ split = 'train' }: { split?: string } = {}): Promise<string[]> {
-    return (await this.call<string[]>('get_env_profile', { params: { split } })).data;
+  async getEnvProfile({ split = 'train' }: { split?: string } = {}): Promise<
+    string[]
+  > {
+    return (await this.call<string[]>('get_env_profile', { params: { split } }))
+      .data;
   }
 
   /** `/create`. */
@@ -175,7 +210,9 @@ export class SealEnvClient {
     instanceId: string;
     params?: Record<string, unknown>;
   }): Promise<SealCreateData> {
-    return (await this.call<SealCreateData>('create', { taskId, instanceId, params })).data;
+    return (
+      await this.call<SealCreateData>('create', { taskId, instanceId, params })
+    ).data;
   }
 
   /** `/step` with the raw assistant text. */
@@ -188,17 +225,41 @@ export class SealEnvClient {
     content: string;
     params?: Record<string, unknown>;
   }): Promise<SealStepData> {
-    return (await this.call<SealStepData>('step', { instanceId, messages: { role: 'assistant', content }, params })).data;
+    return (
+      await this.call<SealStepData>('step', {
+        instanceId,
+        messages: { role: 'assistant', content },
+        params,
+      })
+    ).data;
   }
 
   /** `/evaluate` with `sparse: true`: the accuracy. */
-  async evaluateSparse({ instanceId }: { instanceId: string }): Promise<number> {
-    return (await this.call<number>('evaluate', { instanceId, params: { sparse: true } })).data;
+  async evaluateSparse({
+    instanceId,
+  }: {
+    instanceId: string;
+  }): Promise<number> {
+    return (
+      await this.call<number>('evaluate', {
+        instanceId,
+        params: { sparse: true },
+      })
+    ).data;
   }
 
   /** `/evaluate` with `sparse: false`: the full dict. */
-  async evaluate({ instanceId }: { instanceId: string }): Promise<SealEvaluateData> {
-    return (await this.call<SealEvaluateData>('evaluate', { instanceId, params: { sparse: false } })).data;
+  async evaluate({
+    instanceId,
+  }: {
+    instanceId: string;
+  }): Promise<SealEvaluateData> {
+    return (
+      await this.call<SealEvaluateData>('evaluate', {
+        instanceId,
+        params: { sparse: false },
+      })
+    ).data;
   }
 
   /** `/get_info`: the tool-name listing. */
