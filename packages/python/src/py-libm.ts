@@ -221,3 +221,82 @@ export function correctlyRoundedPow(x: number, y: number): number {
   }
   return Math.pow(x, y);
 }
+
+let piCache: { bits: number; value: bigint } | undefined;
+
+/** pi * 2**bits, within 2 units (Machin's formula). */
+function piFixed(bits: number): bigint {
+  if (piCache && piCache.bits >= bits) return piCache.value >> BigInt(piCache.bits - bits);
+  const work = BigInt(bits + 32);
+  const atanInverse = (n: bigint): bigint => {
+    let power = (1n << work) / n;
+    let sum = power;
+    let negative = true;
+    for (let k = 3n; power > 0n; k += 2n) {
+      power /= n * n;
+      sum += negative ? -(power / k) : power / k;
+      negative = !negative;
+    }
+    return sum;
+  };
+  const value = (16n * atanInverse(5n) - 4n * atanInverse(239n)) >> 32n;
+  piCache = { bits, value };
+  return value;
+}
+
+/**
+ * `sin(x)` or `cos(x)` correctly rounded (as glibc's are in practice; V8's
+ * can be one unit off): reduction by a wide pi, Taylor series in fixed point,
+ * widened until the result rounds unambiguously.
+ */
+function sinOrCos(x: number, which: 'sin' | 'cos'): number {
+  if (!Number.isFinite(x)) return NaN;
+  if (x === 0) return which === 'sin' ? x : 1;
+  const { mantissa, exponent } = decompose(x);
+  const top = exponent + bitLength(mantissa);
+  for (let guard = 64; guard < 1 << 14; guard *= 2) {
+    const bits = guard + Math.max(0, top) + Math.max(0, -top) + 16;
+    const big = BigInt(bits);
+    const a = exponent + bits >= 0 ? mantissa << BigInt(exponent + bits) : mantissa >> BigInt(-(exponent + bits));
+    const halfPi = piFixed(bits) >> 1n;
+    const k = (2n * a + halfPi) / (2n * halfPi);
+    const r = a - k * halfPi;
+    const rSquared = (r * r) >> big;
+    // Taylor series of sin r and cos r.
+    let sinTerm = r;
+    let sinSum = r;
+    let cosTerm = 1n << big;
+    let cosSum = cosTerm;
+    let terms = 0n;
+    for (let n = 1n; sinTerm !== 0n || cosTerm !== 0n; n += 1n) {
+      cosTerm = -((cosTerm * rSquared) >> big) / ((2n * n - 1n) * (2n * n));
+      sinTerm = -((sinTerm * rSquared) >> big) / ((2n * n) * (2n * n + 1n));
+      cosSum += cosTerm;
+      sinSum += sinTerm;
+      terms += 1n;
+    }
+    const octant = Number(k % 4n);
+    const useSin = which === 'sin' ? octant % 2 === 0 : octant % 2 === 1;
+    let value = useSin ? sinSum : cosSum;
+    const negate = which === 'sin' ? octant >= 2 : octant === 1 || octant === 2;
+    if (negate) value = -value;
+    if (which === 'sin' && x < 0) value = -value;
+    const error = 4n * k + 4n * terms + 16n;
+    const magnitude = value < 0n ? -value : value;
+    if (magnitude <= error) continue;
+    const low = toDouble(magnitude - error, -bits);
+    const high = toDouble(magnitude + error, -bits);
+    if (low === high) return value < 0n ? -low : low;
+  }
+  return which === 'sin' ? Math.sin(x) : Math.cos(x);
+}
+
+/** `sin(x)`, correctly rounded. */
+export function correctlyRoundedSin(x: number): number {
+  return sinOrCos(x, 'sin');
+}
+
+/** `cos(x)`, correctly rounded. */
+export function correctlyRoundedCos(x: number): number {
+  return sinOrCos(x, 'cos');
+}

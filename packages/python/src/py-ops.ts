@@ -1,6 +1,6 @@
 import { pyCompare, pyEquals } from './py-compare';
 import { PyComplex } from './py-complex';
-import { correctlyRoundedPow } from './py-libm';
+import { correctlyRoundedCos, correctlyRoundedPow, correctlyRoundedSin } from './py-libm';
 import { PyException } from './py-exception';
 import { floatRepr, pyRepr, pyStr } from './py-repr';
 import { PyDict, PySet, PyTuple, pyTypeName, type PyKey, type PyValue } from './py-value';
@@ -270,8 +270,8 @@ function floatPow(base: number, exponent: number): PyValue {
 function complexPowOfReal(base: number, exponent: number): PyComplex {
   const length = correctlyRoundedPow(Math.abs(base), exponent);
   const phase = Math.atan2(0, base) * exponent;
-  const real = length * Math.cos(phase);
-  const imag = length * Math.sin(phase);
+  const real = length * correctlyRoundedCos(phase);
+  const imag = length * correctlyRoundedSin(phase);
   if (!Number.isFinite(real) || !Number.isFinite(imag)) {
     throw new PyException({ pyType: 'OverflowError', message: 'complex exponentiation' });
   }
