@@ -17,6 +17,7 @@ export {
 export { createQwenXmlProtocol, decodeJsonCall } from './protocols/qwen-xml-protocol';
 export {
   bfclPromptingSystemPrompt,
+  compactPythonInstruction,
   createBfclPythonProtocol,
   decodeBfclPrompting,
 } from './protocols/bfcl-python-protocol';

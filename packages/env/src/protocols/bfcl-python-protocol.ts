@@ -31,6 +31,13 @@ export const bfclPromptingSystemPrompt =
 
 const python3Note = ' Note that the provided function is in Python 3 syntax.';
 
+/**
+ * The compact mode's instruction (ours): the same contract as BFCL's prompt
+ * in a few tokens, for small models with short contexts.
+ */
+export const compactPythonInstruction =
+  "Call tools by writing only a Python list of calls, e.g. [tool(arg='value')]. When the request is done, or no tool can do it, or a value is missing, reply in plain text.";
+
 /** Python repr of doc dicts, as BFCL's `str.format` puts them in the prompt. */
 function docsRepr(tools: ToolDoc[], note: string): string {
   return pyRepr(tools.map((doc) => fromJsonValue({ ...doc, description: `${doc.description}${note}` })));
@@ -74,8 +81,10 @@ export function createBfclPythonProtocol(): ToolCallProtocol {
     name: 'bfcl-python',
     toolsOutOfBand: false,
     renderSystemPrompt({ tools, mode, notes }) {
-      const functions = mode === 'compact' ? tools.map(renderCompactTool).join('\n') : docsRepr(tools, python3Note);
-      const prompt = bfclPromptingSystemPrompt.replace('{functions}', functions);
+      if (mode === 'compact') {
+        return [compactPythonInstruction, `Tools:\n${tools.map(renderCompactTool).join('\n')}`, ...notes].join('\n');
+      }
+      const prompt = bfclPromptingSystemPrompt.replace('{functions}', docsRepr(tools, python3Note));
       return notes.length === 0 ? prompt : `${prompt}${notes.join('\n\n')}`;
     },
     parse(response): ProtocolParseResult {
