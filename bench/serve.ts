@@ -160,6 +160,8 @@ function toolCall(
 
 const stats = {
   stepMs: [] as number[],
+  /** Step latencies of the reference pass (one episode at a time). */
+  soloStepMs: [] as number[],
   createMs: [] as number[],
   evaluateMs: [] as number[],
   requests: 0,
@@ -333,7 +335,9 @@ async function episode(
       messages: { role: 'assistant', content },
       params: {},
     });
-    if (measure) stats.stepMs.push(performance.now() - started);
+    (measure ? stats.stepMs : stats.soloStepMs).push(
+      performance.now() - started,
+    );
     stats.requests++;
     if (answer.status !== 200)
       throw new Error(
@@ -404,13 +408,13 @@ async function episode(
 }
 
 // ------------------------------------------------------------------- run --
-const percentile = (values: number[], p: number) => {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[
-    Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)
-  ]!;
-};
+/** Nearest-rank percentile of an ascending list. */
+const percentile = (sorted: Float64Array, p: number) =>
+  sorted.length === 0
+    ? Number.NaN
+    : sorted[
+        Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)
+      ]!;
 
 process.stderr.write(
   `reference pass: ${taskIds.length} entries, one at a time, on ${url}\n`,
@@ -430,6 +434,19 @@ process.stderr.write(
   `load: ${concurrency} concurrent episodes for ${seconds} s\n`,
 );
 const deadline = performance.now() + seconds * 1000;
+/** CPU seconds the server process has used (Linux), to separate service time from queueing. */
+const serverCpuSeconds = (): number | undefined => {
+  if (!child?.pid) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8')
+      .split(') ')[1]!
+      .split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+};
+const cpuAtStart = serverCpuSeconds();
 const loadStart = performance.now();
 let next = 0;
 let active = 0;
@@ -471,6 +488,11 @@ await Promise.all(
 );
 clearInterval(progress);
 const loadSeconds = (performance.now() - loadStart) / 1000;
+const cpuAtEnd = serverCpuSeconds();
+const serverCpuPerRequest =
+  cpuAtStart === undefined || cpuAtEnd === undefined
+    ? 'n/a'
+    : `${(((cpuAtEnd - cpuAtStart) * 1000) / stats.requests).toFixed(3)} ms (server ${(((cpuAtEnd - cpuAtStart) / loadSeconds) * 100).toFixed(0)}% of one core)`;
 
 let serverRss = 'n/a';
 if (child?.pid) {
@@ -485,6 +507,10 @@ child?.kill('SIGTERM');
 agent.destroy();
 
 const ms = (value: number) => value.toFixed(2);
+const stepSorted = Float64Array.from(stats.stepMs).sort();
+const createSorted = Float64Array.from(stats.createMs).sort();
+const evaluateSorted = Float64Array.from(stats.evaluateMs).sort();
+const soloSorted = Float64Array.from(stats.soloStepMs).sort();
 const adversarialTotal = Object.values(stats.adversarial).reduce(
   (sum, count) => sum + count,
   0,
@@ -504,13 +530,16 @@ console.log(`| requests (all endpoints) | ${stats.requests} |`);
 console.log(`| requests/s | ${(stats.requests / loadSeconds).toFixed(0)} |`);
 console.log(`| steps | ${stats.stepMs.length} |`);
 console.log(
-  `| step p50 / p95 / p99 / max (ms) | ${ms(percentile(stats.stepMs, 50))} / ${ms(percentile(stats.stepMs, 95))} / ${ms(percentile(stats.stepMs, 99))} / ${ms(Math.max(...stats.stepMs))} |`,
+  `| step p50 / p95 / p99 / max (ms) | ${ms(percentile(stepSorted, 50))} / ${ms(percentile(stepSorted, 95))} / ${ms(percentile(stepSorted, 99))} / ${ms(stepSorted[stepSorted.length - 1] ?? Number.NaN)} |`,
 );
 console.log(
-  `| create p50 / p99 (ms) | ${ms(percentile(stats.createMs, 50))} / ${ms(percentile(stats.createMs, 99))} |`,
+  `| step p50 / p99 alone, reference pass (ms) | ${ms(percentile(soloSorted, 50))} / ${ms(percentile(soloSorted, 99))} |`,
 );
 console.log(
-  `| evaluate p50 / p99 (ms) | ${ms(percentile(stats.evaluateMs, 50))} / ${ms(percentile(stats.evaluateMs, 99))} |`,
+  `| create p50 / p99 (ms) | ${ms(percentile(createSorted, 50))} / ${ms(percentile(createSorted, 99))} |`,
+);
+console.log(
+  `| evaluate p50 / p99 (ms) | ${ms(percentile(evaluateSorted, 50))} / ${ms(percentile(evaluateSorted, 99))} |`,
 );
 console.log(
   `| adversarial requests | ${adversarialTotal} (${Object.entries(
@@ -519,6 +548,7 @@ console.log(
     .map(([kind, count]) => `${kind} ${count}`)
     .join(', ')}) |`,
 );
+console.log(`| server CPU per request | ${serverCpuPerRequest} |`);
 console.log(`| server memory | ${serverRss} |`);
 console.log(
   `| errors / leaks / wrong verdicts | ${stats.errors.length} / ${stats.leaks.length} / ${stats.verdicts.length} |`,
