@@ -159,6 +159,7 @@ describe('grad graph', () => {
   it('should match finite differences for a 2-layer tied Qwen2 model with the PPO + KL loss', async () => {
     const result = await wholeModelCheck({ config: qwen2, objective: 'ppo' });
     expect(Object.keys(result.perInput)).toHaveLength(listWeightSpecs(qwen2).length);
+    console.log(`worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`);
     expect(result.worstRelativeError).toBeLessThan(1e-5);
   });
 
@@ -175,6 +176,7 @@ describe('grad graph', () => {
     });
     const result = await wholeModelCheck({ config: llama, objective: 'cross-entropy' });
     expect(result.perInput['lm_head.weight']).toBeDefined();
+    console.log(`worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`);
     expect(result.worstRelativeError).toBeLessThan(1e-5);
   });
 });
@@ -229,11 +231,15 @@ describe('parity with the PyTorch reference (tiny random Qwen2)', () => {
   }
 
   it('should reproduce the reference logits in fp64 to 1e-10', async () => {
-    expect(worstLogitError(await logits('float64'))).toBeLessThan(1e-10);
+    const error = worstLogitError(await logits('float64'));
+    console.log(`fp64 worst logit error ${error.toExponential(2)}`);
+    expect(error).toBeLessThan(1e-10);
   });
 
   it('should reproduce the reference logits in fp32 to 1e-4', async () => {
-    expect(worstLogitError(await logits('float32'))).toBeLessThan(1e-4);
+    const error = worstLogitError(await logits('float32'));
+    console.log(`fp32 worst logit error ${error.toExponential(2)}`);
+    expect(error).toBeLessThan(1e-4);
   });
 
   it('should reproduce the reference next-token logprobs with the fp32 score graph', async () => {
@@ -257,6 +263,7 @@ describe('parity with the PyTorch reference (tiny random Qwen2)', () => {
         worst = Math.max(worst, Math.abs(logprobs[row * bucket.length + t - 1]! - c.logprobs[t]!));
       }
     });
+    console.log(`fp32 worst logprob error ${worst.toExponential(2)}`);
     expect(worst).toBeLessThan(1e-4);
   });
 });
