@@ -678,28 +678,29 @@ export class GraphBuilder {
   /**
    * Log-probability of the chosen class per row: `logits[t, target[t]] −
    * logsumexp(logits[t])`, with `logits` `[T, V]` and `targets` `[T, 1]`
-   * int64; returns `[T]`. Backward writes `dlogits = −g·softmax` and adds
-   * `g` at the targets with one `ScatterElements`, so it never builds a
-   * one-hot or a gradient of the log-softmax.
+   * int64; returns `[T]`. The forward keeps `e = exp(logits − max)` and its
+   * row sums; the backward is then one vocabulary-sized multiply,
+   * `dlogits = e · (−g / Σe)`, plus `g` added at the targets with one
+   * `ScatterElements`: no one-hot, no log-softmax gradient, no second `Exp`.
    */
   chosenLogprob(logits: Value, targets: Value): Value {
     const [t] = logits.shape as [number, number];
-    const { y, logSumExp } = this.untaped(() => {
-      const logSumExp = this.node('ReduceLogSumExp', [logits, this.int64s([1])], [
-        { dtype: logits.dtype, shape: [t, 1] },
-      ], { keepdims: 1 })[0]!;
-      const picked = this.node('GatherElements', [logits, targets], [
-        { dtype: logits.dtype, shape: [t, 1] },
-      ], { axis: 1 })[0]!;
-      return { y: this.reshape(this.sub(picked, logSumExp), [t]), logSumExp };
+    const column = { dtype: logits.dtype, shape: [t, 1] };
+    const axis = this.int64s([1]);
+    const { y, exponentials, sums } = this.untaped(() => {
+      const max = this.node('ReduceMax', [logits, axis], [column], { keepdims: 1 })[0]!;
+      const exponentials = this.exp(this.sub(logits, max));
+      const sums = this.reduceSum(exponentials, [1], true);
+      const logSumExp = this.add(max, this.log(sums));
+      const picked = this.node('GatherElements', [logits, targets], [column], { axis: 1 })[0]!;
+      return { y: this.reshape(this.sub(picked, logSumExp), [t]), exponentials, sums };
     });
     this.record([logits], [y], ([g]) =>
       this.untaped(() => {
-        const column = this.reshape(g!, [t, 1]);
-        const probabilities = this.exp(this.sub(logits, logSumExp));
-        const spread = this.mul(probabilities, this.neg(column));
+        const gradColumn = this.reshape(g!, [t, 1]);
+        const spread = this.mul(exponentials, this.neg(this.div(gradColumn, sums)));
         return [
-          this.node('ScatterElements', [spread, targets, column], [logits], {
+          this.node('ScatterElements', [spread, targets, gradColumn], [logits], {
             axis: 1,
             reduction: 'add',
           })[0]!,
