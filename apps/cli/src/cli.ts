@@ -2,6 +2,7 @@ import { SealError } from '@seal/spec';
 import type { Command } from './command';
 import { bfclCheckHelp, runBfclCheck } from './commands/bfcl-check';
 import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
+import { runTrain, trainHelp } from './commands/train';
 import { diagnoseHelp, runDiagnose } from './commands/diagnose';
 import { runServe, serveHelp } from './commands/serve';
 import { createOutput } from './ui/output';
@@ -13,6 +14,11 @@ export const commands: Record<string, Command> = {
     summary: "verify trajectories and compare with BFCL's own checker verdicts",
     help: bfclCheckHelp,
     run: runBfclCheck,
+  },
+  train: {
+    summary: 'run the co-evolution loop (the embedded default, or BFCL with a given model)',
+    help: trainHelp,
+    run: runTrain,
   },
   'bfcl replay': {
     summary: 'replay BFCL ground truth against golden result strings and states',

@@ -28,3 +28,11 @@ export {
   type TrainSummary,
 } from './train/run-training';
 export { RunDirectory, writeFileAtomic, writeJsonAtomic } from './run/run-directory';
+export {
+  buildDemonstration,
+  demonstrationReply,
+  demonstrationResponses,
+  demonstrationText,
+  type Demonstration,
+} from './warmstart/demonstrations';
+export { runSupervised, type SupervisedProgress } from './warmstart/run-supervised';

@@ -1,0 +1,257 @@
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { bfclTasks, createBfclBackend, createGeneratorRuntime, loadBfclData, resolveBfclDataDir, type BfclRuntimeData } from '@seal/bfcl';
+import { createOrtPolicy } from '@seal/engine-ort';
+import { runTraining, trainMethodSchema, type EvalEvent, type EvalSet, type TrainConfigInput, type TrainSummary } from '@seal/rl';
+import { SealError, type PolicyV1, type Task } from '@seal/spec';
+import { createBfclVerifier } from '@seal/verifier';
+import * as z from 'zod';
+import { parseFlags } from '../args';
+import type { CommandContext } from '../command';
+import { embeddedEpisode, embeddedPresets, prepareEmbedded, type EmbeddedPreset } from '../embedded/embedded-recipe';
+import { exitCodes } from '../exit-codes';
+import type { Output } from '../ui/output';
+
+const flagsSchema = z.object({
+  preset: z.enum(['default', 'smoke']).default('default'),
+  method: trainMethodSchema.default('seal'),
+  seed: z.coerce.number().int().optional(),
+  steps: z.coerce.number().int().positive().optional(),
+  'run-dir': z.string().optional(),
+  cache: z.string().default('.seal-cache'),
+  fresh: z.boolean().default(false),
+  'task-source': z.enum(['generated', 'bfcl']).default('generated'),
+  data: z.string().optional(),
+  model: z.string().optional(),
+  json: z.boolean().optional(),
+});
+
+export const trainHelp = `usage: seal train [--preset default|smoke] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
+                  [--seed N] [--steps N] [--run-dir DIR] [--cache DIR] [--fresh] [--json]
+       seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
+
+Runs the closed co-evolution loop. With no arguments: the embedded default on
+CPU — procedurally generated BFCL-style tasks, a small Qwen2-style model with
+its own tokenizer, a supervised warm start (cached by config hash), then RL
+with the chosen method, evaluated on the untouched interface (in-distribution
+and out-of-distribution test splits). A run resumes from its last checkpoint
+unless --fresh is given.
+
+  --preset         default (≤ 15 min on 2 cores) or smoke (< 3 min)
+  --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
+  --task-source    generated (default) or bfcl (needs --data and --model)
+  --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)`;
+
+function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+}
+
+function pct(value: number | undefined): string {
+  return value === undefined ? '   -' : `${(value * 100).toFixed(1).padStart(5)}%`;
+}
+
+/** The summary table: accuracy per eval set and category, before and after training. */
+export function summaryTable(evaluations: readonly EvalEvent[]): string[] {
+  const sets = [...new Set(evaluations.map((e) => e.set))];
+  const lines = ['| eval set | category | before | after |', '| --- | --- | ---: | ---: |'];
+  for (const set of sets) {
+    const events = evaluations.filter((e) => e.set === set);
+    const first = events[0]!;
+    const last = events[events.length - 1]!;
+    const categories = [...new Set([...Object.keys(first.categories), ...Object.keys(last.categories)])].sort();
+    for (const category of categories) {
+      lines.push(`| ${set} | ${category.replace('multi_turn_', '')} | ${pct(first.categories[category]?.accuracy)} | ${pct(last.categories[category]?.accuracy)} |`);
+    }
+    lines.push(`| ${set} | **overall** | ${pct(first.overall)} | ${pct(last.overall)} |`);
+  }
+  return lines;
+}
+
+async function runLoop({
+  output,
+  config,
+  policy,
+  referencePolicy,
+  trainTasks,
+  evalSets,
+  runtime,
+  runDirectory,
+}: {
+  output: Output;
+  config: TrainConfigInput;
+  policy: PolicyV1;
+  referencePolicy?: PolicyV1;
+  trainTasks: Task[];
+  evalSets: EvalSet[];
+  runtime: BfclRuntimeData;
+  runDirectory: string;
+}): Promise<TrainSummary> {
+  const steps = config.steps;
+  let bar = output.progress('train', steps);
+  let evalBar: ReturnType<Output['progress']> | undefined;
+  const history: string[] = [];
+  return runTraining({
+    config,
+    policy,
+    ...(referencePolicy ? { referencePolicy } : {}),
+    trainTasks,
+    evalSets,
+    backend: createBfclBackend({ runtime }),
+    verifier: createBfclVerifier({ runtime }),
+    runDirectory,
+    onProgress: (progress) => {
+      switch (progress.type) {
+        case 'eval-start':
+          bar.done();
+          evalBar = output.progress(`eval ${progress.set}`, 1);
+          break;
+        case 'eval-end':
+          evalBar?.tick(1);
+          evalBar?.done();
+          output.line(
+            `eval step ${progress.step} ${progress.set}: accuracy ${pct(progress.evaluation.accuracy)} (overall ${pct(progress.evaluation.scores.overall)})`,
+          );
+          bar = output.progress('train', steps);
+          bar.tick(progress.step);
+          break;
+        case 'rollout-round':
+          bar.tick(0, `rollouts ${progress.total - progress.active}/${progress.total}`);
+          break;
+        case 'step-end': {
+          const e = progress.event;
+          history.push(pct(e.successRate));
+          bar.tick(1, `success ${pct(e.successRate)} reward ${e.rewardMean.toFixed(2)}`);
+          if (!output.json) {
+            process.stderr.isTTY || output.line(`step ${e.step}/${steps}: success ${pct(e.successRate)}, reward ${e.rewardMean.toFixed(3)}, loss ${e.loss.toFixed(4)}, ${(e.timing.total / 1000).toFixed(1)}s`);
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    },
+  }).finally(() => bar.done());
+}
+
+/** `seal train`. */
+export async function runTrain({ argv, output }: CommandContext): Promise<number> {
+  const { flags } = parseFlags({
+    argv,
+    options: {
+      preset: { type: 'string' },
+      method: { type: 'string' },
+      seed: { type: 'string' },
+      steps: { type: 'string' },
+      'run-dir': { type: 'string' },
+      cache: { type: 'string' },
+      fresh: { type: 'boolean' },
+      'task-source': { type: 'string' },
+      data: { type: 'string' },
+      model: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    schema: flagsSchema,
+  });
+  const started = Date.now();
+
+  if (flags['task-source'] === 'bfcl') {
+    if (!flags.model) {
+      throw new SealError({ code: 'INVALID_ARGUMENT', message: '--task-source bfcl needs --model DIR (a Hugging Face-format model directory)' });
+    }
+    const dataset = await loadBfclData({ dir: resolveBfclDataDir({ flag: flags.data }) });
+    const runDirectory = resolve(flags['run-dir'] ?? join('runs', `bfcl-${flags.method}-s${flags.seed ?? 0}`));
+    if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
+    const policy = await createOrtPolicy({ model: { directory: resolve(flags.model) } });
+    const referencePolicy = await createOrtPolicy({ model: { directory: resolve(flags.model) } });
+    try {
+      const summary = await runLoop({
+        output,
+        config: {
+          runId: `bfcl-${flags.method}`,
+          seed: flags.seed ?? 0,
+          method: flags.method,
+          steps: flags.steps ?? 72,
+          episode: { protocol: 'qwen-xml', promptMode: 'full', maxModelCalls: 20 },
+          sampling: { maxTokens: 512, temperature: 1 },
+        },
+        policy,
+        referencePolicy,
+        trainTasks: bfclTasks({ dataset, split: 'train' }),
+        evalSets: [{ name: 'eval', tasks: bfclTasks({ dataset, split: 'eval' }) }],
+        runtime: dataset.runtime,
+        runDirectory,
+      });
+      report({ output, summary, started, runDirectory });
+    } finally {
+      await Promise.all([policy.close(), referencePolicy.close()]);
+    }
+    return exitCodes.success;
+  }
+
+  const preset: EmbeddedPreset = { ...embeddedPresets[flags.preset], ...(flags.seed === undefined ? {} : { seed: flags.seed }) };
+  const runDirectory = resolve(flags['run-dir'] ?? join('runs', `${preset.name}-${flags.method}-s${preset.seed}`));
+  if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
+  output.line(`seal train: preset ${preset.name}, method ${flags.method}, seed ${preset.seed}, run ${runDirectory}`);
+  let warmBar: ReturnType<Output['progress']> | undefined;
+  const assets = await prepareEmbedded({
+    preset,
+    cacheDirectory: resolve(flags.cache),
+    onProgress: (progress) => {
+      if (progress.type === 'phase') output.line(`  ${progress.phase}…`);
+      else {
+        warmBar ??= output.progress('warm start', progress.steps);
+        warmBar.tick(1, `loss ${progress.loss.toFixed(3)}`);
+        if (progress.step === progress.steps) warmBar.done();
+      }
+    },
+  });
+  warmBar?.done();
+  output.line(assets.cached ? '  warm start loaded from the cache' : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`);
+  const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
+  const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
+  try {
+    const summary = await runLoop({
+      output,
+      config: {
+        runId: `${preset.name}-${flags.method}-s${preset.seed}`,
+        seed: preset.seed,
+        method: flags.method,
+        steps: flags.steps ?? preset.rl.steps,
+        tasksPerStep: preset.rl.tasksPerStep,
+        groupSize: preset.rl.groupSize,
+        optimizerStepsPerStep: preset.rl.optimizerStepsPerStep,
+        sampling: { maxTokens: preset.rl.maxTokens, temperature: 1 },
+        episode: { ...embeddedEpisode, maxModelCalls: preset.rl.maxModelCalls },
+        ppo: { learningRate: preset.rl.learningRate, klCoef: preset.rl.klCoef },
+        evalEvery: preset.rl.evalEvery,
+        checkpointEvery: 1,
+      },
+      policy,
+      ...(referencePolicy ? { referencePolicy } : {}),
+      trainTasks: assets.trainTasks,
+      evalSets: assets.evalSets,
+      runtime: createGeneratorRuntime(),
+      runDirectory,
+    });
+    report({ output, summary, started, runDirectory });
+  } finally {
+    await Promise.all([policy.close(), referencePolicy?.close()]);
+  }
+  return exitCodes.success;
+}
+
+function report({ output, summary, started, runDirectory }: { output: Output; summary: TrainSummary; started: number; runDirectory: string }): void {
+  const steps = summary.steps;
+  output.line();
+  output.line(`method ${summary.config.method} · ${summary.config.steps} steps · ${formatDuration(Date.now() - started)} · run ${runDirectory}`);
+  if (steps.length > 0) {
+    const third = Math.max(1, Math.floor(steps.length / 3));
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    output.line(
+      `training success: first ${third} steps ${pct(mean(steps.slice(0, third).map((s) => s.successRate)))}, last ${third} steps ${pct(mean(steps.slice(-third).map((s) => s.successRate)))}`,
+    );
+  }
+  for (const line of summaryTable(summary.evaluations)) output.line(line);
+  output.result({ runDirectory, config: summary.config, steps: summary.steps, evaluations: summary.evaluations });
+}

@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createBfclBackend, createGeneratorRuntime, generateTasks, taskGeneratorId } from '@seal/bfcl';
+import { buildBpeTokenizer, createModelConfig, createOrtPolicy } from '@seal/engine-ort';
+import { buildDemonstration, demonstrationText, runSupervised, writeJsonAtomic, type EvalSet } from '@seal/rl';
+import type { PolicyV1, Task } from '@seal/spec';
+
+/** A named configuration of the embedded default: model, tokenizer, data, warm start and RL sizes. */
+export type EmbeddedPreset = {
+  name: string;
+  seed: number;
+  model: {
+    vocabSize: number;
+    hiddenSize: number;
+    intermediateSize: number;
+    numLayers: number;
+    numHeads: number;
+    numKeyValueHeads: number;
+    maxPositionEmbeddings: number;
+  };
+  /** Warm-start demonstrations (base-style tasks of the disjoint warmup pool) and supervised schedule. */
+  warmup: { tasks: number; epochs: number; batchSize: number; learningRate: number };
+  /** Generated task counts per split (split evenly over the four categories). */
+  tasks: { train: number; testId: number; testOod: number };
+  rl: {
+    steps: number;
+    tasksPerStep: number;
+    groupSize: number;
+    optimizerStepsPerStep: number;
+    learningRate: number;
+    maxTokens: number;
+    klCoef: number;
+    evalEvery: number;
+    maxModelCalls: number;
+  };
+};
+
+/**
+ * The embedded presets. `default` is sized to run `seal train` within 15
+ * minutes on 2 CPU cores; `smoke` within 3 minutes (a plumbing check: it
+ * learns little). Both use the same code as real runs.
+ */
+export const embeddedPresets: Record<'default' | 'smoke', EmbeddedPreset> = {
+  default: {
+    name: 'default',
+    seed: 1,
+    model: { vocabSize: 1024, hiddenSize: 192, intermediateSize: 512, numLayers: 3, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
+    warmup: { tasks: 320, epochs: 6, batchSize: 16, learningRate: 3e-3 },
+    tasks: { train: 400, testId: 96, testOod: 96 },
+    rl: { steps: 24, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 2e-5, maxTokens: 40, klCoef: 0.001, evalEvery: 8, maxModelCalls: 14 },
+  },
+  smoke: {
+    name: 'smoke',
+    seed: 1,
+    model: { vocabSize: 768, hiddenSize: 96, intermediateSize: 256, numLayers: 2, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
+    warmup: { tasks: 64, epochs: 2, batchSize: 16, learningRate: 3e-3 },
+    tasks: { train: 400, testId: 16, testOod: 16 },
+    rl: { steps: 2, tasksPerStep: 4, groupSize: 2, optimizerStepsPerStep: 1, learningRate: 2e-5, maxTokens: 32, klCoef: 0.001, evalEvery: 2, maxModelCalls: 10 },
+  },
+};
+
+/** The protocol and prompt mode of the embedded suite (compact prompts for a small model). */
+export const embeddedEpisode = { protocol: 'bfcl-python', promptMode: 'compact' } as const;
+
+/** What {@link prepareEmbedded} produces. */
+export type EmbeddedAssets = {
+  /** The warm-started checkpoint (model, tokenizer), cached by config hash. */
+  warmStartDirectory: string;
+  /** Whether the warm start came from the cache. */
+  cached: boolean;
+  trainTasks: Task[];
+  evalSets: EvalSet[];
+  /** Supervised losses (empty when cached). */
+  warmupLosses: number[];
+};
+
+/** Progress of {@link prepareEmbedded}. */
+export type EmbeddedProgress =
+  | { type: 'phase'; phase: string }
+  | { type: 'warmup-step'; step: number; steps: number; loss: number };
+
+/** The cache key of a warm start: everything that changes its weights. */
+export function warmStartKey(preset: EmbeddedPreset): string {
+  const identity = JSON.stringify({ v: 1, generator: taskGeneratorId, seed: preset.seed, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
+  return createHash('sha256').update(identity).digest('hex').slice(0, 16);
+}
+
+/** Generates the embedded suite's tasks (deterministic for the preset's seed). */
+export function embeddedTasks(preset: EmbeddedPreset): { warmup: Task[]; train: Task[]; testId: Task[]; testOod: Task[] } {
+  return {
+    warmup: generateTasks({ seed: preset.seed, split: 'warmup', count: preset.warmup.tasks }),
+    train: generateTasks({ seed: preset.seed, split: 'train', count: preset.tasks.train }),
+    testId: generateTasks({ seed: preset.seed, split: 'test-id', count: preset.tasks.testId }),
+    testOod: generateTasks({ seed: preset.seed, split: 'test-ood', count: preset.tasks.testOod }),
+  };
+}
+
+/**
+ * Prepares the embedded default: generated tasks, a byte-level BPE tokenizer
+ * trained on demonstration conversations, a small Qwen2-style model, and its
+ * supervised warm start on base-style demonstrations from the disjoint warmup
+ * pool. The warm start is cached under `cacheDirectory` by config hash.
+ */
+export async function prepareEmbedded({
+  preset,
+  cacheDirectory,
+  onProgress,
+}: {
+  preset: EmbeddedPreset;
+  cacheDirectory: string;
+  onProgress?: (progress: EmbeddedProgress) => void;
+}): Promise<EmbeddedAssets> {
+  const backend = createBfclBackend({ runtime: createGeneratorRuntime() });
+  onProgress?.({ type: 'phase', phase: 'generating tasks' });
+  const tasks = embeddedTasks(preset);
+  const evalSets: EvalSet[] = [
+    { name: 'test-id', tasks: tasks.testId },
+    { name: 'test-ood', tasks: tasks.testOod },
+  ];
+  const warmStartDirectory = join(cacheDirectory, `warmstart-${warmStartKey(preset)}`);
+  if (existsSync(join(warmStartDirectory, 'model.safetensors'))) {
+    return { warmStartDirectory, cached: true, trainTasks: tasks.train, evalSets, warmupLosses: [] };
+  }
+
+  onProgress?.({ type: 'phase', phase: 'training the tokenizer' });
+  // The tokenizer learns from demonstrations of the warmup and training
+  // pools (prompts, calls, results): no test task is seen.
+  const corpus = [...tasks.warmup, ...tasks.train].map((task) => demonstrationText({ task, backend, ...embeddedEpisode }));
+  const tokenizer = buildBpeTokenizer({ corpus, vocabSize: preset.model.vocabSize });
+
+  onProgress?.({ type: 'phase', phase: 'warm start' });
+  const config = createModelConfig(preset.model);
+  const policy: PolicyV1 = await createOrtPolicy({ model: { config, seed: preset.seed }, tokenizer });
+  try {
+    const demonstrations = tasks.warmup.map((task) => buildDemonstration({ task, tokenizer: policy.tokenizer, backend, ...embeddedEpisode }));
+    const warmupLosses = await runSupervised({
+      policy,
+      demonstrations,
+      epochs: preset.warmup.epochs,
+      batchSize: preset.warmup.batchSize,
+      learningRate: preset.warmup.learningRate,
+      seed: preset.seed,
+      onProgress: ({ step, steps, loss }) => onProgress?.({ type: 'warmup-step', step, steps, loss }),
+    });
+    // Write to a temporary directory and rename: a crash never leaves a half cache.
+    const temporary = `${warmStartDirectory}.tmp-${process.pid}`;
+    await rm(temporary, { recursive: true, force: true });
+    await mkdir(temporary, { recursive: true });
+    await policy.save({ directory: temporary });
+    await writeJsonAtomic(join(temporary, 'warmstart.json'), { key: warmStartKey(preset), preset, losses: warmupLosses });
+    await rm(warmStartDirectory, { recursive: true, force: true });
+    await rename(temporary, warmStartDirectory);
+    return { warmStartDirectory, cached: false, trainTasks: tasks.train, evalSets, warmupLosses };
+  } finally {
+    await policy.close();
+  }
+}
+
+/** The supervised losses recorded with a cached warm start. */
+export async function readWarmStartLosses(directory: string): Promise<number[]> {
+  const file = join(directory, 'warmstart.json');
+  if (!existsSync(file)) return [];
+  const value = JSON.parse(await readFile(file, 'utf8')) as { losses?: number[] };
+  return value.losses ?? [];
+}

@@ -1,0 +1,85 @@
+import { createEpisode, type PromptMode, type ProtocolName } from '@seal/env';
+import type { PolicyV1ChatMessage, PolicyV1Tokenizer, Task, ToolBackendV1 } from '@seal/spec';
+
+/** A demonstration: a token sequence and which tokens are the assistant's (trained). */
+export type Demonstration = { taskId: string; tokenIds: number[]; assistantMask: number[]; text: string };
+
+/** The reply that closes a demonstrated turn. */
+export const demonstrationReply = 'Done.';
+
+/**
+ * The scripted responses of a demonstration: per ground-truth turn, one call
+ * per step (so a call can use what an earlier call returned), then a short
+ * reply that ends the turn; an empty ground-truth turn gets only a reply.
+ */
+export function demonstrationResponses(task: Task): string[][] {
+  return task.groundTruth.map((calls) => [...calls.map((call) => `[${call}]`), demonstrationReply]);
+}
+
+/**
+ * Plays a task's ground truth through a real episode (the same protocol,
+ * prompt mode and tool backend as training) and returns the conversation as
+ * tokens with the assistant's tokens marked: a supervised warm start learns
+ * exactly the token contexts RL will see. The `bfcl-python` protocol is the
+ * one whose call syntax the scripted responses use.
+ */
+export function buildDemonstration({
+  task,
+  tokenizer,
+  backend,
+  protocol = 'bfcl-python',
+  promptMode = 'compact',
+}: {
+  task: Task;
+  tokenizer: PolicyV1Tokenizer;
+  backend: ToolBackendV1;
+  protocol?: ProtocolName;
+  promptMode?: PromptMode;
+}): Demonstration {
+  const episode = createEpisode({ task, backend, protocol, promptMode, mode: 'eval', limits: { maxModelCalls: 1000 } });
+  const toMessages = (messages: ReturnType<typeof episode.messages>): PolicyV1ChatMessage[] =>
+    messages.map((m) => ({ role: m.role, content: m.content }));
+  const first = episode.reset();
+  const tokenIds = [...tokenizer.renderChat({ messages: toMessages(first), addGenerationPrompt: true }).tokenIds];
+  const assistantMask = tokenIds.map(() => 0);
+  let inContext = first.length;
+  const stop = tokenizer.stopTokenIds[0];
+  for (const turn of demonstrationResponses(task)) {
+    for (const response of turn) {
+      if (episode.done) break;
+      const generated = [...tokenizer.encode(response), ...(stop === undefined ? [] : [stop])];
+      tokenIds.push(...generated);
+      assistantMask.push(...generated.map(() => 1));
+      const step = episode.step(response);
+      if (step.done) break;
+      const messages = episode.messages();
+      const delta = tokenizer.renderChatDelta({ messages: toMessages(messages), previousMessageCount: inContext + 1, addGenerationPrompt: true }).tokenIds;
+      tokenIds.push(...delta);
+      assistantMask.push(...delta.map(() => 0));
+      inContext = messages.length;
+    }
+  }
+  return { taskId: task.id, tokenIds, assistantMask, text: tokenizer.decode(tokenIds) };
+}
+
+/** The plain text of a demonstration conversation (for training a tokenizer). */
+export function demonstrationText(options: Omit<Parameters<typeof buildDemonstration>[0], 'tokenizer'>): string {
+  const episode = createEpisode({
+    task: options.task,
+    backend: options.backend,
+    protocol: options.protocol ?? 'bfcl-python',
+    promptMode: options.promptMode ?? 'compact',
+    mode: 'eval',
+    limits: { maxModelCalls: 1000 },
+  });
+  const parts = episode.reset().map((m) => m.content);
+  for (const turn of demonstrationResponses(options.task)) {
+    for (const response of turn) {
+      if (episode.done) break;
+      parts.push(response);
+      const step = episode.step(response);
+      parts.push(...step.observation.map((m) => m.content));
+    }
+  }
+  return parts.join('\n');
+}

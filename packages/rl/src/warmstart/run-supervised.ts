@@ -1,0 +1,67 @@
+import { PyRandom } from '@seal/python';
+import type { PolicyV1 } from '@seal/spec';
+import { deriveSeed } from '../rollout/run-rollouts';
+import type { Demonstration } from './demonstrations';
+
+/** Progress of {@link runSupervised}. */
+export type SupervisedProgress = { step: number; steps: number; epoch: number; loss: number; tokens: number };
+
+/**
+ * A supervised warm start: cross-entropy on the assistant tokens of
+ * demonstrations, token-mean per batch, a seeded shuffle per epoch, linear
+ * warm-up then cosine decay of the learning rate. Sequences longer than the
+ * policy's limit are cut. Returns the loss of every step.
+ */
+export async function runSupervised({
+  policy,
+  demonstrations,
+  epochs,
+  batchSize,
+  learningRate,
+  warmupSteps = 10,
+  minLearningRate = learningRate / 10,
+  seed = 0,
+  onProgress,
+}: {
+  policy: PolicyV1;
+  demonstrations: readonly Demonstration[];
+  epochs: number;
+  batchSize: number;
+  learningRate: number;
+  warmupSteps?: number;
+  minLearningRate?: number;
+  seed?: number;
+  onProgress?: (progress: SupervisedProgress) => void;
+}): Promise<number[]> {
+  const usable = demonstrations
+    .map((demo) => ({
+      tokenIds: demo.tokenIds.slice(0, policy.maxSequenceLength),
+      mask: demo.assistantMask.slice(0, policy.maxSequenceLength),
+    }))
+    .filter((demo) => demo.mask.some((m) => m > 0) && demo.tokenIds.length >= 2);
+  const perEpoch = Math.max(1, Math.floor(usable.length / batchSize));
+  const steps = perEpoch * epochs;
+  const losses: number[] = [];
+  let step = 0;
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    const order = new PyRandom(BigInt(deriveSeed(seed, 0x5f7, epoch))).shuffle([...usable]);
+    for (let b = 0; b < perEpoch; b++) {
+      const batch = order.slice(b * batchSize, (b + 1) * batchSize);
+      const total = batch.reduce((sum, demo) => sum + demo.mask.reduce((a, c) => a + c, 0), 0);
+      const progress = step / Math.max(1, steps - 1);
+      const rate =
+        step < warmupSteps
+          ? (learningRate * (step + 1)) / warmupSteps
+          : minLearningRate + 0.5 * (learningRate - minLearningRate) * (1 + Math.cos(Math.PI * progress));
+      const result = await policy.train({
+        objective: 'cross-entropy',
+        sequences: batch.map((demo) => ({ tokenIds: demo.tokenIds, tokenWeights: demo.mask.map((m, i) => (i === 0 ? 0 : m / total)) })),
+        options: { learningRate: rate, maxGradNorm: 1, weightDecay: 0.01 },
+      });
+      step++;
+      losses.push(result.loss);
+      onProgress?.({ step, steps, epoch, loss: result.loss, tokens: total });
+    }
+  }
+  return losses;
+}
