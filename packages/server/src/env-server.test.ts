@@ -180,6 +180,34 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       expect(await client.evaluateSparse({ instanceId: 'a' })).toBe(1);
     });
 
+    it('should grade an instance that has not stepped yet as failed', async () => {
+      await using server = await startServer();
+      const client = new SealEnvClient({ baseUrl: server.url });
+      await client.create({ taskId: base, instanceId: 'a' });
+      const evaluation = await client.evaluate({ instanceId: 'a' });
+      expect(evaluation).toMatchObject({
+        valid: true,
+        accuracy: 0,
+        completed: false,
+        turn_count: 0,
+        bfcl_error_type: 'multi_turn:force_terminated',
+      });
+      expect(evaluation.bfcl_progress_info.terminated_early).toBe(true);
+      const { data } = await client.call<{ failure_tags: string[] }>(
+        'diagnose',
+        { instanceId: 'a' },
+      );
+      expect(data.failure_tags).toHaveLength(4);
+    });
+
+    it('should end a turn on an empty reply', async () => {
+      await using server = await startServer();
+      const client = new SealEnvClient({ baseUrl: server.url });
+      await client.create({ taskId: base, instanceId: 'a' });
+      const step = await client.step({ instanceId: 'a', content: '' });
+      expect(step.info).toEqual({ turn: 1 });
+    });
+
     it('should refuse a step after termination with 409', async () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });
@@ -780,7 +808,11 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
         content: '',
         tool_calls: [],
       });
-      expect((created.info['tools'] as unknown[]).length).toBe(32);
+      const tools = created.info['tools'] as {
+        function: { name: string; parameters: { type: string } };
+      }[];
+      expect(tools).toHaveLength(32);
+      expect(tools[0]!.function.parameters.type).toBe('object');
       const result = await client.call<{
         state: { role: string; content: string; tool_call_id?: string }[];
       }>('step', {

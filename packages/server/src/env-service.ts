@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { diagnoseEpisode, diagnoseTrajectory } from '@seal/diagnose';
-import { createEpisode, toolErrorText, type Episode } from '@seal/env';
+import {
+  createEpisode,
+  toOpenAiTool,
+  toolErrorText,
+  type Episode,
+} from '@seal/env';
 import {
   SealError,
   type EpisodeDiagnosis,
@@ -326,14 +331,7 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
         overlay_hash: episode.record().overlayHash,
         ...(episode.protocol.toolsOutOfBand
           ? {
-              tools: tools.map((doc) => ({
-                type: 'function',
-                function: {
-                  name: doc.name,
-                  description: doc.description,
-                  parameters: doc.parameters,
-                },
-              })),
+              tools: tools.map((doc) => toOpenAiTool(doc)),
             }
           : {}),
         warnings: params.warnings,
