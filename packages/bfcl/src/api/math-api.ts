@@ -19,20 +19,36 @@ import {
 } from '@seal/python';
 import * as z from 'zod';
 import { errorResult as error, pyDict as dict } from './api-helpers';
-import { BfclApi, type BfclClassDefinition, type BfclMethodTable } from './bfcl-api';
+import {
+  BfclApi,
+  type BfclClassDefinition,
+  type BfclMethodTable,
+} from './bfcl-api';
 import type { BfclRealm } from './bfcl-realm';
-import { DecimalContext, PyDecimal, decimalFrom, decimalSqrt } from './math-decimal';
+import {
+  DecimalContext,
+  PyDecimal,
+  decimalFrom,
+  decimalSqrt,
+} from './math-decimal';
 import { mathSqrt, pyExtreme, pyRoundBuiltin, pySum } from './math-builtins';
 import { MpContext, mpConvert, mpDivide, mpLog, mpObject } from './math-mpmath';
 import type { BfclToolSpecs } from './tool-spec';
 
 /** Runs `body`; a Python exception of type `pyType` becomes `fallback()` (a `try/except`). */
-function excepting(pyType: string | readonly string[], body: () => PyValue, fallback: (error: PyException) => PyValue): PyValue {
+function excepting(
+  pyType: string | readonly string[],
+  body: () => PyValue,
+  fallback: (error: PyException) => PyValue,
+): PyValue {
   try {
     return body();
   } catch (caught) {
     const types = typeof pyType === 'string' ? [pyType] : pyType;
-    if (PyException.isInstance(caught) && (types.includes(caught.pyType) || types.includes('Exception'))) {
+    if (
+      PyException.isInstance(caught) &&
+      (types.includes(caught.pyType) || types.includes('Exception'))
+    ) {
       return fallback(caught);
     }
     throw caught;
@@ -41,7 +57,11 @@ function excepting(pyType: string | readonly string[], body: () => PyValue, fall
 
 /** `isinstance(value, (int, float))` (bool is an int). */
 function isRealNumber(value: PyValue): boolean {
-  return typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean';
+  return (
+    typeof value === 'bigint' ||
+    typeof value === 'number' ||
+    typeof value === 'boolean'
+  );
 }
 
 const notNumbers = 'All elements in the list must be numbers';
@@ -111,9 +131,17 @@ export class MathApi extends BfclApi {
           'Exception',
           () => {
             context.setDps(precision!);
-            const logValue = mpLog(mpConvert(value!, context.prec), context.prec);
+            const logValue = mpLog(
+              mpConvert(value!, context.prec),
+              context.prec,
+            );
             const logBase = mpLog(mpConvert(base!, context.prec), context.prec);
-            return dict({ result: mpObject(mpDivide(logValue, logBase, context.prec), context) });
+            return dict({
+              result: mpObject(
+                mpDivide(logValue, logBase, context.prec),
+                context,
+              ),
+            });
           },
           (caught) => error(caught.message),
         );
@@ -122,7 +150,8 @@ export class MathApi extends BfclApi {
     mean: {
       parameters: [{ name: 'numbers' }],
       call(_self, [numbers]) {
-        if (!truthy(numbers!)) return error('Cannot calculate mean of an empty list');
+        if (!truthy(numbers!))
+          return error('Cannot calculate mean of an empty list');
         return excepting(
           'TypeError',
           () => dict({ result: pyTrueDiv(pySum(numbers!), pyLen(numbers!)) }),
@@ -133,13 +162,16 @@ export class MathApi extends BfclApi {
     standard_deviation: {
       parameters: [{ name: 'numbers' }],
       call(_self, [numbers]) {
-        if (!truthy(numbers!)) return error('Cannot calculate standard deviation of an empty list');
+        if (!truthy(numbers!))
+          return error('Cannot calculate standard deviation of an empty list');
         return excepting(
           'TypeError',
           () => {
             const count = pyLen(numbers!);
             const mean = pyTrueDiv(pySum(numbers!), count);
-            const squares = pyIter(numbers!).map((x) => pyPow(pySub(x, mean), 2n));
+            const squares = pyIter(numbers!).map((x) =>
+              pyPow(pySub(x, mean), 2n),
+            );
             const variance = pyTrueDiv(pySum(squares), count);
             return dict({ result: mathSqrt(variance) });
           },
@@ -148,41 +180,63 @@ export class MathApi extends BfclApi {
       },
     },
     si_unit_conversion: {
-      parameters: [{ name: 'value' }, { name: 'unit_in' }, { name: 'unit_out' }],
+      parameters: [
+        { name: 'value' },
+        { name: 'unit_in' },
+        { name: 'unit_out' },
+      ],
       call(_self, [value, unitIn, unitOut]) {
         if (!isRealNumber(value!)) return error('Value must be a number');
         const factors = new PyDict(toMeters);
-        const inverse = new PyDict(toMeters.map(([unit, factor]) => [unit, pyTrueDiv(1n, factor)]));
+        const inverse = new PyDict(
+          toMeters.map(([unit, factor]) => [unit, pyTrueDiv(1n, factor)]),
+        );
         if (!pyContains(factors, unitIn!) || !pyContains(inverse, unitOut!)) {
-          return error(`Conversion from '${pyFormatValue(unitIn!)}' to '${pyFormatValue(unitOut!)}' is not supported`);
+          return error(
+            `Conversion from '${pyFormatValue(unitIn!)}' to '${pyFormatValue(unitOut!)}' is not supported`,
+          );
         }
         return excepting(
           'OverflowError',
           () => {
             const meters = pyMul(value!, factors.get(unitIn as string)!);
-            return dict({ result: pyMul(meters, inverse.get(unitOut as string)!) });
+            return dict({
+              result: pyMul(meters, inverse.get(unitOut as string)!),
+            });
           },
           () => error('Conversion resulted in a value too large to represent'),
         );
       },
     },
     imperial_si_conversion: {
-      parameters: [{ name: 'value' }, { name: 'unit_in' }, { name: 'unit_out' }],
+      parameters: [
+        { name: 'value' },
+        { name: 'unit_in' },
+        { name: 'unit_out' },
+      ],
       call(_self, [value, unitIn, unitOut]) {
         if (!isRealNumber(value!)) return error('Value must be a number');
         if (pyEquals(unitIn!, unitOut!)) return dict({ result: value! });
         const key = `${pyFormatValue(unitIn!)}_to_${pyFormatValue(unitOut!)}`;
         const factor = imperialFactors.get(key);
         if (factor === undefined) {
-          return error(`Conversion from '${pyFormatValue(unitIn!)}' to '${pyFormatValue(unitOut!)}' is not supported`);
+          return error(
+            `Conversion from '${pyFormatValue(unitIn!)}' to '${pyFormatValue(unitOut!)}' is not supported`,
+          );
         }
         return excepting(
           'OverflowError',
           () => {
-            if (pyEquals(unitIn!, 'celsius') && pyEquals(unitOut!, 'fahrenheit')) {
+            if (
+              pyEquals(unitIn!, 'celsius') &&
+              pyEquals(unitOut!, 'fahrenheit')
+            ) {
               return dict({ result: pyAdd(pyMul(value!, factor), 32n) });
             }
-            if (pyEquals(unitIn!, 'fahrenheit') && pyEquals(unitOut!, 'celsius')) {
+            if (
+              pyEquals(unitIn!, 'fahrenheit') &&
+              pyEquals(unitOut!, 'celsius')
+            ) {
               return dict({ result: pyMul(pySub(value!, 32n), factor) });
             }
             return dict({ result: pyMul(value!, factor) });
@@ -195,20 +249,32 @@ export class MathApi extends BfclApi {
       parameters: [{ name: 'a' }, { name: 'b' }],
       call(_self, [a, b]) {
         // Any operands Python can add: strings and lists concatenate.
-        return excepting('TypeError', () => dict({ result: pyAdd(a!, b!) }), () => error(bothNumbers));
+        return excepting(
+          'TypeError',
+          () => dict({ result: pyAdd(a!, b!) }),
+          () => error(bothNumbers),
+        );
       },
     },
     subtract: {
       parameters: [{ name: 'a' }, { name: 'b' }],
       call(_self, [a, b]) {
-        return excepting('TypeError', () => dict({ result: pySub(a!, b!) }), () => error(bothNumbers));
+        return excepting(
+          'TypeError',
+          () => dict({ result: pySub(a!, b!) }),
+          () => error(bothNumbers),
+        );
       },
     },
     multiply: {
       parameters: [{ name: 'a' }, { name: 'b' }],
       call(_self, [a, b]) {
         if (!isRealNumber(a!) || !isRealNumber(b!)) return error(bothNumbers);
-        return excepting('TypeError', () => dict({ result: pyMul(a!, b!) }), () => error(bothNumbers));
+        return excepting(
+          'TypeError',
+          () => dict({ result: pyMul(a!, b!) }),
+          () => error(bothNumbers),
+        );
       },
     },
     divide: {
@@ -227,7 +293,11 @@ export class MathApi extends BfclApi {
     power: {
       parameters: [{ name: 'base' }, { name: 'exponent' }],
       call(_self, [base, exponent]) {
-        return excepting('TypeError', () => dict({ result: pyPow(base!, exponent!) }), () => error(bothNumbers));
+        return excepting(
+          'TypeError',
+          () => dict({ result: pyPow(base!, exponent!) }),
+          () => error(bothNumbers),
+        );
       },
     },
     square_root: {
@@ -236,20 +306,30 @@ export class MathApi extends BfclApi {
         return excepting(
           ['TypeError', 'InvalidOperation'],
           () => {
-            if (pyLt(number!, 0n)) return error('Cannot calculate square root of a negative number');
+            if (pyLt(number!, 0n))
+              return error('Cannot calculate square root of a negative number');
             const context = self.decimalContext();
             context.setPrec(precision!);
             const decimal = decimalFrom(number as bigint | number | boolean);
-            return dict({ result: new PyDecimal(decimalSqrt(decimal, context.prec)) });
+            return dict({
+              result: new PyDecimal(decimalSqrt(decimal, context.prec)),
+            });
           },
-          () => error('Input must be a number or computation resulted in an invalid operation'),
+          () =>
+            error(
+              'Input must be a number or computation resulted in an invalid operation',
+            ),
         );
       },
     },
     absolute_value: {
       parameters: [{ name: 'number' }],
       call(_self, [number]) {
-        return excepting('TypeError', () => dict({ result: pyAbs(number!) }), () => error('Input must be a number'));
+        return excepting(
+          'TypeError',
+          () => dict({ result: pyAbs(number!) }),
+          () => error('Input must be a number'),
+        );
       },
     },
     round_number: {
@@ -258,7 +338,10 @@ export class MathApi extends BfclApi {
         return excepting(
           'TypeError',
           () => dict({ result: pyRoundBuiltin(number!, decimalPlaces!) }),
-          () => error('First input must be a number, second input must be an integer'),
+          () =>
+            error(
+              'First input must be a number, second input must be an integer',
+            ),
         );
       },
     },
@@ -268,7 +351,8 @@ export class MathApi extends BfclApi {
         return excepting(
           'TypeError',
           () => {
-            if (pyEquals(whole!, 0n)) return error('Whole value cannot be zero');
+            if (pyEquals(whole!, 0n))
+              return error('Whole value cannot be zero');
             return dict({ result: pyMul(pyTrueDiv(part!, whole!), 100n) });
           },
           () => error(bothNumbers),
@@ -278,22 +362,37 @@ export class MathApi extends BfclApi {
     min_value: {
       parameters: [{ name: 'numbers' }],
       call(_self, [numbers]) {
-        if (!truthy(numbers!)) return error('Cannot find minimum of an empty list');
-        return excepting('TypeError', () => dict({ result: pyExtreme(numbers!, pyLt) }), () => error(notNumbers));
+        if (!truthy(numbers!))
+          return error('Cannot find minimum of an empty list');
+        return excepting(
+          'TypeError',
+          () => dict({ result: pyExtreme(numbers!, pyLt) }),
+          () => error(notNumbers),
+        );
       },
     },
     max_value: {
       parameters: [{ name: 'numbers' }],
       call(_self, [numbers]) {
-        if (!truthy(numbers!)) return error('Cannot find maximum of an empty list');
-        return excepting('TypeError', () => dict({ result: pyExtreme(numbers!, pyGt) }), () => error(notNumbers));
+        if (!truthy(numbers!))
+          return error('Cannot find maximum of an empty list');
+        return excepting(
+          'TypeError',
+          () => dict({ result: pyExtreme(numbers!, pyGt) }),
+          () => error(notNumbers),
+        );
       },
     },
     sum_values: {
       parameters: [{ name: 'numbers' }],
       call(_self, [numbers]) {
-        if (!truthy(numbers!)) return error('Cannot calculate sum of an empty list');
-        return excepting('TypeError', () => dict({ result: pySum(numbers!) }), () => error(notNumbers));
+        if (!truthy(numbers!))
+          return error('Cannot calculate sum of an empty list');
+        return excepting(
+          'TypeError',
+          () => dict({ result: pySum(numbers!) }),
+          () => error(notNumbers),
+        );
       },
     },
   };
@@ -305,11 +404,14 @@ const numberList = (what: string) => z.array(z.number()).describe(what);
 /** Our descriptions and argument schemas of the MathAPI methods. */
 export const mathApiTools: BfclToolSpecs = {
   logarithm: {
-    description: 'Logarithm of a value to any base, computed with a chosen number of significant digits.',
+    description:
+      'Logarithm of a value to any base, computed with a chosen number of significant digits.',
     parameters: z.object({
       value: number('The number whose logarithm is wanted.'),
       base: number('Base of the logarithm.'),
-      precision: z.int().describe('Significant decimal digits to compute with.'),
+      precision: z
+        .int()
+        .describe('Significant decimal digits to compute with.'),
     }),
   },
   mean: {
@@ -318,10 +420,13 @@ export const mathApiTools: BfclToolSpecs = {
   },
   standard_deviation: {
     description: 'Population standard deviation of a list of numbers.',
-    parameters: z.object({ numbers: numberList('The values to measure the spread of.') }),
+    parameters: z.object({
+      numbers: numberList('The values to measure the spread of.'),
+    }),
   },
   si_unit_conversion: {
-    description: 'Convert a length between metric units: km, m, cm, mm, um and nm.',
+    description:
+      'Convert a length between metric units: km, m, cm, mm, um and nm.',
     parameters: z.object({
       value: number('The length to convert.'),
       unit_in: z.string().describe('Unit of the given length.'),
@@ -339,15 +444,24 @@ export const mathApiTools: BfclToolSpecs = {
   },
   add: {
     description: 'Sum of two numbers.',
-    parameters: z.object({ a: number('First addend.'), b: number('Second addend.') }),
+    parameters: z.object({
+      a: number('First addend.'),
+      b: number('Second addend.'),
+    }),
   },
   subtract: {
     description: 'Difference a minus b.',
-    parameters: z.object({ a: number('The number to take from.'), b: number('The number taken away.') }),
+    parameters: z.object({
+      a: number('The number to take from.'),
+      b: number('The number taken away.'),
+    }),
   },
   multiply: {
     description: 'Product of two numbers.',
-    parameters: z.object({ a: number('First factor.'), b: number('Second factor.') }),
+    parameters: z.object({
+      a: number('First factor.'),
+      b: number('Second factor.'),
+    }),
   },
   divide: {
     description: 'Quotient a divided by b; b must not be zero.',
@@ -355,10 +469,14 @@ export const mathApiTools: BfclToolSpecs = {
   },
   power: {
     description: 'A base raised to an exponent.',
-    parameters: z.object({ base: number('The base.'), exponent: number('The exponent.') }),
+    parameters: z.object({
+      base: number('The base.'),
+      exponent: number('The exponent.'),
+    }),
   },
   square_root: {
-    description: 'Square root of a non-negative number, computed to a chosen number of significant digits.',
+    description:
+      'Square root of a non-negative number, computed to a chosen number of significant digits.',
     parameters: z.object({
       number: number('The number to take the root of.'),
       precision: z.int().describe('Significant decimal digits of the result.'),
@@ -369,15 +487,23 @@ export const mathApiTools: BfclToolSpecs = {
     parameters: z.object({ number: number('The number.') }),
   },
   round_number: {
-    description: 'Round a number to a number of decimal places, halves going to the even neighbour.',
+    description:
+      'Round a number to a number of decimal places, halves going to the even neighbour.',
     parameters: z.object({
       number: number('The number to round.'),
-      decimal_places: z.int().default(0).describe('Decimal places to keep. Default: 0.'),
+      decimal_places: z
+        .int()
+        .default(0)
+        .describe('Decimal places to keep. Default: 0.'),
     }),
   },
   percentage: {
-    description: 'What percent one number (the part) is of another (the whole).',
-    parameters: z.object({ part: number('The portion.'), whole: number('The total; must not be zero.') }),
+    description:
+      'What percent one number (the part) is of another (the whole).',
+    parameters: z.object({
+      part: number('The portion.'),
+      whole: number('The total; must not be zero.'),
+    }),
   },
   min_value: {
     description: 'Smallest value in a list of numbers.',
@@ -399,6 +525,7 @@ export const mathApiDefinition: BfclClassDefinition = {
   create: (realm) => new MathApi(realm),
   methods: MathApi.methods as BfclMethodTable<never>,
   stateless: true,
-  description: 'A calculator: arithmetic, logarithms and roots at chosen precision, statistics and unit conversions.',
+  description:
+    'A calculator: arithmetic, logarithms and roots at chosen precision, statistics and unit conversions.',
   tools: mathApiTools,
 };

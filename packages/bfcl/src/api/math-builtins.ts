@@ -26,9 +26,13 @@ export function pySum(iterable: PyValue): PyValue {
 }
 
 /** `min(iterable)` / `max(iterable)`: the first item that no later item beats under `better`. */
-export function pyExtreme(iterable: PyValue, better: (item: PyValue, current: PyValue) => boolean): PyValue {
+export function pyExtreme(
+  iterable: PyValue,
+  better: (item: PyValue, current: PyValue) => boolean,
+): PyValue {
   const items = pyIter(iterable);
-  if (items.length === 0) throw PyException.valueError('min() arg is an empty sequence');
+  if (items.length === 0)
+    throw PyException.valueError('min() arg is an empty sequence');
   let current = items[0] as PyValue;
   for (const item of items.slice(1)) if (better(item, current)) current = item;
   return current;
@@ -40,7 +44,10 @@ export function mathSqrt(value: PyValue): number {
   if (typeof value === 'number') x = value;
   else if (typeof value === 'bigint') x = pyIntToFloat(value);
   else if (typeof value === 'boolean') x = value ? 1 : 0;
-  else throw PyException.typeError(`must be real number, not ${pyTypeName(value)}`);
+  else
+    throw PyException.typeError(
+      `must be real number, not ${pyTypeName(value)}`,
+    );
   if (x < 0) throw PyException.valueError('math domain error');
   return Math.sqrt(x);
 }
@@ -50,7 +57,9 @@ function isIndex(value: PyValue): value is bigint | boolean {
 }
 
 function notAnInteger(value: PyValue): PyException {
-  return PyException.typeError(`'${pyTypeName(value)}' object cannot be interpreted as an integer`);
+  return PyException.typeError(
+    `'${pyTypeName(value)}' object cannot be interpreted as an integer`,
+  );
 }
 
 /** `n` rounded to a multiple of `unit`, ties to even (`divmod_near`). */
@@ -62,7 +71,8 @@ function roundToMultiple(n: bigint, unit: bigint): bigint {
     remainder += unit;
   }
   const twice = remainder * 2n;
-  if (twice > unit || (twice === unit && (quotient & 1n) === 1n)) quotient += 1n;
+  if (twice > unit || (twice === unit && (quotient & 1n) === 1n))
+    quotient += 1n;
   return quotient * unit;
 }
 
@@ -76,7 +86,9 @@ function floatAsRatio(x: number): { numerator: bigint; shift: number } {
   const man = biased === 0 ? fraction : fraction | (1n << 52n);
   const exp = (biased === 0 ? 1 : biased) - 1075;
   const signed = x < 0 ? -man : man;
-  return exp >= 0 ? { numerator: signed << BigInt(exp), shift: 0 } : { numerator: signed, shift: -exp };
+  return exp >= 0
+    ? { numerator: signed << BigInt(exp), shift: 0 }
+    : { numerator: signed, shift: -exp };
 }
 
 /**
@@ -93,9 +105,14 @@ function floatRound(x: number, ndigits: number): number {
   const units = roundToMultiple(scaledNumerator, denominator) / denominator;
   if (units === 0n) return x < 0 || Object.is(x, -0) ? -0 : 0;
   const result =
-    ndigits >= 0 ? pyIntTrueDiv(units, 10n ** BigInt(ndigits)) : Number(units * 10n ** BigInt(-ndigits));
+    ndigits >= 0
+      ? pyIntTrueDiv(units, 10n ** BigInt(ndigits))
+      : Number(units * 10n ** BigInt(-ndigits));
   if (!Number.isFinite(result)) {
-    throw new PyException({ pyType: 'OverflowError', message: 'rounded value too large to represent' });
+    throw new PyException({
+      pyType: 'OverflowError',
+      message: 'rounded value too large to represent',
+    });
   }
   return result;
 }
@@ -108,7 +125,8 @@ export function pyRoundBuiltin(number: PyValue, ndigits: PyValue): PyValue {
     if (!isIndex(ndigits)) throw notAnInteger(ndigits);
     const digits = typeof ndigits === 'boolean' ? (ndigits ? 1n : 0n) : ndigits;
     if (digits >= 0n) return n;
-    if (-digits > 100_000n) throw new PyException({ pyType: 'MemoryError', message: '' });
+    if (-digits > 100_000n)
+      throw new PyException({ pyType: 'MemoryError', message: '' });
     return roundToMultiple(n, 10n ** -digits);
   }
   if (typeof number === 'number') {
@@ -121,5 +139,7 @@ export function pyRoundBuiltin(number: PyValue, ndigits: PyValue): PyValue {
     if (digits < -308n) return number < 0 || Object.is(number, -0) ? -0 : 0;
     return floatRound(number, Number(digits));
   }
-  throw PyException.typeError(`type ${pyTypeName(number)} doesn't define __round__ method`);
+  throw PyException.typeError(
+    `type ${pyTypeName(number)} doesn't define __round__ method`,
+  );
 }

@@ -17,7 +17,12 @@ const maxWorkingDigits = 100_000;
 
 /** A finite decimal `(-1)^sign * coefficient * 10^exponent`, or an infinity. */
 export type DecimalValue =
-  | { readonly kind: 'finite'; readonly sign: 0 | 1; readonly coefficient: bigint; readonly exponent: number }
+  | {
+      readonly kind: 'finite';
+      readonly sign: 0 | 1;
+      readonly coefficient: bigint;
+      readonly exponent: number;
+    }
   | { readonly kind: 'infinity'; readonly sign: 0 | 1 };
 
 /** The `decimal` module's current context: only the precision matters here. */
@@ -33,13 +38,19 @@ export class DecimalContext extends PyObject {
   /** `getcontext().prec = value`, with CPython's errors. */
   setPrec(value: PyValue): void {
     if (typeof value !== 'bigint' && typeof value !== 'boolean') {
-      throw PyException.typeError(`'${pyTypeName(value)}' object cannot be interpreted as an integer`);
+      throw PyException.typeError(
+        `'${pyTypeName(value)}' object cannot be interpreted as an integer`,
+      );
     }
     const prec = typeof value === 'boolean' ? BigInt(value) : value;
     if (prec > 2n ** 63n - 1n || prec < -(2n ** 63n)) {
-      throw new PyException({ pyType: 'OverflowError', message: 'Python int too large to convert to C ssize_t' });
+      throw new PyException({
+        pyType: 'OverflowError',
+        message: 'Python int too large to convert to C ssize_t',
+      });
     }
-    if (prec < 1n || prec > maxPrec) throw PyException.valueError('valid range for prec is [1, MAX_PREC]');
+    if (prec < 1n || prec > maxPrec)
+      throw PyException.valueError('valid range for prec is [1, MAX_PREC]');
     this.prec = Number(prec);
   }
 }
@@ -50,16 +61,28 @@ function digitCount(n: bigint): number {
 
 /** `Decimal(value)` for an int, bool or float: exact. */
 export function decimalFrom(value: bigint | boolean | number): DecimalValue {
-  if (typeof value === 'boolean') return { kind: 'finite', sign: 0, coefficient: value ? 1n : 0n, exponent: 0 };
+  if (typeof value === 'boolean')
+    return {
+      kind: 'finite',
+      sign: 0,
+      coefficient: value ? 1n : 0n,
+      exponent: 0,
+    };
   if (typeof value === 'bigint') {
-    return { kind: 'finite', sign: value < 0n ? 1 : 0, coefficient: value < 0n ? -value : value, exponent: 0 };
+    return {
+      kind: 'finite',
+      sign: value < 0n ? 1 : 0,
+      coefficient: value < 0n ? -value : value,
+      exponent: 0,
+    };
   }
   const sign = value < 0 || Object.is(value, -0) ? 1 : 0;
   if (!Number.isFinite(value)) {
     if (Number.isNaN(value)) throw new Error('Decimal(nan) is not needed here');
     return { kind: 'infinity', sign };
   }
-  if (value === 0) return { kind: 'finite', sign, coefficient: 0n, exponent: 0 };
+  if (value === 0)
+    return { kind: 'finite', sign, coefficient: 0n, exponent: 0 };
   // value = numerator / 2^k in lowest terms = numerator * 5^k / 10^k.
   const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, Math.abs(value));
@@ -72,8 +95,19 @@ export function decimalFrom(value: bigint | boolean | number): DecimalValue {
     man >>= 1n;
     exp += 1;
   }
-  if (exp >= 0) return { kind: 'finite', sign, coefficient: man << BigInt(exp), exponent: 0 };
-  return { kind: 'finite', sign, coefficient: man * 5n ** BigInt(-exp), exponent: exp };
+  if (exp >= 0)
+    return {
+      kind: 'finite',
+      sign,
+      coefficient: man << BigInt(exp),
+      exponent: 0,
+    };
+  return {
+    kind: 'finite',
+    sign,
+    coefficient: man * 5n ** BigInt(-exp),
+    exponent: exp,
+  };
 }
 
 function isqrt(n: bigint): bigint {
@@ -92,7 +126,13 @@ export function decimalSqrt(value: DecimalValue, prec: number): DecimalValue {
   const { coefficient, exponent } = value;
   const ideal = Math.floor(exponent / 2);
   // sqrt(-0) is -0, at the ideal exponent.
-  if (coefficient === 0n) return { kind: 'finite', sign: value.sign, coefficient: 0n, exponent: ideal };
+  if (coefficient === 0n)
+    return {
+      kind: 'finite',
+      sign: value.sign,
+      coefficient: 0n,
+      exponent: ideal,
+    };
   // An exact root that fits is the answer at any precision (CPython's
   // libmpdec finds it even with a precision far too large to allocate).
   const radicand = exponent % 2 === 0 ? coefficient : coefficient * 10n;
@@ -100,7 +140,8 @@ export function decimalSqrt(value: DecimalValue, prec: number): DecimalValue {
   if (exactRoot * exactRoot === radicand && digitCount(exactRoot) <= prec) {
     return { kind: 'finite', sign: 0, coefficient: exactRoot, exponent: ideal };
   }
-  if (prec > maxWorkingDigits) throw new PyException({ pyType: 'MemoryError', message: '' });
+  if (prec > maxWorkingDigits)
+    throw new PyException({ pyType: 'MemoryError', message: '' });
   // Choose r so that M = coefficient * 10^(exponent - 2r) has a root of
   // prec + 1 or more digits; a cut remainder makes the root inexact.
   const adjusted = exponent + digitCount(coefficient) - 1;
@@ -125,7 +166,8 @@ export function decimalSqrt(value: DecimalValue, prec: number): DecimalValue {
   const rest = root - kept * 10n ** BigInt(drop);
   if (drop > 0) {
     const half = 5n * 10n ** BigInt(drop - 1);
-    if (rest > half || (rest === half && (!rootExact || (kept & 1n) === 1n))) kept += 1n;
+    if (rest > half || (rest === half && (!rootExact || (kept & 1n) === 1n)))
+      kept += 1n;
     if (digitCount(kept) > prec) {
       kept /= 10n;
       drop += 1;
@@ -138,9 +180,15 @@ export function decimalSqrt(value: DecimalValue, prec: number): DecimalValue {
       resultExponent >= ideal
         ? kept * 10n ** BigInt(resultExponent - ideal)
         : kept / 10n ** BigInt(ideal - resultExponent);
-    if (digitCount(atIdeal) <= prec) return { kind: 'finite', sign: 0, coefficient: atIdeal, exponent: ideal };
+    if (digitCount(atIdeal) <= prec)
+      return { kind: 'finite', sign: 0, coefficient: atIdeal, exponent: ideal };
   }
-  return { kind: 'finite', sign: 0, coefficient: kept, exponent: resultExponent };
+  return {
+    kind: 'finite',
+    sign: 0,
+    coefficient: kept,
+    exponent: resultExponent,
+  };
 }
 
 /** `str(Decimal)`: the specification's to-scientific-string. */
@@ -153,10 +201,12 @@ export function decimalToString(value: DecimalValue): string {
   if (exponent <= 0 && adjusted >= -6) {
     if (exponent === 0) return sign + digits;
     const point = digits.length + exponent;
-    if (point > 0) return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+    if (point > 0)
+      return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
     return `${sign}0.${'0'.repeat(-point)}${digits}`;
   }
-  const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const mantissa =
+    digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
   return `${sign}${mantissa}E${adjusted >= 0 ? '+' : '-'}${Math.abs(adjusted)}`;
 }
 
@@ -188,7 +238,10 @@ export class PyDecimal extends PyObject {
       return compareFinite(mine, theirs) === 0;
     }
     if (typeof other === 'bigint' || typeof other === 'boolean') {
-      return mine.kind === 'finite' && compareFinite(mine, decimalFrom(other) as FiniteDecimal) === 0;
+      return (
+        mine.kind === 'finite' &&
+        compareFinite(mine, decimalFrom(other) as FiniteDecimal) === 0
+      );
     }
     if (typeof other === 'number') {
       if (Number.isNaN(other)) return false;
@@ -206,7 +259,11 @@ type FiniteDecimal = Extract<DecimalValue, { kind: 'finite' }>;
 
 function compareFinite(a: FiniteDecimal, b: FiniteDecimal): number {
   const exponent = Math.min(a.exponent, b.exponent);
-  const x = (a.sign ? -a.coefficient : a.coefficient) * 10n ** BigInt(a.exponent - exponent);
-  const y = (b.sign ? -b.coefficient : b.coefficient) * 10n ** BigInt(b.exponent - exponent);
+  const x =
+    (a.sign ? -a.coefficient : a.coefficient) *
+    10n ** BigInt(a.exponent - exponent);
+  const y =
+    (b.sign ? -b.coefficient : b.coefficient) *
+    10n ** BigInt(b.exponent - exponent);
   return x < y ? -1 : x > y ? 1 : 0;
 }

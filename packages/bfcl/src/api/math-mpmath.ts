@@ -1,4 +1,12 @@
-import { PyException, PyObject, pyFloat, pyInt, pyIntToFloat, pyRepr, type PyValue } from '@seal/python';
+import {
+  PyException,
+  PyObject,
+  pyFloat,
+  pyInt,
+  pyIntToFloat,
+  pyRepr,
+  type PyValue,
+} from '@seal/python';
 
 /**
  * Just enough of mpmath 1.3 (pure-Python backend) for BFCL's
@@ -11,7 +19,11 @@ import { PyException, PyObject, pyFloat, pyInt, pyIntToFloat, pyRepr, type PyVal
  */
 
 /** A finite nonzero mpmath value: `(-1)^sign * man * 2^exp`, `man` odd. */
-export type MpfFinite = { readonly sign: 0 | 1; readonly man: bigint; readonly exp: number };
+export type MpfFinite = {
+  readonly sign: 0 | 1;
+  readonly man: bigint;
+  readonly exp: number;
+};
 /** A raw mpmath real (`mpf`): finite, zero (unsigned, as in mpmath), infinite or NaN. */
 export type Mpf = MpfFinite | 'zero' | '+inf' | '-inf' | 'nan';
 /** A raw mpmath complex (`mpc`). */
@@ -50,7 +62,13 @@ function isFinite(x: Mpf): x is MpfFinite {
  * Builds a value from `(-1)^sign * man * 2^exp` (`man >= 0`), rounded to
  * `prec` bits (0: exact), like mpmath's `normalize`.
  */
-export function mpfNormalize(sign: 0 | 1, man: bigint, exp: number, prec: number, rnd: MpRounding): Mpf {
+export function mpfNormalize(
+  sign: 0 | 1,
+  man: bigint,
+  exp: number,
+  prec: number,
+  rnd: MpRounding,
+): Mpf {
   if (man === 0n) return 'zero';
   let m = man;
   let e = exp;
@@ -62,7 +80,8 @@ export function mpfNormalize(sign: 0 | 1, man: bigint, exp: number, prec: number
     const rest = m - (kept << shiftBig);
     if (rnd === 'n') {
       const half = 1n << (shiftBig - 1n);
-      m = rest > half || (rest === half && (kept & 1n) === 1n) ? kept + 1n : kept;
+      m =
+        rest > half || (rest === half && (kept & 1n) === 1n) ? kept + 1n : kept;
     } else if (rnd === 'u') {
       m = rest > 0n ? kept + 1n : kept;
     } else {
@@ -80,7 +99,9 @@ export function mpfNormalize(sign: 0 | 1, man: bigint, exp: number, prec: number
 
 /** `from_int`: exact. */
 export function mpfFromInt(n: bigint): Mpf {
-  return n < 0n ? mpfNormalize(1, -n, 0, 0, 'n') : mpfNormalize(0, n, 0, 0, 'n');
+  return n < 0n
+    ? mpfNormalize(1, -n, 0, 0, 'n')
+    : mpfNormalize(0, n, 0, 0, 'n');
 }
 
 /** `from_float`: exact (mpmath has no negative zero). */
@@ -138,7 +159,13 @@ function mpfEqual(a: Mpf, b: Mpf): boolean {
 }
 
 /** `mpf_add(s, t, prec, rnd)` (prec 0: exact); `subtract` negates `t` first, as `mpf_sub`. */
-export function mpfAdd(s: Mpf, t0: Mpf, prec: number, rnd: MpRounding, subtract = false): Mpf {
+export function mpfAdd(
+  s: Mpf,
+  t0: Mpf,
+  prec: number,
+  rnd: MpRounding,
+  subtract = false,
+): Mpf {
   const t = subtract ? mpfNeg(t0) : t0;
   if (isFinite(s) && isFinite(t)) {
     // Far-apart operands: the smaller one only decides the rounding, so a
@@ -156,7 +183,9 @@ export function mpfAdd(s: Mpf, t0: Mpf, prec: number, rnd: MpRounding, subtract 
     const a = (s.sign ? -s.man : s.man) << BigInt(s.exp - exp);
     const b = (t.sign ? -t.man : t.man) << BigInt(t.exp - exp);
     const sum = a + b;
-    return sum < 0n ? mpfNormalize(1, -sum, exp, prec, rnd) : mpfNormalize(0, sum, exp, prec, rnd);
+    return sum < 0n
+      ? mpfNormalize(1, -sum, exp, prec, rnd)
+      : mpfNormalize(0, sum, exp, prec, rnd);
   }
   // Zeros and specials, exactly as mpmath sorts them out.
   if (!isFinite(s)) {
@@ -173,7 +202,13 @@ export function mpfAdd(s: Mpf, t0: Mpf, prec: number, rnd: MpRounding, subtract 
 /** `mpf_mul(s, t, prec, rnd)` (prec 0: exact). */
 export function mpfMul(s: Mpf, t: Mpf, prec: number, rnd: MpRounding): Mpf {
   if (isFinite(s) && isFinite(t)) {
-    return mpfNormalize((s.sign ^ t.sign) as 0 | 1, s.man * t.man, s.exp + t.exp, prec, rnd);
+    return mpfNormalize(
+      (s.sign ^ t.sign) as 0 | 1,
+      s.man * t.man,
+      s.exp + t.exp,
+      prec,
+      rnd,
+    );
   }
   const sSpecial = !isFinite(s) && s !== 'zero';
   const tSpecial = !isFinite(t) && t !== 'zero';
@@ -217,18 +252,29 @@ export function mpfDiv(s: Mpf, t: Mpf, prec: number, rnd: MpRounding): Mpf {
  * exact steps: exact for small powers, else binary powering truncated to a
  * working precision in one direction, then one final rounding.
  */
-export function mpfPowInt(s: MpfFinite, n: bigint, prec: number, rnd: MpRounding): Mpf {
+export function mpfPowInt(
+  s: MpfFinite,
+  n: bigint,
+  prec: number,
+  rnd: MpRounding,
+): Mpf {
   if (n === 0n) return mpfFromInt(1n);
   if (n === 1n) return mpfRound(s, prec, rnd);
   if (n === 2n) return mpfNormalize(0, s.man * s.man, 2 * s.exp, prec, rnd);
   if (n === -1n) return mpfDiv(mpfFromInt(1n), s, prec, rnd);
   if (n < 0n) {
-    const inverse = mpfPowInt(s, -n, prec + 5, rnd === 'd' ? 'u' : rnd === 'u' ? 'd' : rnd);
+    const inverse = mpfPowInt(
+      s,
+      -n,
+      prec + 5,
+      rnd === 'd' ? 'u' : rnd === 'u' ? 'd' : rnd,
+    );
     return mpfDiv(mpfFromInt(1n), inverse, prec, rnd);
   }
   if (s.man === 1n) return { sign: 0, man: 1n, exp: s.exp * Number(n) };
   const bc = bitLength(s.man);
-  if (BigInt(bc) * n < 1000n) return mpfNormalize(0, s.man ** n, s.exp * Number(n), prec, rnd);
+  if (BigInt(bc) * n < 1000n)
+    return mpfNormalize(0, s.man ** n, s.exp * Number(n), prec, rnd);
   const workprec = prec + 4 * bitLength(n) + 4;
   const floor = rnd !== 'u';
   const truncate = (man: bigint, exp: number): [bigint, number] => {
@@ -262,7 +308,8 @@ let piCache: { bits: number; value: bigint } | undefined;
 
 /** ln 2 * 2^bits, within 2 units. */
 function ln2Fixed(bits: number): bigint {
-  if (ln2Cache && ln2Cache.bits >= bits) return ln2Cache.value >> BigInt(ln2Cache.bits - bits);
+  if (ln2Cache && ln2Cache.bits >= bits)
+    return ln2Cache.value >> BigInt(ln2Cache.bits - bits);
   const guard = 32;
   const work = BigInt(bits + guard);
   // ln 2 = 2 atanh(1/3) = 2 * sum 1 / ((2k+1) 3^(2k+1))
@@ -293,10 +340,13 @@ function atanInverseFixed(n: bigint, bits: bigint): bigint {
 
 /** pi * 2^bits, within 2 units (Machin's formula). */
 function piFixed(bits: number): bigint {
-  if (piCache && piCache.bits >= bits) return piCache.value >> BigInt(piCache.bits - bits);
+  if (piCache && piCache.bits >= bits)
+    return piCache.value >> BigInt(piCache.bits - bits);
   const guard = 32;
   const work = BigInt(bits + guard);
-  const value = (16n * atanInverseFixed(5n, work) - 4n * atanInverseFixed(239n, work)) >> BigInt(guard);
+  const value =
+    (16n * atanInverseFixed(5n, work) - 4n * atanInverseFixed(239n, work)) >>
+    BigInt(guard);
   piCache = { bits, value };
   return value;
 }
@@ -317,7 +367,9 @@ function roundApproximation(
   const high = approx + error;
   if (low <= 0n && high >= 0n) return undefined;
   const round = (value: bigint) =>
-    value < 0n ? mpfNormalize(1, -value, -bits, prec, rnd) : mpfNormalize(0, value, -bits, prec, rnd);
+    value < 0n
+      ? mpfNormalize(1, -value, -bits, prec, rnd)
+      : mpfNormalize(0, value, -bits, prec, rnd);
   const a = round(low);
   const b = round(high);
   return mpfEqual(a, b) ? a : undefined;
@@ -405,7 +457,8 @@ function logPositive(x: MpfFinite, prec: number, rnd: MpRounding): Mpf {
 export function mpfLog(x: Mpf, prec: number, rnd: MpRounding): Mpf {
   if (x === 'zero') return '-inf';
   if (x === '+inf' || x === 'nan') return x;
-  if (x === '-inf' || x.sign === 1) throw new Error('mpfLog of a negative number');
+  if (x === '-inf' || x.sign === 1)
+    throw new Error('mpfLog of a negative number');
   return logPositive(x, prec, rnd);
 }
 
@@ -460,7 +513,10 @@ export function mpfAtan(x: Mpf, prec: number, rnd: MpRounding): Mpf {
       const reciprocal = magnitude > 0;
       let t: bigint;
       if (!reciprocal) {
-        t = x.exp + bits >= 0 ? x.man << BigInt(x.exp + bits) : x.man >> BigInt(-(x.exp + bits));
+        t =
+          x.exp + bits >= 0
+            ? x.man << BigInt(x.exp + bits)
+            : x.man >> BigInt(-(x.exp + bits));
       } else {
         // 1/|x| = 2^-exp / man
         const shift = bits - x.exp;
@@ -498,7 +554,8 @@ export function mpfAtan(x: Mpf, prec: number, rnd: MpRounding): Mpf {
 /** `mpf_atan2(y, x)`, with mpmath's special cases and its intermediate roundings. */
 export function mpfAtan2(y: Mpf, x: Mpf, prec: number, rnd: MpRounding): Mpf {
   if (!isFinite(y)) {
-    if (y === 'zero' && x !== 'nan') return mpfSign(x) >= 0 ? 'zero' : mpfPi(prec, rnd);
+    if (y === 'zero' && x !== 'nan')
+      return mpfSign(x) >= 0 ? 'zero' : mpfPi(prec, rnd);
     if (y === '+inf' || y === '-inf') {
       if (x === '+inf' || x === '-inf') return 'nan';
       const half = mpfShift(mpfPi(prec, rnd), -1);
@@ -519,7 +576,12 @@ export function mpfAtan2(y: Mpf, x: Mpf, prec: number, rnd: MpRounding): Mpf {
 }
 
 /** `mpf_log_hypot(a, b)`: log(sqrt(a^2 + b^2)), as mpmath computes it. */
-export function mpfLogHypot(a0: Mpf, b0: Mpf, prec: number, rnd: MpRounding): Mpf {
+export function mpfLogHypot(
+  a0: Mpf,
+  b0: Mpf,
+  prec: number,
+  rnd: MpRounding,
+): Mpf {
   let a = a0;
   let b = b0;
   if (!isFinite(b)) [a, b] = [b, a];
@@ -538,7 +600,11 @@ export function mpfLogHypot(a0: Mpf, b0: Mpf, prec: number, rnd: MpRounding): Mp
   const b2 = mpfMul(b, b, 0, 'n');
   let h2 = mpfAdd(a2, b2, prec + extra, 'd');
   const cancelled = mpfAdd(h2, mpfFromInt(-1n), 10, 'd');
-  if (cancelled === 'zero' || (isFinite(cancelled) && cancelled.exp + bitLength(cancelled.man) < -extra / 2)) {
+  if (
+    cancelled === 'zero' ||
+    (isFinite(cancelled) &&
+      cancelled.exp + bitLength(cancelled.man) < -extra / 2)
+  ) {
     h2 = mpfAdd(a2, b2, 0, 'd');
   }
   return mpfShift(mpfLog(h2, prec, rnd), -1);
@@ -554,18 +620,28 @@ export function isMpc(value: MpNumber): value is Mpc {
 /** `mp.ln(x)` at the context precision: a negative real gives an `mpc`. */
 export function mpLog(x: MpNumber, prec: number): MpNumber {
   if (!isMpc(x)) {
-    if (x !== '-inf' && !(isFinite(x) && x.sign === 1)) return mpfLog(x, prec, 'n');
+    if (x !== '-inf' && !(isFinite(x) && x.sign === 1))
+      return mpfLog(x, prec, 'n');
     return mpLog({ re: x, im: 'zero' }, prec);
   }
-  return { re: mpfLogHypot(x.re, x.im, prec, 'n'), im: mpfAtan2(x.im, x.re, prec, 'n') };
+  return {
+    re: mpfLogHypot(x.re, x.im, prec, 'n'),
+    im: mpfAtan2(x.im, x.re, prec, 'n'),
+  };
 }
 
 /** `a / b` on mpmath numbers at the context precision (`mpf_div`, `mpc_div_mpf`, `mpc_mpf_div`, `mpc_div`). */
 export function mpDivide(a: MpNumber, b: MpNumber, prec: number): MpNumber {
   if (!isMpc(a) && !isMpc(b)) return mpfDiv(a, b, prec, 'n');
-  if (isMpc(a) && !isMpc(b)) return { re: mpfDiv(a.re, b, prec, 'n'), im: mpfDiv(a.im, b, prec, 'n') };
+  if (isMpc(a) && !isMpc(b))
+    return { re: mpfDiv(a.re, b, prec, 'n'), im: mpfDiv(a.im, b, prec, 'n') };
   if (!isMpc(a) && isMpc(b)) {
-    const m = mpfAdd(mpfMul(b.re, b.re, 0, 'n'), mpfMul(b.im, b.im, 0, 'n'), prec + 10, 'd');
+    const m = mpfAdd(
+      mpfMul(b.re, b.re, 0, 'n'),
+      mpfMul(b.im, b.im, 0, 'n'),
+      prec + 10,
+      'd',
+    );
     return {
       re: mpfDiv(mpfMul(b.re, a, 0, 'n'), m, prec, 'n'),
       im: mpfDiv(mpfNeg(mpfMul(b.im, a, 0, 'n')), m, prec, 'n'),
@@ -577,7 +653,10 @@ export function mpDivide(a: MpNumber, b: MpNumber, prec: number): MpNumber {
   const magnitude = mpfAdd(mpfMul(c, c, 0, 'n'), mpfMul(d, d, 0, 'n'), wp, 'd');
   const t = mpfAdd(mpfMul(p, c, 0, 'n'), mpfMul(q, d, 0, 'n'), wp, 'd');
   const u = mpfAdd(mpfMul(q, c, 0, 'n'), mpfMul(p, d, 0, 'n'), wp, 'd', true);
-  return { re: mpfDiv(t, magnitude, prec, 'n'), im: mpfDiv(u, magnitude, prec, 'n') };
+  return {
+    re: mpfDiv(t, magnitude, prec, 'n'),
+    im: mpfDiv(u, magnitude, prec, 'n'),
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -586,7 +665,10 @@ export function mpDivide(a: MpNumber, b: MpNumber, prec: number): MpNumber {
 /** Python's `round(x)` for a float: nearest int, ties to even. */
 function pythonRound(x: number): number {
   if (!Number.isFinite(x)) {
-    throw new PyException({ pyType: 'OverflowError', message: 'cannot convert float infinity to integer' });
+    throw new PyException({
+      pyType: 'OverflowError',
+      message: 'cannot convert float infinity to integer',
+    });
   }
   const floor = Math.floor(x);
   const diff = x - floor;
@@ -607,7 +689,10 @@ export function reprDps(prec: number): number {
 }
 
 /** `to_digits_exp(s, dps)`: truncated decimal digits and the decimal exponent. */
-function toDigitsExp(value: MpfFinite, dps: number): { sign: string; digits: string; exponent: number } {
+function toDigitsExp(
+  value: MpfFinite,
+  dps: number,
+): { sign: string; digits: string; exponent: number } {
   const sign = value.sign ? '-' : '';
   let x: MpfFinite = { sign: 0, man: value.man, exp: value.exp };
   const bitprec = Math.trunc(dps * log2Of10) + 10;
@@ -618,8 +703,16 @@ function toDigitsExp(value: MpfFinite, dps: number): { sign: string; digits: str
     const expprec = bitLength(BigInt(Math.abs(x.exp))) + 5;
     const ln2 = mpfLog(mpfFromInt(2n), expprec, 'd');
     const ln10 = mpfLog(mpfFromInt(10n), expprec, 'd');
-    const ratio = mpfDiv(mpfMul(mpfFromInt(BigInt(x.exp)), ln2, 0, 'n'), ln10, expprec, 'd') as MpfFinite;
-    const magnitude = ratio.exp >= 0 ? ratio.man << BigInt(ratio.exp) : ratio.man >> BigInt(-ratio.exp);
+    const ratio = mpfDiv(
+      mpfMul(mpfFromInt(BigInt(x.exp)), ln2, 0, 'n'),
+      ln10,
+      expprec,
+      'd',
+    ) as MpfFinite;
+    const magnitude =
+      ratio.exp >= 0
+        ? ratio.man << BigInt(ratio.exp)
+        : ratio.man >> BigInt(-ratio.exp);
     const b = ratio.sign ? -magnitude : magnitude;
     const ten: MpfFinite = { sign: 0, man: 5n, exp: 1 };
     x = mpfDiv(x, mpfPowInt(ten, b, bitprec, 'd'), bitprec, 'd') as MpfFinite;
@@ -629,7 +722,8 @@ function toDigitsExp(value: MpfFinite, dps: number): { sign: string; digits: str
   const fixprec = Math.max(bitprec - x.exp - bc, 0);
   const fixdps = Math.trunc(fixprec / log2Of10 + 0.5);
   const offset = x.exp + fixprec;
-  const fixed = offset >= 0 ? x.man << BigInt(offset) : x.man >> BigInt(-offset);
+  const fixed =
+    offset >= 0 ? x.man << BigInt(offset) : x.man >> BigInt(-offset);
   const decimal = (fixed * 10n ** BigInt(fixdps)) >> BigInt(fixprec);
   const digits = decimal.toString();
   return { sign, digits, exponent: exponent + digits.length - fixdps - 1 };
@@ -657,7 +751,10 @@ export function mpfToStr(x: Mpf, dps: number): string {
       let i = dps - 1;
       while (i >= 0 && digits[i] === '9') i -= 1;
       if (i >= 0) {
-        digits = digits.slice(0, i) + String(Number(digits[i]) + 1) + '0'.repeat(dps - i - 1);
+        digits =
+          digits.slice(0, i) +
+          String(Number(digits[i]) + 1) +
+          '0'.repeat(dps - i - 1);
       } else {
         digits = '1' + '0'.repeat(dps - 1);
         exponent += 1;
@@ -688,7 +785,8 @@ export function mpfToStr(x: Mpf, dps: number): string {
 }
 
 /** Python's `str.strip()` whitespace. */
-const pythonWhitespace = /^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/gu;
+const pythonWhitespace =
+  /^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/gu;
 
 class ParseFailure extends Error {}
 
@@ -697,7 +795,8 @@ function orParseFailure<T>(run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (PyException.isInstance(error) && error.pyType === 'ValueError') throw new ParseFailure();
+    if (PyException.isInstance(error) && error.pyType === 'ValueError')
+      throw new ParseFailure();
     throw error;
   }
 }
@@ -773,7 +872,9 @@ export function mpConvert(value: PyValue, prec: number): MpNumber {
       const text = value.toLowerCase().replace(/ /g, '');
       const match = complexLiteral.exec(text);
       if (!match) {
-        throw PyException.attributeError("'NoneType' object has no attribute 'group'");
+        throw PyException.attributeError(
+          "'NoneType' object has no attribute 'group'",
+        );
       }
       const re = match.groups?.['re'] ? match.groups['re'] : 0n;
       const im = (match.groups?.['im'] ?? '').replace(/j+$/, '');
@@ -831,11 +932,16 @@ export class PyMpf extends PyObject {
   }
 
   override pyEquals(other: PyValue): boolean {
-    if (other instanceof PyMpf) return this.value !== 'nan' && mpfEqual(this.value, other.value);
+    if (other instanceof PyMpf)
+      return this.value !== 'nan' && mpfEqual(this.value, other.value);
     if (typeof other === 'bigint' || typeof other === 'boolean') {
-      return mpfEqual(this.value, mpfFromInt(typeof other === 'boolean' ? BigInt(other) : other));
+      return mpfEqual(
+        this.value,
+        mpfFromInt(typeof other === 'boolean' ? BigInt(other) : other),
+      );
     }
-    if (typeof other === 'number') return this.value !== 'nan' && mpfEqual(this.value, mpfFromFloat(other));
+    if (typeof other === 'number')
+      return this.value !== 'nan' && mpfEqual(this.value, mpfFromFloat(other));
     return false;
   }
 }
@@ -859,7 +965,10 @@ export class PyMpc extends PyObject {
 
   override pyEquals(other: PyValue): boolean {
     if (other instanceof PyMpc) {
-      return mpfEqual(this.value.re, other.value.re) && mpfEqual(this.value.im, other.value.im);
+      return (
+        mpfEqual(this.value.re, other.value.re) &&
+        mpfEqual(this.value.im, other.value.im)
+      );
     }
     return false;
   }

@@ -1,18 +1,26 @@
 import { PyDict, parsePyJson } from '@seal/python';
 import { describe, expect, it } from 'vitest';
 import { BfclSession } from '../session/bfcl-session';
-import { hasSharedBfclData, loadSharedBfclData, sharedDataSkipMessage } from '../test';
+import {
+  hasSharedBfclData,
+  loadSharedBfclData,
+  sharedDataSkipMessage,
+} from '../test';
 import { BfclRealm } from './bfcl-realm';
 import { MessageApi } from './message-api';
 
 // Every expected string below was produced by BFCL's own Python (gorilla
 // cd9429cc, CPython 3.11).
 
-async function createSession(config: Record<string, unknown> = {}): Promise<BfclSession> {
+async function createSession(
+  config: Record<string, unknown> = {},
+): Promise<BfclSession> {
   const dataset = await loadSharedBfclData();
   return new BfclSession({
     realm: new BfclRealm({ data: dataset.runtime }),
-    initialConfig: new PyDict([['MessageAPI', parsePyJson(JSON.stringify(config))]]),
+    initialConfig: new PyDict([
+      ['MessageAPI', parsePyJson(JSON.stringify(config))],
+    ]),
     involvedClasses: ['MessageAPI'],
     longContext: false,
   });
@@ -59,7 +67,10 @@ describe.skipIf(!hasSharedBfclData)('MessageApi', () => {
     });
 
     it('should use the scenario seed', async () => {
-      const session = await createSession({ random_seed: 1234, current_user: 'USR001' });
+      const session = await createSession({
+        random_seed: 1234,
+        current_user: 'USR001',
+      });
       expect(
         run(session, [
           "send_message(receiver_id='USR003', message='a')",

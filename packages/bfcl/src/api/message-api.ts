@@ -21,8 +21,17 @@ import {
   type PyValue,
 } from '@seal/python';
 import * as z from 'zod';
-import { errorResult as error, expectDict, pyAppend, pyDict as dict } from './api-helpers';
-import { BfclApi, type BfclClassDefinition, type BfclMethodTable } from './bfcl-api';
+import {
+  errorResult as error,
+  expectDict,
+  pyAppend,
+  pyDict as dict,
+} from './api-helpers';
+import {
+  BfclApi,
+  type BfclClassDefinition,
+  type BfclMethodTable,
+} from './bfcl-api';
 import type { BfclToolSpecs } from './tool-spec';
 
 /** BFCL's seed for `MessageAPI._random` when the scenario gives none. */
@@ -62,7 +71,9 @@ export class MessageApi extends BfclApi {
   loadScenario(scenario: PyDict): void {
     const defaults = this.realm.defaultState('MessageAPI');
     const seed = pyDictGet(scenario, 'random_seed', defaultRandomSeed);
-    this.random = new PyRandom(typeof seed === 'number' ? seed : (seed as bigint));
+    this.random = new PyRandom(
+      typeof seed === 'number' ? seed : (seed as bigint),
+    );
     // The default is `set()` in Python; default_states.json stores sets as
     // sorted lists, so the set is rebuilt here. A scenario value is kept as
     // loaded, like Python does.
@@ -70,20 +81,43 @@ export class MessageApi extends BfclApi {
     this.generated_ids =
       scenarioIds !== undefined
         ? scenarioIds
-        : new PySet(pyIter(pyDictGet(defaults, 'generated_ids', [])).map((id) => id as bigint));
-    this.user_count = pyDictGet(scenario, 'user_count', pyDictGet(defaults, 'user_count'));
-    this.user_map = pyDictGet(scenario, 'user_map', pyDictGet(defaults, 'user_map'));
+        : new PySet(
+            pyIter(pyDictGet(defaults, 'generated_ids', [])).map(
+              (id) => id as bigint,
+            ),
+          );
+    this.user_count = pyDictGet(
+      scenario,
+      'user_count',
+      pyDictGet(defaults, 'user_count'),
+    );
+    this.user_map = pyDictGet(
+      scenario,
+      'user_map',
+      pyDictGet(defaults, 'user_map'),
+    );
     this.inbox = pyDictGet(scenario, 'inbox', pyDictGet(defaults, 'inbox'));
-    this.message_count = pyDictGet(scenario, 'message_count', pyDictGet(defaults, 'message_count'));
-    this.current_user = pyDictGet(scenario, 'current_user', pyDictGet(defaults, 'current_user'));
+    this.message_count = pyDictGet(
+      scenario,
+      'message_count',
+      pyDictGet(defaults, 'message_count'),
+    );
+    this.current_user = pyDictGet(
+      scenario,
+      'current_user',
+      pyDictGet(defaults, 'current_user'),
+    );
   }
 
   /** `_generate_id`: draws `randint(10000, 99999)` until unused, records it. */
   private generateId(): PyDict {
     let id = this.random.randint(10000n, 99999n);
-    while (pyContains(this.generated_ids, id)) id = this.random.randint(10000n, 99999n);
+    while (pyContains(this.generated_ids, id))
+      id = this.random.randint(10000n, 99999n);
     if (!(this.generated_ids instanceof PySet)) {
-      throw PyException.attributeError(`'${pyTypeName(this.generated_ids)}' object has no attribute 'add'`);
+      throw PyException.attributeError(
+        `'${pyTypeName(this.generated_ids)}' object has no attribute 'add'`,
+      );
     }
     this.generated_ids.add(id);
     return dict({ new_id: id });
@@ -106,26 +140,38 @@ export class MessageApi extends BfclApi {
     list_users: {
       parameters: [],
       call(self) {
-        return dict({ user_list: [...expectDict(self.user_map, 'keys').keys()] });
+        return dict({
+          user_list: [...expectDict(self.user_map, 'keys').keys()],
+        });
       },
     },
     get_user_id: {
       parameters: [{ name: 'user' }],
       call(self, [user]) {
         if (!pyContains(self.user_map, user!)) {
-          return error(`User '${pyFormatValue(user!)}' not found in the workspace.`);
+          return error(
+            `User '${pyFormatValue(user!)}' not found in the workspace.`,
+          );
         }
-        return dict({ user_id: pyDictGet(expectDict(self.user_map, 'get'), user!) });
+        return dict({
+          user_id: pyDictGet(expectDict(self.user_map, 'get'), user!),
+        });
       },
     },
     message_login: {
       parameters: [{ name: 'user_id' }],
       call(self, [userId]) {
         if (!pyContains(self.userIds(), userId!)) {
-          return dict({ login_status: false, message: `User ID '${pyFormatValue(userId!)}' not found.` });
+          return dict({
+            login_status: false,
+            message: `User ID '${pyFormatValue(userId!)}' not found.`,
+          });
         }
         self.current_user = userId!;
-        return dict({ login_status: true, message: `User '${pyFormatValue(userId!)}' logged in successfully.` });
+        return dict({
+          login_status: true,
+          message: `User '${pyFormatValue(userId!)}' logged in successfully.`,
+        });
       },
     },
     message_get_login_status: {
@@ -137,10 +183,13 @@ export class MessageApi extends BfclApi {
     send_message: {
       parameters: [{ name: 'receiver_id' }, { name: 'message' }],
       call(self, [receiverId, message]) {
-        if (!pyTruthy(self.current_user)) return error('No user is currently logged in.');
+        if (!pyTruthy(self.current_user))
+          return error('No user is currently logged in.');
         // `in dict.values()` compares by equality, so unhashable ids just miss.
         if (!pyContains(self.userIds(), receiverId!)) {
-          return error(`Receiver ID '${pyFormatValue(receiverId!)}' not found.`);
+          return error(
+            `Receiver ID '${pyFormatValue(receiverId!)}' not found.`,
+          );
         }
         const messageId = self.generateId();
         assertHashable(receiverId!);
@@ -156,7 +205,8 @@ export class MessageApi extends BfclApi {
     delete_message: {
       parameters: [{ name: 'receiver_id' }],
       call(self, [receiverId]) {
-        if (!pyTruthy(self.current_user)) return error('No user is currently logged in.');
+        if (!pyTruthy(self.current_user))
+          return error('No user is currently logged in.');
         const inbox = self.inbox;
         for (const message of [...pyIter(inbox)].reverse()) {
           const [receiver] = MessageApi.firstItem(message);
@@ -178,7 +228,8 @@ export class MessageApi extends BfclApi {
     view_messages_sent: {
       parameters: [],
       call(self) {
-        if (!pyTruthy(self.current_user)) return error('No user is currently logged in.');
+        if (!pyTruthy(self.current_user))
+          return error('No user is currently logged in.');
         const sent = new PyDict();
         for (const message of pyIter(self.inbox)) {
           const [receiver, content] = MessageApi.firstItem(message);
@@ -194,7 +245,9 @@ export class MessageApi extends BfclApi {
       parameters: [{ name: 'user_name' }],
       call(self, [userName]) {
         if (pyContains(self.user_map, userName!)) {
-          return error(`User name '${pyFormatValue(userName!)}' already exists.`);
+          return error(
+            `User name '${pyFormatValue(userName!)}' already exists.`,
+          );
         }
         // The count is bumped before the duplicate-id check, so a failed
         // call still changes the state.
@@ -215,7 +268,8 @@ export class MessageApi extends BfclApi {
     search_messages: {
       parameters: [{ name: 'keyword' }],
       call(self, [keyword]) {
-        if (!pyTruthy(self.current_user)) return error('No user is currently logged in.');
+        if (!pyTruthy(self.current_user))
+          return error('No user is currently logged in.');
         const wanted = pyLower(keyword!);
         const results: PyValue[] = [];
         for (const message of pyIter(self.inbox)) {
@@ -230,7 +284,8 @@ export class MessageApi extends BfclApi {
     get_message_stats: {
       parameters: [],
       call(self) {
-        if (!pyTruthy(self.current_user)) return error('No user is currently logged in.');
+        if (!pyTruthy(self.current_user))
+          return error('No user is currently logged in.');
         let received = 0n;
         const contacts = new PySet();
         for (const message of pyIter(self.inbox)) {
@@ -238,7 +293,12 @@ export class MessageApi extends BfclApi {
           received += 1n;
           contacts.add(receiver as PyKey);
         }
-        return dict({ stats: dict({ received_count: received, total_contacts: BigInt(contacts.size) }) });
+        return dict({
+          stats: dict({
+            received_count: received,
+            total_contacts: BigInt(contacts.size),
+          }),
+        });
       },
     },
   };
@@ -259,18 +319,25 @@ export const messageApiTools: BfclToolSpecs = {
   },
   get_user_id: {
     description: 'Look up the user id that belongs to a user name.',
-    parameters: z.object({ user: z.string().describe('The user name to look up.') }),
+    parameters: z.object({
+      user: z.string().describe('The user name to look up.'),
+    }),
   },
   message_login: {
     description: 'Sign in to the messenger as the user with this id.',
-    parameters: z.object({ user_id: z.string().describe('Id of the user signing in, such as USR001.') }),
+    parameters: z.object({
+      user_id: z
+        .string()
+        .describe('Id of the user signing in, such as USR001.'),
+    }),
   },
   message_get_login_status: {
     description: 'Report whether somebody is signed in to the messenger.',
     parameters: z.object({}),
   },
   send_message: {
-    description: 'Send a text to another user; needs a signed-in user and returns the new message id.',
+    description:
+      'Send a text to another user; needs a signed-in user and returns the new message id.',
     parameters: z.object({
       receiver_id: z.string().describe('Id of the recipient.'),
       message: z.string().describe('The text to send.'),
@@ -279,24 +346,35 @@ export const messageApiTools: BfclToolSpecs = {
   delete_message: {
     description: 'Remove the most recent message addressed to a recipient.',
     parameters: z.object({
-      receiver_id: z.string().describe('Id of the recipient whose latest message goes.'),
-      message_id: z.int().optional().describe('Id of the message (listed by the official docs; the method ignores it).'),
+      receiver_id: z
+        .string()
+        .describe('Id of the recipient whose latest message goes.'),
+      message_id: z
+        .int()
+        .optional()
+        .describe(
+          'Id of the message (listed by the official docs; the method ignores it).',
+        ),
     }),
   },
   view_messages_sent: {
-    description: 'Show every message in the workspace inbox, grouped by recipient id.',
+    description:
+      'Show every message in the workspace inbox, grouped by recipient id.',
     parameters: z.object({}),
   },
   add_contact: {
     description: 'Register a new user name and give it the next free user id.',
-    parameters: z.object({ user_name: z.string().describe('The name to register.') }),
+    parameters: z.object({
+      user_name: z.string().describe('The name to register.'),
+    }),
   },
   search_messages: {
     description: 'Find messages whose text contains a keyword, ignoring case.',
     parameters: z.object({ keyword: z.string().describe('Text to look for.') }),
   },
   get_message_stats: {
-    description: 'Count the messages in the inbox and the distinct recipients among them.',
+    description:
+      'Count the messages in the inbox and the distinct recipients among them.',
     parameters: z.object({}),
   },
 };
@@ -307,6 +385,7 @@ export const messageApiDefinition: BfclClassDefinition = {
   create: (realm) => new MessageApi(realm),
   methods: MessageApi.methods as BfclMethodTable<never>,
   stateless: false,
-  description: 'A workspace messenger: sign in, send, find and delete messages, and manage contacts.',
+  description:
+    'A workspace messenger: sign in, send, find and delete messages, and manage contacts.',
   tools: messageApiTools,
 };

@@ -1,7 +1,11 @@
 import { PyDict, parsePyJson, pyRepr } from '@seal/python';
 import { describe, expect, it } from 'vitest';
 import { BfclSession } from '../session/bfcl-session';
-import { hasSharedBfclData, loadSharedBfclData, sharedDataSkipMessage } from '../test';
+import {
+  hasSharedBfclData,
+  loadSharedBfclData,
+  sharedDataSkipMessage,
+} from '../test';
 import { BfclRealm } from './bfcl-realm';
 import { TwitterApi } from './twitter-api';
 
@@ -12,7 +16,15 @@ const scenario = {
   username: 'john',
   password: 'pw',
   authenticated: false,
-  tweets: { '1': { id: 1, username: 'john', content: 'Hello World', tags: ['#Hi'], mentions: [] } },
+  tweets: {
+    '1': {
+      id: 1,
+      username: 'john',
+      content: 'Hello World',
+      tags: ['#Hi'],
+      mentions: [],
+    },
+  },
   comments: { '1': [{ username: 'a', comment: 'x' }] },
   tweet_counter: 2,
 };
@@ -20,11 +32,16 @@ const scenario = {
 async function createSession({
   config = scenario,
   realm,
-}: { config?: Record<string, unknown>; realm?: BfclRealm } = {}): Promise<BfclSession> {
+}: {
+  config?: Record<string, unknown>;
+  realm?: BfclRealm;
+} = {}): Promise<BfclSession> {
   const dataset = await loadSharedBfclData();
   return new BfclSession({
     realm: realm ?? new BfclRealm({ data: dataset.runtime }),
-    initialConfig: new PyDict([['TwitterAPI', parsePyJson(JSON.stringify(config))]]),
+    initialConfig: new PyDict([
+      ['TwitterAPI', parsePyJson(JSON.stringify(config))],
+    ]),
     involvedClasses: ['TwitterAPI'],
     longContext: false,
   });
@@ -65,7 +82,9 @@ describe.skipIf(!hasSharedBfclData)('TwitterApi', () => {
 
   describe('tweets', () => {
     it('should share the default mentions list between tweets (quirk Q4)', async () => {
-      const session = await createSession({ config: { ...scenario, authenticated: true } });
+      const session = await createSession({
+        config: { ...scenario, authenticated: true },
+      });
       expect(
         run(session, [
           "post_tweet(content='first')",
@@ -101,7 +120,10 @@ describe.skipIf(!hasSharedBfclData)('TwitterApi', () => {
       const first = await createSession({ config, realm });
       const sameProcess = await createSession({ config, realm });
       const otherProcess = await createSession({ config });
-      run(first, ["post_tweet(content='a')", "mention(tweet_id=2, mentioned_usernames=['@x'])"]);
+      run(first, [
+        "post_tweet(content='a')",
+        "mention(tweet_id=2, mentioned_usernames=['@x'])",
+      ]);
       expect(run(sameProcess, ["post_tweet(content='b')"])).toEqual([
         '{"id": 2, "username": "john", "content": "b", "tags": [], "mentions": ["@x"]}',
       ]);
@@ -113,7 +135,9 @@ describe.skipIf(!hasSharedBfclData)('TwitterApi', () => {
 
   describe('comments, retweets and follows', () => {
     it('should key new comments by the int id beside the loaded string key', async () => {
-      const session = await createSession({ config: { ...scenario, authenticated: true } });
+      const session = await createSession({
+        config: { ...scenario, authenticated: true },
+      });
       expect(
         run(session, [
           "comment(tweet_id=1, comment_content='c')",

@@ -19,8 +19,17 @@ import {
   type PyValue,
 } from '@seal/python';
 import * as z from 'zod';
-import { errorResult as error, expectDict, pyAppend, pyDict as dict } from './api-helpers';
-import { BfclApi, type BfclClassDefinition, type BfclMethodTable } from './bfcl-api';
+import {
+  errorResult as error,
+  expectDict,
+  pyAppend,
+  pyDict as dict,
+} from './api-helpers';
+import {
+  BfclApi,
+  type BfclClassDefinition,
+  type BfclMethodTable,
+} from './bfcl-api';
 import type { BfclToolSpecs } from './tool-spec';
 
 /**
@@ -41,7 +50,11 @@ const omitted = new OmittedArgument();
  * later `mention()` on one such tweet shows up in all of them (BFCL quirk Q4),
  * across instances of the same process. A realm stands for that process.
  */
-function sharedDefault(self: TwitterApi, name: 'tags' | 'mentions', value: PyValue): PyValue {
+function sharedDefault(
+  self: TwitterApi,
+  name: 'tags' | 'mentions',
+  value: PyValue,
+): PyValue {
   if (value !== omitted) return value;
   return self.realmGlobal(`TwitterAPI.post_tweet.${name}`);
 }
@@ -88,13 +101,15 @@ export class TwitterApi extends BfclApi {
 
   loadScenario(scenario: PyDict): void {
     const defaults = this.realm.defaultState('TwitterAPI');
-    const get = (name: string) => pyDictGet(scenario, name, pyDictGet(defaults, name));
+    const get = (name: string) =>
+      pyDictGet(scenario, name, pyDictGet(defaults, name));
     this.username = get('username');
     this.password = get('password');
     this.authenticated = get('authenticated');
     // Tweet keys come from JSON as strings; BFCL converts them to int.
     const tweets = new PyDict();
-    for (const [key, value] of expectDict(get('tweets'), 'items')) tweets.set(pyInt(key), value);
+    for (const [key, value] of expectDict(get('tweets'), 'items'))
+      tweets.set(pyInt(key), value);
     this.tweets = tweets;
     this.comments = get('comments');
     this.retweets = get('retweets');
@@ -112,7 +127,10 @@ export class TwitterApi extends BfclApi {
     authenticate_twitter: {
       parameters: [{ name: 'username' }, { name: 'password' }],
       call(self, [username, password]) {
-        if (pyEquals(username!, self.username) && pyEquals(password!, self.password)) {
+        if (
+          pyEquals(username!, self.username) &&
+          pyEquals(password!, self.password)
+        ) {
           self.authenticated = true;
           return dict({ authentication_status: true });
         }
@@ -133,7 +151,9 @@ export class TwitterApi extends BfclApi {
       ],
       call(self, [content, tags, mentions]) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please authenticate before posting.');
+          return error(
+            'User not authenticated. Please authenticate before posting.',
+          );
         }
         const tweet = dict({
           id: self.tweet_counter,
@@ -152,7 +172,9 @@ export class TwitterApi extends BfclApi {
       parameters: [{ name: 'tweet_id' }],
       call(self, [tweetId]) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please authenticate before retweeting.');
+          return error(
+            'User not authenticated. Please authenticate before retweeting.',
+          );
         }
         if (!pyContains(self.tweets, tweetId!)) {
           return error(`Tweet with ID ${pyFormatValue(tweetId!)} not found.`);
@@ -163,7 +185,8 @@ export class TwitterApi extends BfclApi {
           retweets.set(self.username, []);
         }
         const mine = pyGetItem(retweets, self.username);
-        if (pyContains(mine, tweetId!)) return dict({ retweet_status: 'Already retweeted' });
+        if (pyContains(mine, tweetId!))
+          return dict({ retweet_status: 'Already retweeted' });
         pyAppend(mine, tweetId!);
         return dict({ retweet_status: 'Successfully retweeted' });
       },
@@ -174,7 +197,9 @@ export class TwitterApi extends BfclApi {
         if (!pyTruthy(self.authenticated)) {
           // BFCL does `raise {"error": ...}`; raising a dict is itself a
           // TypeError, which is all the caller sees.
-          throw PyException.typeError('exceptions must derive from BaseException');
+          throw PyException.typeError(
+            'exceptions must derive from BaseException',
+          );
         }
         if (!pyContains(self.tweets, tweetId!)) {
           return error(`Tweet with ID ${pyFormatValue(tweetId!)} not found.`);
@@ -185,7 +210,10 @@ export class TwitterApi extends BfclApi {
           assertHashable(tweetId!);
           comments.set(tweetId, []);
         }
-        pyAppend(pyGetItem(comments, tweetId!), dict({ username: self.username, content: commentContent! }));
+        pyAppend(
+          pyGetItem(comments, tweetId!),
+          dict({ username: self.username, content: commentContent! }),
+        );
         return dict({ comment_status: 'Comment added successfully' });
       },
     },
@@ -193,7 +221,8 @@ export class TwitterApi extends BfclApi {
       parameters: [{ name: 'tweet_id' }, { name: 'mentioned_usernames' }],
       call(self, [tweetId, mentionedUsernames]) {
         const tweet = self.findTweet(tweetId!);
-        if (tweet === undefined) return error(`Tweet with ID ${pyFormatValue(tweetId!)} not found.`);
+        if (tweet === undefined)
+          return error(`Tweet with ID ${pyFormatValue(tweetId!)} not found.`);
         const mentions = pyGetItem(tweet, 'mentions');
         if (!Array.isArray(mentions)) throw noAttribute(mentions, 'extend');
         // `list.extend` takes any iterable (a string adds its characters);
@@ -206,9 +235,12 @@ export class TwitterApi extends BfclApi {
       parameters: [{ name: 'username_to_follow' }],
       call(self, [username]) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please authenticate before following.');
+          return error(
+            'User not authenticated. Please authenticate before following.',
+          );
         }
-        if (pyContains(self.following_list, username!)) return dict({ follow_status: false });
+        if (pyContains(self.following_list, username!))
+          return dict({ follow_status: false });
         pyAppend(self.following_list, username!);
         return dict({ follow_status: true });
       },
@@ -217,7 +249,9 @@ export class TwitterApi extends BfclApi {
       parameters: [],
       call(self) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please authenticate before listing following.');
+          return error(
+            'User not authenticated. Please authenticate before listing following.',
+          );
         }
         return self.following_list;
       },
@@ -226,10 +260,14 @@ export class TwitterApi extends BfclApi {
       parameters: [{ name: 'username_to_unfollow' }],
       call(self, [username]) {
         if (!pyTruthy(self.authenticated)) {
-          return error('User not authenticated. Please authenticate before unfollowing.');
+          return error(
+            'User not authenticated. Please authenticate before unfollowing.',
+          );
         }
-        if (!pyContains(self.following_list, username!)) return dict({ unfollow_status: false });
-        if (!Array.isArray(self.following_list)) throw noAttribute(self.following_list, 'remove');
+        if (!pyContains(self.following_list, username!))
+          return dict({ unfollow_status: false });
+        if (!Array.isArray(self.following_list))
+          throw noAttribute(self.following_list, 'remove');
         pyListRemove(self.following_list, username!);
         return dict({ unfollow_status: true });
       },
@@ -238,7 +276,8 @@ export class TwitterApi extends BfclApi {
       parameters: [{ name: 'tweet_id' }],
       call(self, [tweetId]) {
         const tweet = self.findTweet(tweetId!);
-        if (tweet === undefined) return error(`Tweet with ID ${pyFormatValue(tweetId!)} not found.`);
+        if (tweet === undefined)
+          return error(`Tweet with ID ${pyFormatValue(tweetId!)} not found.`);
         return tweet;
       },
     },
@@ -255,12 +294,17 @@ export class TwitterApi extends BfclApi {
       call(self, [keyword]) {
         // Evaluated per tweet, like the comprehension: with no tweets a
         // non-string keyword raises nothing.
-        return [...expectDict(self.tweets, 'values').values()].filter((tweet) => {
-          const wanted = pyLower(keyword!);
-          if (pyLower(pyGetItem(tweet, 'content')).includes(wanted)) return true;
-          const tags = pyIter(pyGetItem(tweet, 'tags')).map((tag) => pyLower(tag));
-          return pyContains(tags, pyLower(keyword!));
-        });
+        return [...expectDict(self.tweets, 'values').values()].filter(
+          (tweet) => {
+            const wanted = pyLower(keyword!);
+            if (pyLower(pyGetItem(tweet, 'content')).includes(wanted))
+              return true;
+            const tags = pyIter(pyGetItem(tweet, 'tags')).map((tag) =>
+              pyLower(tag),
+            );
+            return pyContains(tags, pyLower(keyword!));
+          },
+        );
       },
     },
     get_tweet_comments: {
@@ -275,11 +319,17 @@ export class TwitterApi extends BfclApi {
     get_user_stats: {
       parameters: [{ name: 'username' }],
       call(self, [username]) {
-        const tweetCount = [...expectDict(self.tweets, 'values').values()].filter((tweet) =>
+        const tweetCount = [
+          ...expectDict(self.tweets, 'values').values(),
+        ].filter((tweet) =>
           pyEquals(pyGetItem(tweet, 'username'), username!),
         ).length;
-        const followingCount = pyEquals(username!, self.username) ? pyLen(self.following_list) : 0n;
-        const retweetCount = pyLen(pyDictGet(expectDict(self.retweets, 'get'), username!, []));
+        const followingCount = pyEquals(username!, self.username)
+          ? pyLen(self.following_list)
+          : 0n;
+        const retweetCount = pyLen(
+          pyDictGet(expectDict(self.retweets, 'get'), username!, []),
+        );
         return dict({
           tweet_count: BigInt(tweetCount),
           following_count: followingCount,
@@ -306,11 +356,18 @@ export const twitterApiTools: BfclToolSpecs = {
     parameters: z.object({}),
   },
   post_tweet: {
-    description: 'Publish a new post from the signed-in account, optionally with hashtags and mentioned users.',
+    description:
+      'Publish a new post from the signed-in account, optionally with hashtags and mentioned users.',
     parameters: z.object({
       content: z.string().describe('Text of the post.'),
-      tags: z.array(z.string()).default([]).describe('Hashtags such as #travel. Default: none.'),
-      mentions: z.array(z.string()).default([]).describe('Mentioned users such as @alice. Default: none.'),
+      tags: z
+        .array(z.string())
+        .default([])
+        .describe('Hashtags such as #travel. Default: none.'),
+      mentions: z
+        .array(z.string())
+        .default([])
+        .describe('Mentioned users such as @alice. Default: none.'),
     }),
   },
   retweet: {
@@ -333,7 +390,9 @@ export const twitterApiTools: BfclToolSpecs = {
   },
   follow_user: {
     description: 'Start following another account.',
-    parameters: z.object({ username_to_follow: z.string().describe('Account to follow.') }),
+    parameters: z.object({
+      username_to_follow: z.string().describe('Account to follow.'),
+    }),
   },
   list_all_following: {
     description: 'List every account the signed-in account follows.',
@@ -341,7 +400,9 @@ export const twitterApiTools: BfclToolSpecs = {
   },
   unfollow_user: {
     description: 'Stop following an account.',
-    parameters: z.object({ username_to_unfollow: z.string().describe('Account to stop following.') }),
+    parameters: z.object({
+      username_to_unfollow: z.string().describe('Account to stop following.'),
+    }),
   },
   get_tweet: {
     description: 'Fetch one post by its id.',
@@ -349,10 +410,13 @@ export const twitterApiTools: BfclToolSpecs = {
   },
   get_user_tweets: {
     description: 'List all posts written by an account.',
-    parameters: z.object({ username: z.string().describe('Author of the posts.') }),
+    parameters: z.object({
+      username: z.string().describe('Author of the posts.'),
+    }),
   },
   search_tweets: {
-    description: 'Find posts whose text or hashtags contain a keyword, ignoring case.',
+    description:
+      'Find posts whose text or hashtags contain a keyword, ignoring case.',
     parameters: z.object({ keyword: z.string().describe('Text to look for.') }),
   },
   get_tweet_comments: {
@@ -360,8 +424,11 @@ export const twitterApiTools: BfclToolSpecs = {
     parameters: z.object({ tweet_id: tweetId }),
   },
   get_user_stats: {
-    description: 'Count the posts, followed accounts and reshares of an account.',
-    parameters: z.object({ username: z.string().describe('Account to count for.') }),
+    description:
+      'Count the posts, followed accounts and reshares of an account.',
+    parameters: z.object({
+      username: z.string().describe('Account to count for.'),
+    }),
   },
 };
 
@@ -371,6 +438,7 @@ export const twitterApiDefinition: BfclClassDefinition = {
   create: (realm) => new TwitterApi(realm),
   methods: TwitterApi.methods as BfclMethodTable<never>,
   stateless: false,
-  description: 'A small social feed: sign in, post, reshare, reply, mention and follow accounts.',
+  description:
+    'A small social feed: sign in, post, reshare, reply, mention and follow accounts.',
   tools: twitterApiTools,
 };
