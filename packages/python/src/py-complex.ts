@@ -28,15 +28,21 @@ export class PyComplex extends PyObject {
 
   /** `repr(z)`: `1j` when the real part is +0.0, else `(1-2j)`. */
   pyRepr(): string {
-    if (this.real === 0 && !Object.is(this.real, -0)) return `${partRepr(this.imag)}j`;
+    if (this.real === 0 && !Object.is(this.real, -0))
+      return `${partRepr(this.imag)}j`;
     const sign = this.imag < 0 || Object.is(this.imag, -0) ? '-' : '+';
     return `(${partRepr(this.real)}${sign}${partRepr(Math.abs(this.imag))}j)`;
   }
 
   /** `z == other`: by value, also against real numbers when the imaginary part is 0. */
   override pyEquals(other: PyValue): boolean {
-    if (other instanceof PyComplex) return this.real === other.real && this.imag === other.imag;
-    if (typeof other === 'number' || typeof other === 'bigint' || typeof other === 'boolean') {
+    if (other instanceof PyComplex)
+      return this.real === other.real && this.imag === other.imag;
+    if (
+      typeof other === 'number' ||
+      typeof other === 'bigint' ||
+      typeof other === 'boolean'
+    ) {
       return this.imag === 0 && pyEquals(this.real, other);
     }
     return false;

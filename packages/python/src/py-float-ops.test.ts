@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { PyComplex } from './py-complex';
 import { PyException } from './py-exception';
 import { pyJsonDumps } from './py-json';
-import { pyAdd, pyFloat, pyIntTrueDiv, pyMul, pyPow, pySub, pyTrueDiv } from './py-ops';
+import {
+  pyAdd,
+  pyFloat,
+  pyIntTrueDiv,
+  pyMul,
+  pyPow,
+  pySub,
+  pyTrueDiv,
+} from './py-ops';
 import { pyRepr } from './py-repr';
 import { PyDict } from './py-value';
 
@@ -12,7 +20,8 @@ function raised(run: () => unknown): string {
   try {
     run();
   } catch (error) {
-    if (PyException.isInstance(error)) return `${error.pyType}: ${error.message}`;
+    if (PyException.isInstance(error))
+      return `${error.pyType}: ${error.message}`;
     throw error;
   }
   throw new Error('expected a Python exception');
@@ -77,10 +86,18 @@ describe('pyPow', () => {
   });
 
   it('should give a complex number for a negative base and a fractional exponent', () => {
-    expect(pyRepr(pyPow(-2, 0.5))).toBe('(8.659560562354934e-17+1.4142135623730951j)');
-    expect(pyRepr(pyPow(-8n, 1 / 3))).toBe('(1.0000000000000002+1.7320508075688772j)');
-    expect(raised(() => pyPow(-1e308, 1.5))).toBe('OverflowError: complex exponentiation');
-    expect(raised(() => pyPow(0, -1n))).toBe('ZeroDivisionError: 0.0 cannot be raised to a negative power');
+    expect(pyRepr(pyPow(-2, 0.5))).toBe(
+      '(8.659560562354934e-17+1.4142135623730951j)',
+    );
+    expect(pyRepr(pyPow(-8n, 1 / 3))).toBe(
+      '(1.0000000000000002+1.7320508075688772j)',
+    );
+    expect(raised(() => pyPow(-1e308, 1.5))).toBe(
+      'OverflowError: complex exponentiation',
+    );
+    expect(raised(() => pyPow(0, -1n))).toBe(
+      'ZeroDivisionError: 0.0 cannot be raised to a negative power',
+    );
   });
 });
 
@@ -102,7 +119,9 @@ describe('int string conversion limit', () => {
     expect(pyRepr(10n ** 4300n - 1n)).toHaveLength(4300);
     expect(raised(() => pyRepr(10n ** 4300n))).toBe(message);
     expect(raised(() => pyRepr(-(10n ** 4300n)))).toBe(message);
-    expect(raised(() => pyJsonDumps(PyDict.fromObject({ result: 10n ** 5000n })))).toBe(message);
+    expect(
+      raised(() => pyJsonDumps(PyDict.fromObject({ result: 10n ** 5000n }))),
+    ).toBe(message);
   });
 });
 
@@ -110,12 +129,16 @@ describe('float pow rounding', () => {
   it('should round like the C library where V8 is one unit off', () => {
     expect(pyRepr(pyPow(2n, -0.5))).toBe('0.7071067811865476');
     expect(pyRepr(pyPow(2.5, 0.3333333333333333))).toBe('1.3572088082974532');
-    expect(pyRepr(pyPow(-0.5, -0.5))).toBe('(8.659560562354934e-17-1.4142135623730951j)');
+    expect(pyRepr(pyPow(-0.5, -0.5))).toBe(
+      '(8.659560562354934e-17-1.4142135623730951j)',
+    );
     expect(pyRepr(pyPow(4.0, 0.5))).toBe('2.0');
     expect(pyRepr(pyPow(2.25, 1.5))).toBe('3.375');
     expect(pyRepr(pyPow(0.5, 1074n))).toBe('5e-324');
     expect(pyRepr(pyPow(10.0, -2n))).toBe('0.01');
     // V8's Math.sin gives 0.7396331848736504 for this phase.
-    expect(pyRepr(pyPow(-1n, -21.265000988444307))).toBe('(-0.6730102167379487+0.7396331848736503j)');
+    expect(pyRepr(pyPow(-1n, -21.265000988444307))).toBe(
+      '(-0.6730102167379487+0.7396331848736503j)',
+    );
   });
 });

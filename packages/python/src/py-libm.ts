@@ -63,9 +63,16 @@ function toDouble(m: bigint, s: number): number {
 }
 
 /** The double nearest to `numerator / denominator` (both positive). */
-function ratioToDouble(numerator: bigint, denominator: bigint, shift: number): number {
+function ratioToDouble(
+  numerator: bigint,
+  denominator: bigint,
+  shift: number,
+): number {
   // 64+ quotient bits and a sticky bit make the final rounding exact.
-  const extra = Math.max(0, 66 - (bitLength(numerator) - bitLength(denominator)));
+  const extra = Math.max(
+    0,
+    66 - (bitLength(numerator) - bitLength(denominator)),
+  );
   const scaled = numerator << BigInt(extra);
   let quotient = scaled / denominator;
   if (quotient * denominator !== scaled) quotient = (quotient << 1n) | 1n;
@@ -100,7 +107,9 @@ function exactPower(x: number, y: number): number | undefined {
       e /= 2;
     }
   }
-  const n = (y < 0 ? -power.mantissa : power.mantissa) << BigInt(Math.max(power.exponent, 0));
+  const n =
+    (y < 0 ? -power.mantissa : power.mantissa) <<
+    BigInt(Math.max(power.exponent, 0));
   const zeros = bitLength(m & -m) - 1;
   m >>= BigInt(zeros);
   e += zeros;
@@ -187,7 +196,11 @@ export function correctlyRoundedPow(x: number, y: number): number {
     const ln = lnFixed(x, bits);
     let t = ln.value * ySigned;
     t = yExponent >= 0 ? t << BigInt(yExponent) : t >> BigInt(-yExponent);
-    const tError = ln.error * (ySigned < 0n ? -ySigned : ySigned) * 2n ** BigInt(Math.max(yExponent, 0)) + 2n;
+    const tError =
+      ln.error *
+        (ySigned < 0n ? -ySigned : ySigned) *
+        2n ** BigInt(Math.max(yExponent, 0)) +
+      2n;
     const one = 1n << big;
     // Far outside the double range: overflow or underflow for sure.
     if (t > 710n * one) return Infinity;
@@ -226,7 +239,8 @@ let piCache: { bits: number; value: bigint } | undefined;
 
 /** pi * 2**bits, within 2 units (Machin's formula). */
 function piFixed(bits: number): bigint {
-  if (piCache && piCache.bits >= bits) return piCache.value >> BigInt(piCache.bits - bits);
+  if (piCache && piCache.bits >= bits)
+    return piCache.value >> BigInt(piCache.bits - bits);
   const work = BigInt(bits + 32);
   const atanInverse = (n: bigint): bigint => {
     let power = (1n << work) / n;
@@ -257,7 +271,10 @@ function sinOrCos(x: number, which: 'sin' | 'cos'): number {
   for (let guard = 64; guard < 1 << 14; guard *= 2) {
     const bits = guard + Math.max(0, top) + Math.max(0, -top) + 16;
     const big = BigInt(bits);
-    const a = exponent + bits >= 0 ? mantissa << BigInt(exponent + bits) : mantissa >> BigInt(-(exponent + bits));
+    const a =
+      exponent + bits >= 0
+        ? mantissa << BigInt(exponent + bits)
+        : mantissa >> BigInt(-(exponent + bits));
     const halfPi = piFixed(bits) >> 1n;
     const k = (2n * a + halfPi) / (2n * halfPi);
     const r = a - k * halfPi;
@@ -270,7 +287,7 @@ function sinOrCos(x: number, which: 'sin' | 'cos'): number {
     let terms = 0n;
     for (let n = 1n; sinTerm !== 0n || cosTerm !== 0n; n += 1n) {
       cosTerm = -((cosTerm * rSquared) >> big) / ((2n * n - 1n) * (2n * n));
-      sinTerm = -((sinTerm * rSquared) >> big) / ((2n * n) * (2n * n + 1n));
+      sinTerm = -((sinTerm * rSquared) >> big) / (2n * n * (2n * n + 1n));
       cosSum += cosTerm;
       sinSum += sinTerm;
       terms += 1n;
