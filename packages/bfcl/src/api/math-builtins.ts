@@ -125,8 +125,8 @@ export function pyRoundBuiltin(number: PyValue, ndigits: PyValue): PyValue {
     if (!isIndex(ndigits)) throw notAnInteger(ndigits);
     const digits = typeof ndigits === 'boolean' ? (ndigits ? 1n : 0n) : ndigits;
     if (digits >= 0n) return n;
-    if (-digits > 100_000n)
-      throw new PyException({ pyType: 'MemoryError', message: '' });
+    // A unit beyond twice |n| rounds it to 0 (a tie goes to the even 0).
+    if (-digits > BigInt(n.toString().length + 1)) return 0n;
     return roundToMultiple(n, 10n ** -digits);
   }
   if (typeof number === 'number') {
