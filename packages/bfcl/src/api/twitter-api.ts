@@ -34,7 +34,7 @@ import type { BfclToolSpecs } from './tool-spec';
 
 /**
  * Stands for an omitted `tags`/`mentions` argument of `post_tweet`; the call
- * swaps in the realm's shared default list (see {@link sharedDefault}).
+ * swaps in the realm's shared default list (see `TwitterApi.sharedDefault`).
  */
 class OmittedArgument extends PyObject {
   readonly pyTypeName = 'object';
@@ -43,21 +43,6 @@ class OmittedArgument extends PyObject {
   }
 }
 const omitted = new OmittedArgument();
-
-/**
- * `post_tweet(content, tags=[], mentions=[])`: Python evaluates a default
- * once, so every call that omits the argument stores the *same* list, and a
- * later `mention()` on one such tweet shows up in all of them (BFCL quirk Q4),
- * across instances of the same process. A realm stands for that process.
- */
-function sharedDefault(
-  self: TwitterApi,
-  name: 'tags' | 'mentions',
-  value: PyValue,
-): PyValue {
-  if (value !== omitted) return value;
-  return self.realmGlobal(`TwitterAPI.post_tweet.${name}`);
-}
 
 /**
  * BFCL's `TwitterAPI` (`posting_api.py`): tweets, retweets, comments and
@@ -94,9 +79,19 @@ export class TwitterApi extends BfclApi {
   /** The id the next tweet gets. */
   tweet_counter!: PyValue;
 
-  /** The realm's shared `post_tweet` default list for `tags` or `mentions`. */
-  realmGlobal(key: string): PyValue[] {
-    return this.realm.global<PyValue[]>(key, () => []);
+  /**
+   * `post_tweet(content, tags=[], mentions=[])`: Python evaluates a default
+   * once, so every call that omits the argument stores the *same* list, and
+   * a later `mention()` on one such tweet shows up in all of them (BFCL
+   * quirk Q4), across instances of the same process. A realm stands for that
+   * process, so the lists are realm globals.
+   */
+  private sharedDefault(name: 'tags' | 'mentions', value: PyValue): PyValue {
+    if (value !== omitted) return value;
+    return this.realm.global<PyValue[]>(
+      `TwitterAPI.post_tweet.${name}`,
+      () => [],
+    );
   }
 
   loadScenario(scenario: PyDict): void {
@@ -159,8 +154,8 @@ export class TwitterApi extends BfclApi {
           id: self.tweet_counter,
           username: self.username,
           content: content!,
-          tags: sharedDefault(self, 'tags', tags!),
-          mentions: sharedDefault(self, 'mentions', mentions!),
+          tags: self.sharedDefault('tags', tags!),
+          mentions: self.sharedDefault('mentions', mentions!),
         });
         assertHashable(self.tweet_counter);
         expectDict(self.tweets, '__setitem__').set(self.tweet_counter, tweet);
