@@ -750,7 +750,6 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
           setting: 'params.temperature',
           details: 'unknown parameter; ignored',
         },
-        expect.objectContaining({ setting: 'params.enforce_available_tools' }),
       ]);
     });
 

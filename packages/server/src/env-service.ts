@@ -287,6 +287,7 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
       promptMode: params.promptMode,
       mode: params.mode,
       ...(params.mode === 'train' ? { overlay: params.overlay } : {}),
+      enforceAvailableTools: params.enforceAvailableTools,
       limits: {
         ...params.limits,
         maxModelCalls: Math.min(requested, maxModelCalls),

@@ -40,7 +40,7 @@ import { parseRequestPart } from './wire';
  * - Ours: `prompt_mode` (`full` | `compact`), `max_model_calls`,
  *   `max_steps_per_turn`, `max_observation_tokens`.
  * - SEAL's parser switches that our strict parser fixes
- *   (`strict_tool_parser: true`, `enforce_available_tools: true`,
+ *   (`strict_tool_parser: true`,
  *   `accept_parameters_as_arguments: true`, ...) are accepted; a value our
  *   parser cannot honour gives a warning. Unknown params give a warning.
  */
@@ -54,6 +54,8 @@ export type EpisodeParams = {
   /** Whether φ_schema (SEAL's `observation_lite`) is on for this episode. */
   observationLite: boolean;
   limits: EpisodeLimits;
+  /** Refuse calls to tools not (yet) available (SEAL's `enforce_available_tools`, default true). */
+  enforceAvailableTools: boolean;
   /** End the episode with reward 0 on a parse error. */
   terminateOnParseError: boolean;
   /** End the episode when the first user turn is answered. */
@@ -405,11 +407,6 @@ export async function resolveEpisodeParams({
   const fixed: [keyof RawParams, boolean, string][] = [
     ['strict_tool_parser', true, 'the tool-call parser is always strict'],
     [
-      'enforce_available_tools',
-      true,
-      'calls to tools that are not available are always refused',
-    ],
-    [
       'reject_tool_call_with_content',
       false,
       'text beside tool calls is always kept',
@@ -457,6 +454,7 @@ export async function resolveEpisodeParams({
         ? {}
         : { maxObservationTokens: raw.max_observation_tokens }),
     },
+    enforceAvailableTools: raw.enforce_available_tools ?? true,
     terminateOnParseError: raw.terminate_on_parse_error ?? false,
     isOpenQuery: raw.is_open_query ?? false,
     modelName: raw.model_name ?? 'env_handler',

@@ -12,15 +12,17 @@ import { replayGroundTruth } from './test/replay-ground-truth';
 import { SealEnvClient } from './test/seal-env-client';
 
 /**
- * Entries of the evaluation split no model can pass here:
- * - `multi_turn_base_154`: 5 question turns but 6 ground-truth turns, so
- *   BFCL's runner always reports `force_terminated`;
- * - `multi_turn_miss_func_49`: its ground truth calls `tail` in turn 1, but
- *   BFCL withholds `tail` until turn 3; with SEAL's `enforce_available_tools`
- *   (on in SEAL's configs, and always on here) the call is refused. BFCL's
- *   own runner does not check availability.
+ * `multi_turn_base_154` has 5 question turns but 6 ground-truth turns, so
+ * BFCL's runner always reports `force_terminated`: no model can pass it.
  */
-const unpassable = ['multi_turn_base_154', 'multi_turn_miss_func_49'];
+const unpassable = ['multi_turn_base_154'];
+/**
+ * `multi_turn_miss_func_49`'s ground truth calls `tail` in turn 1, but BFCL
+ * withholds `tail` until turn 3. BFCL's runner does not check availability,
+ * so it passes with `enforce_available_tools: false`; with SEAL's default
+ * (`true`) the call is refused and the entry cannot pass.
+ */
+const refusedUnderEnforcement = 'multi_turn_miss_func_49';
 
 async function startBfclServer(dataset: BfclDataset): Promise<EnvServer> {
   return startEnvServer({
@@ -66,7 +68,7 @@ describe.skipIf(!hasSharedBfclData)('seal serve ground-truth replay', () => {
       const created = await client.create({
         taskId,
         instanceId,
-        params: { rollout_mode: 'validate' },
+        params: { rollout_mode: 'validate', enforce_available_tools: false },
       });
       const replay = await replayGroundTruth({
         client,
@@ -95,6 +97,24 @@ describe.skipIf(!hasSharedBfclData)('seal serve ground-truth replay', () => {
       ),
     ).toBe(true);
     expect(server.service.size).toBe(0);
+  });
+
+  it("should refuse miss_func_49's early call under SEAL's availability check", async () => {
+    await using server = await startBfclServer(dataset);
+    const client = new SealEnvClient({ baseUrl: server.url });
+    const created = await client.create({
+      taskId: refusedUnderEnforcement,
+      instanceId: 'enforced',
+      params: { rollout_mode: 'validate' },
+    });
+    const replay = await replayGroundTruth({
+      client,
+      instanceId: 'enforced',
+      initial: created.state,
+      groundTruth: dataset.byId.get(refusedUnderEnforcement)!.groundTruth,
+      allowRefused: true,
+    });
+    expect(replay.accuracy).toBe(0);
   });
 });
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createBfclBackend, createGeneratorRuntime, generateTasks, taskGeneratorId } from '@seal/bfcl';
-import { buildBpeTokenizer, createModelConfig, createOrtPolicy } from '@seal/engine-ort';
+import { buildBpeTokenizer, copyFriendlyPretokenizerPattern, createModelConfig, createOrtPolicy } from '@seal/engine-ort';
 import { buildDemonstration, demonstrationText, runSupervised, writeJsonAtomic, type EvalSet } from '@seal/rl';
 import type { PolicyV1, Task } from '@seal/spec';
 
@@ -21,7 +21,7 @@ export type EmbeddedPreset = {
     maxPositionEmbeddings: number;
   };
   /** Warm-start demonstrations (base-style tasks of the disjoint warmup pool) and supervised schedule. */
-  warmup: { tasks: number; epochs: number; batchSize: number; learningRate: number };
+  warmup: { tasks: number; epochs: number; batchSize: number; learningRate: number; contextWeight?: number };
   /** Generated task counts per split (split evenly over the four categories). */
   tasks: { train: number; testId: number; testOod: number };
   rl: {
@@ -83,7 +83,7 @@ export type EmbeddedProgress =
 
 /** The cache key of a warm start: everything that changes its weights. */
 export function warmStartKey(preset: EmbeddedPreset): string {
-  const identity = JSON.stringify({ v: 1, generator: taskGeneratorId, seed: preset.seed, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
+  const identity = JSON.stringify({ v: 2, generator: taskGeneratorId, seed: preset.seed, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
@@ -128,7 +128,7 @@ export async function prepareEmbedded({
   // The tokenizer learns from demonstrations of the warmup and training
   // pools (prompts, calls, results): no test task is seen.
   const corpus = [...tasks.warmup, ...tasks.train].map((task) => demonstrationText({ task, backend, ...embeddedEpisode }));
-  const tokenizer = buildBpeTokenizer({ corpus, vocabSize: preset.model.vocabSize });
+  const tokenizer = buildBpeTokenizer({ corpus, vocabSize: preset.model.vocabSize, pattern: copyFriendlyPretokenizerPattern });
 
   onProgress?.({ type: 'phase', phase: 'warm start' });
   const config = createModelConfig(preset.model);
@@ -141,6 +141,7 @@ export async function prepareEmbedded({
       epochs: preset.warmup.epochs,
       batchSize: preset.warmup.batchSize,
       learningRate: preset.warmup.learningRate,
+      contextWeight: preset.warmup.contextWeight ?? 0,
       seed: preset.seed,
       onProgress: ({ step, steps, loss }) => onProgress?.({ type: 'warmup-step', step, steps, loss }),
     });

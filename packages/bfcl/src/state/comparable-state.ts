@@ -5,6 +5,7 @@ import {
   PyTuple,
   pyEquals,
   pySorted,
+  pyStr,
   type PyValue,
 } from '@seal/python';
 import type { BfclApi } from '../api/bfcl-api';
@@ -51,12 +52,9 @@ export function toComparableValue(value: PyValue, seen = new Set<unknown>()): Py
   }
 }
 
+/** A dict key in the golden convention: Python's `str(key)` (int 1 → "1", float 1.0 → "1.0", tuple → "(1, 2)"). */
 function keyText(key: PyValue): string {
-  if (typeof key === 'string') return key;
-  if (typeof key === 'bigint') return key.toString();
-  if (typeof key === 'boolean') return key ? 'True' : 'False';
-  if (key === null) return 'None';
-  return String(key);
+  return pyStr(key);
 }
 
 /** The first place two comparable values differ. */

@@ -71,6 +71,13 @@ export type CreateEpisodeOptions = {
   limits?: EpisodeLimits;
   /** Text placed before the tool section of the system prompt. */
   preamble?: string;
+  /**
+   * Refuse calls to tools that are unknown or not yet revealed (SEAL's
+   * `enforce_available_tools`, default true). With false, every call goes to
+   * the backend as in BFCL's own runner, which never checks availability
+   * (an unknown name then fails there with BFCL's NameError text).
+   */
+  enforceAvailableTools?: boolean;
   /** Unique id; default `<task id>:<sequence>`. */
   episodeId?: string;
   /** Provenance stamps copied into the record. */
@@ -308,7 +315,8 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
       } else if (parsed.kind === 'reply') {
         observation = advanceTurn('reply');
       } else {
-        const refused = parsed.calls.filter((call) => !available.has(call.name));
+        const refused =
+          options.enforceAvailableTools === false ? [] : parsed.calls.filter((call) => !available.has(call.name));
         if (refused.length > 0) {
           step.rejectedCalls = parsed.calls.length;
           for (const call of refused) {

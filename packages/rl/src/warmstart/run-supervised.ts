@@ -21,6 +21,7 @@ export async function runSupervised({
   warmupSteps = 10,
   minLearningRate = learningRate / 10,
   seed = 0,
+  contextWeight = 0,
   onProgress,
 }: {
   policy: PolicyV1;
@@ -31,14 +32,20 @@ export async function runSupervised({
   warmupSteps?: number;
   minLearningRate?: number;
   seed?: number;
+  /**
+   * Loss weight of the non-assistant tokens relative to the assistant's
+   * (default 0: assistant tokens only). A small weight also trains on the
+   * prompts and tool results, which speeds up learning to copy values.
+   */
+  contextWeight?: number;
   onProgress?: (progress: SupervisedProgress) => void;
 }): Promise<number[]> {
   const usable = demonstrations
     .map((demo) => ({
       tokenIds: demo.tokenIds.slice(0, policy.maxSequenceLength),
-      mask: demo.assistantMask.slice(0, policy.maxSequenceLength),
+      mask: demo.assistantMask.slice(0, policy.maxSequenceLength).map((m) => (m > 0 ? 1 : contextWeight)),
     }))
-    .filter((demo) => demo.mask.some((m) => m > 0) && demo.tokenIds.length >= 2);
+    .filter((demo) => demo.mask.some((m) => m === 1) && demo.tokenIds.length >= 2);
   const perEpoch = Math.max(1, Math.floor(usable.length / batchSize));
   const steps = perEpoch * epochs;
   const losses: number[] = [];
