@@ -13,6 +13,8 @@ export function createPackageConfig(overrides: UserConfig = {}): UserConfig {
     dts: true,
     sourcemap: true,
     clean: true,
+    // `.js` with `"type": "module"`, matching the `exports` of every package.
+    fixedExtension: false,
     publint: true,
     ...overrides,
   }) as UserConfig;

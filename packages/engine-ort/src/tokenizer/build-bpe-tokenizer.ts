@@ -19,8 +19,7 @@ export const pretokenizerPattern =
  * bracket. Copying a value from a request into a call is then an exact token
  * copy, which small models learn far faster.
  */
-export const copyFriendlyPretokenizerPattern =
-  "'(?:[sdmt]|ll|ve|re)|\\p{L}+|\\p{N}|[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+export const copyFriendlyPretokenizerPattern = '\\p{L}+|\\p{N}|[^\\s\\p{L}\\p{N}]|\\s+';
 
 /** Options of {@link buildBpeTokenizer}. */
 export type BuildBpeTokenizerOptions = {
