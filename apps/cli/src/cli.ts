@@ -5,6 +5,8 @@ import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
 import { runTrain, trainHelp } from './commands/train';
 import { diagnoseHelp, runDiagnose } from './commands/diagnose';
 import { runServe, serveHelp } from './commands/serve';
+import { reportHelp, runReport } from './commands/report';
+import { runView, viewHelp } from './commands/view';
 import { createOutput } from './ui/output';
 import { exitCodes } from './exit-codes';
 
@@ -34,6 +36,16 @@ export const commands: Record<string, Command> = {
     summary: "serve BFCL episodes over SEAL's environment-service HTTP API (default port 8082)",
     help: serveHelp,
     run: runServe,
+  },
+  report: {
+    summary: 'write a self-contained report.html for a run directory (curves, categories, tags, overlays, ρ)',
+    help: reportHelp,
+    run: runReport,
+  },
+  view: {
+    summary: 'browse the trajectories of a run directory in a web page (default port 8090)',
+    help: viewHelp,
+    run: runView,
   },
 };
 

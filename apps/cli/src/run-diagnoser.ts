@@ -1,0 +1,176 @@
+import { readFile } from 'node:fs/promises';
+import {
+  bfclEntryToTask,
+  createGeneratorRuntime,
+  generateTasks,
+  generatedCategories,
+  loadBfclData,
+  resolveBfclDataDir,
+  warmupCategories,
+  type BfclDataset,
+} from '@seal/bfcl';
+import { diagnoseEpisode } from '@seal/diagnose';
+import {
+  listEpisodeFiles,
+  readEpisodeFile,
+  type EpisodeAssessment,
+  type EpisodeDiagnoser,
+} from '@seal/report';
+import {
+  parseJsonText,
+  parseWithSchema,
+  taskSchema,
+  toSealError,
+  type EpisodeRecord,
+  type Task,
+} from '@seal/spec';
+import { createBfclVerifier } from '@seal/verifier';
+
+/** Ids the task generator gives: `gen_<split>_<category>_<n>`, `n` counting per category. */
+const generatedIdPattern =
+  /^gen_(.+)_(multi_turn_(?:base|miss_func|miss_param|long_context))_(\d+)$/;
+
+type Verifier = ReturnType<typeof createBfclVerifier>;
+type Resolved = { task: Task; verifier: Verifier } | { reason: string };
+
+async function readTasksFile(path: string): Promise<Map<string, Task>> {
+  const tasks = new Map<string, Task>();
+  const text = await readFile(path, 'utf8').catch((error: unknown) => {
+    throw toSealError(error);
+  });
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    const source = `${path}:${index + 1}`;
+    const task = parseWithSchema({
+      schema: taskSchema,
+      value: parseJsonText({ text: line, source }),
+      source,
+    });
+    tasks.set(task.id, task);
+  });
+  return tasks;
+}
+
+/** The first task id recorded in the run (to decide whether BFCL data is needed). */
+async function firstRecordedTaskId(
+  runDirectory: string,
+): Promise<string | undefined> {
+  for (const file of await listEpisodeFiles(runDirectory)) {
+    const { values } = await readEpisodeFile({ runDirectory, file });
+    if (values[0]) return values[0].taskId;
+  }
+  return undefined;
+}
+
+function firstUserText(record: EpisodeRecord): string | undefined {
+  return record.messages.find((message) => message.role === 'user')?.content;
+}
+
+/**
+ * Re-verifies a run's episodes, since run directories record episodes without
+ * their verdicts. Tasks come from, in order: a Task JSON Lines file; the task
+ * generator for `gen_*` ids (re-drawn from the run's seed: generation is
+ * deterministic and each task depends only on those before it); BFCL's data
+ * directory for BFCL ids. A re-drawn task whose first question does not
+ * appear in the recorded conversation is refused (the generator changed, or
+ * the run used another seed).
+ */
+export async function createRunDiagnoser({
+  runDirectory,
+  seed,
+  dataDirectory,
+  tasksFile,
+}: {
+  runDirectory: string;
+  /** The run's seed (`config.json`); generated tasks are re-drawn with it. */
+  seed: number | undefined;
+  /** `--data`; default `$SEAL_BFCL_DATA`. */
+  dataDirectory?: string;
+  tasksFile?: string;
+}): Promise<EpisodeDiagnoser> {
+  const fromFile = tasksFile === undefined ? undefined : await readTasksFile(tasksFile);
+  const generatorRuntime = createGeneratorRuntime();
+  const generatedVerifier = createBfclVerifier({ runtime: generatorRuntime });
+  const generated = new Map<string, Task[]>();
+
+  let bfcl: { dataset: BfclDataset; verifier: Verifier } | { reason: string } = {
+    reason: 'BFCL tasks need the BFCL data directory: pass --data DIR or set SEAL_BFCL_DATA',
+  };
+  const needsBfcl = fromFile
+    ? [...fromFile.values()].some((task) => task.source === 'bfcl')
+    : await firstRecordedTaskId(runDirectory).then((id) => id !== undefined && !generatedIdPattern.test(id));
+  if (needsBfcl && (dataDirectory ?? process.env['SEAL_BFCL_DATA'])) {
+    try {
+      const dataset = await loadBfclData({ dir: resolveBfclDataDir({ flag: dataDirectory }) });
+      bfcl = { dataset, verifier: createBfclVerifier({ runtime: dataset.runtime }) };
+    } catch (error) {
+      bfcl = { reason: `cannot load BFCL data: ${toSealError(error).message}` };
+    }
+  }
+
+  const generatedTask = (id: string): Task | string => {
+    const match = generatedIdPattern.exec(id)!;
+    const [, split, category, n] = match;
+    if (seed === undefined) return 'config.json has no seed to re-draw generated tasks with; pass --tasks FILE';
+    const categories = split === 'warmup' ? warmupCategories : generatedCategories;
+    const position = categories.indexOf(category as (typeof categories)[number]);
+    if (position < 0) return `split ${split} has no ${category} tasks`;
+    const need = Number(n) * categories.length + position + 1;
+    let tasks = generated.get(split!) ?? [];
+    if (tasks.length < need) {
+      const draw = (count: number) =>
+        generateTasks({ seed, split: split as Parameters<typeof generateTasks>[0]['split'], count });
+      try {
+        tasks = draw(Math.max(need, tasks.length * 2));
+      } catch {
+        tasks = draw(need);
+      }
+      generated.set(split!, tasks);
+    }
+    return tasks[need - 1]?.id === id ? tasks[need - 1]! : `the generator did not re-draw ${id}`;
+  };
+
+  const resolve = (record: EpisodeRecord): Resolved => {
+    const id = record.taskId;
+    if (fromFile) {
+      const task = fromFile.get(id);
+      if (!task) return { reason: `no task ${id} in ${tasksFile}` };
+      if (task.source === 'generated') return { task, verifier: generatedVerifier };
+      return 'reason' in bfcl ? { reason: bfcl.reason } : { task, verifier: bfcl.verifier };
+    }
+    if (generatedIdPattern.test(id)) {
+      const task = generatedTask(id);
+      if (typeof task === 'string') return { reason: task };
+      const question = task.turns[0]?.[0]?.content;
+      if (question !== undefined && !(firstUserText(record) ?? '').includes(question)) {
+        return {
+          reason: `task ${id} re-drawn with seed ${seed} does not match the recorded conversation (another generator version or seed?); pass --tasks FILE`,
+        };
+      }
+      return { task, verifier: generatedVerifier };
+    }
+    if ('reason' in bfcl) return { reason: bfcl.reason };
+    const entry = bfcl.dataset.byId.get(id);
+    if (!entry) return { reason: `no BFCL entry ${id} in ${bfcl.dataset.dir}` };
+    return { task: bfclEntryToTask({ entry, dataset: bfcl.dataset }), verifier: bfcl.verifier };
+  };
+
+  const cache = new Map<string, Resolved>();
+  return ({ record }): EpisodeAssessment => {
+    try {
+      let resolved = cache.get(record.taskId);
+      if (!resolved) {
+        resolved = resolve(record);
+        // Every record of a run with one task id has the same task; failures are
+        // not cached, so each record gets its own reason.
+        if ('task' in resolved) cache.set(record.taskId, resolved);
+      }
+      if ('reason' in resolved) return { type: 'unavailable', reason: resolved.reason };
+      const { task, verifier } = resolved;
+      const diagnosis = diagnoseEpisode({ record, verification: verifier.verifySync({ task, record }) });
+      return { type: 'diagnosed', diagnosis, groundTruth: task.groundTruth };
+    } catch (error) {
+      return { type: 'unavailable', reason: `${record.taskId}: ${toSealError(error).message}` };
+    }
+  };
+}

@@ -1,0 +1,443 @@
+import type { ReportData, Series } from './report-data';
+
+/**
+ * A chart of the report, as data: a Chart.js configuration (JSON only; the
+ * page's script adds the few callbacks, such as percent ticks, by `format`).
+ */
+export type ChartSpec = {
+  id: string;
+  title: string;
+  /** A sentence under the title (what the chart shows, where the numbers come from). */
+  caption?: string;
+  /** `percent`: the value axis is a share in [0, 1]. */
+  format?: 'percent' | 'number';
+  /** Taller charts for many rows. */
+  height?: number;
+  config: Record<string, unknown>;
+};
+
+const tagColors: Record<string, string> = {
+  pass: '#2e7d32',
+  correct_abstention: '#26a69a',
+  spurious_tool_call: '#ef6c00',
+  empty_turn_model_response: '#8d6e63',
+  instance_mismatch: '#6a1b9a',
+  state_mismatch: '#c62828',
+  response_mismatch: '#d81b60',
+  checker_error: '#455a64',
+  gt_error: '#212121',
+  unknown: '#9e9e9e',
+};
+
+const categoryColors: Record<string, string> = {
+  multi_turn_base: '#1f77b4',
+  multi_turn_miss_param: '#2ca02c',
+  multi_turn_miss_func: '#ff7f0e',
+  multi_turn_long_context: '#9467bd',
+};
+
+const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'];
+
+function colorFor(name: string, known: Record<string, string>, fallbackIndex: number): string {
+  return known[name] ?? palette[fallbackIndex % palette.length]!;
+}
+
+/** Shortens BFCL category names for legends (`multi_turn_miss_func` → `miss_func`). */
+export function categoryLabel(category: string): string {
+  return category.replace(/^multi_turn_/, '');
+}
+
+function points(steps: readonly number[], series: Series): { x: number; y: number | null }[] {
+  return steps.map((step, i) => ({ x: step, y: series[i] ?? null }));
+}
+
+function lineDataset(label: string, color: string, data: { x: number; y: number | null }[], extra: Record<string, unknown> = {}) {
+  return {
+    label,
+    data,
+    borderColor: color,
+    backgroundColor: color,
+    borderWidth: 2,
+    pointRadius: data.length > 60 ? 0 : 3,
+    tension: 0,
+    spanGaps: true,
+    ...extra,
+  };
+}
+
+function lineConfig({
+  datasets,
+  yTitle,
+  percent = false,
+  stepped = false,
+}: {
+  datasets: unknown[];
+  yTitle: string;
+  percent?: boolean;
+  stepped?: boolean;
+}): Record<string, unknown> {
+  return {
+    type: 'line',
+    data: { datasets },
+    options: {
+      animation: false,
+      maintainAspectRatio: false,
+      interaction: { mode: 'nearest', axis: 'x', intersect: false },
+      elements: stepped ? { line: { stepped: true } } : {},
+      scales: {
+        x: { type: 'linear', title: { display: true, text: 'training step' }, ticks: { precision: 0 } },
+        y: {
+          title: { display: true, text: yTitle },
+          ...(percent ? { min: 0, max: 1 } : {}),
+        },
+      },
+      plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
+    },
+  };
+}
+
+function stackedBarConfig({
+  labels,
+  datasets,
+  yTitle,
+  xTitle,
+  horizontal = false,
+}: {
+  labels: string[];
+  datasets: unknown[];
+  yTitle: string;
+  xTitle: string;
+  horizontal?: boolean;
+}): Record<string, unknown> {
+  const valueAxis = { stacked: true, title: { display: true, text: yTitle }, beginAtZero: true };
+  const indexAxis = { stacked: true, title: { display: true, text: xTitle } };
+  return {
+    type: 'bar',
+    data: { labels, datasets },
+    options: {
+      animation: false,
+      maintainAspectRatio: false,
+      ...(horizontal ? { indexAxis: 'y' } : {}),
+      scales: horizontal ? { x: valueAxis, y: indexAxis } : { x: indexAxis, y: valueAxis },
+      plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
+    },
+  };
+}
+
+/** The learning-curve charts: training reward and success, evaluation accuracy, optimizer statistics. */
+function learningCharts(data: ReportData): ChartSpec[] {
+  const { training } = data;
+  const charts: ChartSpec[] = [];
+  if (training.steps.length > 0) {
+    charts.push({
+      id: 'training-reward',
+      title: 'Training reward and success per step',
+      caption: 'Share of rollouts with a valid official verdict and mean trajectory reward, on the training interface (equal under a binary reward).',
+      format: 'percent',
+      config: lineConfig({
+        yTitle: 'share of rollouts',
+        percent: true,
+        datasets: [
+          // Drawn wide and under the reward line: under SEAL's binary reward the two coincide.
+          lineDataset('success rate', '#9ecae1', points(training.steps, training.successRate), { borderWidth: 6, pointRadius: 0, order: 2 }),
+          lineDataset('reward mean', '#1f5fa8', points(training.steps, training.rewardMean), { order: 1 }),
+        ],
+      }),
+    });
+  }
+  if (data.evaluation.sets.length > 0) {
+    charts.push({
+      id: 'evaluation-accuracy',
+      title: 'Evaluation accuracy per split',
+      caption: 'BFCL official accuracy on the untouched interface (empty overlay), per evaluation set.',
+      format: 'percent',
+      config: lineConfig({
+        yTitle: 'accuracy',
+        percent: true,
+        datasets: data.evaluation.sets.map((set, i) =>
+          lineDataset(set.name, palette[i % palette.length]!, points(set.steps, set.accuracy)),
+        ),
+      }),
+    });
+  }
+  if (training.steps.length > 0) {
+    charts.push({
+      id: 'optimizer',
+      title: 'Policy update',
+      caption: 'Mean PPO loss and gradient norm (left axis) and KL to the reference policy (right axis) per step.',
+      format: 'number',
+      config: {
+        ...lineConfig({
+          yTitle: 'loss, gradient norm',
+          datasets: [
+            lineDataset('loss', '#1f77b4', points(training.steps, training.loss)),
+            lineDataset('gradient norm', '#2ca02c', points(training.steps, training.gradNorm)),
+            lineDataset('KL', '#d62728', points(training.steps, training.kl), { yAxisID: 'y2', borderDash: [6, 4] }),
+          ],
+        }),
+        options: {
+          animation: false,
+          maintainAspectRatio: false,
+          interaction: { mode: 'nearest', axis: 'x', intersect: false },
+          scales: {
+            x: { type: 'linear', title: { display: true, text: 'training step' }, ticks: { precision: 0 } },
+            y: { title: { display: true, text: 'loss, gradient norm' } },
+            y2: { position: 'right', title: { display: true, text: 'KL' }, grid: { drawOnChartArea: false } },
+          },
+          plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
+        },
+      },
+    });
+    charts.push({
+      id: 'step-time',
+      title: 'Wall time per step',
+      caption: 'Seconds per training step (rollouts, verification, update, checkpoint).',
+      format: 'number',
+      config: lineConfig({
+        yTitle: 'seconds',
+        datasets: [lineDataset('step time', '#7f7f7f', points(training.steps, training.stepSeconds))],
+      }),
+    });
+  }
+  return charts;
+}
+
+/** Per-category charts: evaluation accuracy by category per set, the latest evaluation, training success. */
+function categoryCharts(data: ReportData): ChartSpec[] {
+  const charts: ChartSpec[] = [];
+  for (const set of data.evaluation.sets) {
+    const categories = Object.keys(set.categories);
+    if (categories.length === 0) continue;
+    charts.push({
+      id: `evaluation-categories-${set.name}`,
+      title: `Evaluation accuracy by category: ${set.name}`,
+      format: 'percent',
+      config: lineConfig({
+        yTitle: 'accuracy',
+        percent: true,
+        datasets: categories.map((category, i) =>
+          lineDataset(categoryLabel(category), colorFor(category, categoryColors, i), points(set.steps, set.categories[category]!)),
+        ),
+      }),
+    });
+  }
+  const withCategories = data.evaluation.sets.filter((set) => Object.keys(set.categories).length > 0);
+  if (withCategories.length > 0) {
+    const categories = data.categories.names.filter((category) => withCategories.some((set) => category in set.categories));
+    charts.push({
+      id: 'evaluation-categories-latest',
+      title: 'Latest evaluation by category',
+      caption: 'Accuracy per BFCL category at the last evaluation of each set (hollow: the first evaluation).',
+      format: 'percent',
+      config: {
+        type: 'bar',
+        data: {
+          labels: categories.map(categoryLabel),
+          datasets: withCategories.flatMap((set, i) => {
+            const color = palette[i % palette.length]!;
+            const at = (index: number) => categories.map((category) => set.categories[category]?.[index] ?? null);
+            const last = set.steps.length - 1;
+            return [
+              ...(last > 0
+                ? [{ label: `${set.name} @ step ${set.steps[0]}`, data: at(0), backgroundColor: 'rgba(0,0,0,0)', borderColor: color, borderWidth: 2 }]
+                : []),
+              { label: `${set.name} @ step ${set.steps[last]}`, data: at(last), backgroundColor: color, borderColor: color, borderWidth: 2 },
+            ];
+          }),
+        },
+        options: {
+          animation: false,
+          maintainAspectRatio: false,
+          scales: { y: { min: 0, max: 1, title: { display: true, text: 'accuracy' } } },
+          plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
+        },
+      },
+    });
+  }
+  const training = data.categories.training;
+  if (training.source === 'diagnosis') {
+    charts.push({
+      id: 'training-categories',
+      title: 'Training success by category',
+      caption: 'Share of training rollouts solved per category and step (episodes re-verified for this report).',
+      format: 'percent',
+      config: lineConfig({
+        yTitle: 'success rate',
+        percent: true,
+        datasets: Object.keys(training.successRate).map((category, i) =>
+          lineDataset(categoryLabel(category), colorFor(category, categoryColors, i), points(training.steps, training.successRate[category]!)),
+        ),
+      }),
+    });
+  }
+  return charts;
+}
+
+/** Per-tag charts: SEAL tag counts per training step and per evaluation, totals, category × tag. */
+function tagCharts(data: ReportData): ChartSpec[] {
+  const charts: ChartSpec[] = [];
+  const { tags } = data;
+  // Tags that never occur in a chart would only lengthen its legend.
+  const present = (datasets: { data: Series }[]) => datasets.filter((dataset) => dataset.data.some((count) => (count ?? 0) > 0));
+  const tagDataset = (tag: string, i: number, counts: Series) => ({
+    label: tag,
+    data: counts,
+    backgroundColor: colorFor(tag, tagColors, i),
+  });
+  if (tags.training.steps.length > 0 && tags.names.length > 0) {
+    charts.push({
+      id: 'training-tags',
+      title: 'SEAL failure tags per training step',
+      caption: 'One tag per ground-truth turn of every rollout (events.jsonl tagCounts).',
+      format: 'number',
+      config: stackedBarConfig({
+        labels: tags.training.steps.map(String),
+        xTitle: 'training step',
+        yTitle: 'turns',
+        datasets: present(tags.names.map((tag, i) => tagDataset(tag, i, tags.training.counts[tag] ?? []))),
+      }),
+    });
+  }
+  for (const set of data.evaluation.sets) {
+    const names = Object.keys(set.tagCounts);
+    if (names.length === 0) continue;
+    charts.push({
+      id: `evaluation-tags-${set.name}`,
+      title: `SEAL failure tags per evaluation: ${set.name}`,
+      format: 'number',
+      config: stackedBarConfig({
+        labels: set.steps.map(String),
+        xTitle: 'training step of the evaluation',
+        yTitle: 'turns',
+        datasets: present(names.map((tag) => tagDataset(tag, tags.names.indexOf(tag), set.tagCounts[tag]!))),
+      }),
+    });
+  }
+  if (tags.totals) {
+    const totals = tags.totals;
+    const names = tags.names.filter((tag) => tag in totals);
+    charts.push({
+      id: 'tag-totals',
+      title: 'Training tag totals',
+      caption: 'All-time occurrences per tag in the capability state (capability_state.json).',
+      format: 'number',
+      config: {
+        type: 'bar',
+        data: {
+          labels: names,
+          datasets: [
+            {
+              label: 'turns',
+              data: names.map((tag) => totals[tag]!.count),
+              backgroundColor: names.map((tag, i) => colorFor(tag, tagColors, i)),
+            },
+          ],
+        },
+        options: {
+          animation: false,
+          maintainAspectRatio: false,
+          indexAxis: 'y',
+          scales: { x: { beginAtZero: true, title: { display: true, text: 'turns' } } },
+          plugins: { legend: { display: false } },
+        },
+      },
+    });
+  }
+  if (tags.categoryTotals && Object.keys(tags.categoryTotals).length > 0) {
+    const totals = tags.categoryTotals;
+    const categories = data.categories.names.filter((category) => category in totals);
+    charts.push({
+      id: 'category-tags',
+      title: 'Training tags by category',
+      caption: 'All-time occurrences per category and tag in the capability state.',
+      format: 'number',
+      config: stackedBarConfig({
+        labels: categories.map(categoryLabel),
+        xTitle: 'category',
+        yTitle: 'turns',
+        horizontal: true,
+        datasets: present(tags.names.map((tag, i) => tagDataset(tag, i, categories.map((category) => totals[category]?.[tag] ?? 0)))),
+      }),
+    });
+  }
+  return charts;
+}
+
+/** The overlay timeline: which overlay was in force at which step. */
+function overlayCharts(data: ReportData): ChartSpec[] {
+  const { overlays, segments } = data.overlays;
+  if (segments.length === 0) return [];
+  const label = (index: number) => `#${index} ${overlays[index - 1]!.hash.slice(0, 8)}`;
+  return [
+    {
+      id: 'overlay-timeline',
+      title: 'Interface overlay in force per training step',
+      caption: 'Each bar spans the steps an overlay (by content hash) shaped the training interface; evaluation always uses the empty overlay.',
+      format: 'number',
+      height: Math.max(160, 70 + 34 * overlays.length),
+      config: {
+        type: 'bar',
+        data: {
+          labels: overlays.map((overlay) => label(overlay.index)),
+          datasets: overlays.map((overlay, i) => ({
+            label: label(overlay.index),
+            data: segments
+              .filter((segment) => segment.overlay === overlay.index)
+              .map((segment) => ({ y: label(overlay.index), x: [segment.fromStep - 0.5, segment.toStep + 0.5] })),
+            backgroundColor: palette[i % palette.length],
+            borderSkipped: false,
+            barPercentage: 0.9,
+            categoryPercentage: 0.9,
+          })),
+        },
+        options: {
+          animation: false,
+          maintainAspectRatio: false,
+          indexAxis: 'y',
+          grouped: false,
+          scales: {
+            x: {
+              type: 'linear',
+              min: data.overlays.segments[0]!.fromStep - 0.5,
+              max: data.overlays.segments.at(-1)!.toStep + 0.5,
+              title: { display: true, text: 'training step' },
+              ticks: { precision: 0 },
+            },
+            y: { title: { display: true, text: 'overlay' } },
+          },
+          plugins: { legend: { display: false } },
+        },
+      },
+    },
+  ];
+}
+
+/** The ρ history: A-Patch tag weights per step. */
+function rhoCharts(data: ReportData): ChartSpec[] {
+  const tags = Object.keys(data.rho.weights);
+  if (tags.length === 0) return [];
+  return [
+    {
+      id: 'rho',
+      title: 'A-Patch tag weights ρ per step',
+      caption: 'The weight each SEAL tag contributes to a trajectory’s advantage scale (closed-loop EMA update).',
+      format: 'number',
+      config: lineConfig({
+        yTitle: 'ρ',
+        stepped: true,
+        datasets: tags.map((tag, i) => lineDataset(tag, colorFor(tag, tagColors, i), points(data.rho.steps, data.rho.weights[tag]!))),
+      }),
+    },
+  ];
+}
+
+/** Every chart of the report, by section. */
+export function reportCharts(data: ReportData): Record<'learning' | 'categories' | 'tags' | 'overlays' | 'rho', ChartSpec[]> {
+  return {
+    learning: learningCharts(data),
+    categories: categoryCharts(data),
+    tags: tagCharts(data),
+    overlays: overlayCharts(data),
+    rho: rhoCharts(data),
+  };
+}

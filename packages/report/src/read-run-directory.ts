@@ -1,0 +1,150 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import {
+  SealError,
+  capabilityStateRecordSchema,
+  parseJsonText,
+  safeParseWithSchema,
+  type CapabilityStateRecord,
+  type SealWarning,
+} from '@seal/spec';
+import { listEpisodeFiles, type EpisodeFile } from './episode-files';
+import { readJsonLines } from './read-json-lines';
+import {
+  evalEventSchema,
+  overlayLineSchema,
+  runConfigSchema,
+  trainStepEventSchema,
+  type EvalRecord,
+  type OverlayLine,
+  type RunConfig,
+  type TrainStepRecord,
+} from './run-records';
+
+/** Everything a report needs from a run directory, parsed. */
+export type RunData = {
+  /** The run directory (absolute). */
+  root: string;
+  /** `config.json`, when present (its raw JSON in `rawConfig`). */
+  config?: RunConfig;
+  rawConfig?: unknown;
+  /** Training-step events by step (the last record wins for a step recorded twice). */
+  steps: TrainStepRecord[];
+  /** Evaluation events by step, then set. */
+  evaluations: EvalRecord[];
+  /** `overlays.jsonl`, by step. */
+  overlays: OverlayLine[];
+  /** `capability_state.json`, when present. */
+  capability?: CapabilityStateRecord;
+  /** The files of `episodes/`. */
+  episodeFiles: EpisodeFile[];
+  /** What was skipped or missing. */
+  warnings: SealWarning[];
+};
+
+const hasType =
+  (type: string) =>
+  (value: unknown): boolean =>
+    typeof value === 'object' && value !== null && (value as { type?: unknown }).type === type;
+
+async function readJsonFile(path: string): Promise<unknown> {
+  return parseJsonText({ text: await readFile(path, 'utf8'), source: path });
+}
+
+/** Keeps the last record per key, in key order. */
+function lastByKey<T>(values: readonly T[], key: (value: T) => string | number): T[] {
+  const byKey = new Map<string | number, T>();
+  for (const value of values) byKey.set(key(value), value);
+  return [...byKey.values()];
+}
+
+/**
+ * Reads a training run directory (see `@seal/rl`'s `RunDirectory`): the
+ * config, step and evaluation events, overlays, the capability state and the
+ * list of episode files. Missing optional files and skipped lines become
+ * warnings.
+ *
+ * Throws a SealError `FILE_NOT_FOUND` when the directory does not exist or
+ * holds neither `events.jsonl` nor `config.json`.
+ */
+export async function readRunDirectory({
+  runDirectory,
+}: {
+  runDirectory: string;
+}): Promise<RunData> {
+  const root = resolve(runDirectory);
+  const eventsPath = join(root, 'events.jsonl');
+  const configPath = join(root, 'config.json');
+  if (!existsSync(eventsPath) && !existsSync(configPath)) {
+    throw new SealError({
+      code: 'FILE_NOT_FOUND',
+      message: existsSync(root)
+        ? `${root} is not a run directory (no events.jsonl or config.json)`
+        : `run directory not found: ${root}`,
+      details: { file: root },
+    });
+  }
+  const warnings: SealWarning[] = [];
+  const data: RunData = {
+    root,
+    steps: [],
+    evaluations: [],
+    overlays: [],
+    episodeFiles: await listEpisodeFiles(root),
+    warnings,
+  };
+
+  if (existsSync(configPath)) {
+    try {
+      const raw = await readJsonFile(configPath);
+      const parsed = safeParseWithSchema({ schema: runConfigSchema, value: raw, source: configPath });
+      data.rawConfig = raw;
+      if (parsed.success) data.config = parsed.value;
+      else warnings.push({ type: 'other', message: parsed.error.message });
+    } catch (error) {
+      warnings.push({ type: 'other', message: (error as Error).message });
+    }
+  } else {
+    warnings.push({ type: 'other', message: 'config.json is missing' });
+  }
+
+  if (existsSync(eventsPath)) {
+    const steps = await readJsonLines({ path: eventsPath, schema: trainStepEventSchema, accept: hasType('train-step') });
+    const evaluations = await readJsonLines({ path: eventsPath, schema: evalEventSchema, accept: hasType('eval') });
+    // Both passes see the same torn or malformed lines; report them once.
+    warnings.push(...steps.warnings);
+    for (const warning of evaluations.warnings) {
+      if (!steps.warnings.some((seen) => JSON.stringify(seen) === JSON.stringify(warning))) warnings.push(warning);
+    }
+    data.steps = lastByKey(steps.values, (event) => event.step).sort((a, b) => a.step - b.step);
+    data.evaluations = lastByKey(evaluations.values, (event) => `${event.step}\u0000${event.set}`).sort(
+      (a, b) => a.step - b.step || a.set.localeCompare(b.set),
+    );
+  } else {
+    warnings.push({ type: 'other', message: 'events.jsonl is missing' });
+  }
+
+  const overlaysPath = join(root, 'overlays.jsonl');
+  if (existsSync(overlaysPath)) {
+    const overlays = await readJsonLines({ path: overlaysPath, schema: overlayLineSchema });
+    warnings.push(...overlays.warnings);
+    data.overlays = lastByKey(overlays.values, (line) => line.step).sort((a, b) => a.step - b.step);
+  }
+
+  const capabilityPath = join(root, 'capability_state.json');
+  if (existsSync(capabilityPath)) {
+    try {
+      const parsed = safeParseWithSchema({
+        schema: capabilityStateRecordSchema,
+        value: await readJsonFile(capabilityPath),
+        source: capabilityPath,
+      });
+      if (parsed.success) data.capability = parsed.value;
+      else warnings.push({ type: 'other', message: parsed.error.message });
+    } catch (error) {
+      warnings.push({ type: 'other', message: (error as Error).message });
+    }
+  }
+  return data;
+}

@@ -1,0 +1,125 @@
+/** A series over steps; `null` where a step has no value. */
+export type Series = (number | null)[];
+
+/** One interface overlay of the run, summarised for the timeline. */
+export type OverlaySummary = {
+  /** 1-based, in order of first use. */
+  index: number;
+  hash: string;
+  /** Training steps this overlay was in force. */
+  steps: number[];
+  /** Paragraphs added to the system prompt (schema note, φ_cap guidelines, curriculum notes). */
+  systemNotes: { source: string; text: string }[];
+  /** φ_schema cues: per tool, the parameters annotated and hidden. */
+  toolPatches: { tool: string; description?: string; parameters: Record<string, string>; hide: string[] }[];
+  /** Hint lines appended to parse errors (φ_err). */
+  parseErrorHints: string[];
+  /** Recovery hints for tool errors (φ_err). */
+  errorHints: { id: string; hint: string }[];
+  /** Environment Tuning's error rewrites. */
+  errorRewrites: { id: string; replacement: string }[];
+  /** Categories the overlay applies to; empty means all. */
+  categories: string[];
+  /** What changed from the overlay in force before it (empty for the first). */
+  changes: string[];
+};
+
+/** Per-category training outcomes, when episodes could be re-verified. */
+export type TrainingCategories =
+  | {
+      source: 'diagnosis';
+      steps: number[];
+      /** Success rate per category per step (`null`: no episode of that category). */
+      successRate: Record<string, Series>;
+      /** Episodes per category per step. */
+      episodes: Record<string, Series>;
+    }
+  | { source: 'absent'; reason: string };
+
+/**
+ * Everything `report.html` shows, as data: serialisable, embedded in the page
+ * as JSON and printed by `seal report --json`.
+ */
+export type ReportData = {
+  schemaVersion: 1;
+  /** ISO time the report was made. */
+  generatedAt: string;
+  run: {
+    directory: string;
+    runId: string | null;
+    method: string | null;
+    seed: number | null;
+    /** `steps` of the config (null when not recorded). */
+    configuredSteps: number | null;
+    /** Training steps with an event. */
+    completedSteps: number;
+    /** `config.json` as written. */
+    config: unknown;
+  };
+  training: {
+    steps: number[];
+    rewardMean: Series;
+    successRate: Series;
+    loss: Series;
+    kl: Series;
+    gradNorm: Series;
+    clipFraction: Series;
+    /** Wall time per step, seconds. */
+    stepSeconds: Series;
+    /** Environment Tuning's curriculum stage per step (null for other methods). */
+    curriculumStage: (string | null)[];
+  };
+  evaluation: {
+    sets: {
+      name: string;
+      steps: number[];
+      accuracy: Series;
+      overall: Series;
+      /** Accuracy per BFCL category per step. */
+      categories: Record<string, Series>;
+      /** SEAL tag occurrences per step. */
+      tagCounts: Record<string, Series>;
+    }[];
+  };
+  categories: {
+    /** Category names in display order. */
+    names: string[];
+    training: TrainingCategories;
+    /** All-time training counters per category from `capability_state.json`. */
+    capabilityTotals: Record<string, { count: number; successRate: number }> | null;
+  };
+  tags: {
+    /** Tag names in display order (SEAL's order, then any others). */
+    names: string[];
+    /** SEAL tag occurrences per training step. */
+    training: { steps: number[]; counts: Record<string, Series> };
+    /** All-time counters per tag from `capability_state.json`. */
+    totals: Record<string, { count: number; successRate: number; rewardMean: number }> | null;
+    /** All-time occurrences per category and tag from `capability_state.json`. */
+    categoryTotals: Record<string, Record<string, number>> | null;
+  };
+  overlays: {
+    /** Consecutive steps with the same overlay. */
+    segments: { overlay: number; hash: string; fromStep: number; toStep: number }[];
+    overlays: OverlaySummary[];
+  };
+  rho: {
+    steps: number[];
+    /** A-Patch weight ρ per tag per step. */
+    weights: Record<string, Series>;
+    /** The dynamic weights in `capability_state.json` (after the last step). */
+    latest: Record<string, number> | null;
+  };
+  episodes: {
+    files: number;
+    trainFiles: number;
+    evalFiles: number;
+    /** Training episodes re-verified for the per-category charts. */
+    diagnosed: number;
+    /** Training episodes that could not be re-verified, with the first reasons. */
+    unavailable: number;
+    unavailableReasons: string[];
+  };
+  /** What was skipped or missing while reading the run. */
+  warnings: string[];
+};

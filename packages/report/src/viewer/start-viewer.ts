@@ -1,0 +1,309 @@
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { SealError, toSealError, type EpisodeRecord, type InterfaceOverlay } from '@seal/spec';
+import type { EpisodeAssessment, EpisodeDiagnoser } from '../episode-assessment';
+import { listEpisodeFiles, parseEpisodeFileName, readEpisodeFile, type EpisodeFile } from '../episode-files';
+import { readJsonLines } from '../read-json-lines';
+import { readRunDirectory } from '../read-run-directory';
+import { overlayLineSchema } from '../run-records';
+import { renderEpisodePage, renderErrorPage, renderIndexPage, type ViewerRunInfo } from './render-viewer-pages';
+
+/** Options of {@link startViewer}. */
+export type StartViewerOptions = {
+  /** The run directory to browse (read on each request, so a live run shows new steps). */
+  runDirectory: string;
+  /** Port; `0` picks a free one. Default 8090. */
+  port?: number;
+  /** Interface to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** Derives an episode's verdict and per-turn tags (runs do not record them). */
+  diagnose?: EpisodeDiagnoser;
+};
+
+/** A running trajectory viewer. */
+export type RunViewer = {
+  /** `http://host:port`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops listening; requests in flight finish. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+};
+
+/** Pages are built from untrusted model output: they run no script and load nothing. */
+const securityHeaders = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+/** A request the viewer answers with an error status (404, 405). */
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type CachedFile = { key: string; records: EpisodeRecord[]; warnings: string[] };
+
+const noDiagnoser: EpisodeDiagnoser = () => ({
+  type: 'unavailable',
+  reason: 'runs do not record verdicts, and the viewer was started without a task source to re-verify episodes',
+});
+
+/**
+ * Starts the trajectory viewer: an HTTP server over one run directory.
+ * `GET /` lists episode files and a file's episodes (task, category, reward,
+ * dominant tag); `GET /episode/FILE/INDEX` shows one episode's turns with
+ * messages, tool calls, results, the verdict and per-turn tags, and the
+ * overlay in force; `GET /api/...` returns the same as JSON;
+ * `GET /report.html` serves the run's report when there is one. Model output
+ * is escaped everywhere, and pages carry a Content-Security-Policy that runs
+ * no script. Unknown files, episodes and paths get a 404 that says what was
+ * looked for. A torn last line of an episode file is skipped.
+ *
+ * Throws a SealError `FILE_NOT_FOUND` when the run directory does not exist,
+ * and `INVALID_ARGUMENT` when the port is taken or cannot be bound.
+ */
+export async function startViewer(options: StartViewerOptions): Promise<RunViewer> {
+  const initial = await readRunDirectory({ runDirectory: options.runDirectory });
+  const root = initial.root;
+  const diagnose = options.diagnose ?? noDiagnoser;
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 8090;
+  const fileCache = new Map<string, CachedFile>();
+  const assessmentCache = new Map<string, EpisodeAssessment>();
+  let overlayCache: { key: string; byHash: Map<string, { overlay: InterfaceOverlay; steps: number[] }> } | undefined;
+
+  const runInfo = (): ViewerRunInfo => ({
+    directory: root,
+    runId: initial.config?.runId ?? null,
+    method: initial.config?.method ?? null,
+    hasReport: existsSync(join(root, 'report.html')),
+  });
+
+  const fileKey = async (path: string): Promise<string> => {
+    const info = await stat(path);
+    return `${info.mtimeMs}:${info.size}`;
+  };
+
+  const loadFile = async (file: EpisodeFile): Promise<CachedFile> => {
+    const key = await fileKey(join(root, 'episodes', file.name));
+    const cached = fileCache.get(file.name);
+    if (cached && cached.key === key) return cached;
+    const { values, warnings } = await readEpisodeFile({ runDirectory: root, file });
+    const entry = { key, records: values, warnings: warnings.map((warning) => (warning.type === 'other' ? warning.message : JSON.stringify(warning))) };
+    fileCache.set(file.name, entry);
+    return entry;
+  };
+
+  const assess = (file: EpisodeFile, index: number, record: EpisodeRecord): EpisodeAssessment => {
+    const key = `${file.name}#${index}#${record.episodeId}`;
+    let assessment = assessmentCache.get(key);
+    if (!assessment) {
+      try {
+        assessment = diagnose({ record });
+      } catch (error) {
+        assessment = { type: 'unavailable', reason: toSealError(error).message };
+      }
+      assessmentCache.set(key, assessment);
+    }
+    return assessment;
+  };
+
+  const overlays = async () => {
+    const path = join(root, 'overlays.jsonl');
+    if (!existsSync(path)) return new Map<string, { overlay: InterfaceOverlay; steps: number[] }>();
+    const key = await fileKey(path);
+    if (overlayCache?.key === key) return overlayCache.byHash;
+    const byHash = new Map<string, { overlay: InterfaceOverlay; steps: number[] }>();
+    for (const line of (await readJsonLines({ path, schema: overlayLineSchema })).values) {
+      const entry = byHash.get(line.hash) ?? { overlay: line.overlay, steps: [] };
+      entry.steps.push(line.step);
+      byHash.set(line.hash, entry);
+    }
+    overlayCache = { key, byHash };
+    return byHash;
+  };
+
+  const findFile = async (name: string): Promise<EpisodeFile> => {
+    const file = parseEpisodeFileName(name);
+    if (!file || !existsSync(join(root, 'episodes', name))) {
+      throw new HttpError(404, `no episode file ${JSON.stringify(name)} in ${join(root, 'episodes')}`);
+    }
+    return file;
+  };
+
+  const findEpisode = async (name: string, indexText: string) => {
+    const file = await findFile(name);
+    const { records } = await loadFile(file);
+    if (!/^\d+$/.test(indexText)) throw new HttpError(404, `episode index must be a whole number, not ${JSON.stringify(indexText)}`);
+    const index = Number(indexText);
+    const record = records[index];
+    if (!record) {
+      throw new HttpError(
+        404,
+        `no episode ${index} in ${name}: it holds ${records.length} episode${records.length === 1 ? '' : 's'}${records.length > 0 ? ` (0–${records.length - 1})` : ''}`,
+      );
+    }
+    return { file, index, record, count: records.length, assessment: assess(file, index, record) };
+  };
+
+  const fileList = async () => {
+    const files = await listEpisodeFiles(root);
+    return Promise.all(
+      files.map(async (file) => {
+        const text = await readFile(join(root, 'episodes', file.name), 'utf8');
+        return { file, episodes: text.split('\n').filter((line) => line.trim() !== '').length };
+      }),
+    );
+  };
+
+  const send = (response: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}) => {
+    response.writeHead(status, { 'content-type': type, ...securityHeaders, ...extra });
+    response.end(body);
+  };
+  const sendHtml = (response: ServerResponse, status: number, body: string) => send(response, status, body, 'text/html; charset=utf-8');
+  const sendJson = (response: ServerResponse, status: number, value: unknown) =>
+    send(response, status, `${JSON.stringify(value, null, 2)}\n`, 'application/json; charset=utf-8');
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const url = new URL(request.url ?? '/', 'http://viewer.invalid');
+    const api = url.pathname.startsWith('/api/');
+    try {
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, `${request.method} is not supported; the viewer only reads`);
+      const parts = url.pathname.split('/').filter((part) => part !== '').map(decodeURIComponent);
+      if (url.pathname === '/' || url.pathname === '/index.html') {
+        const files = await fileList();
+        const requested = url.searchParams.get('file');
+        const file = requested !== null ? await findFile(requested) : [...files].reverse().find((entry) => entry.file.kind === 'train')?.file ?? files[0]?.file;
+        const loaded = file ? await loadFile(file) : { records: [], warnings: [] };
+        const category = url.searchParams.get('category') ?? undefined;
+        sendHtml(
+          response,
+          200,
+          renderIndexPage({
+            run: runInfo(),
+            files,
+            ...(file ? { file } : {}),
+            records: loaded.records,
+            assessments: file ? loaded.records.map((record, index) => assess(file, index, record)) : [],
+            ...(category ? { category } : {}),
+            warnings: loaded.warnings,
+          }),
+        );
+        return;
+      }
+      if (parts[0] === 'episode' && parts.length === 3) {
+        const { file, index, record, count, assessment } = await findEpisode(parts[1]!, parts[2]!);
+        const overlay = (await overlays()).get(record.overlayHash);
+        sendHtml(
+          response,
+          200,
+          renderEpisodePage({ run: runInfo(), file, index, count, record, assessment, ...(overlay ? { overlay: overlay.overlay } : {}), overlaySteps: overlay?.steps ?? [] }),
+        );
+        return;
+      }
+      if (url.pathname === '/report.html' && existsSync(join(root, 'report.html'))) {
+        // The report's own policy lets its inline scripts run (and nothing else).
+        response.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:",
+          'x-content-type-options': 'nosniff',
+          'cache-control': 'no-store',
+        });
+        response.end(await readFile(join(root, 'report.html')));
+        return;
+      }
+      if (parts[0] === 'api' && parts[1] === 'files' && parts.length === 2) {
+        sendJson(response, 200, { files: (await fileList()).map(({ file, episodes }) => ({ ...file, episodes })) });
+        return;
+      }
+      if (parts[0] === 'api' && parts[1] === 'episodes' && parts.length === 3) {
+        const file = await findFile(parts[2]!);
+        const { records, warnings } = await loadFile(file);
+        sendJson(response, 200, {
+          file,
+          warnings,
+          episodes: records.map((record, index) => {
+            const assessment = assess(file, index, record);
+            return {
+              index,
+              episodeId: record.episodeId,
+              taskId: record.taskId,
+              category: record.category,
+              turns: record.turns.length,
+              modelCalls: record.modelCalls,
+              endReason: record.endReason,
+              ...(assessment.type === 'diagnosed'
+                ? { reward: assessment.diagnosis.reward, success: assessment.diagnosis.success, dominantTag: assessment.diagnosis.dominantTag }
+                : { unavailable: assessment.reason }),
+            };
+          }),
+        });
+        return;
+      }
+      if (parts[0] === 'api' && parts[1] === 'episodes' && parts.length === 4) {
+        const { record, assessment } = await findEpisode(parts[2]!, parts[3]!);
+        sendJson(response, 200, { record, assessment, overlay: (await overlays()).get(record.overlayHash)?.overlay ?? null });
+        return;
+      }
+      throw new HttpError(404, `nothing at ${url.pathname}: see / for the episode list`);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        if (api) sendJson(response, error.status, { error: { code: error.status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT', message: error.message } });
+        else sendHtml(response, error.status, renderErrorPage({ run: runInfo(), status: error.status, message: error.message }));
+        return;
+      }
+      const sealError = toSealError(error);
+      if (api) sendJson(response, 500, { error: sealError.toJSON() });
+      else sendHtml(response, 500, renderErrorPage({ run: runInfo(), status: 500, message: sealError.message }));
+    }
+  };
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch(() => response.destroy());
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      const busy = error.code === 'EADDRINUSE';
+      reject(
+        new SealError({
+          code: 'INVALID_ARGUMENT',
+          message: busy ? `${host}:${port} is already in use; pick another --port (0 picks a free one)` : `cannot listen on ${host}:${port} (${error.code ?? error.message})`,
+          cause: error,
+          details: { host, port },
+        }),
+      );
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 2_000).unref();
+    });
+    return closing;
+  };
+  return { url: `http://${urlHost}:${address.port}`, host: address.address, port: address.port, close, [Symbol.asyncDispose]: close };
+}
