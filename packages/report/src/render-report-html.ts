@@ -121,7 +121,8 @@ function tagTable(data: ReportData): RawHtml {
   )}</tbody></table>`;
 }
 
-function stepRanges(steps: readonly number[]): string {
+/** `1–3, 6, 8–9` for steps 1, 2, 3, 6, 8, 9 (sorted input). */
+export function stepRanges(steps: readonly number[]): string {
   const ranges: string[] = [];
   let start = steps[0];
   let previous = steps[0];

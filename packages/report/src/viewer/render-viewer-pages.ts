@@ -9,11 +9,13 @@ import { categoryLabel } from '../chart-specs';
 import type { EpisodeAssessment } from '../episode-assessment';
 import type { EpisodeFile } from '../episode-files';
 import { html, rawHtml, type RawHtml } from '../html';
-import { baseStyles, renderOverlayContents } from '../render-report-html';
+import { baseStyles, renderOverlayContents, stepRanges } from '../render-report-html';
 import { conversationTurns, type ConversationStep } from './conversation-turns';
 
 const viewerStyles = `
-.layout { display: grid; grid-template-columns: 250px minmax(0, 1fr); gap: 20px; }
+.layout { display: grid; grid-template-columns: 220px minmax(0, 1fr); gap: 20px; }
+main a { color: var(--accent); }
+table.episodes td:nth-child(2) { word-break: break-all; }
 aside.files { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 0; align-self: start; position: sticky; top: 12px; max-height: calc(100vh - 24px); overflow: auto; }
 aside.files h3 { margin: 4px 14px 6px; }
 aside.files a { display: flex; justify-content: space-between; padding: 3px 14px; color: var(--ink); text-decoration: none; }
@@ -41,6 +43,8 @@ table.calls { margin: 6px 0; } table.calls td { font-family: ui-monospace, Menlo
 .status-ok { color: #2e7d32; } .status-raised, .status-rejected { color: #c62828; }
 .problem { color: #b00020; }
 .truth { margin-top: 8px; }
+section.overlay { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; margin-top: 18px; }
+section.overlay h2 { margin-top: 0; }
 nav.pager { display: flex; justify-content: space-between; margin: 16px 0; } nav.pager a { color: var(--accent); }
 `;
 
@@ -149,7 +153,7 @@ ${step.message ? messageBlock(step.message) : html`<div class="message assistant
 ${step.parseError ? html`<p class="problem">Parse error: ${step.parseError}</p>` : ''}
 ${step.calls.length > 0 ? html`<table class="calls"><thead><tr><th>call</th><th>result</th><th>status</th></tr></thead><tbody>${step.calls.map((call) =>
   call.type === 'executed'
-    ? html`<tr class="call"><td>${call.callText}</td><td><pre>${call.result}</pre></td><td class="status-${call.status}">${call.status}${call.error ? html`<br><span class="problem">${call.error}</span>` : ''}</td></tr>`
+    ? html`<tr class="call"><td>${call.callText}</td><td><pre>${call.result}</pre></td><td class="status-${call.error && call.status === 'ok' ? 'raised' : call.status}">${call.error && call.status === 'ok' ? 'error result' : call.status}${call.error ? html`<br><span class="problem">${call.error}</span>` : ''}</td></tr>`
     : html`<tr class="call"><td>${call.name ?? '(unparsed call)'}</td><td><pre>${call.message}</pre></td><td class="status-rejected">refused: ${call.reason}</td></tr>`,
 )}</tbody></table>` : ''}
 ${errors.length > 0 ? html`<p class="note">Tool errors: ${errors.map((error) => `${error.name}${error.argumentError ? ' (argument)' : ''}${error.recovered ? ' (recovered)' : ''}`).join(', ')}</p>` : ''}
@@ -184,7 +188,7 @@ function overlayBlock({
   }
   if (!overlay) return html`<p class="note">Overlay <span class="mono">${record.overlayHash}</span> is not in overlays.jsonl.</p>`;
   if (isEmptyOverlay(overlay)) return html`<p>The empty overlay <span class="mono">${record.overlayHash}</span>: this method does not adapt the interface.</p>`;
-  return html`<p>Overlay <span class="mono">${record.overlayHash}</span>, in force at step${overlaySteps.length === 1 ? '' : 's'} ${overlaySteps.join(', ')}.</p>
+  return html`<p>Overlay <span class="mono">${record.overlayHash}</span>, in force at step${overlaySteps.length === 1 ? '' : 's'} ${stepRanges(overlaySteps)}.</p>
 ${renderOverlayContents({
   systemNotes: overlay.systemNotes,
   toolPatches: Object.entries(overlay.toolPatches).map(([tool, patch]) => ({ tool, ...(patch.description === undefined ? {} : { description: patch.description }), parameters: patch.parameters, hide: patch.hide })),
@@ -244,8 +248,7 @@ ${expected ? html`<details class="truth"><summary>Ground truth (${expected.lengt
     ...(record.stamps?.policyStep === undefined ? [] : [['policy step', String(record.stamps.policyStep)] as [string, string]]),
     ['overlay', record.overlayHash],
   ];
-  const body = html`<div class="breadcrumb"><a href="/">Run</a> › <a href="/?file=${encodeURIComponent(file.name)}">${describeEpisodeFile(file)}</a> › episode ${index} of ${count}</div>
-<h2 class="mono">${record.taskId}</h2>
+  const body = html`<div class="breadcrumb"><a href="/">Run</a> › <a href="/?file=${encodeURIComponent(file.name)}">${describeEpisodeFile(file)}</a> › episode ${index} (of 0–${count - 1})</div>
 <dl class="facts">${facts.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>
 ${verdictBlock(assessment)}
 ${conversation.system ? html`<details><summary>System prompt (${conversation.system.content.length} characters)</summary>${messageBlock(conversation.system)}</details>` : ''}

@@ -162,7 +162,9 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
     return Promise.all(
       files.map(async (file) => {
         const text = await readFile(join(root, 'episodes', file.name), 'utf8');
-        return { file, episodes: text.split('\n').filter((line) => line.trim() !== '').length };
+        // Complete lines only: a line still being written is not an episode yet.
+        const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+        return { file, episodes: complete.split('\n').filter((line) => line.trim() !== '').length };
       }),
     );
   };
