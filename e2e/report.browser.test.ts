@@ -47,9 +47,11 @@ function watch(page: Page): { errors: string[]; requests: string[] } {
 
 /** Pixels of a canvas that are not transparent. */
 function paintedPixels(page: Page, selector: string): Promise<number> {
-  return page.$eval(selector, (canvas) => {
-    const element = canvas as HTMLCanvasElement;
-    const pixels = element.getContext('2d')!.getImageData(0, 0, element.width, element.height).data;
+  // Runs in the page; typed structurally (this project compiles without the DOM library).
+  type Canvas = { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, width: number, height: number): { data: ArrayLike<number> } } };
+  return page.$eval(selector, (node) => {
+    const element = node as unknown as Canvas;
+    const pixels = element.getContext('2d').getImageData(0, 0, element.width, element.height).data;
     let painted = 0;
     for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;
     return painted;
@@ -57,7 +59,7 @@ function paintedPixels(page: Page, selector: string): Promise<number> {
 }
 
 if (!hasChromium && !inCi) {
-  describe('report and viewer in Chromium', () => {
+  describe('report and viewer in Chromium (no browser)', () => {
     it.skip(skipMessage, () => {});
   });
 } else {
@@ -166,7 +168,7 @@ if (!hasChromium && !inCi) {
         expect(found, 'the scripted policy writes markup in some replies').toBeDefined();
         await page.goto(`${url}/episode/${found!.file}/${found!.index}`);
         expect(await page.locator('main').textContent()).toContain(injectedText);
-        expect(await page.evaluate(() => (window as { __sealInjected?: number }).__sealInjected)).toBeUndefined();
+        expect(await page.evaluate(() => (globalThis as { __sealInjected?: number }).__sealInjected)).toBeUndefined();
         expect(await page.locator('main script, main img').count()).toBe(0);
         await page.screenshot({ path: join(outDirectory, 'viewer-escaped.png'), fullPage: true });
 
