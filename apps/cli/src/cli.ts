@@ -5,6 +5,8 @@ import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
 import { runTrain, trainHelp } from './commands/train';
 import { diagnoseHelp, runDiagnose } from './commands/diagnose';
 import { runServe, serveHelp } from './commands/serve';
+import { evalHelp, runEval } from './commands/eval';
+import { runServePolicy, servePolicyHelp } from './commands/serve-policy';
 import { reportHelp, runReport } from './commands/report';
 import { runView, viewHelp } from './commands/view';
 import { createOutput } from './ui/output';
@@ -36,6 +38,16 @@ export const commands: Record<string, Command> = {
     summary: "serve BFCL episodes over SEAL's environment-service HTTP API (default port 8082)",
     help: serveHelp,
     run: runServe,
+  },
+  eval: {
+    summary: 'evaluate a policy (model directory or OpenAI-compatible endpoint) on BFCL v3 multi-turn',
+    help: evalHelp,
+    run: runEval,
+  },
+  'serve-policy': {
+    summary: 'serve a model directory behind an OpenAI-compatible API (default port 8000)',
+    help: servePolicyHelp,
+    run: runServePolicy,
   },
   report: {
     summary: 'write a self-contained report.html for a run directory (curves, categories, tags, overlays, ρ)',

@@ -18,6 +18,41 @@ export {
   type SyncVerifier,
 } from './evaluate/evaluate-policy';
 export {
+  contextLengthExceededError,
+  contextLengthExceededReason,
+  isContextLengthExceeded,
+  type ChatCompletionFinishReason,
+  type ChatCompletionModel,
+  type ChatCompletionRequest,
+  type ChatCompletionResult,
+  type ChatToolDefinition,
+} from './evaluate/chat-completion-model';
+export {
+  evaluateChatModel,
+  type ChatEvalMode,
+  type ChatEvaluatedEpisode,
+  type EvaluateChatModelOptions,
+} from './evaluate/evaluate-chat-model';
+export {
+  evalResultRecordSchema,
+  openEvalResultsFile,
+  parseEvalResultRecord,
+  safeParseEvalResultRecord,
+  toEvalResultRecord,
+  type EvalResultRecord,
+  type EvalResultsFile,
+} from './evaluate/eval-results-file';
+export {
+  bfclMultiTurnCsv,
+  buildBfclScoreFiles,
+  displayAccuracy,
+  type BfclScoreFiles,
+  type BfclScoreHeader,
+  type BfclScoreRow,
+  type ScoredTask,
+} from './evaluate/bfcl-score-files';
+export { toWireToolCall } from './evaluate/tool-call-arguments';
+export {
   runTraining,
   type EvalEvent,
   type EvalSet,

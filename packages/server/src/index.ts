@@ -41,3 +41,43 @@ export {
   type WireMessage,
 } from './wire';
 export { createStateFileStatisticsLoader } from './state-file-statistics';
+export {
+  createPolicyChatModel,
+  fromOpenAiTool,
+  renderForModel,
+  type PolicyChatModel,
+  type PolicyChatModelSettings,
+  type PolicyChatRequest,
+} from './openai/policy-chat-model';
+export {
+  startOpenAiServer,
+  type OpenAiErrorBody,
+  type OpenAiServer,
+  type OpenAiServerOptions,
+  type ServedChatModel,
+} from './openai/openai-server';
+export {
+  apiRoot,
+  createOpenAiChatModel,
+  listOpenAiModels,
+  type OpenAiChatModelSettings,
+} from './openai/openai-chat-client';
+export { createInProcessChatModel } from './openai/in-process-chat-model';
+export {
+  fromOpenAiMessages,
+  fromOpenAiRequest,
+  fromOpenAiResponse,
+  openAiChatRequestSchema,
+  openAiChatResponseSchema,
+  openAiMessageSchema,
+  openAiModelListSchema,
+  openAiToolSchema,
+  toOpenAiMessages,
+  toOpenAiRequest,
+  toOpenAiResponse,
+  type OpenAiChatRequest,
+  type OpenAiChatResponse,
+  type OpenAiMessage,
+  type OpenAiToolCall,
+  type ParsedOpenAiRequest,
+} from './openai/openai-wire';

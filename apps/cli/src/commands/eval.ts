@@ -1,0 +1,748 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import {
+  bfclCategories,
+  bfclTasks,
+  createBfclBackend,
+  createGeneratorRuntime,
+  loadBfclData,
+  resolveBfclDataDir,
+  type BfclCategory,
+  type BfclRuntimeData,
+} from '@seal/bfcl';
+import { summarizeDiagnoses } from '@seal/diagnose';
+import { createOrtPolicy } from '@seal/engine-ort';
+import {
+  emptyOverlayHash,
+  protocolNames,
+  type PromptMode,
+  type ProtocolName,
+} from '@seal/env';
+import {
+  buildBfclScoreFiles,
+  displayAccuracy,
+  evaluateChatModel,
+  openEvalResultsFile,
+  toEvalResultRecord,
+  writeFileAtomic,
+  writeJsonAtomic,
+  type ChatCompletionModel,
+  type ChatEvalMode,
+  type EvalResultRecord,
+  type ScoredTask,
+} from '@seal/rl';
+import {
+  createInProcessChatModel,
+  createOpenAiChatModel,
+  createPolicyChatModel,
+  listOpenAiModels,
+} from '@seal/server';
+import {
+  SealError,
+  type DiagnosisSummary,
+  type PolicyV1,
+  type Task,
+} from '@seal/spec';
+import { createBfclVerifier } from '@seal/verifier';
+import * as z from 'zod';
+import { parseFlags } from '../args';
+import type { CommandContext } from '../command';
+import {
+  embeddedPresets,
+  embeddedTasks,
+  type EmbeddedPreset,
+} from '../embedded/embedded-recipe';
+import { exitCodes } from '../exit-codes';
+import type { Output } from '../ui/output';
+import {
+  parsePolicyHints,
+  readPolicyHints,
+  type PolicyHints,
+} from './policy-hints';
+
+const whole = (min: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .refine((value) => value >= min, `must be at least ${min}`)
+    .optional();
+
+const decimal = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'must be a number')
+  .transform(Number)
+  .optional();
+
+const flagsSchema = z.object({
+  model: z.string().min(1).optional(),
+  endpoint: z.string().url().optional(),
+  'api-key': z.string().optional(),
+  mode: z.enum(['prompting', 'fc']).default('prompting'),
+  protocol: z.enum(protocolNames).optional(),
+  'prompt-mode': z.enum(['full', 'compact']).optional(),
+  'task-source': z
+    .enum(['embedded', 'generated', 'bfcl'])
+    .default('embedded')
+    .transform((value) => (value === 'generated' ? 'embedded' : value)),
+  preset: z.enum(['default', 'smoke']).optional(),
+  data: z.string().optional(),
+  split: z.enum(['eval', 'train', 'all', 'test-id', 'test-ood']).optional(),
+  category: z.string().optional(),
+  limit: whole(1),
+  concurrency: whole(1),
+  'max-batch': whole(1),
+  'max-tokens': whole(1),
+  temperature: decimal.refine(
+    (value) => value === undefined || value <= 2,
+    'must be at most 2',
+  ),
+  'top-p': decimal.refine(
+    (value) => value === undefined || (value > 0 && value <= 1),
+    'must be in (0, 1]',
+  ),
+  seed: whole(0),
+  'max-model-calls': whole(1),
+  'max-steps-per-turn': whole(1),
+  retries: whole(0),
+  timeout: whole(1),
+  out: z.string().optional(),
+  name: z.string().min(1).optional(),
+  fresh: z.boolean().default(false),
+  json: z.boolean().optional(),
+});
+
+type EvalFlags = z.output<typeof flagsSchema>;
+
+export const evalHelp = `usage: seal eval --model DIR [flags]
+       seal eval --endpoint URL [--model NAME] [--api-key KEY] [flags]
+
+Evaluates a policy on BFCL v3 multi-turn with BFCL's official accounting, on
+the untouched interface (evaluation refuses any interface overlay). The policy
+is a local model directory (a checkpoint or warm start saved by seal train),
+run in process, or any OpenAI-compatible chat endpoint (vLLM, SGLang,
+seal serve-policy, hosted APIs). Every model call sends the whole
+conversation, as BFCL's runner does; the in-process model goes through the
+same OpenAI wire format as the endpoint, so both give the same episodes.
+
+Each finished task is appended to <out>/results.jsonl at once; rerunning
+with the same --out skips the tasks already there (a line cut by a crash is
+dropped and its task runs again). Then it prints the score table and the
+per-turn failure tags, and writes <out>/scores.json, <out>/scores.csv
+(BFCL's data_multi_turn.csv layout) and <out>/score/<name>/BFCL_v3_<category>_score.json
+(BFCL's score files: a header row, then one row per failed entry).
+
+Policy
+  --model DIR|NAME       model directory; with --endpoint, the served model name
+                         (default: the first one /v1/models lists)
+  --endpoint URL         OpenAI-compatible endpoint (http://host:8000 or …/v1)
+  --api-key KEY          bearer token (default: $OPENAI_API_KEY)
+  --mode M               prompting (default: tools in the system prompt, calls
+                         parsed from the text) or fc (tools sent as \`tools\`,
+                         calls read from \`tool_calls\`)
+  --protocol P           prompting protocol: bfcl-python, qwen-xml, envtuning
+  --prompt-mode M        full (BFCL's prompt) or compact (small models)
+                         Defaults of --protocol, --prompt-mode, --max-tokens and
+                         --max-model-calls come from the model's training run
+                         (or serve-policy's /v1/models); else bfcl-python, full
+                         (compact in process), 512 and 20.
+Tasks
+  --task-source S        embedded (default: the generated test-id and test-ood
+                         suites of seal train) or bfcl (needs --data or $SEAL_BFCL_DATA)
+  --preset P             embedded suite: default or smoke (default: the model's)
+  --split S              bfcl: eval (default), train, all; embedded: test-id,
+                         test-ood, all (default)
+  --category LIST        e.g. base,miss_param (default: all four)
+  --limit N              the first N tasks of each category
+Run
+  --concurrency N        episodes at once (default 8)
+  --max-batch N          in process: greedy requests decoded together (default 8;
+                         1 makes every reply bit-identical to a lone request)
+  --max-tokens N         tokens per reply
+  --temperature T        default 0 (greedy); --top-p P; --seed N (default 0)
+  --max-model-calls N    model calls per episode; --max-steps-per-turn N (BFCL's 20)
+  --retries N            endpoint retries on 429/5xx/network errors (default 5),
+                         with exponential backoff; --timeout S per request (default 300)
+  --out DIR              results directory (default runs/eval/<name>-<source>)
+  --name NAME            model name in the score files
+  --fresh                discard the results already in --out
+  --json                 print the report as JSON
+
+Exit codes: 0 done, 2 bad flags, 3 bad data or model, 4 backend unavailable,
+5 endpoint unreachable after retries, 130 interrupted (rerun to resume).`;
+
+/** The task suite of one evaluation. */
+type TaskSuite = {
+  description: string;
+  identity: Record<string, unknown>;
+  tasks: Task[];
+  runtime: BfclRuntimeData;
+};
+
+function parseCategories(list: string | undefined): BfclCategory[] {
+  if (list === undefined) return [...bfclCategories];
+  return list.split(',').map((raw) => {
+    const name = raw.trim();
+    const full = name.startsWith('multi_turn_') ? name : `multi_turn_${name}`;
+    const found = bfclCategories.find((category) => category === full);
+    if (found === undefined) {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `--category: unknown category '${name}' (one of base, miss_func, miss_param, long_context)`,
+      });
+    }
+    return found;
+  });
+}
+
+/** The first `limit` tasks of each selected category, in the suite's order. */
+function selectTasks(
+  tasks: readonly Task[],
+  categories: readonly BfclCategory[],
+  limit: number | undefined,
+): Task[] {
+  const wanted = new Set<string>(categories);
+  const counts = new Map<string, number>();
+  return tasks.filter((task) => {
+    if (!wanted.has(task.category)) return false;
+    const count = counts.get(task.category) ?? 0;
+    if (limit !== undefined && count >= limit) return false;
+    counts.set(task.category, count + 1);
+    return true;
+  });
+}
+
+async function loadSuite(
+  flags: EvalFlags,
+  hints: PolicyHints,
+): Promise<TaskSuite> {
+  const categories = parseCategories(flags.category);
+  if (flags['task-source'] === 'bfcl') {
+    const split = flags.split ?? 'eval';
+    if (split !== 'eval' && split !== 'train' && split !== 'all') {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `--split ${split} is for the embedded suite; BFCL has eval, train and all`,
+      });
+    }
+    const dataset = await loadBfclData({
+      dir: resolveBfclDataDir({ flag: flags.data }),
+      categories,
+    });
+    const tasks = selectTasks(
+      bfclTasks({ dataset, split }),
+      categories,
+      flags.limit,
+    );
+    return {
+      description: `BFCL ${split} split`,
+      identity: { source: 'bfcl' },
+      tasks,
+      runtime: dataset.runtime,
+    };
+  }
+  const split = flags.split ?? 'all';
+  if (split !== 'test-id' && split !== 'test-ood' && split !== 'all') {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--split ${split} is for BFCL; the embedded suite has test-id, test-ood and all`,
+    });
+  }
+  const name = flags.preset ?? hints.preset?.name ?? 'default';
+  const seed =
+    hints.preset?.name === name
+      ? hints.preset.seed
+      : embeddedPresets[name].seed;
+  const preset: EmbeddedPreset = { ...embeddedPresets[name], seed };
+  const suite = embeddedTasks(preset);
+  const pool = [
+    ...(split === 'test-ood' ? [] : suite.testId),
+    ...(split === 'test-id' ? [] : suite.testOod),
+  ];
+  return {
+    description: `embedded ${name} suite (seed ${seed}), ${split === 'all' ? 'test-id and test-ood' : split}`,
+    identity: { source: 'embedded', preset: name, seed },
+    tasks: selectTasks(pool, categories, flags.limit),
+    runtime: createGeneratorRuntime(),
+  };
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path))
+    hash.update(chunk as Buffer);
+  return hash.digest('hex').slice(0, 16);
+}
+
+function hashJson(value: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(value))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** The policy of one evaluation: a chat model, its name and identity, and what to close. */
+type PolicySource = {
+  model: ChatCompletionModel;
+  name: string;
+  label: string;
+  identity: Record<string, unknown>;
+  hints: PolicyHints;
+  close: () => Promise<void>;
+};
+
+async function localSource({
+  flags,
+  directory,
+  protocol,
+  promptMode,
+}: {
+  flags: EvalFlags;
+  directory: string;
+  protocol: ProtocolName;
+  promptMode: PromptMode;
+}): Promise<Omit<PolicySource, 'hints'>> {
+  const weights = join(directory, 'model.safetensors');
+  const identity = {
+    kind: 'local',
+    weights: existsSync(weights) ? await hashFile(weights) : directory,
+  };
+  const policy: PolicyV1 = await createOrtPolicy({ model: { directory } });
+  const name = flags.name ?? basename(directory);
+  const chat = createPolicyChatModel({
+    policy,
+    protocol,
+    promptMode,
+    maxBatch: flags['max-batch'] ?? 8,
+    modelId: name,
+  });
+  return {
+    model: createInProcessChatModel({ model: chat, modelName: name }),
+    name,
+    label: name,
+    identity,
+    close: () => Promise.resolve(policy.close()),
+  };
+}
+
+/** Reads the hints of the policy before anything heavy is loaded. */
+async function resolveHints(flags: EvalFlags): Promise<{
+  hints: PolicyHints;
+  endpointModel?: string;
+  apiKey?: string;
+}> {
+  if (flags.endpoint === undefined) {
+    if (flags.model === undefined) {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `pass --model DIR (a local model) or --endpoint URL\n\n${evalHelp}`,
+      });
+    }
+    const directory = resolve(flags.model);
+    if (!existsSync(directory) || !statSync(directory).isDirectory()) {
+      throw new SealError({
+        code: 'FILE_NOT_FOUND',
+        message: `model directory not found: ${directory} (for an endpoint's model name, pass --endpoint URL too)`,
+        details: { path: directory },
+      });
+    }
+    return { hints: await readPolicyHints(directory) };
+  }
+  const apiKey = flags['api-key'] ?? process.env['OPENAI_API_KEY'];
+  let listed: Awaited<ReturnType<typeof listOpenAiModels>> = [];
+  try {
+    listed = await listOpenAiModels({
+      baseUrl: flags.endpoint,
+      ...(apiKey ? { apiKey } : {}),
+    });
+  } catch (error) {
+    // Some endpoints do not list models; a named model needs no list.
+    if (flags.model === undefined) throw error;
+  }
+  const name = flags.model ?? listed[0]?.id;
+  if (name === undefined) {
+    throw new SealError({
+      code: 'NOT_FOUND',
+      message: `${flags.endpoint} lists no model; pass --model NAME`,
+    });
+  }
+  const card = listed.find((model) => model.id === name);
+  const hints: PolicyHints = {
+    ...parsePolicyHints(card?.evalDefaults),
+    ...(card?.protocol &&
+    (protocolNames as readonly string[]).includes(card.protocol)
+      ? { protocol: card.protocol as ProtocolName }
+      : {}),
+    ...(card?.promptMode ? { promptMode: card.promptMode } : {}),
+  };
+  return { hints, endpointModel: name, ...(apiKey ? { apiKey } : {}) };
+}
+
+function tagTable(summary: DiagnosisSummary): string[] {
+  const categories = Object.keys(summary.categories).sort(
+    (a, b) =>
+      bfclCategories.indexOf(a as BfclCategory) -
+      bfclCategories.indexOf(b as BfclCategory),
+  );
+  const tags = Object.entries(summary.tags)
+    .sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))
+    .map(([tag]) => tag);
+  const short = (category: string) => category.replace('multi_turn_', '');
+  const rows = tags.map((tag) => [
+    tag,
+    ...categories.map((category) =>
+      String(summary.categoryTags[`${category}::${tag}`]?.count ?? 0),
+    ),
+    String(summary.tags[tag]!.count),
+  ]);
+  const header = ['tag (per turn)', ...categories.map(short), 'total'];
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...rows.map((row) => row[column]!.length)),
+  );
+  const format = (row: string[]) =>
+    row
+      .map((cell, column) =>
+        column === 0
+          ? cell.padEnd(widths[column]!)
+          : cell.padStart(widths[column]!),
+      )
+      .join('  ');
+  return [
+    format(header),
+    format(widths.map((width) => '-'.repeat(width))),
+    ...rows.map(format),
+  ];
+}
+
+function scoreTable(files: ReturnType<typeof buildBfclScoreFiles>): string[] {
+  const rows = Object.entries(files.summary.categories).map(
+    ([category, score]) => [
+      category,
+      score.display_accuracy,
+      String(score.correct_count),
+      String(score.total_count),
+    ],
+  );
+  rows.push([
+    'multi-turn overall',
+    files.summary.multi_turn_overall.display_accuracy,
+    '',
+    '',
+  ]);
+  const header = ['category', 'accuracy', 'correct', 'total'];
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...rows.map((row) => row[column]!.length)),
+  );
+  const format = (row: string[]) =>
+    row
+      .map((cell, column) =>
+        column === 0
+          ? cell.padEnd(widths[column]!)
+          : cell.padStart(widths[column]!),
+      )
+      .join('  ')
+      .trimEnd();
+  return [
+    format(header),
+    format(widths.map((width) => '-'.repeat(width))),
+    ...rows.map(format),
+  ];
+}
+
+/** Options of {@link runEval}: the command context, plus a signal for embedding and tests. */
+export type RunEvalOptions = CommandContext & { signal?: AbortSignal };
+
+/** `seal eval`. */
+export async function runEval({
+  argv,
+  output,
+  signal,
+}: RunEvalOptions): Promise<number> {
+  const { flags } = parseFlags({
+    argv,
+    options: {
+      model: { type: 'string' },
+      endpoint: { type: 'string' },
+      'api-key': { type: 'string' },
+      mode: { type: 'string' },
+      protocol: { type: 'string' },
+      'prompt-mode': { type: 'string' },
+      'task-source': { type: 'string' },
+      preset: { type: 'string' },
+      data: { type: 'string' },
+      split: { type: 'string' },
+      category: { type: 'string' },
+      limit: { type: 'string' },
+      concurrency: { type: 'string' },
+      'max-batch': { type: 'string' },
+      'max-tokens': { type: 'string' },
+      temperature: { type: 'string' },
+      'top-p': { type: 'string' },
+      seed: { type: 'string' },
+      'max-model-calls': { type: 'string' },
+      'max-steps-per-turn': { type: 'string' },
+      retries: { type: 'string' },
+      timeout: { type: 'string' },
+      out: { type: 'string' },
+      name: { type: 'string' },
+      fresh: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    schema: flagsSchema,
+  });
+  const started = Date.now();
+  const local = flags.endpoint === undefined;
+  const { hints, endpointModel, apiKey } = await resolveHints(flags);
+  const mode: ChatEvalMode = flags.mode;
+  const protocol: ProtocolName =
+    flags.protocol ?? hints.protocol ?? 'bfcl-python';
+  if (mode === 'prompting' && protocol === 'openai-tools') {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: '--protocol openai-tools is function calling: use --mode fc',
+    });
+  }
+  const promptMode: PromptMode =
+    flags['prompt-mode'] ?? hints.promptMode ?? (local ? 'compact' : 'full');
+  const maxTokens = flags['max-tokens'] ?? hints.maxTokens ?? 512;
+  const temperature = flags.temperature ?? 0;
+  const topP = flags['top-p'];
+  const seed = flags.seed ?? 0;
+  const limits = {
+    maxModelCalls: flags['max-model-calls'] ?? hints.maxModelCalls ?? 20,
+    ...(flags['max-steps-per-turn'] === undefined
+      ? {}
+      : { maxStepsPerTurn: flags['max-steps-per-turn'] }),
+  };
+  const suite = await loadSuite(flags, hints);
+  if (suite.tasks.length === 0) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: 'no task matches --split/--category/--limit',
+    });
+  }
+
+  const source: PolicySource = local
+    ? {
+        ...(await localSource({
+          flags,
+          directory: resolve(flags.model!),
+          protocol,
+          promptMode,
+        })),
+        hints,
+      }
+    : {
+        model: createOpenAiChatModel({
+          baseUrl: flags.endpoint!,
+          model: endpointModel!,
+          ...(apiKey ? { apiKey } : {}),
+          ...(flags.retries === undefined ? {} : { maxRetries: flags.retries }),
+          ...(flags.timeout === undefined
+            ? {}
+            : { timeoutMs: flags.timeout * 1000 }),
+          onRetry: ({ attempt, delayMs, error }) => {
+            if (!output.json) {
+              process.stderr.write(
+                `\nseal eval: ${error.message}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s\n`,
+              );
+            }
+          },
+        }),
+        name: flags.name ?? endpointModel!,
+        label: flags.name ?? endpointModel!,
+        identity: {
+          kind: 'endpoint',
+          url: flags.endpoint!,
+          model: endpointModel!,
+        },
+        hints,
+        close: () => Promise.resolve(),
+      };
+  try {
+    const config = {
+      policy: source.identity,
+      tasks: suite.identity,
+      mode,
+      protocol,
+      promptMode,
+      sampling: {
+        maxTokens,
+        temperature,
+        ...(topP === undefined ? {} : { topP }),
+        seed,
+      },
+      limits,
+      overlayHash: emptyOverlayHash,
+    };
+    const configHash = hashJson({ v: 1, ...config });
+    const sourceLabel =
+      flags['task-source'] === 'bfcl'
+        ? 'bfcl'
+        : `embedded-${(suite.identity['preset'] as string) ?? ''}`;
+    const outDirectory = resolve(
+      flags.out ??
+        join(
+          'runs',
+          'eval',
+          `${source.label}-${sourceLabel}`.replace(/[^\w.-]+/g, '_'),
+        ),
+    );
+    await mkdir(outDirectory, { recursive: true });
+    const resultsPath = join(outDirectory, 'results.jsonl');
+    if (flags.fresh) await rm(resultsPath, { force: true });
+    const results = await openEvalResultsFile({
+      path: resultsPath,
+      configHash,
+    });
+    const todo = suite.tasks.filter((task) => !results.records.has(task.id));
+    const resumed = suite.tasks.length - todo.length;
+    output.line(
+      `seal eval: ${source.name} · ${mode} (${mode === 'fc' ? 'openai-tools' : protocol}, ${promptMode} prompt) · ${suite.description}`,
+    );
+    output.line(
+      `  ${suite.tasks.length} tasks${resumed > 0 ? ` (${resumed} already in ${resultsPath}, ${todo.length} to run)` : ''} · max ${maxTokens} tokens per reply, ${limits.maxModelCalls} calls per episode · temperature ${temperature} · seed ${seed}`,
+    );
+    if (results.recovered.truncatedBytes > 0) {
+      output.line(
+        `  dropped a cut last line (${results.recovered.truncatedBytes} bytes) from ${resultsPath}; its task runs again`,
+      );
+    }
+    const fresh: EvalResultRecord[] = [];
+    let passed = 0;
+    const bar = output.progress('eval', todo.length);
+    try {
+      await evaluateChatModel({
+        model: source.model,
+        tasks: todo,
+        backend: createBfclBackend({ runtime: suite.runtime }),
+        verifier: createBfclVerifier({ runtime: suite.runtime }),
+        mode,
+        protocol,
+        promptMode,
+        maxTokens,
+        temperature,
+        ...(topP === undefined ? {} : { topP }),
+        seed,
+        limits,
+        concurrency: flags.concurrency ?? 8,
+        ...(signal === undefined ? {} : { signal }),
+        onEpisode: async (episode) => {
+          const record = toEvalResultRecord({ episode, configHash });
+          await results.append(record);
+          fresh.push(record);
+          if (record.valid) passed++;
+          bar.tick(1, `${passed}/${fresh.length} passed`);
+        },
+      });
+    } finally {
+      bar.done();
+      await results.close();
+    }
+    const byId = new Map<string, EvalResultRecord>(results.records);
+    for (const record of fresh) byId.set(record.taskId, record);
+    return report({
+      output,
+      source,
+      suite,
+      byId,
+      config,
+      configHash,
+      outDirectory,
+      resumed,
+      ran: fresh.length,
+      started,
+    });
+  } finally {
+    await source.close();
+  }
+}
+
+async function report({
+  output,
+  source,
+  suite,
+  byId,
+  config,
+  configHash,
+  outDirectory,
+  resumed,
+  ran,
+  started,
+}: {
+  output: Output;
+  source: PolicySource;
+  suite: TaskSuite;
+  byId: ReadonlyMap<string, EvalResultRecord>;
+  config: Record<string, unknown>;
+  configHash: string;
+  outDirectory: string;
+  resumed: number;
+  ran: number;
+  started: number;
+}): Promise<number> {
+  const scored: ScoredTask[] = [];
+  const records: EvalResultRecord[] = [];
+  for (const task of suite.tasks) {
+    const record = byId.get(task.id);
+    if (record === undefined) continue;
+    records.push(record);
+    scored.push({
+      task,
+      record: record.record,
+      verification: record.verification,
+    });
+  }
+  const files = buildBfclScoreFiles({ modelName: source.name, scored });
+  const tags = summarizeDiagnoses(records.map((record) => record.diagnosis));
+  const summary = {
+    ...files.summary,
+    tasks: suite.description,
+    configHash,
+    overlayHash: emptyOverlayHash,
+    config,
+    tags: Object.fromEntries(
+      Object.entries(tags.tags).map(([tag, stats]) => [tag, stats.count]),
+    ),
+    categoryTags: Object.fromEntries(
+      Object.entries(tags.categoryTags).map(([key, stats]) => [
+        key,
+        stats.count,
+      ]),
+    ),
+  };
+  await writeJsonAtomic(join(outDirectory, 'scores.json'), summary);
+  await writeFileAtomic(join(outDirectory, 'scores.csv'), `${files.csv}\n`);
+  const scoreDirectory = join(
+    outDirectory,
+    'score',
+    source.name.replace(/[/\\]/g, '_'),
+  );
+  await mkdir(scoreDirectory, { recursive: true });
+  for (const [category, rows] of Object.entries(files.categoryFiles)) {
+    await writeFileAtomic(
+      join(scoreDirectory, `BFCL_v3_${category}_score.json`),
+      `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`,
+    );
+  }
+
+  output.line();
+  for (const line of scoreTable(files)) output.line(line);
+  output.line();
+  for (const line of tagTable(tags)) output.line(line);
+  output.line();
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  output.line(
+    `${ran} tasks run, ${resumed} resumed, in ${seconds} s · BFCL multi-turn overall ${displayAccuracy(files.scores.overall)} · ${outDirectory}/{results.jsonl,scores.json,scores.csv}`,
+  );
+  output.result({
+    out: outDirectory,
+    model: source.name,
+    ran,
+    resumed,
+    scores: summary,
+  });
+  return exitCodes.success;
+}

@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { protocolNames, type PromptMode, type ProtocolName } from '@seal/env';
+import { parseJsonText, safeParseWithSchema } from '@seal/spec';
+import * as z from 'zod';
+import {
+  embeddedPresets,
+  type EmbeddedPreset,
+} from '../embedded/embedded-recipe';
+
+/**
+ * What a model directory says about how it was trained, so `seal eval` and
+ * `seal serve-policy` default to the same protocol, prompt mode, reply
+ * length, call budget and task suite. Every field is optional.
+ */
+export type PolicyHints = {
+  protocol?: ProtocolName;
+  promptMode?: PromptMode;
+  /** Tokens per reply the model was trained and evaluated with. */
+  maxTokens?: number;
+  /** Model calls per episode. */
+  maxModelCalls?: number;
+  /** The embedded preset whose task suite the model belongs to. */
+  preset?: { name: 'default' | 'smoke'; seed: number };
+};
+
+/** The hints as `seal serve-policy` lists them in `/v1/models` (`seal.evalDefaults`). */
+export const policyHintsSchema = z.object({
+  protocol: z.enum(protocolNames).nullish(),
+  promptMode: z.enum(['full', 'compact']).nullish(),
+  maxTokens: z.number().int().positive().nullish(),
+  maxModelCalls: z.number().int().positive().nullish(),
+  preset: z
+    .object({ name: z.enum(['default', 'smoke']), seed: z.number().int() })
+    .nullish(),
+});
+
+const warmStartSchema = z.object({
+  preset: z.object({
+    name: z.string(),
+    seed: z.number().int(),
+    rl: z
+      .object({
+        maxTokens: z.number().int().positive(),
+        maxModelCalls: z.number().int().positive(),
+      })
+      .nullish(),
+  }),
+});
+
+const runConfigSchema = z.object({
+  seed: z.number().int().nullish(),
+  sampling: z.object({ maxTokens: z.number().int().positive() }).nullish(),
+  episode: z
+    .object({
+      protocol: z.enum(protocolNames),
+      promptMode: z.enum(['full', 'compact']),
+      maxModelCalls: z.number().int().positive().nullish(),
+    })
+    .nullish(),
+});
+
+const modelConfigSchema = z.object({
+  vocab_size: z.number().nullish(),
+  hidden_size: z.number().nullish(),
+  intermediate_size: z.number().nullish(),
+  num_hidden_layers: z.number().nullish(),
+  num_attention_heads: z.number().nullish(),
+  num_key_value_heads: z.number().nullish(),
+});
+
+async function readJson<T>(
+  path: string,
+  schema: z.ZodType<T>,
+): Promise<T | undefined> {
+  if (!existsSync(path)) return undefined;
+  try {
+    const parsed = safeParseWithSchema({
+      schema,
+      value: parseJsonText({
+        text: await readFile(path, 'utf8'),
+        source: path,
+      }),
+      source: path,
+    });
+    return parsed.success ? parsed.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function presetNamed(name: string): 'default' | 'smoke' | undefined {
+  return name === 'default' || name === 'smoke' ? name : undefined;
+}
+
+/** The embedded preset whose model has these dimensions. */
+function presetByShape(
+  config: z.infer<typeof modelConfigSchema>,
+): 'default' | 'smoke' | undefined {
+  const matches = (preset: EmbeddedPreset): boolean =>
+    config.vocab_size === preset.model.vocabSize &&
+    config.hidden_size === preset.model.hiddenSize &&
+    config.intermediate_size === preset.model.intermediateSize &&
+    config.num_hidden_layers === preset.model.numLayers &&
+    config.num_attention_heads === preset.model.numHeads &&
+    config.num_key_value_heads === preset.model.numKeyValueHeads;
+  return (['default', 'smoke'] as const).find((name) =>
+    matches(embeddedPresets[name]),
+  );
+}
+
+/**
+ * Reads the hints of a model directory: an embedded warm start
+ * (`warmstart.json`, written by `seal train`), or a run checkpoint
+ * (`runs/<run>/checkpoints/step-N`, whose run's `config.json` holds the
+ * episode and sampling settings; the preset is recognised by the model's
+ * shape). An unknown directory gives no hints.
+ */
+export async function readPolicyHints(directory: string): Promise<PolicyHints> {
+  const dir = resolve(directory);
+  const warmStart = await readJson(
+    join(dir, 'warmstart.json'),
+    warmStartSchema,
+  );
+  if (warmStart !== undefined) {
+    const name = presetNamed(warmStart.preset.name);
+    const rl = warmStart.preset.rl;
+    return {
+      protocol: 'bfcl-python',
+      promptMode: 'compact',
+      ...(rl
+        ? { maxTokens: rl.maxTokens, maxModelCalls: rl.maxModelCalls }
+        : {}),
+      ...(name ? { preset: { name, seed: warmStart.preset.seed } } : {}),
+    };
+  }
+  if (basename(dirname(dir)) !== 'checkpoints') return {};
+  const run = await readJson(
+    join(dir, '..', '..', 'config.json'),
+    runConfigSchema,
+  );
+  if (run === undefined) return {};
+  const shape = await readJson(join(dir, 'config.json'), modelConfigSchema);
+  const name = shape === undefined ? undefined : presetByShape(shape);
+  return {
+    ...(run.episode
+      ? {
+          protocol: run.episode.protocol,
+          promptMode: run.episode.promptMode,
+          ...(run.episode.maxModelCalls
+            ? { maxModelCalls: run.episode.maxModelCalls }
+            : {}),
+        }
+      : {}),
+    ...(run.sampling ? { maxTokens: run.sampling.maxTokens } : {}),
+    ...(name && run.seed !== undefined && run.seed !== null
+      ? { preset: { name, seed: run.seed } }
+      : {}),
+  };
+}
+
+/** Hints from `/v1/models` (`seal.evalDefaults`), or none when absent or malformed. */
+export function parsePolicyHints(value: unknown): PolicyHints {
+  const parsed = policyHintsSchema.safeParse(value);
+  if (!parsed.success) return {};
+  const v = parsed.data;
+  return {
+    ...(v.protocol ? { protocol: v.protocol } : {}),
+    ...(v.promptMode ? { promptMode: v.promptMode } : {}),
+    ...(v.maxTokens ? { maxTokens: v.maxTokens } : {}),
+    ...(v.maxModelCalls ? { maxModelCalls: v.maxModelCalls } : {}),
+    ...(v.preset ? { preset: v.preset } : {}),
+  };
+}

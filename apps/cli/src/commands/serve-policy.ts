@@ -1,0 +1,197 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { createOrtPolicy } from '@seal/engine-ort';
+import { protocolNames } from '@seal/env';
+import {
+  createPolicyChatModel,
+  startOpenAiServer,
+  type OpenAiServer,
+} from '@seal/server';
+import { SealError, toSealError } from '@seal/spec';
+import * as z from 'zod';
+import { parseFlags } from '../args';
+import type { CommandContext } from '../command';
+import { exitCodes } from '../exit-codes';
+import { readPolicyHints } from './policy-hints';
+
+const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .refine(
+      (value) => value >= min && value <= max,
+      `must be between ${min} and ${max}`,
+    )
+    .optional();
+
+const flagsSchema = z.object({
+  model: z.string().min(1).optional(),
+  port: whole(0, 65_535),
+  host: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+  protocol: z.enum(protocolNames).optional(),
+  'prompt-mode': z.enum(['full', 'compact']).optional(),
+  'max-batch': whole(1),
+  'max-queue': whole(1),
+  'max-body': whole(1024),
+  json: z.boolean().optional(),
+});
+
+export const servePolicyHelp = `usage: seal serve-policy --model DIR [--port 8000] [--host 127.0.0.1] [--name NAME]
+                         [--protocol P] [--prompt-mode M] [--max-batch N]
+                         [--max-queue N] [--max-body BYTES] [--json]
+
+Serves a local model (a checkpoint or warm start saved by seal train) behind
+an OpenAI-compatible API: POST /v1/chat/completions, GET /v1/models, GET
+/health. Requests with \`tools\` get \`tool_calls\` back: the tools are rendered
+into the system prompt with the model's tool-call protocol and its reply is
+parsed with it (assistant tool calls and tool results in later requests are
+rendered back the same way). temperature, top_p, max_tokens, seed and stop
+are honoured; temperature 0 is greedy. Greedy requests that arrive while the
+model is busy are decoded in one batch. Malformed bodies get 400 with an
+OpenAI error body, bodies over --max-body get 413.
+
+  --model DIR       the model directory (config.json, model.safetensors, tokenizer files)
+  --port N          port (default 8000; 0 picks a free one)
+  --host H          interface (default 127.0.0.1; 0.0.0.0 exposes it)
+  --name NAME       the model name clients send (default: the directory's name)
+  --protocol P      the model's tool-call protocol (default: the training run's,
+                    else bfcl-python)
+  --prompt-mode M   how tools are rendered: compact or full (default: the
+                    training run's, else compact)
+  --max-batch N     greedy requests decoded together (default 8; 1: none)
+  --max-queue N     waiting requests at most; more get 503 (default 1024)
+  --max-body BYTES  largest request body (default 4194304)
+  --json            print events as JSON Lines
+
+/v1/models lists the model with a \`seal\` block (protocol, prompt mode,
+context length, and the evaluation defaults of its training run), which
+seal eval --endpoint reads, so it evaluates the served model exactly as
+seal eval --model evaluates the directory.
+
+Exit codes: 0 stopped by a signal, 2 bad flags or port in use, 3 bad model.`;
+
+/** `seal serve-policy`. */
+export async function runServePolicy({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
+  const { flags } = parseFlags({
+    argv,
+    options: {
+      model: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      name: { type: 'string' },
+      protocol: { type: 'string' },
+      'prompt-mode': { type: 'string' },
+      'max-batch': { type: 'string' },
+      'max-queue': { type: 'string' },
+      'max-body': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    schema: flagsSchema,
+  });
+  if (flags.model === undefined) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `pass --model DIR\n\n${servePolicyHelp}`,
+    });
+  }
+  const directory = resolve(flags.model);
+  if (!existsSync(directory) || !statSync(directory).isDirectory()) {
+    throw new SealError({
+      code: 'FILE_NOT_FOUND',
+      message: `model directory not found: ${directory}`,
+      details: { path: directory },
+    });
+  }
+  const event = (
+    name: string,
+    fields: Record<string, unknown>,
+    text: string,
+  ): void => {
+    if (output.json) {
+      process.stdout.write(
+        `${JSON.stringify({ event: name, time: new Date().toISOString(), ...fields })}\n`,
+      );
+    } else output.line(text);
+  };
+
+  const hints = await readPolicyHints(directory);
+  const policy = await createOrtPolicy({ model: { directory } });
+  let server: OpenAiServer | undefined;
+  try {
+    const name = flags.name ?? basename(directory);
+    const protocol = flags.protocol ?? hints.protocol ?? 'bfcl-python';
+    const promptMode = flags['prompt-mode'] ?? hints.promptMode ?? 'compact';
+    const model = createPolicyChatModel({
+      policy,
+      protocol,
+      promptMode,
+      maxBatch: flags['max-batch'] ?? 8,
+      ...(flags['max-queue'] === undefined
+        ? {}
+        : { maxQueue: flags['max-queue'] }),
+      modelId: name,
+    });
+    server = await startOpenAiServer({
+      model,
+      modelName: name,
+      host: flags.host ?? '127.0.0.1',
+      port: flags.port ?? 8000,
+      ...(flags['max-body'] === undefined
+        ? {}
+        : { maxBodyBytes: flags['max-body'] }),
+      evalDefaults: {
+        protocol,
+        promptMode,
+        ...(hints.maxTokens === undefined
+          ? {}
+          : { maxTokens: hints.maxTokens }),
+        ...(hints.maxModelCalls === undefined
+          ? {}
+          : { maxModelCalls: hints.maxModelCalls }),
+        ...(hints.preset === undefined ? {} : { preset: hints.preset }),
+      },
+      onInternalError: ({ error, reference }) => {
+        process.stderr.write(
+          `seal serve-policy: internal error ${reference}: ${toSealError(error).message}\n${error instanceof Error && error.stack ? `${error.stack}\n` : ''}`,
+        );
+      },
+    });
+    event(
+      'listening',
+      {
+        url: server.url,
+        model: name,
+        protocol,
+        promptMode,
+        maxSequenceLength: policy.maxSequenceLength,
+      },
+      `seal serve-policy: ${name} (${policy.policyId}, ${protocol} protocol, ${promptMode} prompt, context ${policy.maxSequenceLength}) on ${server.url}/v1; Ctrl-C stops it`,
+    );
+
+    // bin.ts exits at once on SIGINT; a server first finishes what is in flight.
+    const previous = process.listeners('SIGINT');
+    process.removeAllListeners('SIGINT');
+    const handlers: Partial<Record<NodeJS.Signals, () => void>> = {};
+    const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
+      for (const name of ['SIGINT', 'SIGTERM'] as const) {
+        handlers[name] = () => resolveSignal(name);
+        process.once(name, handlers[name]);
+      }
+    });
+    for (const [name, handler] of Object.entries(handlers))
+      process.off(name, handler);
+    for (const listener of previous)
+      process.on('SIGINT', listener as NodeJS.SignalsListener);
+    await server.close();
+    event('stopped', { signal }, `seal serve-policy: stopped (${signal})`);
+    return exitCodes.success;
+  } finally {
+    await server?.close();
+    await policy.close();
+  }
+}

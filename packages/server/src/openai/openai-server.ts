@@ -1,0 +1,454 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isContextLengthExceeded } from '@seal/rl';
+import { SealError, parseJsonText, toSealError } from '@seal/spec';
+import {
+  fromOpenAiRequest,
+  openAiChatRequestSchema,
+  toOpenAiResponse,
+} from './openai-wire';
+import type { PolicyChatModel } from './policy-chat-model';
+
+/** What the server needs of a model (a {@link PolicyChatModel} has it all). */
+export type ServedChatModel = Pick<
+  PolicyChatModel,
+  'modelId' | 'protocolName' | 'promptMode' | 'maxSequenceLength' | 'complete'
+>;
+
+/** Options of {@link startOpenAiServer}. */
+export type OpenAiServerOptions = {
+  model: ServedChatModel;
+  /** The name clients put in `model` (and `/v1/models` lists). Default the model id. */
+  modelName?: string;
+  /** Interface to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** Port; `0` picks a free one. Default 8000 (vLLM's). */
+  port?: number;
+  /** Largest request body in bytes; larger ones get 413. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Defaults a client should evaluate this model with (reply length, call
+   * budget, task suite), listed in `/v1/models` as `seal.evalDefaults`.
+   */
+  evalDefaults?: Record<string, unknown>;
+  /** Receives every internal error with the reference its 500 body names. */
+  onInternalError?: (info: { error: unknown; reference: string }) => void;
+  /** Receives one line per finished request (method, path, status, milliseconds). */
+  onRequest?: (info: {
+    method: string;
+    path: string;
+    status: number;
+    ms: number;
+  }) => void;
+};
+
+/** A running OpenAI-compatible server (see {@link startOpenAiServer}). */
+export type OpenAiServer = {
+  /** `http://host:port`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly modelName: string;
+  /** Stops accepting connections; requests in flight finish. Idempotent. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+};
+
+/** An OpenAI error body (`{error: {message, type, param, code}}`). */
+export type OpenAiErrorBody = {
+  error: {
+    message: string;
+    type: string;
+    param: string | null;
+    code: string | null;
+  };
+};
+
+class HttpError extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly code: string | null;
+  readonly param: string | null;
+  readonly headers: Record<string, string>;
+  /** Close the connection once the answer is sent (an oversized body still arriving). */
+  readonly cut: boolean;
+  constructor({
+    status,
+    message,
+    type = status >= 500 ? 'server_error' : 'invalid_request_error',
+    code = null,
+    param = null,
+    headers = {},
+    cut = false,
+  }: {
+    status: number;
+    message: string;
+    type?: string;
+    code?: string | null;
+    param?: string | null;
+    headers?: Record<string, string>;
+    cut?: boolean;
+  }) {
+    super(message);
+    this.status = status;
+    this.type = type;
+    this.code = code;
+    this.param = param;
+    this.headers = headers;
+    this.cut = cut;
+  }
+}
+
+function send(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  response.end(text);
+}
+
+/** Reads a body up to `limit` bytes; a larger one is drained (bounded) and refused. */
+function readBody(
+  request: IncomingMessage,
+  limit: number,
+): Promise<{ text: string } | { tooLarge: true; cut: boolean }> {
+  const drainLimit = Math.max(limit * 4, 16 * 1024 * 1024);
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  return new Promise((resolve, reject) => {
+    if (Number.isFinite(declared) && declared > limit) {
+      request.resume();
+      resolve({ tooLarge: true, cut: declared > drainLimit });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > drainLimit && !settled) {
+        settled = true;
+        resolve({ tooLarge: true, cut: true });
+      }
+    });
+    request.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(
+        size > limit
+          ? { tooLarge: true, cut: false }
+          : { text: Buffer.concat(chunks).toString('utf8') },
+      );
+    });
+    request.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+  });
+}
+
+/** A SealError from the model as an HTTP error (4xx for the caller's mistakes). */
+function fromModelError(error: unknown): HttpError | undefined {
+  if (isContextLengthExceeded(error)) {
+    return new HttpError({
+      status: 400,
+      message: toSealError(error).message,
+      code: 'context_length_exceeded',
+      param: 'messages',
+    });
+  }
+  if (!SealError.isInstance(error)) return undefined;
+  switch (error.code) {
+    case 'INVALID_ARGUMENT':
+    case 'INVALID_DATA':
+    case 'PARSE_ERROR':
+      return new HttpError({
+        status: 400,
+        message: error.message,
+        code: 'invalid_value',
+      });
+    case 'BACKEND_UNAVAILABLE':
+      return new HttpError({
+        status: 503,
+        message: error.message,
+        code: 'overloaded',
+        headers: { 'retry-after': '1' },
+      });
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Serves a chat model behind OpenAI's API over `node:http`: `POST
+ * /v1/chat/completions` (messages, `tools` → `tool_calls`, `temperature`,
+ * `top_p`, `max_tokens`/`max_completion_tokens`, `seed`, `stop`,
+ * `tool_choice: none|auto`), `GET /v1/models` (with this project's `seal`
+ * hints: protocol, prompt mode, context length), `GET /v1/models/<id>` and
+ * `GET /health`. Errors use OpenAI's body (`{error: {message, type, param,
+ * code}}`): 400 for malformed JSON, a body that fails validation (`param`
+ * names the field), `stream: true`, `n > 1` or a prompt beyond the context
+ * (`context_length_exceeded`); 404 for an unknown route or model; 405 for a
+ * wrong method; 413 for a body over `maxBodyBytes`; 503 when the queue is
+ * full; 500 otherwise (no internals, a reference for the log). Concurrent
+ * requests are batched by the model. Resolves once listening.
+ */
+export async function startOpenAiServer(
+  options: OpenAiServerOptions,
+): Promise<OpenAiServer> {
+  const { model } = options;
+  const modelName = options.modelName ?? model.modelId;
+  const host = options.host ?? '127.0.0.1';
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const created = Math.floor(Date.now() / 1000);
+  const modelCard = {
+    id: modelName,
+    object: 'model',
+    created,
+    owned_by: 'seal',
+    max_model_len: model.maxSequenceLength,
+    seal: {
+      protocol: model.protocolName,
+      promptMode: model.promptMode,
+      maxSequenceLength: model.maxSequenceLength,
+      ...(options.evalDefaults === undefined
+        ? {}
+        : { evalDefaults: options.evalDefaults }),
+    },
+  };
+
+  const completions = async (request: IncomingMessage): Promise<unknown> => {
+    const read = await readBody(request, maxBodyBytes);
+    if ('tooLarge' in read) {
+      throw new HttpError({
+        status: 413,
+        message: `request body is larger than the server's limit of ${maxBodyBytes} bytes (seal serve-policy --max-body)`,
+        code: 'request_too_large',
+        headers: { connection: 'close' },
+        cut: read.cut,
+      });
+    }
+    let json: unknown;
+    try {
+      json = parseJsonText({ text: read.text, source: 'request body' });
+    } catch (error) {
+      throw new HttpError({
+        status: 400,
+        message: toSealError(error).message,
+        code: 'invalid_json',
+      });
+    }
+    const parsed = openAiChatRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const param = issue?.path.map(String).join('.') ?? '';
+      throw new HttpError({
+        status: 400,
+        message: `${param === '' ? 'body' : param}: ${issue?.message ?? 'invalid value'}`,
+        code: 'invalid_value',
+        param: param === '' ? null : param,
+      });
+    }
+    const {
+      request: chat,
+      model: asked,
+      toolChoice,
+      unsupported,
+    } = fromOpenAiRequest(parsed.data);
+    if (unsupported.length > 0) {
+      throw new HttpError({
+        status: 400,
+        message: `unsupported: ${unsupported.join('; ')}`,
+        code: 'unsupported_value',
+      });
+    }
+    if (asked !== undefined && asked !== modelName) {
+      throw new HttpError({
+        status: 404,
+        message: `the model '${asked}' does not exist; this server serves '${modelName}'`,
+        code: 'model_not_found',
+        param: 'model',
+      });
+    }
+    const result = await model.complete(chat, { toolChoice });
+    return toOpenAiResponse({
+      result,
+      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+      model: modelName,
+      created: Math.floor(Date.now() / 1000),
+      fingerprint: model.modelId,
+    });
+  };
+
+  const route = async (
+    request: IncomingMessage,
+    path: string,
+    method: string,
+  ): Promise<unknown> => {
+    const get = method === 'GET' || method === 'HEAD';
+    const allow = (allowed: string): never => {
+      throw new HttpError({
+        status: 405,
+        message: `${method} ${path}: use ${allowed}`,
+        code: 'method_not_allowed',
+        headers: { allow: allowed },
+      });
+    };
+    if (path === '/health' || path === '/healthz')
+      return get ? 'OK' : allow('GET');
+    if (path === '/v1/models') {
+      return get ? { object: 'list', data: [modelCard] } : allow('GET');
+    }
+    if (path.startsWith('/v1/models/')) {
+      if (!get) allow('GET');
+      const id = decodeURIComponent(path.slice('/v1/models/'.length));
+      if (id === modelName) return modelCard;
+      throw new HttpError({
+        status: 404,
+        message: `the model '${id}' does not exist`,
+        code: 'model_not_found',
+      });
+    }
+    if (path === '/v1/chat/completions') {
+      return method === 'POST' ? completions(request) : allow('POST');
+    }
+    throw new HttpError({
+      status: 404,
+      message: `unknown route ${method} ${path}; routes: POST /v1/chat/completions, GET /v1/models, GET /health`,
+      code: 'not_found',
+    });
+  };
+
+  const handle = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<number> => {
+    const path =
+      new URL(request.url ?? '/', 'http://server').pathname.replace(
+        /\/+$/,
+        '',
+      ) || '/';
+    const method = request.method ?? 'GET';
+    try {
+      const body = await route(request, path, method);
+      if (body === 'OK') {
+        response.writeHead(200, {
+          'content-type': 'text/plain; charset=utf-8',
+          'content-length': '2',
+        });
+        response.end(method === 'HEAD' ? undefined : 'OK');
+      } else send(response, 200, body);
+      return 200;
+    } catch (thrown) {
+      // Whatever the body was, it is not read any further.
+      if (!request.readableEnded) request.resume();
+      const error =
+        thrown instanceof HttpError ? thrown : fromModelError(thrown);
+      if (error !== undefined) {
+        const body: OpenAiErrorBody = {
+          error: {
+            message: error.message,
+            type: error.type,
+            param: error.param,
+            code: error.code,
+          },
+        };
+        if (error.cut) response.once('finish', () => request.socket.destroy());
+        send(response, error.status, body, error.headers);
+        return error.status;
+      }
+      const reference = randomBytes(4).toString('hex');
+      options.onInternalError?.({ error: thrown, reference });
+      const body: OpenAiErrorBody = {
+        error: {
+          message: `internal error (reference ${reference}); the server log has the details`,
+          type: 'server_error',
+          param: null,
+          code: 'internal_error',
+        },
+      };
+      send(response, 500, body);
+      return 500;
+    }
+  };
+
+  const server: Server = createServer((request, response) => {
+    const started = performance.now();
+    handle(request, response)
+      .then((status) =>
+        options.onRequest?.({
+          method: request.method ?? 'GET',
+          path: request.url ?? '/',
+          status,
+          ms: performance.now() - started,
+        }),
+      )
+      .catch(() => response.destroy());
+  });
+  server.keepAliveTimeout = 30_000;
+
+  const port = options.port ?? 8000;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      server.off('listening', onListening);
+      reject(
+        error.code === 'EADDRINUSE' ||
+          error.code === 'EACCES' ||
+          error.code === 'EADDRNOTAVAIL'
+          ? new SealError({
+              code: 'INVALID_ARGUMENT',
+              message:
+                error.code === 'EADDRINUSE'
+                  ? `${host}:${port} is already in use; pick another --port (0 picks a free one)`
+                  : `cannot listen on ${host}:${port} (${error.code})`,
+              cause: error,
+              details: { host, port },
+            })
+          : error,
+      );
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+
+  const address = server.address() as AddressInfo;
+  const urlHost =
+    address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      // Requests in flight finish; their connections then close.
+      setTimeout(() => server.closeAllConnections(), 2_000).unref();
+    });
+    return closing;
+  };
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    modelName,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
