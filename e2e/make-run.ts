@@ -59,12 +59,28 @@ function scriptedPolicy(tasks: readonly Task[]): MockPolicyV1 {
  * generated tasks with a scripted policy, writing a run directory the way
  * `seal train` does. Seconds on one core.
  */
-export async function makeRun({ runDirectory, steps = 6, seed = 3 }: { runDirectory: string; steps?: number; seed?: number }): Promise<TrainSummary> {
+export async function makeRun({
+  runDirectory,
+  steps = 6,
+  seed = 3,
+  trainTasksCount = 16,
+  evalTasksCount = 8,
+  tasksPerStep = 4,
+  groupSize = 3,
+}: {
+  runDirectory: string;
+  steps?: number;
+  seed?: number;
+  trainTasksCount?: number;
+  evalTasksCount?: number;
+  tasksPerStep?: number;
+  groupSize?: number;
+}): Promise<TrainSummary> {
   const runtime = createGeneratorRuntime();
-  const trainTasks = generateTasks({ seed, split: 'train', count: 16 });
+  const trainTasks = generateTasks({ seed, split: 'train', count: trainTasksCount });
   const evalSets = [
-    { name: 'test-id', tasks: generateTasks({ seed, split: 'test-id', count: 8 }) },
-    { name: 'test-ood', tasks: generateTasks({ seed, split: 'test-ood', count: 8 }) },
+    { name: 'test-id', tasks: generateTasks({ seed, split: 'test-id', count: evalTasksCount }) },
+    { name: 'test-ood', tasks: generateTasks({ seed, split: 'test-ood', count: evalTasksCount }) },
   ];
   const policy = scriptedPolicy([...trainTasks, ...evalSets.flatMap((set) => set.tasks)]);
   return runTraining({
@@ -73,8 +89,8 @@ export async function makeRun({ runDirectory, steps = 6, seed = 3 }: { runDirect
       seed,
       method: 'seal',
       steps,
-      tasksPerStep: 4,
-      groupSize: 3,
+      tasksPerStep,
+      groupSize,
       optimizerStepsPerStep: 1,
       sampling: { maxTokens: 256, temperature: 1 },
       episode: { protocol: 'bfcl-python', promptMode: 'compact', maxModelCalls: 12 },
