@@ -1,3 +1,3 @@
 import { createPackageConfig } from '../../tsdown.config.ts';
 
-export default createPackageConfig();
+export default createPackageConfig({ entry: ['src/index.ts', 'src/test/index.ts'] });
