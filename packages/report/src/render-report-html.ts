@@ -80,7 +80,7 @@ function summaryCards(data: ReportData): RawHtml {
   const mean = (values: number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
   const cards: RawHtml[] = [
     html`<div class="card"><div class="label">Training success</div><div class="value">${percent(mean(success.slice(-window)))}</div>
-<div class="sub">last ${window} step${window === 1 ? '' : 's'}; first ${window}: ${percent(mean(success.slice(0, window)))}</div></div>`,
+<div class="sub">${success.length === 0 ? 'no training step yet' : `last ${window} step${window === 1 ? '' : 's'}; first ${window}: ${percent(mean(success.slice(0, window)))}`}</div></div>`,
   ];
   for (const set of data.evaluation.sets) {
     const first = set.accuracy[0] ?? null;
@@ -240,7 +240,7 @@ ${training.source === 'absent' ? html`<p class="note">Training success by catego
 <div class="charts">${charts.categories.map((chart) => chartFigure(chart))}</div>
 ${categoryTable(data)}</section>
 <section id="tags"><h2>SEAL failure tags</h2>
-<div class="charts">${charts.tags.map((chart) => chartFigure(chart))}</div>
+${charts.tags.length > 0 ? html`<div class="charts">${charts.tags.map((chart) => chartFigure(chart))}</div>` : html`<p class="note">No tags have been recorded yet.</p>`}
 ${tagTable(data)}</section>
 <section id="overlays"><h2>Interface overlays</h2>
 <div class="charts">${charts.overlays.map((chart) => chartFigure(chart, true))}</div>

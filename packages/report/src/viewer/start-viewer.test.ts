@@ -88,6 +88,7 @@ describe('startViewer', () => {
     expect(await file.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
     expect((await fetch(`${viewer.url}/episode/..%2Fconfig.json/0`)).status).toBe(404);
     expect((await fetch(`${viewer.url}/nothing`)).status).toBe(404);
+    expect((await fetch(`${viewer.url}/episode/%E0%A4%A/0`)).status).toBe(404);
     expect((await fetch(`${viewer.url}/`, { method: 'POST' })).status).toBe(405);
   });
 

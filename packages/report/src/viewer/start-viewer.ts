@@ -182,7 +182,16 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
     const api = url.pathname.startsWith('/api/');
     try {
       if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, `${request.method} is not supported; the viewer only reads`);
-      const parts = url.pathname.split('/').filter((part) => part !== '').map(decodeURIComponent);
+      const parts = url.pathname
+        .split('/')
+        .filter((part) => part !== '')
+        .map((part) => {
+          try {
+            return decodeURIComponent(part);
+          } catch {
+            throw new HttpError(404, `malformed path ${url.pathname}`);
+          }
+        });
       if (url.pathname === '/' || url.pathname === '/index.html') {
         const files = await fileList();
         const requested = url.searchParams.get('file');
