@@ -161,7 +161,7 @@ export const openAiModelListSchema = z.object({
           protocol: z.string().nullish(),
           promptMode: z.enum(['full', 'compact']).nullish(),
           maxSequenceLength: z.number().nullish(),
-          evalDefaults: z.unknown(),
+          evalDefaults: z.unknown().optional(),
         })
         .nullish(),
     }),
