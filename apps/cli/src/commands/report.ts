@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { readRunDirectory, writeReport } from '@seal/report';
 import { SealError } from '@seal/spec';
 import * as z from 'zod';
@@ -62,7 +64,11 @@ export async function runReport({ argv, output }: CommandContext): Promise<numbe
         runDirectory,
         seed: run.config?.seed ?? undefined,
         ...(flags.data === undefined ? {} : { dataDirectory: flags.data }),
-        ...(flags.tasks === undefined ? {} : { tasksFile: flags.tasks }),
+        ...(flags.tasks !== undefined
+          ? { tasksFile: flags.tasks }
+          : existsSync(join(runDirectory, 'tasks.jsonl'))
+            ? { tasksFile: join(runDirectory, 'tasks.jsonl') }
+            : {}),
       });
   const result = await writeReport({
     runDirectory,

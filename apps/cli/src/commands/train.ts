@@ -8,7 +8,7 @@ import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
-import { embeddedEpisode, embeddedPresets, prepareEmbedded, type EmbeddedPreset } from '../embedded/embedded-recipe';
+import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, type EmbeddedPreset } from '../embedded/embedded-recipe';
 import { exitCodes } from '../exit-codes';
 import type { Output } from '../ui/output';
 
@@ -213,20 +213,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
   try {
     const summary = await runLoop({
       output,
-      config: {
-        runId: `${preset.name}-${flags.method}-s${preset.seed}`,
-        seed: preset.seed,
-        method: flags.method,
-        steps: flags.steps ?? preset.rl.steps,
-        tasksPerStep: preset.rl.tasksPerStep,
-        groupSize: preset.rl.groupSize,
-        optimizerStepsPerStep: preset.rl.optimizerStepsPerStep,
-        sampling: { maxTokens: preset.rl.maxTokens, temperature: 1 },
-        episode: { ...embeddedEpisode, maxModelCalls: preset.rl.maxModelCalls },
-        ppo: { learningRate: preset.rl.learningRate, klCoef: preset.rl.klCoef },
-        evalEvery: preset.rl.evalEvery,
-        checkpointEvery: 1,
-      },
+      config: embeddedTrainConfig({ preset, method: flags.method, ...(flags.steps ? { steps: flags.steps } : {}) }),
       policy,
       ...(referencePolicy ? { referencePolicy } : {}),
       trainTasks: assets.trainTasks,

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { readRunDirectory, startViewer } from '@seal/report';
 import { SealError } from '@seal/spec';
 import * as z from 'zod';
@@ -72,7 +74,11 @@ export async function runView({ argv, output }: CommandContext): Promise<number>
         runDirectory,
         seed: run.config?.seed ?? undefined,
         ...(flags.data === undefined ? {} : { dataDirectory: flags.data }),
-        ...(flags.tasks === undefined ? {} : { tasksFile: flags.tasks }),
+        ...(flags.tasks !== undefined
+          ? { tasksFile: flags.tasks }
+          : existsSync(join(runDirectory, 'tasks.jsonl'))
+            ? { tasksFile: join(runDirectory, 'tasks.jsonl') }
+            : {}),
       });
   const viewer = await startViewer({
     runDirectory,

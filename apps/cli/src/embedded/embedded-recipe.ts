@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createBfclBackend, createGeneratorRuntime, generateTasks, taskGeneratorId } from '@seal/bfcl';
+import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies, taskGeneratorId } from '@seal/bfcl';
 import { buildBpeTokenizer, copyFriendlyPretokenizerPattern, createModelConfig, createOrtPolicy } from '@seal/engine-ort';
-import { buildDemonstration, demonstrationText, runSupervised, writeJsonAtomic, type EvalSet } from '@seal/rl';
+import { buildDemonstration, demonstrationText, runSupervised, writeJsonAtomic, type EvalSet, type TrainConfigInput, type TrainMethod } from '@seal/rl';
 import type { PolicyV1, Task } from '@seal/spec';
 
 /** A named configuration of the embedded default: model, tokenizer, data, warm start and RL sizes. */
@@ -20,6 +20,8 @@ export type EmbeddedPreset = {
     numKeyValueHeads: number;
     maxPositionEmbeddings: number;
   };
+  /** Task-family difficulties the suite draws from (every split, the warmup pool included). */
+  difficulties: readonly ('easy' | 'medium' | 'hard')[];
   /** Warm-start demonstrations (base-style tasks of the disjoint warmup pool) and supervised schedule. */
   warmup: { tasks: number; epochs: number; batchSize: number; learningRate: number; contextWeight?: number };
   /** Generated task counts per split (split evenly over the four categories). */
@@ -46,8 +48,9 @@ export const embeddedPresets: Record<'default' | 'smoke', EmbeddedPreset> = {
   default: {
     name: 'default',
     seed: 1,
-    model: { vocabSize: 1024, hiddenSize: 192, intermediateSize: 512, numLayers: 3, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
-    warmup: { tasks: 320, epochs: 6, batchSize: 16, learningRate: 3e-3 },
+    model: { vocabSize: 1024, hiddenSize: 160, intermediateSize: 448, numLayers: 4, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
+    difficulties: ['easy', 'medium'],
+    warmup: { tasks: 1000, epochs: 4, batchSize: 8, learningRate: 2e-3, contextWeight: 0.1 },
     tasks: { train: 400, testId: 96, testOod: 96 },
     rl: { steps: 24, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 2e-5, maxTokens: 40, klCoef: 0.001, evalEvery: 8, maxModelCalls: 14 },
   },
@@ -55,7 +58,8 @@ export const embeddedPresets: Record<'default' | 'smoke', EmbeddedPreset> = {
     name: 'smoke',
     seed: 1,
     model: { vocabSize: 768, hiddenSize: 96, intermediateSize: 256, numLayers: 2, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
-    warmup: { tasks: 64, epochs: 2, batchSize: 16, learningRate: 3e-3 },
+    difficulties: ['easy', 'medium'],
+    warmup: { tasks: 64, epochs: 2, batchSize: 16, learningRate: 3e-3, contextWeight: 0.1 },
     tasks: { train: 400, testId: 16, testOod: 16 },
     rl: { steps: 2, tasksPerStep: 4, groupSize: 2, optimizerStepsPerStep: 1, learningRate: 2e-5, maxTokens: 32, klCoef: 0.001, evalEvery: 2, maxModelCalls: 10 },
   },
@@ -63,6 +67,24 @@ export const embeddedPresets: Record<'default' | 'smoke', EmbeddedPreset> = {
 
 /** The protocol and prompt mode of the embedded suite (compact prompts for a small model). */
 export const embeddedEpisode = { protocol: 'bfcl-python', promptMode: 'compact' } as const;
+
+/** The RL configuration of an embedded run (what `seal train` and the benchmarks use). */
+export function embeddedTrainConfig({ preset, method, steps }: { preset: EmbeddedPreset; method: TrainMethod; steps?: number }): TrainConfigInput {
+  return {
+    runId: `${preset.name}-${method}-s${preset.seed}`,
+    seed: preset.seed,
+    method,
+    steps: steps ?? preset.rl.steps,
+    tasksPerStep: preset.rl.tasksPerStep,
+    groupSize: preset.rl.groupSize,
+    optimizerStepsPerStep: preset.rl.optimizerStepsPerStep,
+    sampling: { maxTokens: preset.rl.maxTokens, temperature: 1 },
+    episode: { ...embeddedEpisode, maxModelCalls: preset.rl.maxModelCalls },
+    ppo: { learningRate: preset.rl.learningRate, klCoef: preset.rl.klCoef },
+    evalEvery: preset.rl.evalEvery,
+    checkpointEvery: 1,
+  };
+}
 
 /** What {@link prepareEmbedded} produces. */
 export type EmbeddedAssets = {
@@ -83,17 +105,18 @@ export type EmbeddedProgress =
 
 /** The cache key of a warm start: everything that changes its weights. */
 export function warmStartKey(preset: EmbeddedPreset): string {
-  const identity = JSON.stringify({ v: 2, generator: taskGeneratorId, seed: preset.seed, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
+  const identity = JSON.stringify({ v: 3, generator: taskGeneratorId, seed: preset.seed, difficulties: preset.difficulties, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
 /** Generates the embedded suite's tasks (deterministic for the preset's seed). */
 export function embeddedTasks(preset: EmbeddedPreset): { warmup: Task[]; train: Task[]; testId: Task[]; testOod: Task[] } {
+  const families = taskFamilies.filter((family) => preset.difficulties.includes(family.difficulty)).map((family) => family.id);
   return {
-    warmup: generateTasks({ seed: preset.seed, split: 'warmup', count: preset.warmup.tasks }),
-    train: generateTasks({ seed: preset.seed, split: 'train', count: preset.tasks.train }),
-    testId: generateTasks({ seed: preset.seed, split: 'test-id', count: preset.tasks.testId }),
-    testOod: generateTasks({ seed: preset.seed, split: 'test-ood', count: preset.tasks.testOod }),
+    warmup: generateTasks({ seed: preset.seed, split: 'warmup', count: preset.warmup.tasks, families }),
+    train: generateTasks({ seed: preset.seed, split: 'train', count: preset.tasks.train, families }),
+    testId: generateTasks({ seed: preset.seed, split: 'test-id', count: preset.tasks.testId, families }),
+    testOod: generateTasks({ seed: preset.seed, split: 'test-ood', count: preset.tasks.testOod, families }),
   };
 }
 

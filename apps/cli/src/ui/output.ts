@@ -43,8 +43,16 @@ export function createOutput({
       let count = 0;
       let lastDraw = 0;
       const started = Date.now();
+      let lastDecile = 0;
       const draw = (note = '') => {
-        if (!interactive) return;
+        if (!interactive) {
+          // Logs and pipes: one plain line per tenth of the work.
+          const decile = total > 0 ? Math.floor((10 * count) / total) : 0;
+          if (json || count === 0 || decile === lastDecile) return;
+          lastDecile = decile;
+          stderr.write(`${label} ${count}/${total} (${Math.round((100 * count) / Math.max(1, total))}%) ${((Date.now() - started) / 1000).toFixed(0)}s${note ? ` ${note}` : ''}\n`);
+          return;
+        }
         const width = 28;
         const fraction = total > 0 ? Math.min(1, count / total) : 1;
         const filled = Math.round(fraction * width);

@@ -100,6 +100,9 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     // The scripted policy solves some rollouts and fails others: real learning signal.
     expect(summary.steps.some((s) => s.rewardMean > 0 && s.rewardMean < 1)).toBe(true);
     expect(summary.evaluations.map((e) => e.step)).toEqual([0, 2, 3]);
+    // The run directory holds its tasks, so that any episode can be re-verified.
+    const runTasks = readFileSync(join(dir, 'tasks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    expect(runTasks.map((t) => t.id).sort()).toEqual(tasks.map((t) => t.id).sort());
     const records = readFileSync(join(dir, 'episodes', 'step-000002.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(records).toHaveLength(6);
     for (const record of records) {

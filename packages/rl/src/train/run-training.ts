@@ -219,6 +219,11 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     await run.reset();
   }
   await writeJsonAtomic(run.path('config.json'), config);
+  // The tasks the run trains and evaluates on, so that reports and viewers can
+  // re-verify any recorded episode without knowing where the tasks came from.
+  const runTasks = new Map<string, Task>();
+  for (const task of [...options.trainTasks, ...options.evalSets.flatMap((set) => set.tasks)]) runTasks.set(task.id, task);
+  await run.writeJsonLines(run.path('tasks.jsonl'), [...runTasks.values()]);
 
   const tools = unionTools(options.trainTasks);
   const summary: TrainSummary = { config, steps: [], evaluations: [], resumedFrom };
@@ -450,10 +455,12 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     mark('bookkeeping', t0);
     const checkpointDue = step % config.checkpointEvery === 0 || step === config.steps;
     if (checkpointDue) {
+      // Writing weights is I/O, not model compute: it is counted as checkpoint time.
       t0 = performance.now();
       const modelBeforeSave = clock.model;
       await policy.save({ directory: run.checkpointPath(step) });
-      parts['checkpoint'] = performance.now() - t0 - (clock.model - modelBeforeSave);
+      clock.model = modelBeforeSave;
+      parts['checkpoint'] = performance.now() - t0;
     }
     const totalWithSave = performance.now() - started;
     event.timing = { model: clock.model, other: totalWithSave - clock.model, total: totalWithSave, parts };

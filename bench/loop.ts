@@ -1,0 +1,88 @@
+/**
+ * `pnpm bench loop [--preset default|smoke] [--steps N] [--method seal|...]`
+ *
+ * Where the time of a training step goes at the embedded default config:
+ * model work (generation, scoring and updates in the engine) against the rest
+ * of the loop (environment, verification, diagnosis, evolution, advantages,
+ * bookkeeping, checkpoint writes). Runs real steps of `runTraining` from the
+ * cached warm start (made first if missing) and prints per-part milliseconds
+ * per step and their share, measured in the same run.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createBfclBackend, createGeneratorRuntime } from '@seal/bfcl';
+import { embeddedPresets, embeddedTrainConfig, prepareEmbedded } from '@seal/cli';
+import { createOrtPolicy } from '@seal/engine-ort';
+import { runTraining, trainMethodSchema, type TrainStepEvent } from '@seal/rl';
+import { createBfclVerifier } from '@seal/verifier';
+
+const { values } = parseArgs({
+  options: {
+    preset: { type: 'string', default: 'default' },
+    steps: { type: 'string', default: '4' },
+    method: { type: 'string', default: 'seal' },
+    cache: { type: 'string', default: '.seal-cache' },
+  },
+});
+const presetName = values.preset === 'smoke' ? 'smoke' : 'default';
+const preset = embeddedPresets[presetName];
+const steps = Number(values.steps);
+const method = trainMethodSchema.parse(values.method);
+
+const assets = await prepareEmbedded({
+  preset,
+  cacheDirectory: resolve(values.cache),
+  onProgress: (progress) => {
+    if (progress.type === 'phase') console.error(`  ${progress.phase}…`);
+    else if (progress.step % 25 === 0) console.error(`  warm start ${progress.step}/${progress.steps} loss ${progress.loss.toFixed(3)}`);
+  },
+});
+const runDirectory = await mkdtemp(join(tmpdir(), 'seal-bench-loop-'));
+const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
+const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
+const runtime = createGeneratorRuntime();
+const events: TrainStepEvent[] = [];
+try {
+  await runTraining({
+    // Evaluation is not part of a training step: none here.
+    config: { ...embeddedTrainConfig({ preset, method, steps }), evalEvery: 0 },
+    policy,
+    ...(referencePolicy ? { referencePolicy } : {}),
+    trainTasks: assets.trainTasks,
+    evalSets: [],
+    backend: createBfclBackend({ runtime }),
+    verifier: createBfclVerifier({ runtime }),
+    runDirectory,
+    onProgress: (progress) => {
+      if (progress.type !== 'step-end') return;
+      events.push(progress.event);
+      console.error(`  step ${progress.step}/${steps}: ${(progress.event.timing.total / 1000).toFixed(1)} s`);
+    },
+  });
+} finally {
+  await Promise.all([policy.close(), referencePolicy?.close()]);
+  await rm(runDirectory, { recursive: true, force: true });
+}
+
+const perStep = (value: (event: TrainStepEvent) => number) => events.reduce((sum, event) => sum + value(event), 0) / events.length;
+const total = perStep((event) => event.timing.total);
+const model = perStep((event) => event.timing.model);
+const partNames = [...new Set(events.flatMap((event) => Object.keys(event.timing.parts)))].sort();
+const rows: [string, number][] = [
+  ['model (generate, score, train)', model],
+  ...partNames.map((name): [string, number] => [name, perStep((event) => event.timing.parts[name] ?? 0)]),
+];
+const accounted = rows.reduce((sum, [, ms]) => sum + ms, 0);
+rows.push(['unattributed', total - accounted]);
+const nonModel = total - model;
+const nonModelWithoutCheckpoint = nonModel - perStep((event) => event.timing.parts['checkpoint'] ?? 0);
+
+console.log(`\nbench loop: preset ${preset.name}, method ${method}, ${events.length} training steps`);
+console.log(`(${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts per step, ${preset.rl.optimizerStepsPerStep} optimizer steps)\n`);
+console.log('| part | ms per step | share |');
+console.log('| --- | ---: | ---: |');
+for (const [name, ms] of rows) console.log(`| ${name} | ${ms.toFixed(1)} | ${((100 * ms) / total).toFixed(2)}% |`);
+console.log(`| **step total** | ${total.toFixed(1)} | 100% |`);
+console.log(`\nnon-model share: ${((100 * nonModel) / total).toFixed(2)}% (without checkpoint writes: ${((100 * nonModelWithoutCheckpoint) / total).toFixed(2)}%)`);
