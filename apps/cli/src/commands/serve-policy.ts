@@ -72,11 +72,21 @@ seal eval --model evaluates the directory.
 
 Exit codes: 0 stopped by a signal, 2 bad flags or port in use, 3 bad model.`;
 
-/** `seal serve-policy`. */
-export async function runServePolicy({
+/** A started `seal serve-policy`: the server and what stops it. */
+export type ServePolicyHandle = {
+  server: OpenAiServer;
+  /** Stops the server (requests in flight finish) and frees the policy. */
+  close(): Promise<void>;
+};
+
+/**
+ * Starts `seal serve-policy` from its flags and returns once listening
+ * (embedding and tests; the command waits for a signal, then closes).
+ */
+export async function startServePolicy({
   argv,
   output,
-}: CommandContext): Promise<number> {
+}: CommandContext): Promise<ServePolicyHandle> {
   const { flags } = parseFlags({
     argv,
     options: {
@@ -107,21 +117,8 @@ export async function runServePolicy({
       details: { path: directory },
     });
   }
-  const event = (
-    name: string,
-    fields: Record<string, unknown>,
-    text: string,
-  ): void => {
-    if (output.json) {
-      process.stdout.write(
-        `${JSON.stringify({ event: name, time: new Date().toISOString(), ...fields })}\n`,
-      );
-    } else output.line(text);
-  };
-
   const hints = await readPolicyHints(directory);
   const policy = await createOrtPolicy({ model: { directory } });
-  let server: OpenAiServer | undefined;
   try {
     const name = flags.name ?? basename(directory);
     const protocol = flags.protocol ?? hints.protocol ?? 'bfcl-python';
@@ -136,7 +133,7 @@ export async function runServePolicy({
         : { maxQueue: flags['max-queue'] }),
       modelId: name,
     });
-    server = await startOpenAiServer({
+    const server = await startOpenAiServer({
       model,
       modelName: name,
       host: flags.host ?? '127.0.0.1',
@@ -162,6 +159,7 @@ export async function runServePolicy({
       },
     });
     event(
+      output,
       'listening',
       {
         url: server.url,
@@ -172,7 +170,34 @@ export async function runServePolicy({
       },
       `seal serve-policy: ${name} (${policy.policyId}, ${protocol} protocol, ${promptMode} prompt, context ${policy.maxSequenceLength}) on ${server.url}/v1; Ctrl-C stops it`,
     );
+    let closing: Promise<void> | undefined;
+    return {
+      server,
+      close: () => (closing ??= server.close().finally(() => policy.close())),
+    };
+  } catch (error) {
+    await policy.close();
+    throw error;
+  }
+}
 
+function event(
+  output: CommandContext['output'],
+  name: string,
+  fields: Record<string, unknown>,
+  text: string,
+): void {
+  if (output.json) {
+    process.stdout.write(
+      `${JSON.stringify({ event: name, time: new Date().toISOString(), ...fields })}\n`,
+    );
+  } else output.line(text);
+}
+
+/** `seal serve-policy`. */
+export async function runServePolicy(context: CommandContext): Promise<number> {
+  const handle = await startServePolicy(context);
+  try {
     // bin.ts exits at once on SIGINT; a server first finishes what is in flight.
     const previous = process.listeners('SIGINT');
     process.removeAllListeners('SIGINT');
@@ -185,13 +210,18 @@ export async function runServePolicy({
     });
     for (const [name, handler] of Object.entries(handlers))
       process.off(name, handler);
+    // A second Ctrl-C while closing gets bin.ts's immediate exit back.
     for (const listener of previous)
       process.on('SIGINT', listener as NodeJS.SignalsListener);
-    await server.close();
-    event('stopped', { signal }, `seal serve-policy: stopped (${signal})`);
+    await handle.close();
+    event(
+      context.output,
+      'stopped',
+      { signal },
+      `seal serve-policy: stopped (${signal})`,
+    );
     return exitCodes.success;
   } finally {
-    await server?.close();
-    await policy.close();
+    await handle.close();
   }
 }
