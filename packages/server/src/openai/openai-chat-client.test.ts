@@ -23,9 +23,7 @@ type Handler = (
 ) => void;
 
 /** A throwaway HTTP server; `count` is the 1-based number of the request. */
-async function testServer(
-  handler: Handler,
-): Promise<
+async function testServer(handler: Handler): Promise<
   {
     url: string;
     bodies: string[];
