@@ -162,7 +162,9 @@ Run
                          1 makes every reply bit-identical to a lone request)
   --max-tokens N         tokens per reply
   --temperature T        default 0 (greedy); --top-p P; --seed N (default 0)
-  --max-model-calls N    model calls per episode; --max-steps-per-turn N (BFCL's 20)
+  --max-model-calls N    model calls per episode (SEAL's budget); BFCL's own runner
+                         instead force-quits a turn after 20 steps:
+                         --max-steps-per-turn 20 --max-model-calls 1000
   --retries N            endpoint retries on 429/5xx/network errors (default 5),
                          with exponential backoff; --timeout S per request (default 300)
   --out DIR              results directory (default runs/eval/<name>-<source>)
