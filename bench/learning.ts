@@ -33,7 +33,8 @@ const { values } = parseArgs({
     cache: { type: 'string', default: '.seal-cache' },
   },
 });
-const preset = embeddedPresets[values.preset === 'smoke' ? 'smoke' : 'default'];
+const presetName = values.preset === 'smoke' || values.preset === 'study' ? values.preset : 'default';
+const preset = embeddedPresets[presetName];
 const seeds = values.seeds.split(',').map(Number);
 const outDirectory = resolve(values.out);
 const steps = values.steps === undefined ? preset.rl.steps : Number(values.steps);

@@ -13,7 +13,7 @@ import { exitCodes } from '../exit-codes';
 import type { Output } from '../ui/output';
 
 const flagsSchema = z.object({
-  preset: z.enum(['default', 'smoke']).default('default'),
+  preset: z.enum(['default', 'smoke', 'study']).default('default'),
   method: trainMethodSchema.default('seal'),
   seed: z.coerce.number().int().optional(),
   steps: z.coerce.number().int().positive().optional(),

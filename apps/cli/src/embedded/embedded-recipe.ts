@@ -44,15 +44,27 @@ export type EmbeddedPreset = {
  * minutes on 2 CPU cores; `smoke` within 3 minutes (a plumbing check: it
  * learns little). Both use the same code as real runs.
  */
-export const embeddedPresets: Record<'default' | 'smoke', EmbeddedPreset> = {
+export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPreset> = {
   default: {
     name: 'default',
     seed: 1,
     model: { vocabSize: 1024, hiddenSize: 160, intermediateSize: 448, numLayers: 4, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
     difficulties: ['easy', 'medium'],
     warmup: { tasks: 1000, epochs: 4, batchSize: 8, learningRate: 2e-3, contextWeight: 0.1 },
-    tasks: { train: 400, testId: 96, testOod: 96 },
-    rl: { steps: 24, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 2e-5, maxTokens: 40, klCoef: 0.001, evalEvery: 8, maxModelCalls: 14 },
+    tasks: { train: 400, testId: 48, testOod: 48 },
+    rl: { steps: 24, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 40, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14 },
+  },
+  // The learning study's preset: the default's model, tasks and RL, with a
+  // four times longer warm start (run once, cached) so that more of the
+  // evaluation tasks are within reach before RL starts.
+  study: {
+    name: 'study',
+    seed: 1,
+    model: { vocabSize: 1024, hiddenSize: 160, intermediateSize: 448, numLayers: 4, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
+    difficulties: ['easy', 'medium'],
+    warmup: { tasks: 4000, epochs: 4, batchSize: 8, learningRate: 2e-3, contextWeight: 0.1 },
+    tasks: { train: 400, testId: 48, testOod: 48 },
+    rl: { steps: 16, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 40, klCoef: 0.001, evalEvery: 8, maxModelCalls: 14 },
   },
   smoke: {
     name: 'smoke',

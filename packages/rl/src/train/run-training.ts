@@ -222,7 +222,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   // The tasks the run trains and evaluates on, so that reports and viewers can
   // re-verify any recorded episode without knowing where the tasks came from.
   const runTasks = new Map<string, Task>();
-  for (const task of [...options.trainTasks, ...options.evalSets.flatMap((set) => set.tasks)]) runTasks.set(task.id, task);
+  for (const task of [...options.trainTasks, ...(options.evalSets ?? []).flatMap((set) => set.tasks)]) runTasks.set(task.id, task);
   await run.writeJsonLines(run.path('tasks.jsonl'), [...runTasks.values()]);
 
   const tools = unionTools(options.trainTasks);
