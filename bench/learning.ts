@@ -124,8 +124,18 @@ function meanAndError(values: number[], binomialN?: number): string {
   return `${(100 * mean).toFixed(1)} ± ${(100 * error).toFixed(1)}`;
 }
 
+/** Share of evaluated turns the model got right (SEAL tags `pass` and `correct_abstention`). */
+function turnPass(e: EvalEvent | undefined): number | undefined {
+  if (!e) return undefined;
+  const total = Object.values(e.tagCounts).reduce((a, b) => a + b, 0);
+  return total === 0 ? undefined : ((e.tagCounts['pass'] ?? 0) + (e.tagCounts['correct_abstention'] ?? 0)) / total;
+}
+function turnTotal(e: EvalEvent | undefined): number | undefined {
+  return e ? Object.values(e.tagCounts).reduce((a, b) => a + b, 0) : undefined;
+}
+
 const lines: string[] = [];
-const header = ['method', 'seeds', ...['test-id', 'test-ood'].flatMap((set) => [...categories.map((c) => `${set === 'test-id' ? 'ID' : 'OOD'} ${short(c)}`), `${set === 'test-id' ? 'ID' : 'OOD'} overall`])];
+const header = ['method', 'seeds', ...['test-id', 'test-ood'].flatMap((set) => [...categories.map((c) => `${set === 'test-id' ? 'ID' : 'OOD'} ${short(c)}`), `${set === 'test-id' ? 'ID' : 'OOD'} overall`, `${set === 'test-id' ? 'ID' : 'OOD'} turns ok`])];
 lines.push(`| ${header.join(' | ')} |`);
 lines.push(`| ${header.map((_, i) => (i < 2 ? '---' : '---:')).join(' | ')} |`);
 const reference = results[0];
@@ -135,6 +145,8 @@ if (reference) {
     const e = initialEval(reference, set);
     for (const c of categories) cells.push(meanAndError(e?.categories[c] ? [e.categories[c].accuracy] : [], e?.categories[c]?.totalCount));
     cells.push(meanAndError(e ? [e.accuracy] : [], e ? Object.values(e.categories).reduce((a, b) => a + b.totalCount, 0) : undefined));
+    const pass = turnPass(e);
+    cells.push(meanAndError(pass === undefined ? [] : [pass], turnTotal(e)));
   }
   lines.push(`| ${cells.join(' | ')} |`);
 }
@@ -148,13 +160,14 @@ for (const method of methods) {
       cells.push(meanAndError(values, finals[0]?.categories[c]?.totalCount));
     }
     cells.push(meanAndError(finals.map((e) => e.accuracy), finals[0] ? Object.values(finals[0].categories).reduce((a, b) => a + b.totalCount, 0) : undefined));
+    cells.push(meanAndError(finals.flatMap((e) => { const p = turnPass(e); return p === undefined ? [] : [p]; }), turnTotal(finals[0])));
   }
   lines.push(`| ${cells.join(' | ')} |`);
 }
 const budget = `${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts`;
 const evalSizes = assets.evalSets.map((set) => `${set.name} ${set.tasks.length}`).join(', ');
 console.log(`\nbench learning: preset ${preset.name}, budget ${budget} per run, eval sets ${evalSizes}, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`);
-console.log('Success (%) on the untouched interface after the last step; mean ± standard error over seeds (one seed: binomial over tasks).\n');
+console.log('Task success (%) on the untouched interface after the last step, per category and overall, and the share of turns done right (SEAL tags pass + correct_abstention); mean ± standard error over seeds (one seed: binomial over tasks or turns).\n');
 console.log(lines.join('\n'));
 
 // ---- Curves (SVG) ---------------------------------------------------------
@@ -243,4 +256,21 @@ await writeFile(
   }),
 );
 svgFiles.push(trainFile);
+const rewardFile = join(outDirectory, 'curve-train-reward.svg');
+await writeFile(
+  rewardFile,
+  curveSvg({
+    title: `Training reward (each method's own; moving mean of ${window} steps)`,
+    series: methods.map((method) => ({
+      name: method,
+      points: meanSeries(method, (r) =>
+        r.steps.map((e, i) => {
+          const slice = r.steps.slice(Math.max(0, i - window + 1), i + 1);
+          return [e.step, slice.reduce((a, b) => a + b.rewardMean, 0) / slice.length];
+        }),
+      ),
+    })),
+  }),
+);
+svgFiles.push(rewardFile);
 console.log(`\ncurves: ${svgFiles.join(', ')}`);
