@@ -41,8 +41,11 @@ const steps = values.steps === undefined ? preset.rl.steps : Number(values.steps
 
 type Run = { method: TrainMethod; seed: number };
 const plan: Run[] = [
-  ...seeds.map((seed): Run => ({ method: 'seal', seed })),
-  ...seeds.map((seed): Run => ({ method: 'grpo', seed })),
+  // SEAL and GRPO interleaved by seed: a study cut short still compares them.
+  ...seeds.flatMap((seed): Run[] => [
+    { method: 'seal', seed },
+    { method: 'grpo', seed },
+  ]),
   ...(['no-env', 'no-reweight', 'no-loop', 'envtuning'] as const).map((method): Run => ({ method, seed: seeds[0]! })),
 ].filter((run) => values.only === undefined || values.only.split(',').includes(run.method));
 
