@@ -55,5 +55,12 @@ export {
   type TokenizerConfig,
   type TokenizerFiles,
 } from './tokenizer/hf-tokenizer';
-export { buildBpeTokenizer, copyFriendlyPretokenizerPattern, pretokenizerPattern, type BuildBpeTokenizerOptions } from './tokenizer/build-bpe-tokenizer';
+export {
+  buildBpeTokenizer,
+  copyFriendlyPretokenizerPattern,
+  numberGroupPretokenizerPattern,
+  numberTokens,
+  pretokenizerPattern,
+  type BuildBpeTokenizerOptions,
+} from './tokenizer/build-bpe-tokenizer';
 export { chatmlTemplate, chatmlSpecialTokens } from './tokenizer/chatml-template';

@@ -21,6 +21,23 @@ export const pretokenizerPattern =
  */
 export const copyFriendlyPretokenizerPattern = '\\p{L}+|\\p{N}|[^\\s\\p{L}\\p{N}]|\\s+';
 
+/**
+ * The copy-friendly split with numbers in groups of up to three digits
+ * (`1585` → `158`, `5`). With {@link numberTokens} as whole tokens, every
+ * group is one token: a model copies an id or amount as one or two distinct
+ * tokens instead of a run of easily confused single digits.
+ */
+export const numberGroupPretokenizerPattern = '\\p{L}+|\\p{N}{1,3}|[^\\s\\p{L}\\p{N}]|\\s+';
+
+/** Every string of two to `maxDigits` ASCII digits (`00`…`999` for 3): whole tokens for {@link numberGroupPretokenizerPattern}. */
+export function numberTokens(maxDigits = 3): string[] {
+  const tokens: string[] = [];
+  for (let digits = 2; digits <= maxDigits; digits++) {
+    for (let n = 0; n < 10 ** digits; n++) tokens.push(String(n).padStart(digits, '0'));
+  }
+  return tokens;
+}
+
 /** Options of {@link buildBpeTokenizer}. */
 export type BuildBpeTokenizerOptions = {
   /** Training texts. Special-token strings inside them are skipped. */
@@ -37,6 +54,13 @@ export type BuildBpeTokenizerOptions = {
   minFrequency?: number;
   /** The pre-tokenizer regex (JavaScript syntax). Default {@link pretokenizerPattern}. */
   pattern?: string;
+  /**
+   * Strings that get a token of their own whatever the corpus (e.g.
+   * {@link numberTokens}); they count towards `vocabSize`. A pre-token equal
+   * to one of them maps to it directly (`ignore_merges`, as in Llama 3's
+   * tokenizer), so they need no merges.
+   */
+  wholeTokens?: readonly string[];
 };
 
 /**
@@ -59,6 +83,16 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
   const byteChars = bytesToUnicode();
   const alphabet = [...byteChars.values()];
   const vocab = new Map<string, number>(alphabet.map((char, id) => [char, id]));
+  const encodeBytes = (text: string) => Array.from(new TextEncoder().encode(text), (byte) => byteChars.get(byte)!).join('');
+  const whole = new Set((options.wholeTokens ?? []).map(encodeBytes));
+  for (const token of whole) if (!vocab.has(token)) vocab.set(token, vocab.size);
+  const mergeLimit = options.vocabSize - vocab.size - specialTokens.length;
+  if (mergeLimit < 0) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `vocabSize ${options.vocabSize} is below 256 byte tokens + ${vocab.size - 256} whole tokens + ${specialTokens.length} special tokens`,
+    });
+  }
 
   // Pre-tokenize with the very pre-tokenizer the final tokenizer uses.
   const splitter = new Tokenizer(
@@ -75,11 +109,12 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
       }
     }
   }
-  const words = [...wordCounts].map(([word, count]) => ({ symbols: [...word], count }));
+  // Whole tokens bypass merges (ignore_merges): they teach the merges nothing.
+  const words = [...wordCounts].filter(([word]) => !whole.has(word)).map(([word, count]) => ({ symbols: [...word], count }));
 
   const merges: Array<[string, string]> = [];
   const minFrequency = options.minFrequency ?? 2;
-  while (merges.length < mergeBudget) {
+  while (merges.length < mergeLimit) {
     const pairs = new Map<string, number>();
     for (const { symbols, count } of words) {
       for (let i = 0; i + 1 < symbols.length; i++) {
@@ -114,7 +149,7 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
   }
   const eosToken = options.eosToken ?? (specialTokens.includes('<|im_end|>') ? '<|im_end|>' : specialTokens[0]);
   return {
-    tokenizerJson: tokenizerJson({ vocab, merges, specialTokens, startId: vocab.size, pattern }),
+    tokenizerJson: tokenizerJson({ vocab, merges, specialTokens, startId: vocab.size, pattern, ignoreMerges: whole.size > 0 }),
     tokenizerConfig: {
       tokenizer_class: 'PreTrainedTokenizerFast',
       model_max_length: 1024,
@@ -139,12 +174,14 @@ function tokenizerJson({
   specialTokens,
   startId,
   pattern,
+  ignoreMerges = false,
 }: {
   vocab: Map<string, number>;
   merges: Array<[string, string]>;
   specialTokens: readonly string[];
   startId: number;
   pattern: string;
+  ignoreMerges?: boolean;
 }): Record<string, unknown> {
   const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false };
   return {
@@ -178,7 +215,7 @@ function tokenizerJson({
       end_of_word_suffix: null,
       fuse_unk: false,
       byte_fallback: false,
-      ignore_merges: false,
+      ignore_merges: ignoreMerges,
       vocab: Object.fromEntries(vocab),
       merges,
     },

@@ -1,6 +1,6 @@
 import { SealError } from '@seal/spec';
 import { describe, expect, it } from 'vitest';
-import { buildBpeTokenizer } from './build-bpe-tokenizer';
+import { buildBpeTokenizer, numberGroupPretokenizerPattern, numberTokens } from './build-bpe-tokenizer';
 import { HuggingFaceTokenizer } from './hf-tokenizer';
 
 const corpus = [
@@ -55,6 +55,54 @@ describe('buildBpeTokenizer', () => {
     }
     expect(SealError.isInstance(thrown)).toBe(true);
     expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});
+
+describe('buildBpeTokenizer with whole number tokens', () => {
+  const files = buildBpeTokenizer({
+    corpus: [...corpus, ...corpus],
+    vocabSize: 1500,
+    pattern: numberGroupPretokenizerPattern,
+    wholeTokens: numberTokens(3),
+  });
+  const tokenizer = new HuggingFaceTokenizer(files);
+
+  it('should list every two- and three-digit string once', () => {
+    const tokens = numberTokens(3);
+    expect(tokens).toHaveLength(1100);
+    expect(new Set(tokens).size).toBe(1100);
+    expect(tokens.slice(0, 3)).toEqual(['00', '01', '02']);
+    expect(tokens.at(-1)).toBe('999');
+  });
+
+  it('should make every group of up to three digits one token, unseen numbers included', () => {
+    for (const [text, groups] of [
+      ['1585', ['158', '5']],
+      ['007', ['007']],
+      ['USR285', ['285']],
+      ['value=4600.0', ['460', '0', '0']],
+    ] as const) {
+      const ids = tokenizer.encode(text);
+      const pieces = ids.map((id) => tokenizer.decode([id]));
+      // Digits only ever appear as whole groups, each one token.
+      expect(pieces.filter((piece) => /\d/.test(piece))).toEqual(groups);
+      expect(tokenizer.decode(ids)).toBe(text);
+    }
+  });
+
+  it('should stay within the vocabulary size and still learn merges for words', () => {
+    expect(tokenizer.vocabSize).toBeLessThanOrEqual(1500);
+    expect(tokenizer.encode('the file').length).toBeLessThan('the file'.length);
+  });
+
+  it('should round-trip any text', () => {
+    for (const text of [...corpus, 'ünïcödé ✓ 😀 1234567890 tabs\tand  spaces', '']) {
+      expect(tokenizer.decode(tokenizer.encode(text))).toBe(text);
+    }
+  });
+
+  it('should reject a vocabulary too small for the whole tokens', () => {
+    expect(() => buildBpeTokenizer({ corpus, vocabSize: 1000, wholeTokens: numberTokens(3) })).toThrow(/whole tokens/);
   });
 });
 
