@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset default|smoke] [--steps N] [--seeds 1,2,3] [--only seal,grpo] [--out DIR]`
+ * `pnpm bench learning [--preset default|smoke|study] [--steps N] [--seeds 1,2,3] [--only seal,grpo] [--out DIR] [--report-only]`
  *
  * The learning study of the loop issue: SEAL and vanilla GRPO with three RL
  * seeds each, every single-sided ablation (no-env, no-reweight, no-loop) and
@@ -31,6 +31,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     out: { type: 'string', default: 'bench/out/learning' },
     cache: { type: 'string', default: '.seal-cache' },
+    /** Print the table and curves from the finished runs only; run nothing. */
+    'report-only': { type: 'boolean', default: false },
   },
 });
 const presetName = values.preset === 'smoke' || values.preset === 'study' ? values.preset : 'default';
@@ -75,6 +77,10 @@ for (const [index, { method, seed }] of plan.entries()) {
     console.error(`[${index + 1}/${plan.length}] ${name}: done earlier`);
     continue;
   }
+  if (values['report-only']) {
+    console.error(`[${index + 1}/${plan.length}] ${name}: not run (--report-only)`);
+    continue;
+  }
   const started = Date.now();
   const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
   const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
@@ -110,7 +116,7 @@ for (const [index, { method, seed }] of plan.entries()) {
 
 const categories = ['multi_turn_base', 'multi_turn_miss_param', 'multi_turn_miss_func', 'multi_turn_long_context'];
 const short = (category: string) => category.replace('multi_turn_', '');
-const methods = [...new Set(plan.map((run) => run.method))];
+const methods = [...new Set(results.map((run) => run.method))];
 
 function finalEval(result: RunResult, set: string): EvalEvent | undefined {
   return result.evaluations.filter((e) => e.set === set).at(-1);
