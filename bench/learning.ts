@@ -45,14 +45,9 @@ type Run = { method: TrainMethod; seed: number };
 const plan: Run[] = [
   // First one run of every method (a study cut short still covers them all),
   // then the remaining SEAL and GRPO seeds, interleaved.
-  { method: 'seal', seed: seeds[0]! },
-  { method: 'envtuning', seed: seeds[0]! },
-  { method: 'grpo', seed: seeds[0]! },
+  ...(['seal', 'envtuning', 'grpo'] as const).map((method): Run => ({ method, seed: seeds[0]! })),
   ...(['no-env', 'no-reweight', 'no-loop'] as const).map((method): Run => ({ method, seed: seeds[0]! })),
-  ...seeds.slice(1).flatMap((seed): Run[] => [
-    { method: 'seal', seed },
-    { method: 'grpo', seed },
-  ]),
+  ...seeds.slice(1).flatMap((seed) => (['seal', 'grpo'] as const).map((method): Run => ({ method, seed }))),
 ].filter((run) => values.only === undefined || values.only.split(',').includes(run.method));
 
 type RunResult = { method: TrainMethod; seed: number; steps: TrainStepEvent[]; evaluations: EvalEvent[]; seconds: number };
