@@ -40,7 +40,7 @@ export default tseslint.config(
       'vitest/consistent-test-it': ['error', { fn: 'it' }],
       // Narrowing a result union before asserting on it is the normal shape here.
       'vitest/no-conditional-expect': 'off',
-      'vitest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expect*', 'roundTrip', 'assert*'] }],
+      'vitest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expect*', 'roundTrip', 'replay', 'assert*'] }],
       'vitest/valid-title': ['error', { allowArguments: true }],
       // Skips carry the reason (missing shared fixtures) as their title.
       'vitest/no-disabled-tests': 'off',

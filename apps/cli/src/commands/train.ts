@@ -122,8 +122,8 @@ async function runLoop({
           const e = progress.event;
           history.push(pct(e.successRate));
           bar.tick(1, `success ${pct(e.successRate)} reward ${e.rewardMean.toFixed(2)}`);
-          if (!output.json) {
-            process.stderr.isTTY || output.line(`step ${e.step}/${steps}: success ${pct(e.successRate)}, reward ${e.rewardMean.toFixed(3)}, loss ${e.loss.toFixed(4)}, ${(e.timing.total / 1000).toFixed(1)}s`);
+          if (!output.json && !process.stderr.isTTY) {
+            output.line(`step ${e.step}/${steps}: success ${pct(e.successRate)}, reward ${e.rewardMean.toFixed(3)}, loss ${e.loss.toFixed(4)}, ${(e.timing.total / 1000).toFixed(1)}s`);
           }
           break;
         }

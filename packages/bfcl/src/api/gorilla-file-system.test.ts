@@ -312,7 +312,7 @@ describe.skipIf(!hasSharedBfclData)('GorillaFileSystem', () => {
   });
 });
 
-describe.skipIf(hasSharedBfclData)('GorillaFileSystem', () => {
+describe.skipIf(hasSharedBfclData)('GorillaFileSystem (shared BFCL data absent)', () => {
   it.skip(sharedDataSkipMessage, () => {});
 });
 

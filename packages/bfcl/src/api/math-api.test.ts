@@ -350,6 +350,6 @@ describe.skipIf(!hasSharedBfclData)('MathApi', () => {
   });
 });
 
-describe.skipIf(hasSharedBfclData)('MathApi', () => {
+describe.skipIf(hasSharedBfclData)('MathApi (shared BFCL data absent)', () => {
   it.skip(sharedDataSkipMessage, () => {});
 });

@@ -784,8 +784,9 @@ export function mpfToStr(x: Mpf, dps: number): string {
   return `${sign}${digits}e${exponent}`;
 }
 
-/** Python's `str.strip()` whitespace. */
+/** Python's `str.strip()` whitespace (it includes the separators U+001C–U+001F). */
 const pythonWhitespace =
+  // eslint-disable-next-line no-control-regex -- Python strips these control characters too.
   /^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/gu;
 
 class ParseFailure extends Error {}

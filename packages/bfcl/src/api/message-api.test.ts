@@ -7,7 +7,7 @@ import {
   sharedDataSkipMessage,
 } from '../test';
 import { BfclRealm } from './bfcl-realm';
-import { MessageApi } from './message-api';
+import type { MessageApi } from './message-api';
 
 // Every expected string below was produced by BFCL's own Python (gorilla
 // cd9429cc, CPython 3.11).
@@ -146,6 +146,6 @@ describe.skipIf(!hasSharedBfclData)('MessageApi', () => {
   });
 });
 
-describe.skipIf(hasSharedBfclData)('MessageApi', () => {
+describe.skipIf(hasSharedBfclData)('MessageApi (shared BFCL data absent)', () => {
   it.skip(sharedDataSkipMessage, () => {});
 });

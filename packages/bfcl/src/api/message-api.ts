@@ -10,7 +10,6 @@ import {
   pyDictGet,
   pyEquals,
   pyFormatValue,
-  pyGetItem,
   pyIter,
   pyListRemove,
   pyLower,

@@ -7,7 +7,7 @@ import {
   sharedDataSkipMessage,
 } from '../test';
 import { BfclRealm } from './bfcl-realm';
-import { TwitterApi } from './twitter-api';
+import type { TwitterApi } from './twitter-api';
 
 // Every expected string below was produced by BFCL's own Python (gorilla
 // cd9429cc, CPython 3.11).
@@ -174,6 +174,6 @@ describe.skipIf(!hasSharedBfclData)('TwitterApi', () => {
   });
 });
 
-describe.skipIf(hasSharedBfclData)('TwitterApi', () => {
+describe.skipIf(hasSharedBfclData)('TwitterApi (shared BFCL data absent)', () => {
   it.skip(sharedDataSkipMessage, () => {});
 });
