@@ -115,7 +115,17 @@ export async function runRollouts({
   }
   const total = live.length;
   const finish = (item: Live) => {
-    finished.push({ ...item.rollout, record: item.episode.record() });
+    const { rollout } = item;
+    // Context appended after the last response (tool results, the next
+    // question) can run past the model's positions; the episode then ends
+    // with context-limit. Those trailing tokens were never generated, so
+    // cutting them keeps every sampled token and a sequence the model can score.
+    if (rollout.tokenIds.length > maxSequenceLength) {
+      rollout.tokenIds.length = maxSequenceLength;
+      rollout.generatedMask.length = maxSequenceLength;
+      rollout.samplingLogprobs.length = maxSequenceLength;
+    }
+    finished.push({ ...rollout, record: item.episode.record() });
   };
 
   let round = 0;
