@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   bfclEntryToTask,
   createGeneratorRuntime,
@@ -88,6 +90,9 @@ export async function createRunDiagnoser({
   dataDirectory?: string;
   tasksFile?: string;
 }): Promise<EpisodeDiagnoser> {
+  // A run directory written by runTraining holds its tasks; --tasks overrides them.
+  const runTasksFile = join(runDirectory, 'tasks.jsonl');
+  tasksFile ??= existsSync(runTasksFile) ? runTasksFile : undefined;
   const fromFile = tasksFile === undefined ? undefined : await readTasksFile(tasksFile);
   const generatorRuntime = createGeneratorRuntime();
   const generatedVerifier = createBfclVerifier({ runtime: generatorRuntime });

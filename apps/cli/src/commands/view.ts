@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { readRunDirectory, startViewer } from '@seal/report';
 import { SealError } from '@seal/spec';
 import * as z from 'zod';
@@ -74,11 +72,7 @@ export async function runView({ argv, output }: CommandContext): Promise<number>
         runDirectory,
         seed: run.config?.seed ?? undefined,
         ...(flags.data === undefined ? {} : { dataDirectory: flags.data }),
-        ...(flags.tasks !== undefined
-          ? { tasksFile: flags.tasks }
-          : existsSync(join(runDirectory, 'tasks.jsonl'))
-            ? { tasksFile: join(runDirectory, 'tasks.jsonl') }
-            : {}),
+        ...(flags.tasks === undefined ? {} : { tasksFile: flags.tasks }),
       });
   const viewer = await startViewer({
     runDirectory,

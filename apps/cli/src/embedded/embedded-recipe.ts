@@ -44,7 +44,7 @@ export type EmbeddedPreset = {
  * minutes on 2 CPU cores; `smoke` within 3 minutes (a plumbing check: it
  * learns little). Both use the same code as real runs.
  */
-export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPreset> = {
+const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
   default: {
     name: 'default',
     seed: 1,
@@ -57,15 +57,6 @@ export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPres
   // The learning study's preset: the default's model, tasks and RL, with a
   // four times longer warm start (run once, cached) so that more of the
   // evaluation tasks are within reach before RL starts.
-  study: {
-    name: 'study',
-    seed: 1,
-    model: { vocabSize: 1024, hiddenSize: 160, intermediateSize: 448, numLayers: 4, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
-    difficulties: ['easy', 'medium'],
-    warmup: { tasks: 4000, epochs: 4, batchSize: 8, learningRate: 2e-3, contextWeight: 0.1 },
-    tasks: { train: 400, testId: 48, testOod: 48 },
-    rl: { steps: 16, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 40, klCoef: 0.001, evalEvery: 8, maxModelCalls: 14 },
-  },
   smoke: {
     name: 'smoke',
     seed: 1,
@@ -74,6 +65,21 @@ export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPres
     warmup: { tasks: 64, epochs: 2, batchSize: 16, learningRate: 3e-3, contextWeight: 0.1 },
     tasks: { train: 400, testId: 16, testOod: 16 },
     rl: { steps: 2, tasksPerStep: 4, groupSize: 2, optimizerStepsPerStep: 1, learningRate: 2e-5, maxTokens: 32, klCoef: 0.001, evalEvery: 2, maxModelCalls: 10 },
+  },
+};
+
+/**
+ * The embedded presets: `default` and `smoke` above, and `study`, the learning
+ * study's preset — the default's model and tasks with a four times longer
+ * warm start (run once, cached) and a shorter RL schedule per run.
+ */
+export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPreset> = {
+  ...basePresets,
+  study: {
+    ...basePresets.default,
+    name: 'study',
+    warmup: { ...basePresets.default.warmup, tasks: 4000 },
+    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 8 },
   },
 };
 
