@@ -14,6 +14,7 @@ import {
   type EnvServiceSettings,
 } from './env-service';
 import { errorResponse } from './error-response';
+import { readBody } from './read-body';
 
 /** Options of {@link startEnvServer}: the service settings plus the transport's. */
 export type EnvServerOptions = EnvServiceSettings & {
@@ -73,51 +74,6 @@ function methodNotAllowed(
     error: new SealError({ code: 'INVALID_ARGUMENT', message }),
   });
   send(response, 405, body, { allow });
-}
-
-/**
- * Reads a request body up to `limit` bytes. A larger body is read on and
- * discarded up to `drainLimit` (so the client sees the 413 instead of a
- * reset), then refused; beyond that the connection is cut.
- */
-function readBody(
-  request: IncomingMessage,
-  limit: number,
-): Promise<{ text: string } | { tooLarge: true; cut: boolean }> {
-  const drainLimit = Math.max(limit * 8, 8 * 1024 * 1024);
-  const declared = Number(request.headers['content-length'] ?? Number.NaN);
-  return new Promise((resolve, reject) => {
-    if (Number.isFinite(declared) && declared > drainLimit) {
-      request.resume();
-      resolve({ tooLarge: true, cut: true });
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else if (size > drainLimit && !settled) {
-        settled = true;
-        resolve({ tooLarge: true, cut: true });
-      }
-    });
-    request.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(
-        size > limit
-          ? { tooLarge: true, cut: false }
-          : { text: Buffer.concat(chunks).toString('utf8') },
-      );
-    });
-    request.on('error', (error) => {
-      if (settled) return;
-      settled = true;
-      reject(error);
-    });
-  });
 }
 
 /**
@@ -203,7 +159,10 @@ export async function startEnvServer(
       request.resume();
       return;
     }
-    const read = await readBody(request, maxBodyBytes);
+    const read = await readBody(request, {
+      limit: maxBodyBytes,
+      drainLimit: Math.max(maxBodyBytes * 8, 8 * 1024 * 1024),
+    });
     if ('tooLarge' in read) {
       fail(
         response,

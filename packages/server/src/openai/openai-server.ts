@@ -14,6 +14,7 @@ import {
   toOpenAiResponse,
 } from './openai-wire';
 import type { PolicyChatModel } from './policy-chat-model';
+import { readBody } from '../read-body';
 
 /** What the server needs of a model (a {@link PolicyChatModel} has it all). */
 export type ServedChatModel = Pick<
@@ -120,47 +121,6 @@ function send(
   response.end(text);
 }
 
-/** Reads a body up to `limit` bytes; a larger one is drained (bounded) and refused. */
-function readBody(
-  request: IncomingMessage,
-  limit: number,
-): Promise<{ text: string } | { tooLarge: true; cut: boolean }> {
-  const drainLimit = Math.max(limit * 4, 16 * 1024 * 1024);
-  const declared = Number(request.headers['content-length'] ?? Number.NaN);
-  return new Promise((resolve, reject) => {
-    if (Number.isFinite(declared) && declared > limit) {
-      request.resume();
-      resolve({ tooLarge: true, cut: declared > drainLimit });
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else if (size > drainLimit && !settled) {
-        settled = true;
-        resolve({ tooLarge: true, cut: true });
-      }
-    });
-    request.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(
-        size > limit
-          ? { tooLarge: true, cut: false }
-          : { text: Buffer.concat(chunks).toString('utf8') },
-      );
-    });
-    request.on('error', (error) => {
-      if (settled) return;
-      settled = true;
-      reject(error);
-    });
-  });
-}
-
 /** A SealError from the model as an HTTP error (4xx for the caller's mistakes). */
 function fromModelError(error: unknown): HttpError | undefined {
   if (isContextLengthExceeded(error)) {
@@ -232,7 +192,10 @@ export async function startOpenAiServer(
   };
 
   const completions = async (request: IncomingMessage): Promise<unknown> => {
-    const read = await readBody(request, maxBodyBytes);
+    const read = await readBody(request, {
+      limit: maxBodyBytes,
+      drainLimit: Math.max(maxBodyBytes * 4, 16 * 1024 * 1024),
+    });
     if ('tooLarge' in read) {
       throw new HttpError({
         status: 413,

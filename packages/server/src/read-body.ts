@@ -1,0 +1,50 @@
+import type { IncomingMessage } from 'node:http';
+
+/** What {@link readBody} found. */
+export type ReadBodyResult =
+  { text: string } | { tooLarge: true; cut: boolean };
+
+/**
+ * Reads a request body up to `limit` bytes. A larger body is read on and
+ * discarded up to `drainLimit` (so the client sees the 413 instead of a
+ * reset), then refused; beyond that the connection is to be cut (`cut`).
+ * A declared `content-length` over `limit` is refused without buffering.
+ */
+export function readBody(
+  request: IncomingMessage,
+  { limit, drainLimit }: { limit: number; drainLimit: number },
+): Promise<ReadBodyResult> {
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  return new Promise((resolve, reject) => {
+    if (Number.isFinite(declared) && declared > limit) {
+      request.resume();
+      resolve({ tooLarge: true, cut: declared > drainLimit });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > drainLimit && !settled) {
+        settled = true;
+        resolve({ tooLarge: true, cut: true });
+      }
+    });
+    request.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(
+        size > limit
+          ? { tooLarge: true, cut: false }
+          : { text: Buffer.concat(chunks).toString('utf8') },
+      );
+    });
+    request.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+  });
+}
