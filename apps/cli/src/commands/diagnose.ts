@@ -29,6 +29,7 @@ import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
+import { table } from '../ui/table';
 
 const flagsSchema = z.object({
   data: z.string().optional(),
@@ -129,30 +130,6 @@ async function taskLookup({
 
 function formatNumber(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(3);
-}
-
-/** A plain-text table: first column left-aligned, the others right-aligned. */
-function table(
-  headers: readonly string[],
-  rows: readonly (readonly string[])[],
-): string[] {
-  const widths = headers.map((header, column) =>
-    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const format = (row: readonly string[]) =>
-    row
-      .map((cell, column) =>
-        column === 0
-          ? cell.padEnd(widths[column]!)
-          : cell.padStart(widths[column]!),
-      )
-      .join('  ')
-      .trimEnd();
-  return [
-    format(headers),
-    format(widths.map((width) => '-'.repeat(width))),
-    ...rows.map(format),
-  ];
 }
 
 /** Rows by count (most first); with `grouped`, by the key's `category::` prefix first. */

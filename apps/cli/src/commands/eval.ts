@@ -61,6 +61,7 @@ import {
   readPolicyHints,
   type PolicyHints,
 } from './policy-hints';
+import { table } from '../ui/table';
 
 const whole = (min: number) =>
   z
@@ -399,23 +400,7 @@ function tagTable(summary: DiagnosisSummary): string[] {
     ),
     String(summary.tags[tag]!.count),
   ]);
-  const header = ['tag (per turn)', ...categories.map(short), 'total'];
-  const widths = header.map((cell, column) =>
-    Math.max(cell.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const format = (row: string[]) =>
-    row
-      .map((cell, column) =>
-        column === 0
-          ? cell.padEnd(widths[column]!)
-          : cell.padStart(widths[column]!),
-      )
-      .join('  ');
-  return [
-    format(header),
-    format(widths.map((width) => '-'.repeat(width))),
-    ...rows.map(format),
-  ];
+  return table(['tag (per turn)', ...categories.map(short), 'total'], rows);
 }
 
 function scoreTable(files: ReturnType<typeof buildBfclScoreFiles>): string[] {
@@ -433,24 +418,7 @@ function scoreTable(files: ReturnType<typeof buildBfclScoreFiles>): string[] {
     '',
     '',
   ]);
-  const header = ['category', 'accuracy', 'correct', 'total'];
-  const widths = header.map((cell, column) =>
-    Math.max(cell.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const format = (row: string[]) =>
-    row
-      .map((cell, column) =>
-        column === 0
-          ? cell.padEnd(widths[column]!)
-          : cell.padStart(widths[column]!),
-      )
-      .join('  ')
-      .trimEnd();
-  return [
-    format(header),
-    format(widths.map((width) => '-'.repeat(width))),
-    ...rows.map(format),
-  ];
+  return table(['category', 'accuracy', 'correct', 'total'], rows);
 }
 
 /** Options of {@link runEval}: the command context, plus a signal for embedding and tests. */
