@@ -70,4 +70,5 @@ export {
   demonstrationText,
   type Demonstration,
 } from './warmstart/demonstrations';
+export { buildCopyDrills, callLiterals } from './warmstart/copy-drills';
 export { runSupervised, type SupervisedProgress } from './warmstart/run-supervised';

@@ -200,9 +200,9 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     onProgress: (progress) => {
       if (progress.type === 'phase') output.line(`  ${progress.phase}…`);
       else {
-        warmBar ??= output.progress('warm start', progress.steps);
-        warmBar.tick(1, `loss ${progress.loss.toFixed(3)}`);
-        if (progress.step === progress.steps) warmBar.done();
+        if (progress.step === 1) warmBar = output.progress(progress.stage === 'drill' ? 'copy drills' : 'warm start', progress.steps);
+        warmBar?.tick(1, `loss ${progress.loss.toFixed(3)}`);
+        if (progress.step === progress.steps) warmBar?.done();
       }
     },
   });

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies, taskGeneratorId } from '@seal/bfcl';
-import { buildBpeTokenizer, copyFriendlyPretokenizerPattern, createModelConfig, createOrtPolicy } from '@seal/engine-ort';
-import { buildDemonstration, demonstrationText, runSupervised, writeJsonAtomic, type EvalSet, type TrainConfigInput, type TrainMethod } from '@seal/rl';
+import { buildBpeTokenizer, createModelConfig, createOrtPolicy, numberGroupPretokenizerPattern, numberTokens } from '@seal/engine-ort';
+import { buildCopyDrills, buildDemonstration, demonstrationText, runSupervised, writeJsonAtomic, type EvalSet, type TrainConfigInput, type TrainMethod } from '@seal/rl';
 import type { PolicyV1, Task } from '@seal/spec';
 
 /** A named configuration of the embedded default: model, tokenizer, data, warm start and RL sizes. */
@@ -22,8 +22,20 @@ export type EmbeddedPreset = {
   };
   /** Task-family difficulties the suite draws from (every split, the warmup pool included). */
   difficulties: readonly ('easy' | 'medium' | 'hard')[];
-  /** Warm-start demonstrations (base-style tasks of the disjoint warmup pool) and supervised schedule. */
-  warmup: { tasks: number; epochs: number; batchSize: number; learningRate: number; contextWeight?: number };
+  /**
+   * Warm-start demonstrations (base-style tasks of the disjoint warmup pool)
+   * and supervised schedule, optionally preceded by copy drills (short
+   * question → call and repeat exercises from the same pool, see
+   * `buildCopyDrills`) that teach the model from scratch to copy values.
+   */
+  warmup: {
+    tasks: number;
+    epochs: number;
+    batchSize: number;
+    learningRate: number;
+    contextWeight?: number;
+    drill?: { steps: number; batchSize: number; learningRate: number; repeats: number };
+  };
   /** Generated task counts per split (split evenly over the four categories). */
   tasks: { train: number; testId: number; testOod: number };
   rl: {
@@ -48,21 +60,25 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
   default: {
     name: 'default',
     seed: 1,
-    model: { vocabSize: 1024, hiddenSize: 160, intermediateSize: 448, numLayers: 4, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
+    model: { vocabSize: 2048, hiddenSize: 160, intermediateSize: 448, numLayers: 4, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
     difficulties: ['easy', 'medium'],
-    warmup: { tasks: 1000, epochs: 4, batchSize: 8, learningRate: 2e-3, contextWeight: 0.1 },
+    warmup: {
+      tasks: 4000,
+      epochs: 1,
+      batchSize: 8,
+      learningRate: 2e-3,
+      contextWeight: 0.1,
+      drill: { steps: 600, batchSize: 32, learningRate: 2e-3, repeats: 4000 },
+    },
     tasks: { train: 400, testId: 48, testOod: 48 },
-    rl: { steps: 24, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 40, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14 },
+    rl: { steps: 24, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14 },
   },
-  // The learning study's preset: the default's model, tasks and RL, with a
-  // four times longer warm start (run once, cached) so that more of the
-  // evaluation tasks are within reach before RL starts.
   smoke: {
     name: 'smoke',
     seed: 1,
-    model: { vocabSize: 768, hiddenSize: 96, intermediateSize: 256, numLayers: 2, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
+    model: { vocabSize: 1536, hiddenSize: 96, intermediateSize: 256, numLayers: 2, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
     difficulties: ['easy', 'medium'],
-    warmup: { tasks: 64, epochs: 2, batchSize: 16, learningRate: 3e-3, contextWeight: 0.1 },
+    warmup: { tasks: 64, epochs: 2, batchSize: 16, learningRate: 3e-3, contextWeight: 0.1, drill: { steps: 16, batchSize: 16, learningRate: 3e-3, repeats: 64 } },
     tasks: { train: 400, testId: 16, testOod: 16 },
     rl: { steps: 2, tasksPerStep: 4, groupSize: 2, optimizerStepsPerStep: 1, learningRate: 2e-5, maxTokens: 32, klCoef: 0.001, evalEvery: 2, maxModelCalls: 10 },
   },
@@ -70,15 +86,15 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
 
 /**
  * The embedded presets: `default` and `smoke` above, and `study`, the learning
- * study's preset — the default's model and tasks with a four times longer
- * warm start (run once, cached) and a shorter RL schedule per run.
+ * study's preset — the default's model, tasks and warm start (the same cache
+ * entry) with a shorter RL schedule per run, so that ten runs fit the study's
+ * budget.
  */
 export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPreset> = {
   ...basePresets,
   study: {
     ...basePresets.default,
     name: 'study',
-    warmup: { ...basePresets.default.warmup, tasks: 4000 },
     rl: { ...basePresets.default.rl, steps: 16, evalEvery: 8 },
   },
 };
@@ -119,11 +135,11 @@ export type EmbeddedAssets = {
 /** Progress of {@link prepareEmbedded}. */
 export type EmbeddedProgress =
   | { type: 'phase'; phase: string }
-  | { type: 'warmup-step'; step: number; steps: number; loss: number };
+  | { type: 'warmup-step'; stage: 'drill' | 'demonstrations'; step: number; steps: number; loss: number };
 
 /** The cache key of a warm start: everything that changes its weights. */
 export function warmStartKey(preset: EmbeddedPreset): string {
-  const identity = JSON.stringify({ v: 3, generator: taskGeneratorId, seed: preset.seed, difficulties: preset.difficulties, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
+  const identity = JSON.stringify({ v: 4, generator: taskGeneratorId, seed: preset.seed, difficulties: preset.difficulties, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
@@ -169,12 +185,33 @@ export async function prepareEmbedded({
   // The tokenizer learns from demonstrations of the warmup and training
   // pools (prompts, calls, results): no test task is seen.
   const corpus = [...tasks.warmup, ...tasks.train].map((task) => demonstrationText({ task, backend, ...embeddedEpisode }));
-  const tokenizer = buildBpeTokenizer({ corpus, vocabSize: preset.model.vocabSize, pattern: copyFriendlyPretokenizerPattern });
+  // Numbers split into groups of up to three digits, each group one token:
+  // an id or amount is copied as one or two tokens (decision 0010).
+  const tokenizer = buildBpeTokenizer({ corpus, vocabSize: preset.model.vocabSize, pattern: numberGroupPretokenizerPattern, wholeTokens: numberTokens(3) });
 
   onProgress?.({ type: 'phase', phase: 'warm start' });
   const config = createModelConfig(preset.model);
   const policy: PolicyV1 = await createOrtPolicy({ model: { config, seed: preset.seed }, tokenizer });
   try {
+    const drill = preset.warmup.drill;
+    const drillLosses =
+      drill === undefined
+        ? []
+        : await (async () => {
+            onProgress?.({ type: 'phase', phase: 'copy drills' });
+            const drills = buildCopyDrills({ tasks: tasks.warmup, tokenizer: policy.tokenizer, repeats: drill.repeats, seed: preset.seed });
+            return runSupervised({
+              policy,
+              demonstrations: drills,
+              epochs: Math.ceil((drill.steps * drill.batchSize) / drills.length),
+              maxSteps: drill.steps,
+              batchSize: drill.batchSize,
+              learningRate: drill.learningRate,
+              seed: preset.seed,
+              onProgress: ({ step, steps, loss }) => onProgress?.({ type: 'warmup-step', stage: 'drill', step, steps, loss }),
+            });
+          })();
+    onProgress?.({ type: 'phase', phase: 'demonstrations' });
     const demonstrations = tasks.warmup.map((task) => buildDemonstration({ task, tokenizer: policy.tokenizer, backend, ...embeddedEpisode }));
     const warmupLosses = await runSupervised({
       policy,
@@ -184,14 +221,14 @@ export async function prepareEmbedded({
       learningRate: preset.warmup.learningRate,
       contextWeight: preset.warmup.contextWeight ?? 0,
       seed: preset.seed,
-      onProgress: ({ step, steps, loss }) => onProgress?.({ type: 'warmup-step', step, steps, loss }),
+      onProgress: ({ step, steps, loss }) => onProgress?.({ type: 'warmup-step', stage: 'demonstrations', step, steps, loss }),
     });
     // Write to a temporary directory and rename: a crash never leaves a half cache.
     const temporary = `${warmStartDirectory}.tmp-${process.pid}`;
     await rm(temporary, { recursive: true, force: true });
     await mkdir(temporary, { recursive: true });
     await policy.save({ directory: temporary });
-    await writeJsonAtomic(join(temporary, 'warmstart.json'), { key: warmStartKey(preset), preset, losses: warmupLosses });
+    await writeJsonAtomic(join(temporary, 'warmstart.json'), { key: warmStartKey(preset), preset, drillLosses, losses: warmupLosses });
     await rm(warmStartDirectory, { recursive: true, force: true });
     await rename(temporary, warmStartDirectory);
     return { warmStartDirectory, cached: false, trainTasks: tasks.train, evalSets, warmupLosses };

@@ -22,6 +22,7 @@ export async function runSupervised({
   minLearningRate = learningRate / 10,
   seed = 0,
   contextWeight = 0,
+  maxSteps,
   onProgress,
 }: {
   policy: PolicyV1;
@@ -38,6 +39,8 @@ export async function runSupervised({
    * prompts and tool results, which speeds up learning to copy values.
    */
   contextWeight?: number;
+  /** Stop after this many steps (the learning-rate schedule spans them); default: all epochs. */
+  maxSteps?: number;
   onProgress?: (progress: SupervisedProgress) => void;
 }): Promise<number[]> {
   const usable = demonstrations
@@ -47,12 +50,13 @@ export async function runSupervised({
     }))
     .filter((demo) => demo.mask.some((m) => m === 1) && demo.tokenIds.length >= 2);
   const perEpoch = Math.max(1, Math.floor(usable.length / batchSize));
-  const steps = perEpoch * epochs;
+  if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) throw new Error(`runSupervised: maxSteps must be a positive integer, got ${maxSteps}`);
+  const steps = Math.min(perEpoch * epochs, maxSteps ?? Number.POSITIVE_INFINITY);
   const losses: number[] = [];
   let step = 0;
   for (let epoch = 0; epoch < epochs; epoch++) {
     const order = new PyRandom(BigInt(deriveSeed(seed, 0x5f7, epoch))).shuffle([...usable]);
-    for (let b = 0; b < perEpoch; b++) {
+    for (let b = 0; b < perEpoch && step < steps; b++) {
       const batch = order.slice(b * batchSize, (b + 1) * batchSize);
       const total = batch.reduce((sum, demo) => sum + demo.mask.reduce((a, c) => a + c, 0), 0);
       const progress = step / Math.max(1, steps - 1);
