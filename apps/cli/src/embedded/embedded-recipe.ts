@@ -95,7 +95,7 @@ export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPres
   study: {
     ...basePresets.default,
     name: 'study',
-    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 8 },
+    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 16 },
   },
 };
 

@@ -18,6 +18,8 @@ export type SessionSettings = {
    * use `basic`, because fusions can introduce float-only contrib ops.
    */
   optimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
+  /** Use ORT's CPU memory arena (default true): faster for fixed shapes, but it keeps each session's peak allocation. */
+  memoryArena?: boolean;
 };
 
 /**
@@ -40,7 +42,7 @@ export async function createOrtSession({
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: settings.optimizationLevel,
-      enableCpuMemArena: true,
+      enableCpuMemArena: settings.memoryArena ?? true,
       enableMemPattern: true,
       extra: { session: { intra_op: { allow_spinning: '1' } } },
     });
