@@ -7,18 +7,19 @@
  * the same generated tasks, at equal budget (steps × tasks × group size).
  *
  * Each run is a real `runTraining` run directory under `--out`
- * (default bench/out/learning); a finished run is skipped on a rerun, so the
- * study resumes after an interruption. At the end it prints a markdown table
+ * (default bench/out/learning); a finished run made with the same setup
+ * (warm start, tasks, RL settings) is skipped on a rerun, so the study
+ * resumes after an interruption, and one made with another setup runs again. At the end it prints a markdown table
  * of in-distribution and out-of-distribution success per category (mean over
  * seeds ± standard error; for one seed, the binomial standard error over
  * tasks) and writes learning curves as SVG beside the runs.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBfclBackend, createGeneratorRuntime } from '@seal/bfcl';
-import { embeddedPresets, embeddedTrainConfig, prepareEmbedded } from '@seal/cli';
+import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, warmStartKey } from '@seal/cli';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { runTraining, type EvalEvent, type TrainMethod, type TrainStepEvent } from '@seal/rl';
 import { createBfclVerifier } from '@seal/verifier';
@@ -50,7 +51,14 @@ const plan: Run[] = [
   ...seeds.slice(1).flatMap((seed) => (['seal', 'grpo'] as const).map((method): Run => ({ method, seed }))),
 ].filter((run) => values.only === undefined || values.only.split(',').includes(run.method));
 
-type RunResult = { method: TrainMethod; seed: number; steps: TrainStepEvent[]; evaluations: EvalEvent[]; seconds: number };
+/**
+ * What a finished run was made with: the warm start's cache key, the preset's
+ * tasks and RL settings and the step count. A run made with another setup is
+ * not mixed into the table; it is run again.
+ */
+const setup = `${warmStartKey(preset)}:${JSON.stringify({ tasks: preset.tasks, rl: preset.rl, steps })}`;
+
+type RunResult = { method: TrainMethod; seed: number; steps: TrainStepEvent[]; evaluations: EvalEvent[]; seconds: number; setup?: string };
 
 const assets = await prepareEmbedded({
   preset,
@@ -68,9 +76,16 @@ for (const [index, { method, seed }] of plan.entries()) {
   const runDirectory = join(outDirectory, name);
   const resultFile = join(runDirectory, 'result.json');
   if (existsSync(resultFile)) {
-    results.push(JSON.parse(await readFile(resultFile, 'utf8')) as RunResult);
-    console.error(`[${index + 1}/${plan.length}] ${name}: done earlier`);
-    continue;
+    const earlier = JSON.parse(await readFile(resultFile, 'utf8')) as RunResult;
+    if (earlier.setup !== undefined && earlier.setup !== setup) {
+      console.error(`[${index + 1}/${plan.length}] ${name}: made with another warm start or preset; running it again`);
+      await rm(runDirectory, { recursive: true, force: true });
+    } else {
+      if (earlier.setup === undefined) console.error(`[${index + 1}/${plan.length}] ${name}: earlier result without a recorded setup; kept`);
+      results.push(earlier);
+      console.error(`[${index + 1}/${plan.length}] ${name}: done earlier`);
+      continue;
+    }
   }
   if (values['report-only']) {
     console.error(`[${index + 1}/${plan.length}] ${name}: not run (--report-only)`);
@@ -99,7 +114,7 @@ for (const [index, { method, seed }] of plan.entries()) {
         }
       },
     });
-    const result: RunResult = { method, seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000 };
+    const result: RunResult = { method, seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup };
     await writeFile(resultFile, `${JSON.stringify(result)}\n`);
     results.push(result);
   } finally {

@@ -70,8 +70,8 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
       contextWeight: 0.1,
       drill: { steps: 600, batchSize: 32, learningRate: 2e-3, repeats: 4000 },
     },
-    tasks: { train: 400, testId: 48, testOod: 48 },
-    rl: { steps: 24, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14 },
+    tasks: { train: 400, testId: 32, testOod: 32 },
+    rl: { steps: 16, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 16, maxModelCalls: 14 },
   },
   smoke: {
     name: 'smoke',
@@ -86,15 +86,15 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
 
 /**
  * The embedded presets: `default` and `smoke` above, and `study`, the learning
- * study's preset — the default's model, tasks and warm start (the same cache
- * entry) with a shorter RL schedule per run, so that ten runs fit the study's
- * budget.
+ * study's preset — the default's model, training tasks, warm start (the same
+ * cache entry) and RL, with larger test sets (48 + 48 tasks).
  */
 export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPreset> = {
   ...basePresets,
   study: {
     ...basePresets.default,
     name: 'study',
+    tasks: { ...basePresets.default.tasks, testId: 48, testOod: 48 },
     rl: { ...basePresets.default.rl, steps: 16, evalEvery: 16 },
   },
 };
