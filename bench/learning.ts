@@ -9,10 +9,11 @@
  * Each run is a real `runTraining` run directory under `--out`
  * (default bench/out/learning); a finished run made with the same setup
  * (warm start, tasks, RL settings) is skipped on a rerun, so the study
- * resumes after an interruption, and one made with another setup runs again. At the end it prints a markdown table
- * of in-distribution and out-of-distribution success per category (mean over
- * seeds ± standard error; for one seed, the binomial standard error over
- * tasks) and writes learning curves as SVG beside the runs.
+ * resumes after an interruption, and one made with another setup runs again.
+ * At the end it prints a markdown table of in-distribution and
+ * out-of-distribution success per category (mean over seeds ± standard error;
+ * for one seed, the binomial standard error over tasks) and writes learning
+ * curves as SVG beside the runs.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';

@@ -194,23 +194,22 @@ export async function prepareEmbedded({
   const policy: PolicyV1 = await createOrtPolicy({ model: { config, seed: preset.seed }, tokenizer });
   try {
     const drill = preset.warmup.drill;
-    const drillLosses =
-      drill === undefined
-        ? []
-        : await (async () => {
-            onProgress?.({ type: 'phase', phase: 'copy drills' });
-            const drills = buildCopyDrills({ tasks: tasks.warmup, tokenizer: policy.tokenizer, repeats: drill.repeats, seed: preset.seed });
-            return runSupervised({
-              policy,
-              demonstrations: drills,
-              epochs: Math.ceil((drill.steps * drill.batchSize) / drills.length),
-              maxSteps: drill.steps,
-              batchSize: drill.batchSize,
-              learningRate: drill.learningRate,
-              seed: preset.seed,
-              onProgress: ({ step, steps, loss }) => onProgress?.({ type: 'warmup-step', stage: 'drill', step, steps, loss }),
-            });
-          })();
+    let drillLosses: number[] = [];
+    if (drill !== undefined) {
+      onProgress?.({ type: 'phase', phase: 'copy drills' });
+      const drills = buildCopyDrills({ tasks: tasks.warmup, tokenizer: policy.tokenizer, repeats: drill.repeats, seed: preset.seed });
+      drillLosses = await runSupervised({
+        policy,
+        demonstrations: drills,
+        // As many passes as the steps need; maxSteps ends the last one.
+        epochs: Math.ceil((drill.steps * drill.batchSize) / drills.length),
+        maxSteps: drill.steps,
+        batchSize: drill.batchSize,
+        learningRate: drill.learningRate,
+        seed: preset.seed,
+        onProgress: ({ step, steps, loss }) => onProgress?.({ type: 'warmup-step', stage: 'drill', step, steps, loss }),
+      });
+    }
     onProgress?.({ type: 'phase', phase: 'demonstrations' });
     const demonstrations = tasks.warmup.map((task) => buildDemonstration({ task, tokenizer: policy.tokenizer, backend, ...embeddedEpisode }));
     const warmupLosses = await runSupervised({

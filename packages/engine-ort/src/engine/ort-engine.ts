@@ -167,8 +167,16 @@ export class OrtEngine {
     this.optimizer.step = step;
   }
 
-  /** Builds the session for a graph family once per shape bucket. */
-  private session(key: string, build: () => BuiltGraph, threads: number): Promise<Session> {
+  /**
+   * Builds the session for a graph family once per shape bucket. Generation
+   * graphs (prefill, decode) pass `memoryArena: false`: their shapes vary with
+   * every batch of prompts, and an arena per session keeps each one's peak (a
+   * 64-row prefill holds GiBs of attention scores), so a long run grew past
+   * 13 GiB; without it memory goes back after each run, at no measured cost to
+   * generation speed. Training and scoring keep the arena (30% faster steps;
+   * decision 0011).
+   */
+  private session(key: string, build: () => BuiltGraph, threads: number, { memoryArena = true }: { memoryArena?: boolean } = {}): Promise<Session> {
     const cached = this.sessions.get(key);
     if (cached !== undefined) {
       // Refresh LRU order.
@@ -176,16 +184,9 @@ export class OrtEngine {
       this.sessions.set(key, cached);
       return cached;
     }
-    // Generation sessions (prefill, decode) run without ORT's CPU memory
-    // arena: their shapes vary with every batch of prompts, and an arena per
-    // session keeps each one's peak (a 64-row prefill holds GiBs of attention
-    // scores), so a long run grew past 13 GiB. Without it, memory goes back to
-    // the system after each run, at no measured cost to generation speed.
-    // Training and scoring keep the arena (30% faster steps).
-    const generation = key.startsWith('prefill:') || key.startsWith('decode:');
     const created = createOrtSession({
       model: build().model,
-      settings: { executionProvider: this.settings.executionProvider, threads, optimizationLevel: 'all', memoryArena: !generation },
+      settings: { executionProvider: this.settings.executionProvider, threads, optimizationLevel: 'all', memoryArena },
     });
     created.catch(() => this.sessions.delete(key));
     this.sessions.set(key, created);
@@ -577,6 +578,7 @@ export class OrtEngine {
       `prefill:${batch}:${promptLength}`,
       () => buildPrefillGraph({ config, bucket: { batch, length: promptLength } }),
       this.settings.threads,
+      { memoryArena: false },
     );
     const prefillOut = await prefill.run({
       ...this.weightFeeds(this.weights),
@@ -679,6 +681,7 @@ export class OrtEngine {
         `decode:${rows}:${cacheLength}`,
         () => buildDecodeGraph({ config, batch: rows, cacheLength }),
         rows >= 8 ? this.settings.threads : this.settings.decodeThreads,
+        { memoryArena: false },
       );
       const feeds: Record<string, ort.Tensor> = {
         ...this.weightFeeds(this.weights),

@@ -83,7 +83,8 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
   const byteChars = bytesToUnicode();
   const alphabet = [...byteChars.values()];
   const vocab = new Map<string, number>(alphabet.map((char, id) => [char, id]));
-  const encodeBytes = (text: string) => Array.from(new TextEncoder().encode(text), (byte) => byteChars.get(byte)!).join('');
+  const utf8 = new TextEncoder();
+  const encodeBytes = (text: string) => Array.from(utf8.encode(text), (byte) => byteChars.get(byte)!).join('');
   const whole = new Set((options.wholeTokens ?? []).map(encodeBytes));
   for (const token of whole) if (!vocab.has(token)) vocab.set(token, vocab.size);
   const mergeLimit = options.vocabSize - vocab.size - specialTokens.length;

@@ -54,7 +54,7 @@ export async function runSupervised({
   const steps = Math.min(perEpoch * epochs, maxSteps ?? Number.POSITIVE_INFINITY);
   const losses: number[] = [];
   let step = 0;
-  for (let epoch = 0; epoch < epochs; epoch++) {
+  for (let epoch = 0; epoch < epochs && step < steps; epoch++) {
     const order = new PyRandom(BigInt(deriveSeed(seed, 0x5f7, epoch))).shuffle([...usable]);
     for (let b = 0; b < perEpoch && step < steps; b++) {
       const batch = order.slice(b * batchSize, (b + 1) * batchSize);
