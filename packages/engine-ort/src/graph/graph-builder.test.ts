@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createOrtSession, floatTensor, int64Tensor } from '../engine/ort-session';
 import { checkGradients, randomDoubles, type CheckInput } from './gradient-check';
-import type { GraphBuilder, Value } from './graph-builder';
+import { GraphBuilder, type Value } from './graph-builder';
 
 const tolerance = 1e-6;
 
@@ -151,6 +152,36 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
       op: (g, v) => g.gather(v('table'), v('ids')),
     });
     expect(error).toBeLessThan(tolerance);
+  });
+
+  it('should add every repeated id into the embedding gradient exactly, on several threads', async () => {
+    // Each id's gradient row must be its exact count. A scatter that adds
+    // from several threads at once races on repeated ids and loses updates.
+    const rows = 3;
+    const width = 64;
+    const count = 60_000;
+    const g = new GraphBuilder({ floatType: 'float32' });
+    const table = g.input({ name: 'table', shape: [rows, width], requiresGrad: true });
+    const ids = g.input({ name: 'ids', shape: [count], dtype: 'int64' });
+    const loss = g.reduceSum(g.gather(table, ids), [0, 1], false);
+    g.output(g.gradients({ loss, wrt: [table] })[0]!, 'grad');
+    const session = await createOrtSession({
+      model: g.toOnnx({ name: 'scatter-race' }),
+      settings: { executionProvider: 'cpu', threads: 4, optimizationLevel: 'all' },
+    });
+    const idValues = Array.from({ length: count }, (_, i) => (i % 7 === 0 ? 2 : i % 2));
+    const expected = [0, 1, 2].map((id) => idValues.filter((v) => v === id).length);
+    for (let run = 0; run < 3; run++) {
+      const output = await session.run({
+        table: floatTensor(new Float32Array(rows * width), [rows, width]),
+        ids: int64Tensor(idValues, [count]),
+      });
+      const grad = output.grad!.data as Float32Array;
+      for (let row = 0; row < rows; row++) {
+        for (let column = 0; column < width; column++) expect(grad[row * width + column]).toBe(expected[row]);
+      }
+    }
+    await session.release();
   });
 
   it('should differentiate rmsNorm', async () => {

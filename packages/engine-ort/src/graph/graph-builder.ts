@@ -548,18 +548,28 @@ export class GraphBuilder {
   gather(table: Value, ids: Value): Value {
     const shape = [...ids.shape, ...table.shape.slice(1)];
     const y = this.node('Gather', [table, ids], [{ dtype: table.dtype, shape }], { axis: 0 })[0]!;
-    this.record([table], [y], ([g]) => {
-      const count = size(ids.shape);
-      const indices = this.reshape(ids, [count, 1]);
-      const updates = this.reshape(g!, [count, ...table.shape.slice(1)]);
-      return [this.scatterAddRows(this.zeros(table.shape, table.dtype), indices, updates)];
-    });
+    this.record([table], [y], ([g]) =>
+      this.untaped(() => {
+        const count = size(ids.shape);
+        const width = size(table.shape.slice(1));
+        const indices = this.expand(this.reshape(ids, [count, 1]), [count, width]);
+        const updates = this.reshape(g!, [count, width]);
+        const rows = this.scatterAddRows(this.zeros([table.shape[0]!, width], table.dtype), indices, updates);
+        return [this.reshape(rows, table.shape)];
+      }),
+    );
     return y;
   }
 
-  /** `ScatterND(data, indices [N,1], updates, reduction='add')`: adds rows; never recorded. */
+  /**
+   * Adds `updates [N, W]` into rows `indices [N, W]` (each row one index,
+   * repeated across W) of `data [R, W]`; never recorded. `ScatterElements`, not
+   * `ScatterND`: ORT's CPU `ScatterND` applies `reduction='add'` from several
+   * threads at once, so repeated indices (the same token twice) race: the sum
+   * depends on timing and can lose an update. `ScatterElements` adds in order.
+   */
   scatterAddRows(data: Value, indices: Value, updates: Value): Value {
-    return this.node('ScatterND', [data, indices, updates], [data], { reduction: 'add' })[0]!;
+    return this.node('ScatterElements', [data, indices, updates], [data], { axis: 0, reduction: 'add' })[0]!;
   }
 
   // ---------------------------------------------------------------- composites
