@@ -24,7 +24,7 @@ async function handle({ method, argument }: WorkerRequest): Promise<unknown> {
     case 'generate':
       return core.generate(argument as Parameters<PolicyCore['generate']>[0]);
     case 'score':
-      return core.score(argument as number[][]);
+      return core.score(argument as Parameters<PolicyCore['score']>[0]);
     case 'train':
       return core.train(argument as Parameters<PolicyCore['train']>[0]);
     case 'save':

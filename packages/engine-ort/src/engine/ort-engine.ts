@@ -59,6 +59,8 @@ export type EngineTrainSettings = {
   weightDecay: number;
   betas: [number, number];
   eps: number;
+  /** The loss's log-probabilities are those of `softmax(logits / temperature)`. */
+  temperature: number;
 };
 
 /** The outcome of one training step. */
@@ -259,8 +261,12 @@ export class OrtEngine {
 
   // ------------------------------------------------------------------ score
 
-  /** Per-token log-probabilities aligned with each sequence (`[0] = 0`). */
-  async score(sequences: ReadonlyArray<readonly number[]>): Promise<number[][]> {
+  /**
+   * Per-token log-probabilities aligned with each sequence (`[0] = 0`), under
+   * `softmax(logits / temperature)` (default 1).
+   */
+  async score(sequences: ReadonlyArray<readonly number[]>, { temperature = 1 }: { temperature?: number } = {}): Promise<number[][]> {
+    checkTemperature(temperature, 'score');
     sequences.forEach((sequence, i) => this.checkTokens(sequence, `sequences[${i}]`));
     const results: number[][] = sequences.map((sequence) => new Array<number>(sequence.length).fill(0));
     for (const { bucket, indices } of this.microBatches(sequences.map((s) => s.length))) {
@@ -271,7 +277,7 @@ export class OrtEngine {
       );
       const rows = indices.map((i) => sequences[i]!);
       const feeds = this.sequenceFeedTensors(bucket, rows);
-      const output = await session.run({ ...this.weightFeeds(this.weights), ...feeds });
+      const output = await session.run({ ...this.weightFeeds(this.weights), ...feeds, inverse_temperature: inverseTemperatureTensor(temperature) });
       const logprobs = output.logprobs!.data as Float32Array;
       indices.forEach((index, row) => {
         const out = results[index]!;
@@ -403,6 +409,7 @@ export class OrtEngine {
     };
     const feeds: Record<string, ort.Tensor> = {
       token_weights: floatTensor(shifted((row) => row.tokenWeights), [tokens]),
+      inverse_temperature: inverseTemperatureTensor(settings.temperature),
     };
     if (objective === 'ppo') {
       const scalar = (x: number): ort.Tensor => floatTensor(Float32Array.of(x), []);
@@ -429,6 +436,7 @@ export class OrtEngine {
     if (sequences.length === 0) {
       throw new SealError({ code: 'INVALID_ARGUMENT', message: 'train: the batch is empty' });
     }
+    checkTemperature(settings.temperature, 'train');
     sequences.forEach((sequence, i) => {
       const where = `sequences[${i}]`;
       this.checkTokens(sequence.tokenIds, where);
@@ -727,4 +735,15 @@ function mixSeed(seed: number, index: number): number {
 /** Size in bytes of the model weights. */
 export function weightBytes(weights: FlatTensors): number {
   return weights.specs.reduce((sum, spec) => sum + size(spec.shape) * 4, 0);
+}
+
+function checkTemperature(temperature: number, where: string): void {
+  if (!(Number.isFinite(temperature) && temperature > 0)) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: `${where}: temperature must be a positive number, got ${temperature}` });
+  }
+}
+
+/** The scalar `inverse_temperature` feed; exactly 1 at temperature 1, so scores are unchanged there. */
+function inverseTemperatureTensor(temperature: number): ort.Tensor {
+  return floatTensor(Float32Array.of(1 / temperature), []);
 }

@@ -86,6 +86,7 @@ function inputShapes(config: ModelConfig, bucket: SequenceBucket): Map<string, n
     ['rope_cos', [batch, length, 1, half]],
     ['rope_sin', [batch, length, 1, half]],
     ['attention_bias', [batch, 1, 1, length, length]],
+    ['inverse_temperature', []],
   ]);
 }
 
@@ -100,6 +101,8 @@ async function wholeModelCheck({ config, objective }: { config: ModelConfig; obj
   const feeds = new Map<string, Float64Array | BigInt64Array | Uint8Array>([
     ...weights,
     ...sequenceFeeds({ config, bucket, sequences }),
+    // A temperature of 0.8, so the check covers the tempered log-probabilities.
+    ['inverse_temperature', Float64Array.of(1.25)],
   ]);
   // Current log-probabilities, to place old/ref log-probabilities away from the clip kinks.
   const scored = await runGraph({
@@ -138,7 +141,8 @@ async function wholeModelCheck({ config, objective }: { config: ModelConfig; obj
     build: (g) => {
       const weightValues = declareWeights({ builder: g, config, requiresGrad: true });
       const inputs = sequenceInputs({ builder: g, config, bucket });
-      const logprobs = forwardLogprobs({ builder: g, config, weights: weightValues, bucket, inputs });
+      const inverseTemperature = g.input({ name: 'inverse_temperature', shape: [] });
+      const logprobs = forwardLogprobs({ builder: g, config, weights: weightValues, bucket, inputs, inverseTemperature });
       const lossInputs = lossInputValues({ builder: g, tokens, objective });
       const { loss } = policyLoss({ builder: g, logprobs, lossInputs });
       return { loss, wrt: [...weightValues.values()] };
@@ -251,6 +255,7 @@ describe('parity with the PyTorch reference (tiny random Qwen2)', () => {
     feeds.set('rope_cos', sequenceData.cos as Float32Array);
     feeds.set('rope_sin', sequenceData.sin as Float32Array);
     feeds.set('attention_bias', sequenceData.bias as Float32Array);
+    feeds.set('inverse_temperature', Float32Array.of(1));
     const out = await runGraph({
       model: buildScoreGraph({ config, bucket }).model,
       feeds,

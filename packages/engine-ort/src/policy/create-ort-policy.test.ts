@@ -81,6 +81,20 @@ describe('createOrtPolicy (in process)', () => {
     expect(logprobs[0]).toHaveLength(sequences[0]!.length);
   });
 
+  it('should score at a temperature exactly the distribution sampling at that temperature draws from', async () => {
+    const { generations } = await policy.generate({ prompts, maxTokens: 8, temperature: 0.7, seed: 5, stopTokenIds: [] });
+    const sequences = generations.map((generation, i) => [...prompts[i]!, ...generation.tokenIds]);
+    const tempered = (await policy.score({ sequences, temperature: 0.7 })).logprobs;
+    const plain = (await policy.score({ sequences })).logprobs;
+    generations.forEach((generation, i) => {
+      const scored = tempered[i]!.slice(prompts[i]!.length);
+      generation.logprobs.forEach((value, t) => expect(Math.abs(value - scored[t]!)).toBeLessThan(1e-4));
+      generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - plain[i]![prompts[i]!.length + t]!)).toBeLessThan(1e-4));
+    });
+    expect(tempered).not.toEqual(plain);
+    await rejectsWith(policy.score({ sequences, temperature: 0 }), 'INVALID_ARGUMENT');
+  });
+
   it('should be deterministic for a seed and independent of the batch', async () => {
     const options = { maxTokens: 10, temperature: 1.3, topP: 0.9, topK: 50, seed: 11, stopTokenIds: [] };
     const all = await policy.generate({ prompts, ...options });
@@ -143,6 +157,23 @@ describe('createOrtPolicy (in process)', () => {
     expect(result.metrics.clipFraction).toBe(0);
     expect(result.metrics.kl).toBe(0);
     expect(result.metrics.tokens).toBe(3 + 17);
+  });
+
+  it('should see PPO ratios of 1 when score and train share a temperature, and not otherwise', async () => {
+    const sequences = [prompts[0]!, prompts[1]!];
+    const tempered = (await policy.score({ sequences, temperature: 0.6 })).logprobs;
+    const batch = (oldLogprobs: number[][]) =>
+      sequences.map((tokenIds, i) => ({
+        tokenIds,
+        tokenWeights: tokenIds.map((_, t) => (t < 2 ? 0 : 1)),
+        advantages: tokenIds.map(() => 0),
+        oldLogprobs: oldLogprobs[i]!,
+      }));
+    // Zero advantages and no KL: the step changes nothing but reports the ratio.
+    const same = await policy.train({ objective: 'ppo', sequences: batch(tempered), options: { learningRate: 0, temperature: 0.6 } });
+    expect(same.metrics.ratioMean).toBe(1);
+    const mixed = await policy.train({ objective: 'ppo', sequences: batch(tempered), options: { learningRate: 0 } });
+    expect(Math.abs(mixed.metrics.ratioMean - 1)).toBeGreaterThan(1e-3);
   });
 
   it('should refuse a step with a non-finite loss and change nothing', async () => {
@@ -274,6 +305,7 @@ describe('OrtEngine', () => {
       weightDecay: 0.01,
       betas: [0.9, 0.999] as [number, number],
       eps: 1e-8,
+      temperature: 1,
     };
     const sequence = { tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] };
     await engine.train({ objective: 'cross-entropy', sequences: [sequence], settings });
@@ -302,6 +334,7 @@ describe('OrtEngine', () => {
       weightDecay: 0.01,
       betas: [0.9, 0.999] as [number, number],
       eps: 1e-8,
+      temperature: 1,
     };
     const sequences = [prompts[0]!, prompts[1]!, prompts[2]!.concat([4, 5]), [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26]].map(
       (tokenIds) => ({ tokenIds, tokenWeights: tokenIds.map((_, t) => (t === 0 ? 0 : 0.05)) }),

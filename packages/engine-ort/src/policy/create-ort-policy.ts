@@ -22,6 +22,7 @@ import { HuggingFaceTokenizer, readTokenizerFiles, type TokenizerFiles } from '.
 import {
   PolicyCore,
   type CoreGenerateRequest,
+  type CoreScoreRequest,
   type CoreTrainRequest,
   type PolicyCoreInfo,
   type PolicyCoreInit,
@@ -58,7 +59,7 @@ export type CreateOrtPolicySettings = {
 type PolicyBackend = {
   info: PolicyCoreInfo;
   generate(request: CoreGenerateRequest): Promise<EngineGeneration[]>;
-  score(sequences: number[][]): Promise<number[][]>;
+  score(request: CoreScoreRequest): Promise<number[][]>;
   train(request: CoreTrainRequest): Promise<EngineTrainResult>;
   save(directory: string): Promise<void>;
   load(directory: string): Promise<void>;
@@ -102,7 +103,7 @@ async function inProcessBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
   return {
     info: core.info,
     generate: (request) => core.generate(request),
-    score: (sequences) => core.score(sequences),
+    score: (request) => core.score(request),
     train: (request) => core.train(request),
     save: (directory) => core.save(directory),
     load: (directory) => core.load(directory),
@@ -181,7 +182,7 @@ async function workerBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
   return {
     info,
     generate: (request) => call('generate', request),
-    score: (sequences) => call('score', sequences),
+    score: (request) => call('score', request),
     train: (request) => call('train', request),
     save: (directory) => call('save', directory),
     load: (directory) => call('load', directory),
@@ -286,7 +287,9 @@ class OrtPolicy implements PolicyV1 {
 
   async score(options: PolicyV1ScoreOptions): Promise<PolicyV1ScoreResult> {
     const parsed = parseOptions(policyV1ScoreOptionsSchema, options, 'score');
-    return this.serial(async () => ({ logprobs: await this.backend.score(parsed.sequences) }));
+    return this.serial(async () => ({
+      logprobs: await this.backend.score({ sequences: parsed.sequences, temperature: parsed.temperature ?? 1 }),
+    }));
   }
 
   async train(options: PolicyV1TrainOptions): Promise<PolicyV1TrainResult> {
@@ -311,6 +314,7 @@ class OrtPolicy implements PolicyV1 {
         weightDecay: o.weightDecay ?? 0.01,
         betas: o.betas ?? [0.9, 0.999],
         eps: o.eps ?? 1e-8,
+        temperature: o.temperature ?? 1,
       },
     };
     return this.serial(() => this.backend.train(request));

@@ -42,6 +42,9 @@ export type CoreGenerateRequest = {
   seed: number;
 };
 
+/** A score request with defaults applied. */
+export type CoreScoreRequest = { sequences: number[][]; temperature: number };
+
 /** A training request with defaults applied. */
 export type CoreTrainRequest = {
   objective: TrainObjective;
@@ -129,8 +132,8 @@ export class PolicyCore {
   }
 
   /** Per-token log-probabilities. */
-  score(sequences: number[][]): Promise<number[][]> {
-    return this.engine.score(sequences);
+  score({ sequences, temperature }: CoreScoreRequest): Promise<number[][]> {
+    return this.engine.score(sequences, { temperature });
   }
 
   /** One optimizer step. */

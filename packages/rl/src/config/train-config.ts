@@ -8,7 +8,10 @@ export type TrainMethod = z.infer<typeof trainMethodSchema>;
 const samplingSchema = z.object({
   /** Tokens per model response. */
   maxTokens: z.number().int().positive().default(64),
-  /** Sampling temperature (SEAL trains at 1.0 and evaluates greedily). */
+  /**
+   * Sampling temperature (SEAL trains at 1.0 and evaluates greedily). The
+   * PPO ratio and KL use log-probabilities at this temperature too (1 when 0).
+   */
   temperature: z.number().nonnegative().default(1),
   topP: z.number().gt(0).lte(1).default(1),
   topK: z.number().int().nonnegative().default(0),

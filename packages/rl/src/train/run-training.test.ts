@@ -73,7 +73,7 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     tasksPerStep: 2,
     groupSize: 3,
     optimizerStepsPerStep: 2,
-    sampling: { maxTokens: 64, temperature: 1 },
+    sampling: { maxTokens: 64, temperature: 0.9 },
     episode: { protocol: 'bfcl-python', promptMode: 'compact', maxModelCalls: 12 },
     ppo: { klCoef: 0, learningRate: 1e-5 },
     evalEvery: 2,
@@ -115,6 +115,9 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     expect(evalRecords.every((r: { mode: string; messages: { content: string }[] }) => r.mode === 'eval' && !r.messages[0]!.content.includes('[required]'))).toBe(true);
     expect(records.every((r: { messages: { content: string }[] }) => r.messages[0]!.content.includes('[required]'))).toBe(true);
     expect(policy.calls.train.length).toBeGreaterThan(0);
+    // The PPO ratio compares the policy the rollouts were sampled from: the same temperature throughout.
+    expect(policy.calls.score.map((call) => call.temperature)).toEqual(policy.calls.score.map(() => 0.9));
+    expect(policy.calls.train.every((call) => call.options.temperature === 0.9)).toBe(true);
     // Per-trajectory token means: each mini-batch's weights sum to 1.
     for (const call of policy.calls.train) {
       const sum = call.sequences.reduce((total, s) => total + s.tokenWeights.reduce((a, b) => a + b, 0), 0);

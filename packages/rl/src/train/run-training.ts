@@ -376,12 +376,15 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     mark('advantages', t0);
 
     // The policy update: old and reference log-probabilities from the score
-    // graph, then PPO over mini-batches with per-trajectory token means.
+    // graph, then PPO over mini-batches with per-trajectory token means. All
+    // three use the sampling temperature (as verl does): the policy being
+    // optimised is the one the rollouts were drawn from, softmax(logits / T).
     const trainResults: PolicyV1TrainResult[] = [];
     if (kept.length > 0 && kept.some((i) => advantages[i] !== 0)) {
       const sequences = kept.map((i) => rollouts[i]!.tokenIds);
-      const old = await policy.score({ sequences });
-      const ref = config.ppo.klCoef > 0 && referencePolicy ? await referencePolicy.score({ sequences }) : undefined;
+      const temperature = config.sampling.temperature > 0 ? config.sampling.temperature : 1;
+      const old = await policy.score({ sequences, temperature });
+      const ref = config.ppo.klCoef > 0 && referencePolicy ? await referencePolicy.score({ sequences, temperature }) : undefined;
       t0 = performance.now();
       const miniBatches = Math.min(config.optimizerStepsPerStep, kept.length);
       const batches: PolicyV1TrainSequence[][] = Array.from({ length: miniBatches }, () => []);
@@ -414,6 +417,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
               klCoef: config.ppo.klCoef,
               maxGradNorm: config.ppo.maxGradNorm,
               weightDecay: config.ppo.weightDecay,
+              temperature,
             },
           }),
         );

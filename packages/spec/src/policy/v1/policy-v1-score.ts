@@ -4,6 +4,12 @@ import * as z from 'zod';
 export const policyV1ScoreOptionsSchema = z.strictObject({
   /** Full token sequences (prompt and continuation) to score; lengths may differ. */
   sequences: z.array(z.array(z.number().int().nonnegative()).min(1)).min(1),
+  /**
+   * Score under `softmax(logits / temperature)`, the distribution that
+   * sampling at this temperature draws from. Default 1. Pass the sampling
+   * temperature when the log-probabilities feed a policy-gradient ratio.
+   */
+  temperature: z.number().positive().optional(),
 });
 
 /** The options of {@link PolicyV1.score}. */

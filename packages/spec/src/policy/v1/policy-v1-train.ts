@@ -56,6 +56,12 @@ export const policyV1TrainSettingsSchema = z.strictObject({
   betas: z.tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)]).optional(),
   /** AdamW epsilon. Default 1e-8. */
   eps: z.number().positive().optional(),
+  /**
+   * The loss's log-probabilities are those of `softmax(logits / temperature)`.
+   * Default 1. For PPO, use the rollouts' sampling temperature, and the same
+   * value for `score` when computing `oldLogprobs` and `refLogprobs`.
+   */
+  temperature: z.number().positive().optional(),
 });
 
 /** Optimizer and loss settings of one {@link PolicyV1.train} call. */
