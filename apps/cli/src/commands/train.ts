@@ -90,7 +90,9 @@ async function runLoop({
   const steps = config.steps;
   let bar = output.progress('train', steps);
   let evalBar: ReturnType<Output['progress']> | undefined;
-  const history: string[] = [];
+  // Per-step success is noisy at a few dozen episodes: show a moving mean too.
+  const recent: number[] = [];
+  const window = 4;
   return runTraining({
     config,
     policy,
@@ -120,10 +122,14 @@ async function runLoop({
           break;
         case 'step-end': {
           const e = progress.event;
-          history.push(pct(e.successRate));
-          bar.tick(1, `success ${pct(e.successRate)} reward ${e.rewardMean.toFixed(2)}`);
+          recent.push(e.successRate);
+          if (recent.length > window) recent.shift();
+          const moving = `last ${recent.length}: ${pct(recent.reduce((a, b) => a + b, 0) / recent.length)}`;
+          bar.tick(1, `success ${pct(e.successRate)} (${moving}) reward ${e.rewardMean.toFixed(2)}`);
           if (!output.json && !process.stderr.isTTY) {
-            output.line(`step ${e.step}/${steps}: success ${pct(e.successRate)}, reward ${e.rewardMean.toFixed(3)}, loss ${e.loss.toFixed(4)}, ${(e.timing.total / 1000).toFixed(1)}s`);
+            output.line(
+              `step ${e.step}/${steps}: success ${pct(e.successRate)} (${moving}), reward ${e.rewardMean.toFixed(3)}, loss ${e.loss.toFixed(4)}, ${(e.timing.total / 1000).toFixed(1)}s`,
+            );
           }
           break;
         }
@@ -131,7 +137,14 @@ async function runLoop({
           break;
       }
     },
-  }).finally(() => bar.done());
+  })
+    .catch((error: unknown) => {
+      if (error instanceof SealError && error.code === 'INVALID_STATE') {
+        throw new SealError({ code: error.code, message: `${error.message}: seal train --fresh, or --run-dir DIR`, details: error.details, cause: error });
+      }
+      throw error;
+    })
+    .finally(() => bar.done());
 }
 
 /** `seal train`. */
@@ -170,6 +183,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
         config: {
           runId: `bfcl-${flags.method}`,
           seed: flags.seed ?? 0,
+          initialPolicy: resolve(flags.model),
           method: flags.method,
           steps: flags.steps ?? 72,
           episode: { protocol: 'qwen-xml', promptMode: 'full', maxModelCalls: 20 },
@@ -232,6 +246,13 @@ function report({ output, summary, started, runDirectory }: { output: Output; su
   const steps = summary.steps;
   output.line();
   output.line(`method ${summary.config.method} · ${summary.config.steps} steps · ${formatDuration(Date.now() - started)} · run ${runDirectory}`);
+  if (summary.resumedFrom > 0) {
+    output.line(
+      summary.resumedFrom >= summary.config.steps
+        ? `the run was already complete: its recorded results below (--fresh starts it over)`
+        : `resumed after step ${summary.resumedFrom} (--fresh starts it over)`,
+    );
+  }
   if (steps.length > 0) {
     const third = Math.max(1, Math.floor(steps.length / 3));
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);

@@ -107,6 +107,7 @@ export function embeddedTrainConfig({ preset, method, steps }: { preset: Embedde
   return {
     runId: `${preset.name}-${method}-s${preset.seed}`,
     seed: preset.seed,
+    initialPolicy: `warmstart-${warmStartKey(preset)}`,
     method,
     steps: steps ?? preset.rl.steps,
     tasksPerStep: preset.rl.tasksPerStep,

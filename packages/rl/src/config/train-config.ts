@@ -28,6 +28,12 @@ export const trainConfigSchema = z.object({
   runId: z.string().min(1),
   /** Every random choice derives from it. */
   seed: z.number().int().default(0),
+  /**
+   * Names the weights the run starts from (a warm-start key, a model
+   * directory). A run resumes only with the same value, so a checkpoint is
+   * never continued from other starting weights.
+   */
+  initialPolicy: z.string().optional(),
   method: trainMethodSchema.default('seal'),
   /** Training steps (each: one batch of rollouts and one policy update). */
   steps: z.number().int().positive(),

@@ -61,6 +61,15 @@ export class RunDirectory {
     await appendFile(file, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
   }
 
+  /** Reads a JSON Lines file (none when it is missing). */
+  async readJsonLines<T>(file: string): Promise<T[]> {
+    if (!existsSync(file)) return [];
+    return (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as T);
+  }
+
   /** Writes a JSON Lines file atomically. */
   async writeJsonLines(file: string, values: readonly unknown[]): Promise<void> {
     await writeFileAtomic(file, values.map((value) => `${JSON.stringify(value)}\n`).join(''));

@@ -146,6 +146,27 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     const resumed = await runTraining({ ...common, config: config('resume'), policy: scriptedPolicy(tasks), runDirectory: crashed });
     expect(resumed.resumedFrom).toBe(2);
     expect(snapshot(crashed)).toEqual(snapshot(reference));
+    // The summary covers the whole run, steps recorded before the crash included.
+    expect(resumed.steps.map((s) => s.step)).toEqual([1, 2, 3]);
+    expect(resumed.evaluations.map((e) => e.step)).toEqual([0, 2, 3]);
+  });
+
+  it('should resume only a run with the same configuration, and continue one that was given more steps', async () => {
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2'] });
+    const backend = createBfclBackend({ runtime: dataset.runtime });
+    const verifier = createBfclVerifier({ runtime: dataset.runtime });
+    const common = { trainTasks: tasks, backend, verifier, runDirectory: tempDir() };
+    const first = { ...config('guard'), steps: 1, initialPolicy: 'warmstart-a' };
+    await runTraining({ ...common, config: first, policy: scriptedPolicy(tasks) });
+    for (const other of [{ initialPolicy: 'warmstart-b' }, { seed: 8 }, { ppo: { klCoef: 0, learningRate: 2e-5 } }]) {
+      await expect(runTraining({ ...common, config: { ...first, steps: 2, ...other }, policy: scriptedPolicy(tasks) })).rejects.toMatchObject({
+        code: 'INVALID_STATE',
+      });
+    }
+    const continued = await runTraining({ ...common, config: { ...first, steps: 2 }, policy: scriptedPolicy(tasks) });
+    expect(continued.resumedFrom).toBe(1);
+    expect(continued.steps.map((s) => s.step)).toEqual([1, 2]);
   });
 });
 

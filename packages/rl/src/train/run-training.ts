@@ -209,6 +209,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   let capability = new CapabilityState();
   const resumedFrom = (await run.latestCheckpoint()) ?? 0;
   if (resumedFrom > 0) {
+    await assertResumable({ runDirectory: options.runDirectory, path: run.path('config.json'), config });
     const checkpoint = run.checkpointPath(resumedFrom);
     await policy.load({ directory: checkpoint });
     state = JSON.parse(await readFile(`${checkpoint}/trainer-state.json`, 'utf8')) as TrainerState;
@@ -227,6 +228,13 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
 
   const tools = unionTools(options.trainTasks);
   const summary: TrainSummary = { config, steps: [], evaluations: [], resumedFrom };
+  // A resumed run reports the steps and evaluations it had already recorded.
+  if (resumedFrom > 0) {
+    for (const event of await run.readJsonLines<TrainStepEvent | EvalEvent>(run.path('events.jsonl'))) {
+      if (event.type === 'train-step') summary.steps.push(event);
+      else if (event.type === 'eval') summary.evaluations.push(event);
+    }
+  }
 
   const overlayFor = (): { overlay: InterfaceOverlay; hash: string; stage?: string } => {
     if (components.envTuning) {
@@ -484,4 +492,37 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     }
   }
   return summary;
+}
+
+/** Settings a continuation may change: how long it runs and how often it evaluates and saves. */
+const continuationFields: ReadonlySet<string> = new Set(['steps', 'evalEvery', 'checkpointEvery', 'keepEpisodes']);
+
+/**
+ * Refuses to resume a checkpoint recorded under another configuration (other
+ * starting weights, method, seed, batch or optimiser settings): continuing it
+ * would silently mix two runs.
+ */
+async function assertResumable({ runDirectory, path, config }: { runDirectory: string; path: string; config: TrainConfig }): Promise<void> {
+  let previous: TrainConfig;
+  try {
+    previous = trainConfigSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+  } catch (error) {
+    throw new SealError({
+      code: 'INVALID_STATE',
+      message: `${runDirectory} has a checkpoint but no readable config.json; start the run over or pick another run directory`,
+      cause: error,
+    });
+  }
+  const changed = Object.keys({ ...previous, ...config }).filter(
+    (key) =>
+      !continuationFields.has(key) &&
+      JSON.stringify(previous[key as keyof TrainConfig]) !== JSON.stringify(config[key as keyof TrainConfig]),
+  );
+  if (changed.length > 0) {
+    throw new SealError({
+      code: 'INVALID_STATE',
+      message: `${runDirectory} holds a run with another configuration (${changed.join(', ')} differ); start it over or pick another run directory`,
+      details: { changed },
+    });
+  }
 }
