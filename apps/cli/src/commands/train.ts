@@ -17,6 +17,7 @@ const flagsSchema = z.object({
   method: trainMethodSchema.default('seal'),
   seed: z.coerce.number().int().optional(),
   steps: z.coerce.number().int().positive().optional(),
+  temperature: z.coerce.number().positive().optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
   fresh: z.boolean().default(false),
@@ -27,7 +28,8 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--run-dir DIR] [--cache DIR] [--fresh] [--json]
+                  [--seed N] [--steps N] [--temperature T] [--run-dir DIR] [--cache DIR]
+                  [--fresh] [--json]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
 
 Runs the closed co-evolution loop. With no arguments: the embedded default on
@@ -39,6 +41,8 @@ unless --fresh is given.
 
   --preset         default (≤ 15 min on 2 cores) or smoke (< 3 min)
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
+  --temperature    rollout sampling temperature (default 1); the PPO ratio and
+                   KL use log-probabilities at the same temperature
   --task-source    generated (default) or bfcl (needs --data and --model)
   --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)`;
 
@@ -126,7 +130,7 @@ async function runLoop({
           if (recent.length > window) recent.shift();
           const moving = `last ${recent.length}: ${pct(recent.reduce((a, b) => a + b, 0) / recent.length)}`;
           bar.tick(1, `success ${pct(e.successRate)} (${moving}) reward ${e.rewardMean.toFixed(2)}`);
-          if (!output.json && !process.stderr.isTTY) {
+          if (!output.json && !output.interactive) {
             output.line(
               `step ${e.step}/${steps}: success ${pct(e.successRate)} (${moving}), reward ${e.rewardMean.toFixed(3)}, loss ${e.loss.toFixed(4)}, ${(e.timing.total / 1000).toFixed(1)}s`,
             );
@@ -156,6 +160,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       method: { type: 'string' },
       seed: { type: 'string' },
       steps: { type: 'string' },
+      temperature: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
       fresh: { type: 'boolean' },
@@ -187,7 +192,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
           method: flags.method,
           steps: flags.steps ?? 72,
           episode: { protocol: 'qwen-xml', promptMode: 'full', maxModelCalls: 20 },
-          sampling: { maxTokens: 512, temperature: 1 },
+          sampling: { maxTokens: 512, temperature: flags.temperature ?? 1 },
         },
         policy,
         referencePolicy,
@@ -227,7 +232,12 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
   try {
     const summary = await runLoop({
       output,
-      config: embeddedTrainConfig({ preset, method: flags.method, ...(flags.steps ? { steps: flags.steps } : {}) }),
+      config: embeddedTrainConfig({
+        preset,
+        method: flags.method,
+        ...(flags.steps ? { steps: flags.steps } : {}),
+        ...(flags.temperature ? { temperature: flags.temperature } : {}),
+      }),
       policy,
       ...(referencePolicy ? { referencePolicy } : {}),
       trainTasks: assets.trainTasks,

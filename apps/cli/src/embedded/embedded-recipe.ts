@@ -71,7 +71,7 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
       drill: { steps: 600, batchSize: 32, learningRate: 2e-3, repeats: 4000 },
     },
     tasks: { train: 400, testId: 32, testOod: 32 },
-    rl: { steps: 16, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 16, maxModelCalls: 14 },
+    rl: { steps: 12, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14 },
   },
   smoke: {
     name: 'smoke',
@@ -103,7 +103,17 @@ export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPres
 export const embeddedEpisode = { protocol: 'bfcl-python', promptMode: 'compact' } as const;
 
 /** The RL configuration of an embedded run (what `seal train` and the benchmarks use). */
-export function embeddedTrainConfig({ preset, method, steps }: { preset: EmbeddedPreset; method: TrainMethod; steps?: number }): TrainConfigInput {
+export function embeddedTrainConfig({
+  preset,
+  method,
+  steps,
+  temperature = 1,
+}: {
+  preset: EmbeddedPreset;
+  method: TrainMethod;
+  steps?: number;
+  temperature?: number;
+}): TrainConfigInput {
   return {
     runId: `${preset.name}-${method}-s${preset.seed}`,
     seed: preset.seed,
@@ -113,7 +123,7 @@ export function embeddedTrainConfig({ preset, method, steps }: { preset: Embedde
     tasksPerStep: preset.rl.tasksPerStep,
     groupSize: preset.rl.groupSize,
     optimizerStepsPerStep: preset.rl.optimizerStepsPerStep,
-    sampling: { maxTokens: preset.rl.maxTokens, temperature: 1 },
+    sampling: { maxTokens: preset.rl.maxTokens, temperature },
     episode: { ...embeddedEpisode, maxModelCalls: preset.rl.maxModelCalls },
     ppo: { learningRate: preset.rl.learningRate, klCoef: preset.rl.klCoef },
     evalEvery: preset.rl.evalEvery,

@@ -6,6 +6,8 @@
 export type Output = {
   /** Whether `--json` was requested. */
   readonly json: boolean;
+  /** Whether progress is drawn as a live bar (stderr is a TTY and not `--json`). */
+  readonly interactive: boolean;
   /** A line of human-readable output (suppressed in JSON mode). */
   line(text?: string): void;
   /** The command's machine-readable result (printed only in JSON mode). */
@@ -33,6 +35,7 @@ export function createOutput({
   const interactive = 'isTTY' in stderr && stderr.isTTY === true && !json;
   return {
     json,
+    interactive,
     line(text = '') {
       if (!json) stdout.write(`${text}\n`);
     },
