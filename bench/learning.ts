@@ -78,11 +78,13 @@ for (const [index, { method, seed }] of plan.entries()) {
   const resultFile = join(runDirectory, 'result.json');
   if (existsSync(resultFile)) {
     const earlier = JSON.parse(await readFile(resultFile, 'utf8')) as RunResult;
-    if (earlier.setup !== undefined && earlier.setup !== setup) {
-      console.error(`[${index + 1}/${plan.length}] ${name}: made with another warm start or preset; running it again`);
+    if (earlier.setup !== setup) {
+      // A result made with another warm start or preset, or one that predates
+      // recorded setups (so it cannot be checked), is not mixed into the table.
+      const why = earlier.setup === undefined ? 'no recorded setup' : 'made with another warm start or preset';
+      console.error(`[${index + 1}/${plan.length}] ${name}: ${why}; running it again`);
       await rm(runDirectory, { recursive: true, force: true });
     } else {
-      if (earlier.setup === undefined) console.error(`[${index + 1}/${plan.length}] ${name}: earlier result without a recorded setup; kept`);
       results.push(earlier);
       console.error(`[${index + 1}/${plan.length}] ${name}: done earlier`);
       continue;
