@@ -97,6 +97,7 @@ async function runLoop({
   // Per-step success is noisy at a few dozen episodes: show a moving mean too.
   const recent: number[] = [];
   const window = 4;
+  let stepped = false;
   return runTraining({
     config,
     policy,
@@ -120,6 +121,11 @@ async function runLoop({
           );
           bar = output.progress('train', steps);
           bar.tick(progress.step);
+          break;
+        case 'step-start':
+          // A resumed run starts its bar at the steps already done.
+          if (!stepped && progress.step > 1) bar.tick(progress.step - 1);
+          stepped = true;
           break;
         case 'rollout-round':
           bar.tick(0, `rollouts ${progress.total - progress.active}/${progress.total}`);
