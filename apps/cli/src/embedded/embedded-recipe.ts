@@ -100,7 +100,7 @@ export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPres
     warmup: {
       ...basePresets.default.warmup,
       tasks: 4000,
-      drill: { steps: 600, batchSize: 32, learningRate: 2e-3, repeats: 4000 },
+      drill: { ...basePresets.default.warmup.drill, steps: 600 },
     },
     tasks: { ...basePresets.default.tasks, testId: 48, testOod: 48 },
     rl: { ...basePresets.default.rl, steps: 16, evalEvery: 16 },
