@@ -63,12 +63,12 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
     model: { vocabSize: 2048, hiddenSize: 160, intermediateSize: 448, numLayers: 4, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 },
     difficulties: ['easy', 'medium'],
     warmup: {
-      tasks: 3000,
+      tasks: 4000,
       epochs: 1,
       batchSize: 8,
       learningRate: 2e-3,
       contextWeight: 0.1,
-      drill: { steps: 450, batchSize: 32, learningRate: 2e-3, repeats: 4000 },
+      drill: { steps: 600, batchSize: 32, learningRate: 2e-3, repeats: 4000 },
     },
     tasks: { train: 400, testId: 32, testOod: 32 },
     rl: { steps: 12, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14 },
@@ -86,22 +86,14 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
 
 /**
  * The embedded presets: `default` and `smoke` above, and `study`, the learning
- * study's preset — the default's model, training tasks and RL, with larger
- * test sets (48 + 48 tasks) and the longer warm start it was measured with
- * (4,000 demonstrations, 600 drill steps; the default trims both to fit its
- * 15 minutes).
+ * study's preset — the default's model, training tasks, warm start (the same
+ * cache entry) and RL, with larger test sets (48 + 48 tasks).
  */
 export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPreset> = {
   ...basePresets,
   study: {
     ...basePresets.default,
     name: 'study',
-    // The study keeps the longer warm start it was measured with (bench/RESULTS.md).
-    warmup: {
-      ...basePresets.default.warmup,
-      tasks: 4000,
-      drill: { ...basePresets.default.warmup.drill, steps: 600 },
-    },
     tasks: { ...basePresets.default.tasks, testId: 48, testOod: 48 },
     rl: { ...basePresets.default.rl, steps: 16, evalEvery: 16 },
   },
