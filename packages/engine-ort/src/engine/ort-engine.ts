@@ -268,6 +268,7 @@ export class OrtEngine {
   async score(sequences: ReadonlyArray<readonly number[]>, { temperature = 1 }: { temperature?: number } = {}): Promise<number[][]> {
     checkTemperature(temperature, 'score');
     sequences.forEach((sequence, i) => this.checkTokens(sequence, `sequences[${i}]`));
+    const inverseTemperature = inverseTemperatureTensor(temperature);
     const results: number[][] = sequences.map((sequence) => new Array<number>(sequence.length).fill(0));
     for (const { bucket, indices } of this.microBatches(sequences.map((s) => s.length))) {
       const session = await this.session(
@@ -277,7 +278,7 @@ export class OrtEngine {
       );
       const rows = indices.map((i) => sequences[i]!);
       const feeds = this.sequenceFeedTensors(bucket, rows);
-      const output = await session.run({ ...this.weightFeeds(this.weights), ...feeds, inverse_temperature: inverseTemperatureTensor(temperature) });
+      const output = await session.run({ ...this.weightFeeds(this.weights), ...feeds, inverse_temperature: inverseTemperature });
       const logprobs = output.logprobs!.data as Float32Array;
       indices.forEach((index, row) => {
         const out = results[index]!;

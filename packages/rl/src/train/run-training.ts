@@ -113,6 +113,7 @@ export type RunTrainingOptions = {
 /** What {@link runTraining} returns. */
 export type TrainSummary = {
   config: TrainConfig;
+  /** Every step of the run, those recorded before a resume included (likewise `evaluations`). */
   steps: TrainStepEvent[];
   evaluations: EvalEvent[];
   /** The step the run resumed after (0 for a fresh run). */
