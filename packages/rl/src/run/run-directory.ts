@@ -61,15 +61,6 @@ export class RunDirectory {
     await appendFile(file, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
   }
 
-  /** Reads a JSON Lines file (none when it is missing). */
-  async readJsonLines<T>(file: string): Promise<T[]> {
-    if (!existsSync(file)) return [];
-    return (await readFile(file, 'utf8'))
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as T);
-  }
-
   /** Writes a JSON Lines file atomically. */
   async writeJsonLines(file: string, values: readonly unknown[]): Promise<void> {
     await writeFileAtomic(file, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
@@ -90,24 +81,27 @@ export class RunDirectory {
   /**
    * Drops everything recorded after `step`: event lines with a larger step
    * (and a torn last line), episode files of later steps, and older
-   * checkpoints than the `keep` newest.
+   * checkpoints than the `keep` newest. Returns the events kept (the lines
+   * of `events.jsonl`, parsed).
    */
-  async truncateAfter(step: number): Promise<void> {
+  async truncateAfter(step: number): Promise<unknown[]> {
+    let events: unknown[] = [];
     for (const name of ['events.jsonl', 'overlays.jsonl']) {
       const file = this.path(name);
       if (!existsSync(file)) continue;
-      const kept = (await readFile(file, 'utf8'))
-        .split('\n')
-        .filter((line) => {
-          if (line.trim() === '') return false;
-          try {
-            const value = JSON.parse(line) as { step?: unknown };
-            return typeof value.step !== 'number' || value.step <= step;
-          } catch {
-            return false; // a line torn by a crash
-          }
-        });
-      await writeFileAtomic(file, kept.map((line) => `${line}\n`).join(''));
+      const kept: { line: string; value: unknown }[] = [];
+      for (const line of (await readFile(file, 'utf8')).split('\n')) {
+        if (line.trim() === '') continue;
+        let value: { step?: unknown };
+        try {
+          value = JSON.parse(line) as { step?: unknown };
+        } catch {
+          continue; // a line torn by a crash
+        }
+        if (typeof value.step !== 'number' || value.step <= step) kept.push({ line, value });
+      }
+      await writeFileAtomic(file, kept.map(({ line }) => `${line}\n`).join(''));
+      if (name === 'events.jsonl') events = kept.map(({ value }) => value);
     }
     const episodes = this.path('episodes');
     if (existsSync(episodes)) {
@@ -123,6 +117,7 @@ export class RunDirectory {
         if (match && Number(match[1]) > step) await rm(join(checkpoints, name), { recursive: true, force: true });
       }
     }
+    return events;
   }
 
   /** Empties the run's records (a fresh start): events, overlays, episodes, checkpoints, state. */

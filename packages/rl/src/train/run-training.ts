@@ -208,6 +208,8 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   // Resume from the newest checkpoint, dropping anything recorded after it.
   let state: TrainerState = { schemaVersion: 1, step: 0, curriculum: initialCurriculumState() };
   let capability = new CapabilityState();
+  // The events a resumed run had already recorded (its summary includes them).
+  let recorded: (TrainStepEvent | EvalEvent)[] = [];
   const resumedFrom = (await run.latestCheckpoint()) ?? 0;
   if (resumedFrom > 0) {
     await assertResumable({ runDirectory: options.runDirectory, path: run.path('config.json'), config });
@@ -215,7 +217,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     await policy.load({ directory: checkpoint });
     state = JSON.parse(await readFile(`${checkpoint}/trainer-state.json`, 'utf8')) as TrainerState;
     capability = await loadCapabilityState({ path: `${checkpoint}/capability_state.json` });
-    await run.truncateAfter(resumedFrom);
+    recorded = (await run.truncateAfter(resumedFrom)) as (TrainStepEvent | EvalEvent)[];
   } else {
     // A fresh run (or one that crashed before its first checkpoint) starts clean.
     await run.reset();
@@ -229,12 +231,9 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
 
   const tools = unionTools(options.trainTasks);
   const summary: TrainSummary = { config, steps: [], evaluations: [], resumedFrom };
-  // A resumed run reports the steps and evaluations it had already recorded.
-  if (resumedFrom > 0) {
-    for (const event of await run.readJsonLines<TrainStepEvent | EvalEvent>(run.path('events.jsonl'))) {
-      if (event.type === 'train-step') summary.steps.push(event);
-      else if (event.type === 'eval') summary.evaluations.push(event);
-    }
+  for (const event of recorded) {
+    if (event.type === 'train-step') summary.steps.push(event);
+    else if (event.type === 'eval') summary.evaluations.push(event);
   }
 
   const overlayFor = (): { overlay: InterfaceOverlay; hash: string; stage?: string } => {
