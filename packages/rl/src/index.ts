@@ -59,6 +59,7 @@ export {
   type RunTrainingOptions,
   type StepTiming,
   type TrainProgress,
+  type TrainSample,
   type TrainStepEvent,
   type TrainSummary,
 } from './train/run-training';

@@ -110,6 +110,13 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
       expect(record.stamps).toMatchObject({ policyStep: 1, verifierVersion: verifier.verifierId, runId: 'train-test' });
       expect(record.overlayHash).toBe(summary.steps[1]!.overlayHash);
     }
+    // Each step records every episode's verdict and advantage.
+    for (const step of summary.steps) {
+      expect(step.samples).toHaveLength(6);
+      expect(step.samples.filter((s) => s.success).length / 6).toBeCloseTo(step.successRate, 12);
+      expect(step.samples.reduce((total, s) => total + s.reward, 0) / 6).toBeCloseTo(step.rewardMean, 12);
+    }
+    expect(summary.steps[1]!.samples.map((s) => s.episodeId)).toEqual(records.map((r: { episodeId: string }) => r.episodeId));
     // SEAL's interface is on in training and absent in evaluation.
     const evalRecords = readFileSync(join(dir, 'episodes', 'eval-000002-eval.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(evalRecords.every((r: { mode: string; messages: { content: string }[] }) => r.mode === 'eval' && !r.messages[0]!.content.includes('[required]'))).toBe(true);

@@ -73,6 +73,22 @@ export type TrainStepEvent = {
   tagWeights: Record<string, number>;
   curriculumStage?: string;
   timing: StepTiming;
+  /** One record per episode of the step: its verdict and the advantage it was trained with. */
+  samples: TrainSample[];
+};
+
+/** An episode of a training step as the update saw it (in `TrainStepEvent.samples`). */
+export type TrainSample = {
+  episodeId: string;
+  taskId: string;
+  /** The verifier's official verdict (the success rate counts these). */
+  success: boolean;
+  /** The reward the advantage was computed from (binary, or a curriculum stage's reward). */
+  reward: number;
+  /** The advantage after A-Patch; 0 for an episode left out of the update. */
+  advantage: number;
+  /** Per-turn failure tags. */
+  tags: string[];
 };
 
 /** The `events.jsonl` record of an evaluation. */
@@ -381,6 +397,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     }
     const dropped = config.dynamicSampling ? zeroVarianceGroups({ rewards, groups }) : new Set<string>();
     const kept = rollouts.map((_, i) => i).filter((i) => !dropped.has(groups[i]!) && rollouts[i]!.generatedMask.some((m) => m > 0));
+    const keptSet = new Set(kept);
     mark('advantages', t0);
 
     // The policy update: old and reference log-probabilities from the score
@@ -457,6 +474,14 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
       tagWeights,
       ...(stage ? { curriculumStage: stage.name } : {}),
       timing: { model: 0, other: 0, total: 0, parts },
+      samples: rollouts.map((rollout, i) => ({
+        episodeId: rollout.record.episodeId,
+        taskId: rollout.task.id,
+        success: verdicts[i]!.official.valid,
+        reward: rewards[i]!,
+        advantage: keptSet.has(i) ? advantages[i]! : 0,
+        tags: tags[i]!,
+      })),
     };
     await run.appendJsonLines(run.path('overlays.jsonl'), [{ step, hash: overlayHash, overlay }]);
     // Window statistics reset at each epoch end.
