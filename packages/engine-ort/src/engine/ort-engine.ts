@@ -13,6 +13,7 @@ import {
 } from '../model/graph-families';
 import type { ModelConfig } from '../model/model-config';
 import { FlatTensors, listWeightSpecs, size } from '../model/model-weights';
+import { PrefixCache, type PrefixHit } from './prefix-cache';
 import { sampleToken, type SamplingSettings } from './sampler';
 import {
   buildSequenceFeeds,
@@ -35,9 +36,20 @@ export type OrtEngineSettings = {
   microBatchTokens?: number;
   /** Most prompts decoded together; larger generate calls are split. Default 64. */
   maxGenerateBatch?: number;
-  /** Sessions kept alive (least recently used are released). Default 32. */
+  /** Sessions kept alive (least recently used are released). Default 96: decode shapes vary with prompt lengths, and rebuilding a session costs tens of milliseconds. */
   maxSessions?: number;
+  /**
+   * Byte budget of the prefix cache: the keys and values of sequences already
+   * generated, reused when a later prompt extends one (multi-turn episodes).
+   * 0 disables it. Default 256 MiB.
+   */
+  prefixCacheBytes?: number;
 };
+
+/** Shortest cached prefix worth reusing. */
+const prefixMinTokens = 32;
+/** Longest run of new tokens fed as decode steps after a cached prefix; longer ones are prefilled. */
+const prefixMaxNewTokens = 256;
 
 /** One training sequence, validated, all arrays aligned with `tokenIds`. */
 export type EngineTrainSequence = {
@@ -119,6 +131,10 @@ export class OrtEngine {
   private readonly sessions = new Map<string, Promise<Session>>();
   private readonly settings: Required<OrtEngineSettings>;
   private readonly tensorCache = new WeakMap<FlatTensors, Record<string, ort.Tensor>>();
+  private readonly prefixCache: PrefixCache;
+  /** Bumped whenever the weights change; the prefix cache is valid for one version. */
+  private weightsVersion = 0;
+  private prefixCacheVersion = 0;
 
   constructor({
     config,
@@ -141,8 +157,10 @@ export class OrtEngine {
       decodeThreads: settings.decodeThreads ?? 1,
       microBatchTokens: settings.microBatchTokens ?? 2048,
       maxGenerateBatch: settings.maxGenerateBatch ?? 64,
-      maxSessions: settings.maxSessions ?? 32,
+      maxSessions: settings.maxSessions ?? 96,
+      prefixCacheBytes: settings.prefixCacheBytes ?? 256 * 2 ** 20,
     };
+    this.prefixCache = new PrefixCache(this.settings.prefixCacheBytes);
   }
 
   // ------------------------------------------------------------------ state
@@ -160,6 +178,12 @@ export class OrtEngine {
   /** Replaces the weights (copied). */
   setWeights(weights: FlatTensors): void {
     this.weights.buffer.set(weights.buffer);
+    this.weightsVersion += 1;
+  }
+
+  /** Prompts served from the prefix cache and the prompt tokens they reused. */
+  get prefixCacheStats(): Readonly<{ hits: number; reusedTokens: number }> {
+    return { ...this.prefixCache.stats };
   }
 
   /** Replaces the optimizer state (copied). */
@@ -511,6 +535,7 @@ export class OrtEngine {
     if (!Number.isFinite(gradNorm)) return gradNorm;
     // Ping-pong: the freshly written buffers become current.
     [this.weights, this.spareWeights] = [this.spareWeights, this.weights];
+    this.weightsVersion += 1;
     const { m, v } = this.optimizer;
     this.optimizer = { m: this.spareMoments.m, v: this.spareMoments.v, step };
     this.spareMoments = { m, v };
@@ -521,10 +546,13 @@ export class OrtEngine {
 
   /**
    * Batched generation: a left-padded prefill, then one decode step per
-   * token against a static KV cache. Finished rows leave the batch: when at
-   * most half the rows are active, the batch is compacted to a smaller
-   * bucket. Every prompt samples from its own seeded stream, so results do
-   * not depend on which prompts share a batch.
+   * token against a static KV cache. A prompt that extends a sequence this
+   * engine generated before with the same weights (the next call of a
+   * multi-turn episode) skips the prefill: its cached keys and values are
+   * copied in and only its new tokens run, as decode steps. Finished rows
+   * leave the batch: when at most half the rows are active, the batch is
+   * compacted to a smaller bucket. Every prompt samples from its own seeded
+   * stream, so results do not depend on which prompts share a batch.
    */
   async generate(options: EngineGenerateOptions): Promise<EngineGeneration[]> {
     options.prompts.forEach((prompt, i) => {
@@ -539,107 +567,201 @@ export class OrtEngine {
         });
       }
     });
-    const results: EngineGeneration[] = [];
+    if (this.prefixCacheVersion !== this.weightsVersion) {
+      this.prefixCache.clear();
+      this.prefixCacheVersion = this.weightsVersion;
+    }
+    // Prompts that extend a cached sequence run only their new tokens (as
+    // decode steps against the cached keys and values); the others are
+    // prefilled. The two kinds are decoded in separate batches.
+    const hits = options.prompts.map((prompt) => {
+      if (this.prefixCache.maxBytes === 0) return undefined;
+      const hit = this.prefixCache.match(prompt, prefixMinTokens);
+      return hit !== undefined && prompt.length - hit.length <= prefixMaxNewTokens ? hit : undefined;
+    });
+    const results = new Array<EngineGeneration>(options.prompts.length);
     const chunk = this.settings.maxGenerateBatch;
-    for (let start = 0; start < options.prompts.length; start += chunk) {
-      const prompts = options.prompts.slice(start, start + chunk);
-      results.push(...(await this.generateChunk({ ...options, prompts }, start)));
+    for (const cached of [false, true]) {
+      const indices = options.prompts.map((_, i) => i).filter((i) => (hits[i] !== undefined) === cached);
+      for (let start = 0; start < indices.length; start += chunk) {
+        const part = indices.slice(start, start + chunk);
+        const generations = await this.generateChunk(options, part, cached ? part.map((i) => hits[i]!) : undefined);
+        part.forEach((index, k) => (results[index] = generations[k]!));
+      }
     }
     return results;
   }
 
-  private async generateChunk(options: EngineGenerateOptions, firstIndex: number): Promise<EngineGeneration[]> {
+  /**
+   * Generates for the prompts `indices` of `options`: a left-padded prefill
+   * when `past` is undefined, otherwise each prompt's cached prefix is copied
+   * into the KV cache (left-padded to a common end) and its remaining tokens
+   * are fed one per decode step before sampling starts. Either way every
+   * sequence occupies contiguous cache slots, so one bias rule masks them.
+   */
+  private async generateChunk(
+    options: EngineGenerateOptions,
+    indices: readonly number[],
+    past: readonly PrefixHit[] | undefined,
+  ): Promise<EngineGeneration[]> {
     const { config } = this;
-    const { prompts, maxTokens } = options;
+    const { maxTokens } = options;
+    const prompts = indices.map((i) => options.prompts[i]!);
     const kvh = config.numKeyValueHeads;
     const d = config.headDim;
     const half = d / 2;
     const vocab = config.vocabSize;
     const count = prompts.length;
-    const promptLength = lengthBucket(Math.max(...prompts.map((p) => p.length)));
     const batch = nextPowerOfTwo(count);
-    const pads = Array.from({ length: batch }, (_, row) =>
-      row < count ? promptLength - prompts[row]!.length : promptLength - 1,
-    );
-
-    // Prefill.
-    const ids = new BigInt64Array(batch * promptLength);
-    const positions = new Array<number>(batch * promptLength).fill(0);
-    for (let row = 0; row < count; row++) {
-      const prompt = prompts[row]!;
-      for (let i = 0; i < prompt.length; i++) {
-        ids[row * promptLength + pads[row]! + i] = BigInt(prompt[i]!);
-        positions[row * promptLength + pads[row]! + i] = i;
-      }
-    }
-    const cos = new Float32Array(batch * promptLength * half);
-    const sin = new Float32Array(batch * promptLength * half);
-    fillRope({ config, positions, cos, sin });
-    const bias = new Float32Array(batch * promptLength * promptLength).fill(maskedBias);
-    for (let row = 0; row < batch; row++) {
-      for (let i = 0; i < promptLength; i++) {
-        const base = (row * promptLength + i) * promptLength;
-        if (i < pads[row]!) bias[base + i] = 0;
-        else for (let j = pads[row]!; j <= i; j++) bias[base + j] = 0;
-      }
-    }
-    const prefill = await this.session(
-      `prefill:${batch}:${promptLength}`,
-      () => buildPrefillGraph({ config, bucket: { batch, length: promptLength } }),
-      this.settings.threads,
-      { memoryArena: false },
-    );
-    const prefillOut = await prefill.run({
-      ...this.weightFeeds(this.weights),
-      input_ids: new ort.Tensor('int64', ids, [batch * promptLength]),
-      rope_cos: floatTensor(cos, [batch, promptLength, 1, half]),
-      rope_sin: floatTensor(sin, [batch, promptLength, 1, half]),
-      attention_bias: floatTensor(bias, [batch, 1, 1, promptLength, promptLength]),
-    });
-
-    // Static KV cache: slots [0, promptLength) hold the prompt, then one slot per generated token.
-    const cacheLength = Math.ceil((promptLength + maxTokens) / 64) * 64;
-    let rows = batch;
-    let cacheKeys: Float32Array[] = [];
-    let cacheValues: Float32Array[] = [];
-    for (let layer = 0; layer < config.numLayers; layer++) {
-      const keys = new Float32Array(rows * kvh * d * cacheLength);
-      const values = new Float32Array(rows * kvh * cacheLength * d);
-      const presentKeys = prefillOut[`present_keys.${layer}`]!.data as Float32Array;
-      const presentValues = prefillOut[`present_values.${layer}`]!.data as Float32Array;
-      for (let r = 0; r < rows; r++) {
-        for (let h = 0; h < kvh; h++) {
-          const head = r * kvh + h;
-          for (let x = 0; x < d; x++) {
-            keys.set(
-              presentKeys.subarray((head * d + x) * promptLength, (head * d + x + 1) * promptLength),
-              (head * d + x) * cacheLength,
-            );
-          }
-          values.set(
-            presentValues.subarray(head * promptLength * d, (head + 1) * promptLength * d),
-            head * cacheLength * d,
-          );
-        }
-      }
-      cacheKeys.push(keys);
-      cacheValues.push(values);
-    }
-
     const generations: EngineGeneration[] = prompts.map(() => ({
       tokenIds: [],
       logprobs: [],
       modelLogprobs: [],
       finishReason: 'length',
     }));
-    const randoms = prompts.map((_, i) => new SeededRandom(mixSeed(options.seed, firstIndex + i)));
+    const randoms = indices.map((i) => new SeededRandom(mixSeed(options.seed, i)));
     const stop = new Set(options.stopTokenIds);
+    // cursor[p]: how many of prompt p's tokens are in the KV cache.
+    const cursor = new Array<number>(count).fill(0);
+    let rows = batch;
+    let cacheKeys: Float32Array[] = [];
+    let cacheValues: Float32Array[] = [];
+    // Slot of the first decode step; rowPad[r]: first cache slot of row r's sequence.
+    let base: number;
+    let cacheLength: number;
+    let rowPad: number[];
+    let prefillLogits: Float32Array | undefined;
+
+    if (past === undefined) {
+      // Prefill.
+      const promptLength = lengthBucket(Math.max(...prompts.map((p) => p.length)));
+      const pads = Array.from({ length: batch }, (_, row) =>
+        row < count ? promptLength - prompts[row]!.length : promptLength - 1,
+      );
+      const ids = new BigInt64Array(batch * promptLength);
+      const positions = new Array<number>(batch * promptLength).fill(0);
+      for (let row = 0; row < count; row++) {
+        const prompt = prompts[row]!;
+        for (let i = 0; i < prompt.length; i++) {
+          ids[row * promptLength + pads[row]! + i] = BigInt(prompt[i]!);
+          positions[row * promptLength + pads[row]! + i] = i;
+        }
+      }
+      const cos = new Float32Array(batch * promptLength * half);
+      const sin = new Float32Array(batch * promptLength * half);
+      fillRope({ config, positions, cos, sin });
+      const bias = new Float32Array(batch * promptLength * promptLength).fill(maskedBias);
+      for (let row = 0; row < batch; row++) {
+        for (let i = 0; i < promptLength; i++) {
+          const start = (row * promptLength + i) * promptLength;
+          if (i < pads[row]!) bias[start + i] = 0;
+          else for (let j = pads[row]!; j <= i; j++) bias[start + j] = 0;
+        }
+      }
+      const prefill = await this.session(
+        `prefill:${batch}:${promptLength}`,
+        () => buildPrefillGraph({ config, bucket: { batch, length: promptLength } }),
+        this.settings.threads,
+        { memoryArena: false },
+      );
+      const prefillOut = await prefill.run({
+        ...this.weightFeeds(this.weights),
+        input_ids: new ort.Tensor('int64', ids, [batch * promptLength]),
+        rope_cos: floatTensor(cos, [batch, promptLength, 1, half]),
+        rope_sin: floatTensor(sin, [batch, promptLength, 1, half]),
+        attention_bias: floatTensor(bias, [batch, 1, 1, promptLength, promptLength]),
+      });
+      // Static KV cache: slots [0, promptLength) hold the prompts, then one slot per generated token.
+      base = promptLength;
+      cacheLength = Math.ceil((promptLength + maxTokens) / 64) * 64;
+      rowPad = pads;
+      for (let layer = 0; layer < config.numLayers; layer++) {
+        const keys = new Float32Array(rows * kvh * d * cacheLength);
+        const values = new Float32Array(rows * kvh * cacheLength * d);
+        const presentKeys = prefillOut[`present_keys.${layer}`]!.data as Float32Array;
+        const presentValues = prefillOut[`present_values.${layer}`]!.data as Float32Array;
+        for (let r = 0; r < rows; r++) {
+          for (let h = 0; h < kvh; h++) {
+            const head = r * kvh + h;
+            for (let x = 0; x < d; x++) {
+              keys.set(
+                presentKeys.subarray((head * d + x) * promptLength, (head * d + x + 1) * promptLength),
+                (head * d + x) * cacheLength,
+              );
+            }
+            values.set(presentValues.subarray(head * promptLength * d, (head + 1) * promptLength * d), head * cacheLength * d);
+          }
+        }
+        cacheKeys.push(keys);
+        cacheValues.push(values);
+      }
+      prompts.forEach((prompt, p) => (cursor[p] = prompt.length));
+      prefillLogits = prefillOut.logits!.data as Float32Array;
+    } else {
+      // Cached prefixes end at slot `base`; the new tokens follow one per step.
+      base = Math.max(...past.map((hit) => hit.length));
+      const longestNew = Math.max(...prompts.map((prompt, p) => prompt.length - past[p]!.length));
+      cacheLength = Math.ceil((base + longestNew + maxTokens) / 64) * 64;
+      rowPad = Array.from({ length: batch }, (_, row) => (row < count ? base - past[row]!.length : base));
+      for (let layer = 0; layer < config.numLayers; layer++) {
+        const keys = new Float32Array(rows * kvh * d * cacheLength);
+        const values = new Float32Array(rows * kvh * cacheLength * d);
+        past.forEach(({ entry, length }, r) => {
+          const stored = entry.tokens.length;
+          const entryKeys = entry.keys[layer]!;
+          const entryValues = entry.values[layer]!;
+          for (let h = 0; h < kvh; h++) {
+            const head = r * kvh + h;
+            for (let x = 0; x < d; x++) {
+              keys.set(entryKeys.subarray((h * d + x) * stored, (h * d + x) * stored + length), (head * d + x) * cacheLength + rowPad[r]!);
+            }
+            values.set(entryValues.subarray(h * stored * d, (h * stored + length) * d), (head * cacheLength + rowPad[r]!) * d);
+          }
+        });
+        cacheKeys.push(keys);
+        cacheValues.push(values);
+      }
+      past.forEach((hit, p) => {
+        cursor[p] = hit.length;
+        this.prefixCache.recordHit(hit.length);
+      });
+    }
+
+    // The tokens of prompt p whose keys and values are in row r's slots
+    // [rowPad[r], rowPad[r] + n) go into the prefix cache when p finishes.
+    const remember = (p: number, r: number): void => {
+      if (this.prefixCache.maxBytes === 0) return;
+      const generated = generations[p]!.tokenIds;
+      const n = prompts[p]!.length + generated.length - 1;
+      if (n < prefixMinTokens) return;
+      const tokens = new Int32Array(n);
+      tokens.set(prompts[p]!);
+      tokens.set(generated.slice(0, -1), prompts[p]!.length);
+      const start = rowPad[r]!;
+      const keys: Float32Array[] = [];
+      const values: Float32Array[] = [];
+      for (let layer = 0; layer < config.numLayers; layer++) {
+        const entryKeys = new Float32Array(kvh * d * n);
+        const entryValues = new Float32Array(kvh * n * d);
+        for (let h = 0; h < kvh; h++) {
+          const head = r * kvh + h;
+          for (let x = 0; x < d; x++) {
+            const from = (head * d + x) * cacheLength + start;
+            entryKeys.set(cacheKeys[layer]!.subarray(from, from + n), (h * d + x) * n);
+          }
+          const from = (head * cacheLength + start) * d;
+          entryValues.set(cacheValues[layer]!.subarray(from, from + n * d), h * n * d);
+        }
+        keys.push(entryKeys);
+        values.push(entryValues);
+      }
+      this.prefixCache.add({ tokens, keys, values });
+    };
+
     // rowPrompt[r] = index of the prompt decoded in batch row r (or -1 for filler rows).
     let rowPrompt = Array.from({ length: rows }, (_, r) => (r < count ? r : -1));
-    let rowPad = pads.slice();
     const active = new Set<number>(prompts.map((_, i) => i));
-
-    const accept = (prompt: number, logits: Float32Array): void => {
+    const accept = (prompt: number, row: number, logits: Float32Array): void => {
       const generation = generations[prompt]!;
       const sampled = sampleToken({ logits, settings: options.sampling, random: randoms[prompt]! });
       generation.tokenIds.push(sampled.tokenId);
@@ -647,13 +769,15 @@ export class OrtEngine {
       generation.modelLogprobs.push(sampled.modelLogprob);
       if (stop.has(sampled.tokenId) || options.shouldStop?.(generation.tokenIds) === true) {
         generation.finishReason = 'stop';
-        active.delete(prompt);
-      } else if (generation.tokenIds.length >= maxTokens) {
-        active.delete(prompt);
+      } else if (generation.tokenIds.length < maxTokens) {
+        return;
       }
+      active.delete(prompt);
+      remember(prompt, row);
     };
-    const prefillLogits = prefillOut.logits!.data as Float32Array;
-    for (let r = 0; r < count; r++) accept(r, prefillLogits.subarray(r * vocab, (r + 1) * vocab));
+    if (prefillLogits !== undefined) {
+      for (let r = 0; r < count; r++) accept(r, r, prefillLogits.subarray(r * vocab, (r + 1) * vocab));
+    }
 
     for (let step = 0; active.size > 0; step++) {
       // Compact the batch when at most half of its rows are still generating.
@@ -668,19 +792,24 @@ export class OrtEngine {
         const rowSize = kvh * d * cacheLength;
         cacheKeys = cacheKeys.map((keys) => remap(keys, rowSize));
         cacheValues = cacheValues.map((values) => remap(values, rowSize));
-        rowPad = [...keep.map(({ r }) => rowPad[r]!), ...new Array<number>(newRows - keep.length).fill(promptLength - 1)];
+        rowPad = [...keep.map(({ r }) => rowPad[r]!), ...new Array<number>(newRows - keep.length).fill(base - 1)];
         rowPrompt = [...keep.map(({ prompt }) => prompt), ...new Array<number>(newRows - keep.length).fill(-1)];
         rows = newRows;
       }
-      const slot = promptLength + step;
+      const slot = base + step;
       const stepIds = new BigInt64Array(rows);
       const stepPositions = new Array<number>(rows).fill(0);
       const pastBias = new Float32Array(rows * cacheLength).fill(maskedBias);
       for (let r = 0; r < rows; r++) {
         const prompt = rowPrompt[r]!;
-        const generated = prompt >= 0 ? generations[prompt]!.tokenIds : [];
-        stepIds[r] = BigInt(generated.at(-1) ?? 0);
-        stepPositions[r] = prompt >= 0 ? prompts[prompt]!.length + generated.length - 1 : 0;
+        if (prompt >= 0) {
+          const tokens = prompts[prompt]!;
+          const generated = generations[prompt]!.tokenIds;
+          // A prompt token still to run, else the last sampled token.
+          const feedsPrompt = cursor[prompt]! < tokens.length;
+          stepIds[r] = BigInt(feedsPrompt ? tokens[cursor[prompt]!]! : generated.at(-1)!);
+          stepPositions[r] = feedsPrompt ? cursor[prompt]! : tokens.length + generated.length - 1;
+        }
         pastBias.fill(0, r * cacheLength + rowPad[r]!, r * cacheLength + slot);
       }
       const stepCos = new Float32Array(rows * half);
@@ -719,7 +848,13 @@ export class OrtEngine {
       const logits = out.logits!.data as Float32Array;
       for (let r = 0; r < rows; r++) {
         const prompt = rowPrompt[r]!;
-        if (prompt >= 0 && active.has(prompt)) accept(prompt, logits.subarray(r * vocab, (r + 1) * vocab));
+        if (prompt < 0 || !active.has(prompt)) continue;
+        if (cursor[prompt]! < prompts[prompt]!.length) {
+          cursor[prompt]! += 1;
+          // The prompt's last token gives the first sampling distribution.
+          if (cursor[prompt]! < prompts[prompt]!.length) continue;
+        }
+        accept(prompt, r, logits.subarray(r * vocab, (r + 1) * vocab));
       }
     }
     return generations;

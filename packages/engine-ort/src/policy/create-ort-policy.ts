@@ -47,6 +47,11 @@ export type CreateOrtPolicySettings = {
   /** Most prompts decoded in one batch. Default 64. */
   maxGenerateBatch?: number;
   /**
+   * Byte budget of the prefix cache, which lets the next model call of a
+   * multi-turn episode run only its new tokens. 0 disables it. Default 256 MiB.
+   */
+  prefixCacheBytes?: number;
+  /**
    * Run the engine in a worker thread (default true): ORT's `run` blocks its
    * thread, so the caller's event loop stays free for rollouts and tools.
    */
@@ -87,6 +92,7 @@ export async function createOrtPolicy(settings: CreateOrtPolicySettings): Promis
       ...(settings.threads === undefined ? {} : { threads: settings.threads }),
       ...(settings.microBatchTokens === undefined ? {} : { microBatchTokens: settings.microBatchTokens }),
       ...(settings.maxGenerateBatch === undefined ? {} : { maxGenerateBatch: settings.maxGenerateBatch }),
+      ...(settings.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: settings.prefixCacheBytes }),
     },
   };
   const backend = settings.worker === false ? await inProcessBackend(init) : await workerBackend(init);

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { createModelConfig } from '../model/model-config';
+import { initializeWeights } from '../model/model-weights';
+import { OrtEngine, type EngineGenerateOptions } from './ort-engine';
+import { PrefixCache, type PrefixCacheEntry } from './prefix-cache';
+
+function entry(tokens: number[], floatsPerToken = 4): PrefixCacheEntry {
+  return {
+    tokens: Int32Array.from(tokens),
+    keys: [new Float32Array(tokens.length * floatsPerToken)],
+    values: [new Float32Array(tokens.length * floatsPerToken)],
+  };
+}
+
+const range = (start: number, count: number): number[] => Array.from({ length: count }, (_, i) => start + i);
+
+describe('PrefixCache', () => {
+  it('should find the entry sharing the longest prefix, leaving the last prompt token to run', () => {
+    const cache = new PrefixCache(1 << 20);
+    const a = entry(range(0, 40));
+    const b = entry([...range(0, 35), ...range(100, 20)]);
+    cache.add(a);
+    cache.add(b);
+    expect(cache.match([...range(0, 35), ...range(100, 30)], 32)).toEqual({ entry: b, length: 55 });
+    expect(cache.match([...range(0, 40), 7], 32)).toEqual({ entry: a, length: 40 });
+    // The prompt itself is cached: all but its last token are reused.
+    expect(cache.match(range(0, 40), 32)).toEqual({ entry: a, length: 39 });
+    // Too short a shared prefix is not worth a hit.
+    expect(cache.match([...range(0, 20), 999, ...range(21, 30)], 32)).toBeUndefined();
+    expect(cache.match(range(1, 60), 32)).toBeUndefined();
+  });
+
+  it('should drop entries the new one extends, and the least recently used past its budget', () => {
+    const bytesPerEntry = (tokens: number) => tokens * (4 + 4 + 1) * 4; // 4 key and 4 value floats and an id per token
+    const cache = new PrefixCache(bytesPerEntry(100) + bytesPerEntry(50));
+    cache.add(entry(range(0, 50)));
+    cache.add(entry(range(0, 100)));
+    expect(cache.size).toBe(1);
+    cache.add(entry(range(500, 50)));
+    expect(cache.size).toBe(2);
+    // Using the first entry makes the second the oldest, evicted by the next add.
+    expect(cache.match([...range(0, 100), 1], 32)?.length).toBe(100);
+    cache.add(entry(range(900, 40)));
+    expect(cache.match([...range(500, 50), 1], 32)).toBeUndefined();
+    expect(cache.match([...range(0, 100), 1], 32)?.length).toBe(100);
+    // An entry over the whole budget is not kept.
+    cache.add(entry(range(2000, 400)));
+    expect(cache.match([...range(2000, 400), 1], 32)).toBeUndefined();
+  });
+});
+
+describe('OrtEngine prefix cache', () => {
+  const config = createModelConfig({
+    vocabSize: 300,
+    hiddenSize: 32,
+    intermediateSize: 64,
+    numLayers: 2,
+    numHeads: 4,
+    numKeyValueHeads: 2,
+    maxPositionEmbeddings: 512,
+    initializerRange: 0.2,
+  });
+  const weights = initializeWeights({ config, seed: 3 });
+  const tokens = (seed: number, count: number): number[] => range(0, count).map((i) => (seed * 7919 + i * 104729) % 300);
+
+  it('should generate for a prompt that extends an earlier call what a full prefill generates', async () => {
+    const cached = new OrtEngine({ config, weights, settings: { threads: 1 } });
+    const plain = new OrtEngine({ config, weights, settings: { threads: 1, prefixCacheBytes: 0 } });
+    const round1 = [tokens(1, 40), tokens(2, 57), tokens(3, 90)];
+    const options = { maxTokens: 6, stopTokenIds: [], seed: 5 } as const;
+    const greedy: Pick<EngineGenerateOptions, 'sampling'> = { sampling: { temperature: 0, topP: 1, topK: 0 } };
+    const first = await cached.generate({ prompts: round1, ...options, ...greedy });
+    expect(first).toEqual(await plain.generate({ prompts: round1, ...options, ...greedy }));
+    expect(cached.prefixCacheStats.hits).toBe(0);
+
+    // The next call of each episode: the prompt, the reply and new tokens (an observation),
+    // plus a prompt the cache has never seen.
+    const round2 = [...round1.map((prompt, i) => [...prompt, ...first[i]!.tokenIds, ...tokens(10 + i, 25 + 10 * i)]), tokens(4, 70)];
+    const expectSame = async (sampling: EngineGenerateOptions['sampling']) => {
+      const fromCache = await cached.generate({ prompts: round2, ...options, sampling });
+      const full = await plain.generate({ prompts: round2, ...options, sampling });
+      expect(fromCache.map((g) => g.tokenIds)).toEqual(full.map((g) => g.tokenIds));
+      fromCache.forEach((generation, i) =>
+        generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - full[i]!.modelLogprobs[t]!)).toBeLessThan(1e-4)),
+      );
+    };
+    await expectSame(greedy.sampling);
+    // Three prompts reused their earlier sequence: the prompt and the reply but its last token.
+    const reused = round1.reduce((sum, prompt, i) => sum + prompt.length + first[i]!.tokenIds.length - 1, 0);
+    expect(cached.prefixCacheStats).toEqual({ hits: 3, reusedTokens: reused });
+    // Asked again, all four prompts are cached: everything but their last token is reused.
+    await expectSame({ temperature: 1, topP: 1, topK: 0 });
+    const again = round2.reduce((sum, prompt) => sum + prompt.length - 1, 0);
+    expect(cached.prefixCacheStats).toEqual({ hits: 7, reusedTokens: reused + again });
+    await cached.close();
+    await plain.close();
+  });
+
+  it('should not reuse keys and values computed with other weights', async () => {
+    const engine = new OrtEngine({ config, weights, settings: { threads: 1 } });
+    const prompt = tokens(7, 60);
+    const options = { maxTokens: 4, stopTokenIds: [], seed: 1, sampling: { temperature: 0, topP: 1, topK: 0 } };
+    const [generation] = await engine.generate({ prompts: [prompt], ...options });
+    const next = [...prompt, ...generation!.tokenIds, ...tokens(8, 20)];
+    engine.setWeights(initializeWeights({ config, seed: 4 }));
+    const afterUpdate = await engine.generate({ prompts: [next], ...options });
+    expect(engine.prefixCacheStats.hits).toBe(0);
+    const fresh = new OrtEngine({ config, weights: initializeWeights({ config, seed: 4 }), settings: { threads: 1, prefixCacheBytes: 0 } });
+    expect(afterUpdate).toEqual(await fresh.generate({ prompts: [next], ...options }));
+    await engine.close();
+    await fresh.close();
+  });
+});
