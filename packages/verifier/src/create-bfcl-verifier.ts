@@ -16,14 +16,21 @@ export type BfclVerifierSettings = {
   runtime: BfclRuntimeData;
 };
 
+const validTasks = new WeakSet<object>();
+
 /**
  * Checks what arrives at the verifier before anything runs: a record that
  * does not match the schema, belongs to another task, or has more turns than
  * the task can have, gives an INVALID_DATA / INVALID_ARGUMENT SealError.
  */
 function validate(options: VerifierV1CallOptions): string[][][] {
-  const task = safeParseWithSchema({ schema: taskSchema, value: options.task, source: 'task' });
-  if (!task.success) throw task.error;
+  // A task is validated once (a step verifies every rollout of a group against
+  // the same task object); tasks are values, not mutated after use.
+  if (!validTasks.has(options.task)) {
+    const task = safeParseWithSchema({ schema: taskSchema, value: options.task, source: 'task' });
+    if (!task.success) throw task.error;
+    validTasks.add(options.task);
+  }
   if (options.record !== undefined) {
     const record = safeParseWithSchema({ schema: episodeRecordSchema, value: options.record, source: 'episode record' });
     if (!record.success) throw record.error;

@@ -19,9 +19,20 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-/** Content hash of an overlay: sha256 of its canonical JSON, 16 hex digits. */
+const overlayHashes = new WeakMap<InterfaceOverlay, string>();
+
+/**
+ * Content hash of an overlay: sha256 of its canonical JSON, 16 hex digits.
+ * Overlays are values: the hash of an overlay object is computed once (every
+ * episode of a step hashes the same one), so do not mutate one after use.
+ */
 export function hashOverlay(overlay: InterfaceOverlay): string {
-  return createHash('sha256').update(JSON.stringify(canonical(overlay))).digest('hex').slice(0, 16);
+  let hash = overlayHashes.get(overlay);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(JSON.stringify(canonical(overlay))).digest('hex').slice(0, 16);
+    overlayHashes.set(overlay, hash);
+  }
+  return hash;
 }
 
 /** The hash every evaluation record carries: that of the empty overlay. */

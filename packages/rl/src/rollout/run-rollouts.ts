@@ -87,6 +87,8 @@ export async function runRollouts({
   const stopIds = new Set(tokenizer.stopTokenIds);
   const live: Live[] = [];
   const finished: Rollout[] = [];
+  // The rollouts of a group start from the same conversation: render it once.
+  const initialPrompts = new Map<string, readonly number[]>();
   for (const task of tasks) {
     for (let index = 0; index < groupSize; index++) {
       const episode = createEpisode({ task, index });
@@ -94,11 +96,13 @@ export async function runRollouts({
       const tools = episode.protocol.toolsOutOfBand
         ? episode.tools().map((doc) => ({ type: 'function', function: { name: doc.name, description: doc.description, parameters: doc.parameters } }))
         : undefined;
-      const prompt = tokenizer.renderChat({
-        messages: toPolicyMessages(messages),
-        addGenerationPrompt: true,
-        ...(tools ? { tools } : {}),
-      }).tokenIds;
+      const chat = { messages: toPolicyMessages(messages), addGenerationPrompt: true, ...(tools ? { tools } : {}) };
+      const key = JSON.stringify(chat);
+      let prompt = initialPrompts.get(key);
+      if (prompt === undefined) {
+        prompt = tokenizer.renderChat(chat).tokenIds;
+        initialPrompts.set(key, prompt);
+      }
       live.push({
         episode,
         messagesInContext: messages.length,
