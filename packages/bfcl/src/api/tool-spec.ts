@@ -64,13 +64,21 @@ function toParameter(schema: JsonSchema): ToolParameter {
  * `integer`/`float`/`string`/`boolean`/`array`/`dict`/`any`).
  */
 export function toolDocFromSpec({ name, spec }: { name: string; spec: BfclToolSpec }): ToolDoc {
-  const json = z.toJSONSchema(spec.parameters, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  const properties = Object.fromEntries(
-    Object.entries(json.properties ?? {}).map(([key, value]) => [key, toParameter(value)]),
-  );
-  return {
-    name,
-    description: spec.description,
-    parameters: { type: 'dict', properties, required: json.required ?? [] },
-  };
+  // Converting the zod schema is the slow part; the generator asks for the
+  // same specs thousands of times, so the result is kept per spec and name
+  // and each caller gets its own copy.
+  let byName = toolDocs.get(spec);
+  if (byName === undefined) toolDocs.set(spec, (byName = new Map()));
+  let doc = byName.get(name);
+  if (doc === undefined) {
+    const json = z.toJSONSchema(spec.parameters, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    const properties = Object.fromEntries(
+      Object.entries(json.properties ?? {}).map(([key, value]) => [key, toParameter(value)]),
+    );
+    doc = { name, description: spec.description, parameters: { type: 'dict', properties, required: json.required ?? [] } };
+    byName.set(name, doc);
+  }
+  return structuredClone(doc);
 }
+
+const toolDocs = new WeakMap<BfclToolSpec, Map<string, ToolDoc>>();
