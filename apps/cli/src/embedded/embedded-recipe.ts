@@ -96,20 +96,14 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
 
 /**
  * The embedded presets: `default` and `smoke` above, and `study`, the learning
- * study's preset — the default's model shape, training tasks and RL with
- * larger test sets (48 + 48 tasks), 16 RL steps, and the initialisation and
- * warm start the study in bench/RESULTS.md was measured with.
+ * study's preset — the default's model, warm start (the same cache entry),
+ * training tasks and RL, with larger test sets (48 + 48 tasks) and 16 RL steps.
  */
 export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPreset> = {
   ...basePresets,
   study: {
     ...basePresets.default,
     name: 'study',
-    // The model initialisation and warm start the study in bench/RESULTS.md
-    // was measured with (before decision 0013): the default's shape at the
-    // Qwen2 initializer range of 0.02, 600 drill steps, 4,000 demonstrations.
-    model: defaultModelShape,
-    warmup: { ...basePresets.default.warmup, tasks: 4000, drill: { steps: 600, batchSize: 32, learningRate: 2e-3, repeats: 4000 } },
     tasks: { ...basePresets.default.tasks, testId: 48, testOod: 48 },
     rl: { ...basePresets.default.rl, steps: 16, evalEvery: 16 },
   },
