@@ -146,6 +146,7 @@ async function measureConfig(name: string, quick: boolean): Promise<ConfigResult
   });
   const settings = {
     learningRate: 1e-4,
+    temperature: 1,
     clipLow: 0.2,
     clipHigh: 0.2,
     dualClipC: 10,

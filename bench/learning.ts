@@ -3,8 +3,10 @@
  *
  * The learning study of the loop issue: SEAL and vanilla GRPO with three RL
  * seeds each, every single-sided ablation (no-env, no-reweight, no-loop) and
- * Environment Tuning with one seed, all from the same cached warm start, on
- * the same generated tasks, at equal budget (steps × tasks × group size).
+ * Environment Tuning with one seed, and a frozen control (GRPO's loop at
+ * learning rate 0, seed 1), all from the same cached warm start, on the same
+ * generated tasks, at equal budget (steps × tasks × group size). `--only`
+ * takes method names and `frozen`.
  *
  * Each run is a real `runTraining` run directory under `--out`
  * (default bench/out/learning); a finished run made with the same setup
@@ -43,14 +45,21 @@ const seeds = values.seeds.split(',').map(Number);
 const outDirectory = resolve(values.out);
 const steps = values.steps === undefined ? preset.rl.steps : Number(values.steps);
 
-type Run = { method: TrainMethod; seed: number };
+/**
+ * A run of the study. `frozen` is the control: GRPO's loop at learning rate 0,
+ * so its rollouts, verdicts and evaluations are those of the warm start on the
+ * same task stream; the other runs' per-step success is read against it.
+ */
+type Run = { method: TrainMethod; seed: number; frozen?: boolean };
+const label = (run: { method: TrainMethod; frozen?: boolean }): string => (run.frozen ? 'frozen' : run.method);
 const plan: Run[] = [
   // First one run of every method (a study cut short still covers them all),
   // then the remaining SEAL and GRPO seeds, interleaved.
   ...(['seal', 'envtuning', 'grpo'] as const).map((method): Run => ({ method, seed: seeds[0]! })),
   ...(['no-env', 'no-reweight', 'no-loop'] as const).map((method): Run => ({ method, seed: seeds[0]! })),
+  { method: 'grpo', seed: seeds[0]!, frozen: true } satisfies Run,
   ...seeds.slice(1).flatMap((seed) => (['seal', 'grpo'] as const).map((method): Run => ({ method, seed }))),
-].filter((run) => values.only === undefined || values.only.split(',').includes(run.method));
+].filter((run) => values.only === undefined || values.only.split(',').includes(label(run)));
 
 /**
  * What a finished run was made with: the warm start's cache key, the preset's
@@ -59,7 +68,7 @@ const plan: Run[] = [
  */
 const setup = `${warmStartKey(preset)}:${JSON.stringify({ tasks: preset.tasks, rl: preset.rl, steps })}`;
 
-type RunResult = { method: TrainMethod; seed: number; steps: TrainStepEvent[]; evaluations: EvalEvent[]; seconds: number; setup?: string };
+type RunResult = { method: TrainMethod; frozen?: boolean; seed: number; steps: TrainStepEvent[]; evaluations: EvalEvent[]; seconds: number; setup?: string };
 
 const assets = await prepareEmbedded({
   preset,
@@ -72,8 +81,9 @@ const assets = await prepareEmbedded({
 const runtime = createGeneratorRuntime();
 const results: RunResult[] = [];
 const studyStarted = Date.now();
-for (const [index, { method, seed }] of plan.entries()) {
-  const name = `${method}-s${seed}`;
+for (const [index, run] of plan.entries()) {
+  const { method, seed } = run;
+  const name = `${label(run)}-s${seed}`;
   const runDirectory = join(outDirectory, name);
   const resultFile = join(runDirectory, 'result.json');
   if (existsSync(resultFile)) {
@@ -98,9 +108,16 @@ for (const [index, { method, seed }] of plan.entries()) {
   const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
   const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
   try {
+    const config = embeddedTrainConfig({ preset, method, steps });
     const summary = await runTraining({
       // Same tasks and warm start for every run; the RL seed drives sampling and batch order.
-      config: { ...embeddedTrainConfig({ preset, method, steps }), seed, runId: `learning-${name}`, checkpointEvery: 4 },
+      config: {
+        ...config,
+        ...(run.frozen ? { ppo: { ...config.ppo, learningRate: 0 } } : {}),
+        seed,
+        runId: `learning-${name}`,
+        checkpointEvery: 4,
+      },
       policy,
       ...(referencePolicy ? { referencePolicy } : {}),
       trainTasks: assets.trainTasks,
@@ -117,7 +134,7 @@ for (const [index, { method, seed }] of plan.entries()) {
         }
       },
     });
-    const result: RunResult = { method, seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup };
+    const result: RunResult = { method, ...(run.frozen ? { frozen: true } : {}), seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup };
     await writeFile(resultFile, `${JSON.stringify(result)}\n`);
     results.push(result);
   } finally {
@@ -129,7 +146,7 @@ for (const [index, { method, seed }] of plan.entries()) {
 
 const categories = ['multi_turn_base', 'multi_turn_miss_param', 'multi_turn_miss_func', 'multi_turn_long_context'];
 const short = (category: string) => category.replace('multi_turn_', '');
-const methods = [...new Set(results.map((run) => run.method))];
+const methods = [...new Set(results.map(label))];
 
 function finalEval(result: RunResult, set: string): EvalEvent | undefined {
   return result.evaluations.filter((e) => e.set === set).at(-1);
@@ -177,7 +194,7 @@ if (reference) {
   lines.push(`| ${cells.join(' | ')} |`);
 }
 for (const method of methods) {
-  const runs = results.filter((r) => r.method === method);
+  const runs = results.filter((r) => label(r) === method);
   const cells = [method, String(runs.length)];
   for (const set of ['test-id', 'test-ood']) {
     const finals = runs.map((r) => finalEval(r, set)).filter((e): e is EvalEvent => e !== undefined);
@@ -244,8 +261,8 @@ function curveSvg({ title, series }: { title: string; series: { name: string; po
   return `${parts.join('\n')}\n`;
 }
 
-function meanSeries(method: TrainMethod, pick: (result: RunResult) => [number, number][]): [number, number][] {
-  const runs = results.filter((r) => r.method === method).map(pick);
+function meanSeries(method: string, pick: (result: RunResult) => [number, number][]): [number, number][] {
+  const runs = results.filter((r) => label(r) === method).map(pick);
   const byX = new Map<number, number[]>();
   for (const points of runs) for (const [px, py] of points) byX.set(px, [...(byX.get(px) ?? []), py]);
   return [...byX.entries()].sort((a, b) => a[0] - b[0]).map(([px, ys]) => [px, ys.reduce((a, b) => a + b, 0) / ys.length]);

@@ -323,6 +323,21 @@ describe('OrtEngine', () => {
     await engine.close();
   });
 
+  it('should leave the weights as they are at learning rate 0 (a frozen control run)', async () => {
+    const weights = initializeWeights({ config, seed: 6 });
+    const engine = new OrtEngine({ config, weights, settings: { threads: 1 } });
+    const before = engine.currentWeights.buffer.slice();
+    const result = await engine.train({
+      objective: 'cross-entropy',
+      sequences: [{ tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] }],
+      settings: { learningRate: 0, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0, maxGradNorm: 1, weightDecay: 0.01, betas: [0.9, 0.999], eps: 1e-8, temperature: 1 },
+    });
+    expect(result.skipped).toBe(false);
+    expect(result.gradNorm).toBeGreaterThan(0);
+    expect(engine.currentWeights.buffer).toEqual(before);
+    await engine.close();
+  });
+
   it('should give the same step with gradients accumulated over micro-batches', async () => {
     const settings = {
       learningRate: 1e-2,

@@ -60,7 +60,8 @@ export const trainConfigSchema = z.object({
     .default({ protocol: 'qwen-xml', promptMode: 'full', maxModelCalls: 20 }),
   ppo: z
     .object({
-      learningRate: z.number().positive().default(1e-6),
+      /** 0 freezes the policy: a control run with the same rollouts, verdicts and bookkeeping. */
+      learningRate: z.number().nonnegative().default(1e-6),
       clipLow: z.number().nonnegative().default(0.2),
       clipHigh: z.number().nonnegative().default(0.2),
       dualClipC: z.number().gt(1).default(10),
