@@ -275,6 +275,9 @@ function report({ output, summary, started, runDirectory }: { output: Output; su
     output.line(
       `training success: first ${third} steps ${pct(mean(steps.slice(0, third).map((s) => s.successRate)))}, last ${third} steps ${pct(mean(steps.slice(-third).map((s) => s.successRate)))}`,
     );
+    // Each step draws other tasks, so this comparison mixes learning with task
+    // difficulty (decision 0014); the evaluation table compares the same tasks.
+    output.line('(each step draws other training tasks; the table below evaluates the same tasks before and after)');
   }
   for (const line of summaryTable(summary.evaluations)) output.line(line);
   output.result({ runDirectory, config: summary.config, steps: summary.steps, evaluations: summary.evaluations });
