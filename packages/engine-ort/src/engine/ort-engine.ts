@@ -36,7 +36,11 @@ export type OrtEngineSettings = {
   microBatchTokens?: number;
   /** Most prompts decoded together; larger generate calls are split. Default 64. */
   maxGenerateBatch?: number;
-  /** Sessions kept alive (least recently used are released). Default 96: decode shapes vary with prompt lengths, and rebuilding a session costs tens of milliseconds. */
+  /**
+   * Sessions kept alive (least recently used are released). Default 96: decode
+   * shapes vary with prompt lengths, and rebuilding a session costs tens of
+   * milliseconds.
+   */
   maxSessions?: number;
   /**
    * Byte budget of the prefix cache: the keys and values of sequences already
@@ -131,10 +135,8 @@ export class OrtEngine {
   private readonly sessions = new Map<string, Promise<Session>>();
   private readonly settings: Required<OrtEngineSettings>;
   private readonly tensorCache = new WeakMap<FlatTensors, Record<string, ort.Tensor>>();
+  /** Keys and values of earlier generations; valid for the current weights only, so cleared whenever they change. */
   private readonly prefixCache: PrefixCache;
-  /** Bumped whenever the weights change; the prefix cache is valid for one version. */
-  private weightsVersion = 0;
-  private prefixCacheVersion = 0;
 
   constructor({
     config,
@@ -178,7 +180,7 @@ export class OrtEngine {
   /** Replaces the weights (copied). */
   setWeights(weights: FlatTensors): void {
     this.weights.buffer.set(weights.buffer);
-    this.weightsVersion += 1;
+    this.prefixCache.clear();
   }
 
   /** Prompts served from the prefix cache and the prompt tokens they reused. */
@@ -535,7 +537,7 @@ export class OrtEngine {
     if (!Number.isFinite(gradNorm)) return gradNorm;
     // Ping-pong: the freshly written buffers become current.
     [this.weights, this.spareWeights] = [this.spareWeights, this.weights];
-    this.weightsVersion += 1;
+    this.prefixCache.clear();
     const { m, v } = this.optimizer;
     this.optimizer = { m: this.spareMoments.m, v: this.spareMoments.v, step };
     this.spareMoments = { m, v };
@@ -567,15 +569,10 @@ export class OrtEngine {
         });
       }
     });
-    if (this.prefixCacheVersion !== this.weightsVersion) {
-      this.prefixCache.clear();
-      this.prefixCacheVersion = this.weightsVersion;
-    }
     // Prompts that extend a cached sequence run only their new tokens (as
     // decode steps against the cached keys and values); the others are
     // prefilled. The two kinds are decoded in separate batches.
     const hits = options.prompts.map((prompt) => {
-      if (this.prefixCache.maxBytes === 0) return undefined;
       const hit = this.prefixCache.match(prompt, prefixMinTokens);
       return hit !== undefined && prompt.length - hit.length <= prefixMaxNewTokens ? hit : undefined;
     });
@@ -680,17 +677,9 @@ export class OrtEngine {
         const values = new Float32Array(rows * kvh * cacheLength * d);
         const presentKeys = prefillOut[`present_keys.${layer}`]!.data as Float32Array;
         const presentValues = prefillOut[`present_values.${layer}`]!.data as Float32Array;
-        for (let r = 0; r < rows; r++) {
-          for (let h = 0; h < kvh; h++) {
-            const head = r * kvh + h;
-            for (let x = 0; x < d; x++) {
-              keys.set(
-                presentKeys.subarray((head * d + x) * promptLength, (head * d + x + 1) * promptLength),
-                (head * d + x) * cacheLength,
-              );
-            }
-            values.set(presentValues.subarray(head * promptLength * d, (head + 1) * promptLength * d), head * cacheLength * d);
-          }
+        for (let head = 0; head < rows * kvh; head++) {
+          copyKeySlots({ data: presentKeys, head, slots: promptLength, start: 0 }, { data: keys, head, slots: cacheLength, start: 0 }, promptLength, d);
+          copyValueSlots({ data: presentValues, head, slots: promptLength, start: 0 }, { data: values, head, slots: cacheLength, start: 0 }, promptLength, d);
         }
         cacheKeys.push(keys);
         cacheValues.push(values);
@@ -708,14 +697,10 @@ export class OrtEngine {
         const values = new Float32Array(rows * kvh * cacheLength * d);
         past.forEach(({ entry, length }, r) => {
           const stored = entry.tokens.length;
-          const entryKeys = entry.keys[layer]!;
-          const entryValues = entry.values[layer]!;
           for (let h = 0; h < kvh; h++) {
-            const head = r * kvh + h;
-            for (let x = 0; x < d; x++) {
-              keys.set(entryKeys.subarray((h * d + x) * stored, (h * d + x) * stored + length), (head * d + x) * cacheLength + rowPad[r]!);
-            }
-            values.set(entryValues.subarray(h * stored * d, (h * stored + length) * d), (head * cacheLength + rowPad[r]!) * d);
+            const target = { head: r * kvh + h, slots: cacheLength, start: rowPad[r]! };
+            copyKeySlots({ data: entry.keys[layer]!, head: h, slots: stored, start: 0 }, { data: keys, ...target }, length, d);
+            copyValueSlots({ data: entry.values[layer]!, head: h, slots: stored, start: 0 }, { data: values, ...target }, length, d);
           }
         });
         cacheKeys.push(keys);
@@ -737,20 +722,15 @@ export class OrtEngine {
       const tokens = new Int32Array(n);
       tokens.set(prompts[p]!);
       tokens.set(generated.slice(0, -1), prompts[p]!.length);
-      const start = rowPad[r]!;
       const keys: Float32Array[] = [];
       const values: Float32Array[] = [];
       for (let layer = 0; layer < config.numLayers; layer++) {
         const entryKeys = new Float32Array(kvh * d * n);
         const entryValues = new Float32Array(kvh * n * d);
         for (let h = 0; h < kvh; h++) {
-          const head = r * kvh + h;
-          for (let x = 0; x < d; x++) {
-            const from = (head * d + x) * cacheLength + start;
-            entryKeys.set(cacheKeys[layer]!.subarray(from, from + n), (h * d + x) * n);
-          }
-          const from = (head * cacheLength + start) * d;
-          entryValues.set(cacheValues[layer]!.subarray(from, from + n * d), h * n * d);
+          const source = { head: r * kvh + h, slots: cacheLength, start: rowPad[r]! };
+          copyKeySlots({ data: cacheKeys[layer]!, ...source }, { data: entryKeys, head: h, slots: n, start: 0 }, n, d);
+          copyValueSlots({ data: cacheValues[layer]!, ...source }, { data: entryValues, head: h, slots: n, start: 0 }, n, d);
         }
         keys.push(entryKeys);
         values.push(entryValues);
@@ -859,6 +839,23 @@ export class OrtEngine {
     }
     return generations;
   }
+}
+
+/** Slots `[start, start + count)` of one head of a KV-cache array of `slots` slots per head. */
+type HeadSlots = { data: Float32Array; head: number; slots: number; start: number };
+
+/** Copies cached keys, laid out `[heads, headDim, slots]` (each dimension's slots contiguous). */
+function copyKeySlots(from: HeadSlots, to: HeadSlots, count: number, headDim: number): void {
+  for (let x = 0; x < headDim; x++) {
+    const source = (from.head * headDim + x) * from.slots + from.start;
+    to.data.set(from.data.subarray(source, source + count), (to.head * headDim + x) * to.slots + to.start);
+  }
+}
+
+/** Copies cached values, laid out `[heads, slots, headDim]` (each head's slots contiguous). */
+function copyValueSlots(from: HeadSlots, to: HeadSlots, count: number, headDim: number): void {
+  const source = (from.head * from.slots + from.start) * headDim;
+  to.data.set(from.data.subarray(source, source + count * headDim), (to.head * to.slots + to.start) * headDim);
 }
 
 /** Derives the seed of one prompt's sampling stream. */
