@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutput, type Output } from '../ui/output';
-import { runTrain } from './train';
+import type { TrainStepEvent } from '@seal/rl';
+import { baselineSummary, runTrain } from './train';
 
 let root: string;
 beforeAll(() => {
@@ -27,7 +28,10 @@ describe('seal train (smoke preset)', () => {
     const first = capture();
     expect(await runTrain({ argv: args, output: first.output })).toBe(0);
     expect(first.text()).toContain('warm start done');
-    expect(first.text()).toMatch(/step 2\/2: success +\d+\.\d% \(last 2: +\d+\.\d%\)/);
+    expect(first.text()).toMatch(/step 2\/2: success +\d+\.\d% \(last 2: +\d+\.\d%\), warm start +\d+\.\d% \(gain so far [+−±]\d+\.\d points\)/);
+    // The frozen warm start on the same tasks and seeds, step by step.
+    expect(first.text()).toMatch(/training success on the same tasks and seeds: policy +\d+\.\d%, frozen warm start +\d+\.\d%/);
+    expect(first.text()).toMatch(/\| 2 \| +\d+\.\d% \| +\d+\.\d% \| [+−±]\d+\.\d points \|/);
     expect(first.text()).toMatch(/\| test-id \| \*\*overall\*\* \| +\d+\.\d% \| +\d+\.\d% \|/);
     expect(first.text()).toMatch(/\| test-ood \| \*\*overall\*\* \|/);
 
@@ -46,8 +50,20 @@ describe('seal train (smoke preset)', () => {
 
     // More steps continue the run from its checkpoint.
     const more = capture();
-    expect(await runTrain({ argv: [...args, '--steps', '3'], output: more.output })).toBe(0);
+    // Turning the baseline off is not another run: it does not change the policy's steps.
+    expect(await runTrain({ argv: [...args, '--steps', '3', '--baseline', 'off'], output: more.output })).toBe(0);
     expect(more.text()).toContain('resumed after step 2');
-    expect(more.text()).toMatch(/step 3\/3: success/);
+    expect(more.text()).toMatch(/step 3\/3: success +\d+\.\d% \(last 1: +\d+\.\d%\), loss/);
   }, 240_000);
+});
+
+describe('baselineSummary', () => {
+  const step = (n: number, successRate: number, baselineSuccessRate: number) => ({ step: n, successRate, baselineSuccessRate }) as TrainStepEvent;
+
+  it('should compare the policy with the frozen warm start step by step, with the mean gain so far', () => {
+    const lines = baselineSummary([step(1, 0.25, 0.25), step(2, 0.5, 0.25), step(3, 0.125, 0.25)]);
+    // Means 0.2917 and 0.25; gains 0, +0.25, −0.125: so far 0, +0.125, +0.0417.
+    expect(lines[0]).toBe('training success on the same tasks and seeds: policy  29.2%, frozen warm start  25.0% (+4.2 points; ahead on 1 of 3 steps, behind on 1)');
+    expect(lines.slice(3)).toEqual(['| 1 |  25.0% |  25.0% | ±0.0 points |', '| 2 |  50.0% |  25.0% | +12.5 points |', '| 3 |  12.5% |  25.0% | +4.2 points |']);
+  });
 });

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { bfclTasks, createBfclBackend, createGeneratorRuntime, loadBfclData, resolveBfclDataDir, type BfclRuntimeData } from '@seal/bfcl';
 import { createOrtPolicy } from '@seal/engine-ort';
-import { runTraining, trainMethodSchema, type EvalEvent, type EvalSet, type TrainConfigInput, type TrainSummary } from '@seal/rl';
+import { runTraining, trainMethodSchema, type EvalEvent, type EvalSet, type TrainConfigInput, type TrainStepEvent, type TrainSummary } from '@seal/rl';
 import { SealError, type PolicyV1, type Task } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
@@ -13,11 +13,12 @@ import { exitCodes } from '../exit-codes';
 import type { Output } from '../ui/output';
 
 const flagsSchema = z.object({
-  preset: z.enum(['default', 'smoke', 'study']).default('default'),
+  preset: z.enum(['default', 'smoke', 'study', 'extended']).default('default'),
   method: trainMethodSchema.default('seal'),
   seed: z.coerce.number().int().optional(),
   steps: z.coerce.number().int().positive().optional(),
   temperature: z.coerce.number().positive().optional(),
+  baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
   fresh: z.boolean().default(false),
@@ -27,9 +28,9 @@ const flagsSchema = z.object({
   json: z.boolean().optional(),
 });
 
-export const trainHelp = `usage: seal train [--preset default|smoke] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--run-dir DIR] [--cache DIR]
-                  [--fresh] [--json]
+export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
+                  [--seed N] [--steps N] [--temperature T] [--baseline on|off]
+                  [--run-dir DIR] [--cache DIR] [--fresh] [--json]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
 
 Runs the closed co-evolution loop. With no arguments: the embedded default on
@@ -39,10 +40,15 @@ with the chosen method, evaluated on the untouched interface (in-distribution
 and out-of-distribution test splits). A run resumes from its last checkpoint
 unless --fresh is given.
 
-  --preset         default (≤ 15 min on 2 cores) or smoke (< 3 min)
+  --preset         default (≤ 15 min on 2 cores), smoke (< 3 min) or extended
+                   (a longer warm start and 16 steps, about 20 min: RL gains
+                   over the frozen warm start show there)
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
   --temperature    rollout sampling temperature (default 1); the PPO ratio and
                    KL use log-probabilities at the same temperature
+  --baseline       on: also roll out the frozen starting policy on every step's
+                   tasks with the same seeds and report the policy's gain over
+                   it (default: on for the embedded presets, off for bfcl)
   --task-source    generated (default) or bfcl (needs --data and --model)
   --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)`;
 
@@ -97,6 +103,7 @@ async function runLoop({
   // Per-step success is noisy at a few dozen episodes: show a moving mean too.
   const recent: number[] = [];
   const window = 4;
+  const baselineGains: number[] = [];
   let stepped = false;
   return runTraining({
     config,
@@ -135,10 +142,17 @@ async function runLoop({
           recent.push(e.successRate);
           if (recent.length > window) recent.shift();
           const moving = `last ${recent.length}: ${pct(recent.reduce((a, b) => a + b, 0) / recent.length)}`;
-          bar.tick(1, `success ${pct(e.successRate)} (${moving}) reward ${e.rewardMean.toFixed(2)}`);
+          if (e.baselineSuccessRate !== undefined) baselineGains.push(e.successRate - e.baselineSuccessRate);
+          // With the frozen baseline: the step's warm-start success on the same
+          // tasks and seeds, and the policy's mean gain over it so far.
+          const versus =
+            e.baselineSuccessRate === undefined
+              ? ''
+              : `, warm start ${pct(e.baselineSuccessRate)} (gain so far ${points(baselineGains.reduce((a, b) => a + b, 0) / baselineGains.length)})`;
+          bar.tick(1, `success ${pct(e.successRate)} (${moving})${versus}`);
           if (!output.json && !output.interactive) {
             output.line(
-              `step ${e.step}/${steps}: success ${pct(e.successRate)} (${moving}), reward ${e.rewardMean.toFixed(3)}, loss ${e.loss.toFixed(4)}, ${(e.timing.total / 1000).toFixed(1)}s`,
+              `step ${e.step}/${steps}: success ${pct(e.successRate)} (${moving})${versus}, loss ${e.loss.toFixed(4)}, ${(e.timing.total / 1000).toFixed(1)}s`,
             );
           }
           break;
@@ -167,6 +181,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       seed: { type: 'string' },
       steps: { type: 'string' },
       temperature: { type: 'string' },
+      baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
       fresh: { type: 'boolean' },
@@ -199,6 +214,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
           steps: flags.steps ?? 72,
           episode: { protocol: 'qwen-xml', promptMode: 'full', maxModelCalls: 20 },
           sampling: { maxTokens: 512, temperature: flags.temperature ?? 1 },
+          frozenBaseline: flags.baseline === 'on',
         },
         policy,
         referencePolicy,
@@ -214,7 +230,12 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     return exitCodes.success;
   }
 
-  const preset: EmbeddedPreset = { ...embeddedPresets[flags.preset], ...(flags.seed === undefined ? {} : { seed: flags.seed }) };
+  const chosen = embeddedPresets[flags.preset];
+  const preset: EmbeddedPreset = {
+    ...chosen,
+    ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+    ...(flags.baseline === undefined ? {} : { rl: { ...chosen.rl, frozenBaseline: flags.baseline === 'on' } }),
+  };
   const runDirectory = resolve(flags['run-dir'] ?? join('runs', `${preset.name}-${flags.method}-s${preset.seed}`));
   if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
   output.line(`seal train: preset ${preset.name}, method ${flags.method}, seed ${preset.seed}, run ${runDirectory}`);
@@ -234,7 +255,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
   warmBar?.done();
   output.line(assets.cached ? '  warm start loaded from the cache' : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`);
   const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
-  const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
+  const referencePolicy = preset.rl.klCoef > 0 || preset.rl.frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
   try {
     const summary = await runLoop({
       output,
@@ -258,6 +279,35 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
   return exitCodes.success;
 }
 
+/** A difference of rates in percentage points, signed. */
+function points(value: number): string {
+  const rounded = Math.round(value * 1000) / 10;
+  return `${rounded > 0 ? '+' : rounded < 0 ? '−' : '±'}${Math.abs(rounded).toFixed(1)} points`;
+}
+
+/**
+ * The policy against the frozen warm start on the same tasks and seeds, step
+ * by step: success of both and the policy's cumulative gain (decision 0015).
+ */
+export function baselineSummary(steps: readonly TrainStepEvent[]): string[] {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const policy = mean(steps.map((s) => s.successRate));
+  const baseline = mean(steps.map((s) => s.baselineSuccessRate ?? 0));
+  const ahead = steps.filter((s) => s.successRate > (s.baselineSuccessRate ?? 0)).length;
+  const behind = steps.filter((s) => s.successRate < (s.baselineSuccessRate ?? 0)).length;
+  const lines = [
+    `training success on the same tasks and seeds: policy ${pct(policy)}, frozen warm start ${pct(baseline)} (${points(policy - baseline)}; ahead on ${ahead} of ${steps.length} steps, behind on ${behind})`,
+    '| step | policy | warm start | gain so far |',
+    '| ---: | ---: | ---: | ---: |',
+  ];
+  let gain = 0;
+  steps.forEach((s, i) => {
+    gain += s.successRate - (s.baselineSuccessRate ?? 0);
+    lines.push(`| ${s.step} | ${pct(s.successRate)} | ${pct(s.baselineSuccessRate)} | ${points(gain / (i + 1))} |`);
+  });
+  return lines;
+}
+
 function report({ output, summary, started, runDirectory }: { output: Output; summary: TrainSummary; started: number; runDirectory: string }): void {
   const steps = summary.steps;
   output.line();
@@ -269,7 +319,10 @@ function report({ output, summary, started, runDirectory }: { output: Output; su
         : `resumed after step ${summary.resumedFrom} (--fresh starts it over)`,
     );
   }
-  if (steps.length > 0) {
+  const paired = steps.filter((s) => s.baselineSuccessRate !== undefined);
+  if (paired.length > 0) {
+    for (const line of baselineSummary(paired)) output.line(line);
+  } else if (steps.length > 0) {
     const third = Math.max(1, Math.floor(steps.length / 3));
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     output.line(

@@ -55,6 +55,12 @@ export type EmbeddedPreset = {
     klCoef: number;
     evalEvery: number;
     maxModelCalls: number;
+    /**
+     * Roll out the frozen warm start beside the policy on every step's tasks
+     * (`frozenBaseline`): the run then shows what RL gained on the same
+     * tasks, which the step-to-step success rate cannot (decision 0015).
+     */
+    frozenBaseline?: boolean;
   };
 };
 
@@ -81,7 +87,7 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
       drill: { steps: 480, batchSize: 32, learningRate: 2e-3, repeats: 4000 },
     },
     tasks: { train: 400, testId: 32, testOod: 32 },
-    rl: { steps: 12, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14 },
+    rl: { steps: 12, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14, frozenBaseline: true },
   },
   smoke: {
     name: 'smoke',
@@ -90,22 +96,32 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
     difficulties: ['easy', 'medium'],
     warmup: { tasks: 64, epochs: 2, batchSize: 16, learningRate: 3e-3, contextWeight: 0.1, drill: { steps: 16, batchSize: 16, learningRate: 3e-3, repeats: 64 } },
     tasks: { train: 400, testId: 16, testOod: 16 },
-    rl: { steps: 2, tasksPerStep: 4, groupSize: 2, optimizerStepsPerStep: 1, learningRate: 2e-5, maxTokens: 32, klCoef: 0.001, evalEvery: 2, maxModelCalls: 10 },
+    rl: { steps: 2, tasksPerStep: 4, groupSize: 2, optimizerStepsPerStep: 1, learningRate: 2e-5, maxTokens: 32, klCoef: 0.001, evalEvery: 2, maxModelCalls: 10, frozenBaseline: true },
   },
 };
 
 /**
- * The embedded presets: `default` and `smoke` above, and `study`, the learning
+ * The embedded presets: `default` and `smoke` above; `study`, the learning
  * study's preset — the default's model, warm start (the same cache entry),
- * training tasks and RL, with larger test sets (48 + 48 tasks) and 16 RL steps.
+ * training tasks and RL, with larger test sets (48 + 48 tasks), 16 RL steps
+ * and no frozen baseline (the study has its own frozen control run); and
+ * `extended`, the default with the longer warm start of decision 0013 (600
+ * drill steps, 4,000 demonstrations) and 16 RL steps, about 20 minutes the
+ * first time: from it RL is ahead of the frozen warm start (decision 0015).
  */
-export const embeddedPresets: Record<'default' | 'smoke' | 'study', EmbeddedPreset> = {
+export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended', EmbeddedPreset> = {
   ...basePresets,
+  extended: {
+    ...basePresets.default,
+    name: 'extended',
+    warmup: { ...basePresets.default.warmup, tasks: 4000, drill: { steps: 600, batchSize: 32, learningRate: 2e-3, repeats: 4000 } },
+    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 8 },
+  },
   study: {
     ...basePresets.default,
     name: 'study',
     tasks: { ...basePresets.default.tasks, testId: 48, testOod: 48 },
-    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 16 },
+    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 16, frozenBaseline: false },
   },
 };
 
@@ -137,6 +153,7 @@ export function embeddedTrainConfig({
     episode: { ...embeddedEpisode, maxModelCalls: preset.rl.maxModelCalls },
     ppo: { learningRate: preset.rl.learningRate, klCoef: preset.rl.klCoef },
     evalEvery: preset.rl.evalEvery,
+    frozenBaseline: preset.rl.frozenBaseline ?? false,
     checkpointEvery: 1,
   };
 }

@@ -73,6 +73,14 @@ export const trainConfigSchema = z.object({
     .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01 }),
   /** Drop groups whose rewards are all equal before the update (DAPO-style dynamic sampling). */
   dynamicSampling: z.boolean().default(false),
+  /**
+   * Also roll out the frozen reference policy on each step's tasks, with the
+   * same interface and sampling seeds, and record its success beside the
+   * policy's (`TrainStepEvent.baseline`). Not trained on: a control that
+   * separates what the policy learned from how hard the step's tasks are.
+   * Needs a reference policy; costs about half again a step's generation.
+   */
+  frozenBaseline: z.boolean().default(false),
   /** Evaluate every N steps (and before training and at the end). 0 disables periodic evaluation. */
   evalEvery: z.number().int().nonnegative().default(10),
   /** Checkpoint every N steps (and at the end). */

@@ -41,6 +41,11 @@ export class RunDirectory {
     return this.path('episodes', `step-${RunDirectory.stepName(step)}.jsonl`);
   }
 
+  /** The frozen reference policy's episodes of a step (`frozenBaseline`). */
+  baselineEpisodesPath(step: number): string {
+    return this.path('episodes', `baseline-${RunDirectory.stepName(step)}.jsonl`);
+  }
+
   evalEpisodesPath(step: number, set: string): string {
     return this.path('episodes', `eval-${RunDirectory.stepName(step)}-${set}.jsonl`);
   }
@@ -106,7 +111,7 @@ export class RunDirectory {
     const episodes = this.path('episodes');
     if (existsSync(episodes)) {
       for (const name of await readdir(episodes)) {
-        const match = /^(?:step|eval)-(\d{6})/.exec(name);
+        const match = /^(?:step|eval|baseline)-(\d{6})/.exec(name);
         if ((match && Number(match[1]) > step) || name.includes('.tmp-')) await rm(join(episodes, name), { force: true });
       }
     }

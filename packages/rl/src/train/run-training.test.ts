@@ -158,6 +158,61 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     expect(resumed.evaluations.map((e) => e.step)).toEqual([0, 2, 3]);
   });
 
+  it('should roll out the frozen baseline on the same tasks and seeds without training on it', async () => {
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
+    const backend = createBfclBackend({ runtime: dataset.runtime });
+    const verifier = createBfclVerifier({ runtime: dataset.runtime });
+    const common = { trainTasks: tasks, backend, verifier };
+    const withBaseline = { ...config('baseline'), frozenBaseline: true };
+    await expect(runTraining({ ...common, config: withBaseline, policy: scriptedPolicy(tasks), runDirectory: tempDir() })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+
+    // The same script as the policy: with the same seeds it makes the same choices, episode by episode.
+    const plainDir = tempDir();
+    const plain = await runTraining({ ...common, config: config('baseline'), policy: scriptedPolicy(tasks), runDirectory: plainDir });
+    const twinDir = tempDir();
+    const twin = scriptedPolicy(tasks);
+    const paired = await runTraining({ ...common, config: withBaseline, policy: scriptedPolicy(tasks), referencePolicy: twin, runDirectory: twinDir });
+    for (const step of paired.steps) {
+      expect(step.baselineSuccessRate).toBeCloseTo(step.successRate, 12);
+      expect(step.samples.every((s) => s.baselineSuccess === s.success)).toBe(true);
+    }
+    expect(twin.calls.train).toHaveLength(0);
+    // The baseline changes nothing of the run itself: the same steps, verdicts, advantages and evaluations.
+    const strip = (summary: typeof plain) =>
+      summary.steps.map(({ timing: _timing, baselineSuccessRate: _rate, samples, ...rest }) => ({
+        ...rest,
+        samples: samples.map(({ baselineSuccess: _success, ...sample }) => sample),
+      }));
+    expect(strip(paired)).toEqual(strip(plain));
+    const baselineRecords = readFileSync(join(twinDir, 'episodes', 'baseline-000002.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(baselineRecords).toHaveLength(6);
+    for (const record of baselineRecords) {
+      expect(record.stamps).toMatchObject({ policyStep: 0 });
+      expect(record.episodeId).toContain(':s2:baseline:');
+      expect(record.overlayHash).toBe(paired.steps[1]!.overlayHash);
+    }
+
+    // A reference that never calls a tool fails every base task, and some tasks the policy solves.
+    const idle: MockPolicyV1 = new MockPolicyV1({
+      maxSequenceLength: 1_000_000,
+      generate: (request: PolicyV1GenerateOptions): PolicyV1GenerateResult => ({
+        generations: (request.prompts ?? []).map((prompt) => {
+          const tokenIds = [...idle.tokenizer.encode('Done.'), 257];
+          return { tokenIds, text: 'Done.', logprobs: tokenIds.map(() => -0.5), modelLogprobs: tokenIds.map(() => -0.5), finishReason: 'stop' as const, promptTokenIds: prompt };
+        }),
+        usage: { promptTokens: 0, completionTokens: 0 },
+      }),
+    });
+    const against = await runTraining({ ...common, config: withBaseline, policy: scriptedPolicy(tasks), referencePolicy: idle, runDirectory: tempDir() });
+    const baseSamples = against.steps.flatMap((step) => step.samples).filter((s) => s.taskId.startsWith('multi_turn_base'));
+    expect(baseSamples.length).toBeGreaterThan(0);
+    expect(baseSamples.every((s) => s.baselineSuccess === false)).toBe(true);
+    expect(against.steps.flatMap((step) => step.samples).some((s) => s.success && !s.baselineSuccess)).toBe(true);
+  });
+
   it('should resume only a run with the same configuration, and continue one that was given more steps', async () => {
     const dataset = await loadSharedBfclData();
     const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2'] });

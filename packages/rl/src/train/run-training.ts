@@ -72,6 +72,11 @@ export type TrainStepEvent = {
   overlayHash: string;
   tagWeights: Record<string, number>;
   curriculumStage?: string;
+  /**
+   * With `frozenBaseline`: the success rate of the frozen reference policy on
+   * the same tasks, interface and sampling seeds (not trained on).
+   */
+  baselineSuccessRate?: number;
   timing: StepTiming;
   /** One record per episode of the step: its verdict and the advantage it was trained with. */
   samples: TrainSample[];
@@ -89,6 +94,8 @@ export type TrainSample = {
   advantage: number;
   /** Per-turn failure tags. */
   tags: string[];
+  /** With `frozenBaseline`: the verdict of the frozen reference policy's episode with the same task and index. */
+  baselineSuccess?: boolean;
 };
 
 /** The `events.jsonl` record of an evaluation. */
@@ -211,6 +218,12 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
       message: 'ppo.klCoef > 0 needs a referencePolicy (a frozen copy of the starting weights)',
     });
   }
+  if (config.frozenBaseline && !options.referencePolicy) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: 'frozenBaseline needs a referencePolicy (the frozen starting weights it rolls out)',
+    });
+  }
   if (options.trainTasks.length === 0) {
     throw new SealError({ code: 'INVALID_ARGUMENT', message: 'no training tasks' });
   }
@@ -330,43 +343,58 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     const { overlay, hash: overlayHash } = overlayFor();
     mark('evolve', t0);
 
-    // Rollouts on the training interface.
+    // Rollouts on the training interface; with frozenBaseline the reference
+    // policy rolls out the same tasks with the same seeds at the same time.
     t0 = performance.now();
     const modelBefore = clock.model;
-    const rollouts: Rollout[] = await runRollouts({
-      policy,
-      tasks: batch,
-      groupSize: config.groupSize,
-      sampling: {
-        maxTokens: config.sampling.maxTokens,
-        temperature: config.sampling.temperature,
-        topP: config.sampling.topP,
-        topK: config.sampling.topK,
-        seed: deriveSeed(config.seed, step),
-      },
-      createEpisode: ({ task, index }) =>
-        createEpisode({
-          task,
-          backend: options.backend,
-          protocol: config.episode.protocol,
-          promptMode: config.episode.promptMode,
-          mode: 'train',
-          overlay,
-          limits: {
-            maxModelCalls: config.episode.maxModelCalls,
-            ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
-            ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
-          },
-          episodeId: `${config.runId}:s${step}:${task.id}:${index}`,
-          stamps: { policyStep: step - 1, verifierVersion: options.verifier.verifierId, seed: config.seed, runId: config.runId },
-        }),
-      onRound: ({ active, total }) => options.onProgress?.({ type: 'rollout-round', step, active, total }),
-    });
-    parts['environment'] = performance.now() - t0 - (clock.model - modelBefore);
+    const rolloutsOf = (rolloutPolicy: PolicyV1, label: string): Promise<Rollout[]> =>
+      runRollouts({
+        policy: rolloutPolicy,
+        tasks: batch,
+        groupSize: config.groupSize,
+        sampling: {
+          maxTokens: config.sampling.maxTokens,
+          temperature: config.sampling.temperature,
+          topP: config.sampling.topP,
+          topK: config.sampling.topK,
+          seed: deriveSeed(config.seed, step),
+        },
+        createEpisode: ({ task, index }) =>
+          createEpisode({
+            task,
+            backend: options.backend,
+            protocol: config.episode.protocol,
+            promptMode: config.episode.promptMode,
+            mode: 'train',
+            overlay,
+            limits: {
+              maxModelCalls: config.episode.maxModelCalls,
+              ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
+              ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
+            },
+            episodeId: `${config.runId}:s${step}:${label}${task.id}:${index}`,
+            stamps: { policyStep: label === '' ? step - 1 : 0, verifierVersion: options.verifier.verifierId, seed: config.seed, runId: config.runId },
+          }),
+        ...(label === '' ? { onRound: ({ active, total }: { active: number; total: number }) => options.onProgress?.({ type: 'rollout-round', step, active, total }) } : {}),
+      });
+    const [rollouts, baselineRollouts] = await Promise.all([
+      rolloutsOf(policy, ''),
+      config.frozenBaseline && referencePolicy ? rolloutsOf(referencePolicy, 'baseline:') : Promise.resolve(undefined),
+    ]);
+    // The two policies generate concurrently: their model time overlaps, so
+    // this phase counts at most its wall time as model time.
+    const rolloutWall = performance.now() - t0;
+    if (clock.model - modelBefore > rolloutWall) clock.model = modelBefore + rolloutWall;
+    parts['environment'] = rolloutWall - (clock.model - modelBefore);
 
     // Verification and diagnosis.
     t0 = performance.now();
     const verdicts = rollouts.map((rollout) => options.verifier.verifySync({ task: rollout.task, record: rollout.record }));
+    // The baseline's verdicts, by task and sample index (its episodes may finish in another order).
+    const baselineSuccess = new Map<string, boolean>();
+    for (const rollout of baselineRollouts ?? []) {
+      baselineSuccess.set(`${rollout.task.id}#${rollout.index}`, options.verifier.verifySync({ task: rollout.task, record: rollout.record }).official.valid);
+    }
     mark('verify', t0);
     const rewards = verdicts.map((verdict) => {
       if (!stage) return verdict.rewards.binary;
@@ -452,6 +480,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     // Bookkeeping: records, events, the capability state and checkpoints.
     t0 = performance.now();
     if (config.keepEpisodes) await run.writeJsonLines(run.episodesPath(step), rollouts.map((r) => r.record));
+    if (config.keepEpisodes && baselineRollouts) await run.writeJsonLines(run.baselineEpisodesPath(step), baselineRollouts.map((r) => r.record));
     const tagCounts: Record<string, number> = {};
     for (const list of tags) for (const tag of list) tagCounts[tag] = (tagCounts[tag] ?? 0) + 1;
     const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
@@ -473,6 +502,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
       overlayHash,
       tagWeights,
       ...(stage ? { curriculumStage: stage.name } : {}),
+      ...(baselineRollouts ? { baselineSuccessRate: mean([...baselineSuccess.values()].map((ok) => (ok ? 1 : 0))) } : {}),
       timing: { model: 0, other: 0, total: 0, parts },
       samples: rollouts.map((rollout, i) => ({
         episodeId: rollout.record.episodeId,
@@ -481,6 +511,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
         reward: rewards[i]!,
         advantage: keptSet.has(i) ? advantages[i]! : 0,
         tags: tags[i]!,
+        ...(baselineRollouts ? { baselineSuccess: baselineSuccess.get(`${rollout.task.id}#${rollout.index}`) ?? false } : {}),
       })),
     };
     await run.appendJsonLines(run.path('overlays.jsonl'), [{ step, hash: overlayHash, overlay }]);
@@ -520,7 +551,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
 }
 
 /** Settings a continuation may change: how long it runs and how often it evaluates and saves. */
-const continuationFields: ReadonlySet<string> = new Set(['steps', 'evalEvery', 'checkpointEvery', 'keepEpisodes']);
+const continuationFields: ReadonlySet<string> = new Set(['steps', 'evalEvery', 'checkpointEvery', 'keepEpisodes', 'frozenBaseline']);
 
 /**
  * Refuses to resume a checkpoint recorded under another configuration (other
