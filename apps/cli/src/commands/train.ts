@@ -48,7 +48,8 @@ unless --fresh is given.
                    KL use log-probabilities at the same temperature
   --baseline       on: also roll out the frozen starting policy on every step's
                    tasks with the same seeds and report the policy's gain over
-                   it (default: on for the embedded presets, off for bfcl)
+                   it (default: on for --preset smoke and extended, off for
+                   the default preset, whose time budget it would exceed, and bfcl)
   --task-source    generated (default) or bfcl (needs --data and --model)
   --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)`;
 

@@ -87,7 +87,7 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
       drill: { steps: 480, batchSize: 32, learningRate: 2e-3, repeats: 4000 },
     },
     tasks: { train: 400, testId: 32, testOod: 32 },
-    rl: { steps: 12, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14, frozenBaseline: true },
+    rl: { steps: 12, tasksPerStep: 8, groupSize: 4, optimizerStepsPerStep: 2, learningRate: 1e-4, maxTokens: 96, klCoef: 0.001, evalEvery: 12, maxModelCalls: 14 },
   },
   smoke: {
     name: 'smoke',
@@ -115,7 +115,7 @@ export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended',
     ...basePresets.default,
     name: 'extended',
     warmup: { ...basePresets.default.warmup, tasks: 4000, drill: { steps: 600, batchSize: 32, learningRate: 2e-3, repeats: 4000 } },
-    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 8 },
+    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 8, frozenBaseline: true },
   },
   study: {
     ...basePresets.default,
