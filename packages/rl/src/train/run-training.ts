@@ -347,7 +347,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     // policy rolls out the same tasks with the same seeds at the same time.
     t0 = performance.now();
     const modelBefore = clock.model;
-    const rolloutsOf = (rolloutPolicy: PolicyV1, label: string): Promise<Rollout[]> =>
+    const rolloutsOf = (rolloutPolicy: PolicyV1, { baseline }: { baseline: boolean }): Promise<Rollout[]> =>
       runRollouts({
         policy: rolloutPolicy,
         tasks: batch,
@@ -372,14 +372,14 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
               ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
               ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
             },
-            episodeId: `${config.runId}:s${step}:${label}${task.id}:${index}`,
-            stamps: { policyStep: label === '' ? step - 1 : 0, verifierVersion: options.verifier.verifierId, seed: config.seed, runId: config.runId },
+            episodeId: `${config.runId}:s${step}:${baseline ? 'baseline:' : ''}${task.id}:${index}`,
+            stamps: { policyStep: baseline ? 0 : step - 1, verifierVersion: options.verifier.verifierId, seed: config.seed, runId: config.runId },
           }),
-        ...(label === '' ? { onRound: ({ active, total }: { active: number; total: number }) => options.onProgress?.({ type: 'rollout-round', step, active, total }) } : {}),
+        ...(baseline ? {} : { onRound: ({ active, total }: { active: number; total: number }) => options.onProgress?.({ type: 'rollout-round', step, active, total }) }),
       });
     const [rollouts, baselineRollouts] = await Promise.all([
-      rolloutsOf(policy, ''),
-      config.frozenBaseline && referencePolicy ? rolloutsOf(referencePolicy, 'baseline:') : Promise.resolve(undefined),
+      rolloutsOf(policy, { baseline: false }),
+      config.frozenBaseline && referencePolicy ? rolloutsOf(referencePolicy, { baseline: true }) : Promise.resolve(undefined),
     ]);
     // The two policies generate concurrently: their model time overlaps, so
     // this phase counts at most its wall time as model time.
