@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { SeededRandom } from '../io/seeded-random';
 import {
   buildDecodeGraph,
+  buildExtendGraph,
   buildGradGraph,
   buildOptimizerGraph,
   buildPrefillGraph,
@@ -52,7 +53,7 @@ export type OrtEngineSettings = {
 
 /** Shortest cached prefix worth reusing. */
 const prefixMinTokens = 32;
-/** Longest run of new tokens fed as decode steps after a cached prefix; longer ones are prefilled. */
+/** Longest run of new tokens run in an extend step after a cached prefix; longer ones are prefilled. */
 const prefixMaxNewTokens = 256;
 
 /** One training sequence, validated, all arrays aligned with `tokenIds`. */
@@ -551,7 +552,7 @@ export class OrtEngine {
    * token against a static KV cache. A prompt that extends a sequence this
    * engine generated before with the same weights (the next call of a
    * multi-turn episode) skips the prefill: its cached keys and values are
-   * copied in and only its new tokens run, as decode steps. Finished rows
+   * copied in and only its new tokens run, in one extend step. Finished rows
    * leave the batch: when at most half the rows are active, the batch is
    * compacted to a smaller bucket. Every prompt samples from its own seeded
    * stream, so results do not depend on which prompts share a batch.
@@ -569,8 +570,8 @@ export class OrtEngine {
         });
       }
     });
-    // Prompts that extend a cached sequence run only their new tokens (as
-    // decode steps against the cached keys and values); the others are
+    // Prompts that extend a cached sequence run only their new tokens (one
+    // extend step against the cached keys and values); the others are
     // prefilled. The two kinds are decoded in separate batches.
     const hits = options.prompts.map((prompt) => {
       const hit = this.prefixCache.match(prompt, prefixMinTokens);
@@ -593,7 +594,7 @@ export class OrtEngine {
    * Generates for the prompts `indices` of `options`: a left-padded prefill
    * when `past` is undefined, otherwise each prompt's cached prefix is copied
    * into the KV cache (left-padded to a common end) and its remaining tokens
-   * are fed one per decode step before sampling starts. Either way every
+   * run in one extend step (graph `extend`). Either way every
    * sequence occupies contiguous cache slots, so one bias rule masks them.
    */
   private async generateChunk(
@@ -618,8 +619,6 @@ export class OrtEngine {
     }));
     const randoms = indices.map((i) => new SeededRandom(mixSeed(options.seed, i)));
     const stop = new Set(options.stopTokenIds);
-    // cursor[p]: how many of prompt p's tokens are in the KV cache.
-    const cursor = new Array<number>(count).fill(0);
     let rows = batch;
     let cacheKeys: Float32Array[] = [];
     let cacheValues: Float32Array[] = [];
@@ -684,32 +683,101 @@ export class OrtEngine {
         cacheKeys.push(keys);
         cacheValues.push(values);
       }
-      prompts.forEach((prompt, p) => (cursor[p] = prompt.length));
       prefillLogits = prefillOut.logits!.data as Float32Array;
     } else {
-      // Cached prefixes end at slot `base`; the new tokens follow one per step.
-      base = Math.max(...past.map((hit) => hit.length));
+      // Every row runs its last `length` prompt tokens in one extend step: the
+      // tokens after its cached prefix, plus as many cached ones recomputed as
+      // make the rows' counts equal (a row shorter than `length` is
+      // left-padded with filler instead). The rest of each prefix is copied
+      // from the cache, left-padded so that all rows end at slot `start`.
       const longestNew = Math.max(...prompts.map((prompt, p) => prompt.length - past[p]!.length));
-      cacheLength = Math.ceil((base + longestNew + maxTokens) / 64) * 64;
-      rowPad = Array.from({ length: batch }, (_, row) => (row < count ? base - past[row]!.length : base));
+      const length = lengthBucket(longestNew);
+      const reuse = prompts.map((prompt) => Math.max(0, prompt.length - length));
+      const filler = Array.from({ length: batch }, (_, row) => (row < count ? Math.max(0, length - prompts[row]!.length) : length));
+      const start = Math.ceil(Math.max(1, ...reuse) / 64) * 64;
+      cacheLength = Math.ceil((start + length + maxTokens) / 64) * 64;
+      rowPad = Array.from({ length: batch }, (_, row) => (row < count ? start - reuse[row]! + filler[row]! : start + length - 1));
+      const pastKeys: Float32Array[] = [];
+      const pastValues: Float32Array[] = [];
+      for (let layer = 0; layer < config.numLayers; layer++) {
+        const keys = new Float32Array(rows * kvh * d * start);
+        const values = new Float32Array(rows * kvh * start * d);
+        past.forEach(({ entry }, r) => {
+          const stored = entry.tokens.length;
+          for (let h = 0; h < kvh; h++) {
+            const target = { head: r * kvh + h, slots: start, start: start - reuse[r]! };
+            copyKeySlots({ data: entry.keys[layer]!, head: h, slots: stored, start: 0 }, { data: keys, ...target }, reuse[r]!, d);
+            copyValueSlots({ data: entry.values[layer]!, head: h, slots: stored, start: 0 }, { data: values, ...target }, reuse[r]!, d);
+          }
+        });
+        pastKeys.push(keys);
+        pastValues.push(values);
+      }
+      const ids = new BigInt64Array(batch * length);
+      const positions = new Array<number>(batch * length).fill(0);
+      const width = start + length;
+      const bias = new Float32Array(batch * length * width).fill(maskedBias);
+      for (let row = 0; row < batch; row++) {
+        const pad = filler[row]!;
+        if (row < count) {
+          const prompt = prompts[row]!;
+          for (let i = pad; i < length; i++) {
+            const position = reuse[row]! + i - pad;
+            ids[row * length + i] = BigInt(prompt[position]!);
+            positions[row * length + i] = position;
+          }
+        }
+        for (let i = 0; i < length; i++) {
+          const offset = (row * length + i) * width;
+          if (i < pad) {
+            // Filler attends to itself only (a softmax needs one open slot).
+            bias[offset + start + i] = 0;
+          } else {
+            if (row < count) bias.fill(0, offset + start - reuse[row]!, offset + start);
+            bias.fill(0, offset + start + pad, offset + start + i + 1);
+          }
+        }
+      }
+      const cos = new Float32Array(batch * length * half);
+      const sin = new Float32Array(batch * length * half);
+      fillRope({ config, positions, cos, sin });
+      const extend = await this.session(
+        `extend:${batch}:${length}:${start}`,
+        () => buildExtendGraph({ config, batch, length, cacheLength: start }),
+        this.settings.threads,
+        { memoryArena: false },
+      );
+      const feeds: Record<string, ort.Tensor> = {
+        ...this.weightFeeds(this.weights),
+        input_ids: new ort.Tensor('int64', ids, [batch * length]),
+        rope_cos: floatTensor(cos, [batch, length, 1, half]),
+        rope_sin: floatTensor(sin, [batch, length, 1, half]),
+        attention_bias: floatTensor(bias, [batch, 1, 1, length, width]),
+      };
+      for (let layer = 0; layer < config.numLayers; layer++) {
+        feeds[`cache_keys.${layer}`] = floatTensor(pastKeys[layer]!, [batch, kvh, d, start]);
+        feeds[`cache_values.${layer}`] = floatTensor(pastValues[layer]!, [batch, kvh, start, d]);
+      }
+      const out = await extend.run(feeds);
+      // The decode cache: the prefixes, the extended tokens, then room to generate.
       for (let layer = 0; layer < config.numLayers; layer++) {
         const keys = new Float32Array(rows * kvh * d * cacheLength);
         const values = new Float32Array(rows * kvh * cacheLength * d);
-        past.forEach(({ entry, length }, r) => {
-          const stored = entry.tokens.length;
-          for (let h = 0; h < kvh; h++) {
-            const target = { head: r * kvh + h, slots: cacheLength, start: rowPad[r]! };
-            copyKeySlots({ data: entry.keys[layer]!, head: h, slots: stored, start: 0 }, { data: keys, ...target }, length, d);
-            copyValueSlots({ data: entry.values[layer]!, head: h, slots: stored, start: 0 }, { data: values, ...target }, length, d);
-          }
-        });
+        const newKeys = out[`new_keys.${layer}`]!.data as Float32Array;
+        const newValues = out[`new_values.${layer}`]!.data as Float32Array;
+        for (let head = 0; head < batch * kvh; head++) {
+          const target = { data: keys, head, slots: cacheLength };
+          copyKeySlots({ data: pastKeys[layer]!, head, slots: start, start: 0 }, { ...target, start: 0 }, start, d);
+          copyKeySlots({ data: newKeys, head, slots: length, start: 0 }, { ...target, start }, length, d);
+          copyValueSlots({ data: pastValues[layer]!, head, slots: start, start: 0 }, { data: values, head, slots: cacheLength, start: 0 }, start, d);
+          copyValueSlots({ data: newValues, head, slots: length, start: 0 }, { data: values, head, slots: cacheLength, start }, length, d);
+        }
         cacheKeys.push(keys);
         cacheValues.push(values);
       }
-      past.forEach((hit, p) => {
-        cursor[p] = hit.length;
-        this.prefixCache.recordHit(hit.length);
-      });
+      base = start + length;
+      past.forEach((hit) => this.prefixCache.recordHit(hit.length));
+      prefillLogits = out.logits!.data as Float32Array;
     }
 
     // The tokens of prompt p whose keys and values are in row r's slots
@@ -783,12 +851,9 @@ export class OrtEngine {
       for (let r = 0; r < rows; r++) {
         const prompt = rowPrompt[r]!;
         if (prompt >= 0) {
-          const tokens = prompts[prompt]!;
           const generated = generations[prompt]!.tokenIds;
-          // A prompt token still to run, else the last sampled token.
-          const feedsPrompt = cursor[prompt]! < tokens.length;
-          stepIds[r] = BigInt(feedsPrompt ? tokens[cursor[prompt]!]! : generated.at(-1)!);
-          stepPositions[r] = feedsPrompt ? cursor[prompt]! : tokens.length + generated.length - 1;
+          stepIds[r] = BigInt(generated.at(-1)!);
+          stepPositions[r] = prompts[prompt]!.length + generated.length - 1;
         }
         pastBias.fill(0, r * cacheLength + rowPad[r]!, r * cacheLength + slot);
       }
@@ -829,11 +894,6 @@ export class OrtEngine {
       for (let r = 0; r < rows; r++) {
         const prompt = rowPrompt[r]!;
         if (prompt < 0 || !active.has(prompt)) continue;
-        if (cursor[prompt]! < prompts[prompt]!.length) {
-          cursor[prompt]! += 1;
-          // The prompt's last token gives the first sampling distribution.
-          if (cursor[prompt]! < prompts[prompt]!.length) continue;
-        }
         accept(prompt, r, logits.subarray(r * vocab, (r + 1) * vocab));
       }
     }

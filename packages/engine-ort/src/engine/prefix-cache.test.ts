@@ -96,6 +96,36 @@ describe('OrtEngine prefix cache', () => {
     await plain.close();
   });
 
+  it('should match a full prefill when rows extend their prefixes by very different counts', async () => {
+    const cached = new OrtEngine({ config, weights, settings: { threads: 1 } });
+    const plain = new OrtEngine({ config, weights, settings: { threads: 1, prefixCacheBytes: 0 } });
+    const options = { maxTokens: 5, stopTokenIds: [], seed: 9 } as const;
+    const round1 = [tokens(21, 34), tokens(22, 40), tokens(23, 200)];
+    const first = await cached.generate({ prompts: round1, ...options, sampling: { temperature: 0, topP: 1, topK: 0 } });
+    // One row adds 90 tokens, so all rows run 128 in the extend step: the two
+    // short prompts (about 40 tokens) are left-padded with filler, the long one
+    // recomputes cached tokens.
+    const round2 = [
+      [...round1[0]!, ...first[0]!.tokenIds, 5],
+      [...round1[1]!, ...first[1]!.tokenIds, ...tokens(31, 90)],
+      [...round1[2]!, ...first[2]!.tokenIds, ...tokens(32, 3)],
+    ];
+    for (const sampling of [
+      { temperature: 0, topP: 1, topK: 0 },
+      { temperature: 1, topP: 1, topK: 0 },
+    ]) {
+      const fromCache = await cached.generate({ prompts: round2, ...options, sampling });
+      const full = await plain.generate({ prompts: round2, ...options, sampling });
+      expect(fromCache.map((g) => g.tokenIds)).toEqual(full.map((g) => g.tokenIds));
+      fromCache.forEach((generation, i) =>
+        generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - full[i]!.modelLogprobs[t]!)).toBeLessThan(1e-4)),
+      );
+    }
+    expect(cached.prefixCacheStats.hits).toBe(6);
+    await cached.close();
+    await plain.close();
+  });
+
   it('should not reuse keys and values computed with other weights', async () => {
     const engine = new OrtEngine({ config, weights, settings: { threads: 1 } });
     const prompt = tokens(7, 60);

@@ -235,3 +235,83 @@ export function buildDecodeStep({
     newValues,
   };
 }
+
+/**
+ * `length` new tokens per row against a static-size KV cache (the tokens a
+ * multi-turn prompt adds after its cached prefix, in one run instead of one
+ * decode step each). Attention runs over the cache followed by the new
+ * tokens; the cache is an input the graph only reads, and the new keys and
+ * values are outputs the host writes into it. Returns the final hidden state of every
+ * new token, `[B·T, H]`.
+ */
+export function buildExtendStep({
+  builder: g,
+  config,
+  weights,
+  inputIds,
+  cos,
+  sin,
+  bias,
+  cacheKeys,
+  cacheValues,
+  batch,
+  length,
+  cacheLength,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  /** `[B·T]` int64. */
+  inputIds: Value;
+  /** `[B, T, 1, headDim/2]`. */
+  cos: Value;
+  /** `[B, T, 1, headDim/2]`. */
+  sin: Value;
+  /**
+   * `[B, 1, 1, T, P + T]`: for each new token, 0 for the cache slots and new
+   * tokens it may see (causal, padding), a large negative number otherwise.
+   */
+  bias: Value;
+  /** Per layer `[B, kvh, headDim, P]`. */
+  cacheKeys: Value[];
+  /** Per layer `[B, kvh, P, headDim]`. */
+  cacheValues: Value[];
+  batch: number;
+  length: number;
+  cacheLength: number;
+}): { hidden: Value; newKeys: Value[]; newValues: Value[] } {
+  const { numHeads, numKeyValueHeads, headDim } = config;
+  const rep = numHeads / numKeyValueHeads;
+  let hidden = g.gather(weight(weights, 'model.embed_tokens.weight'), inputIds);
+  const newKeys: Value[] = [];
+  const newValues: Value[] = [];
+  for (let layer = 0; layer < config.numLayers; layer++) {
+    const p = `model.layers.${layer}`;
+    const x = g.rmsNorm(hidden, weight(weights, `${p}.input_layernorm.weight`), config.rmsNormEps);
+    const { q, k, v } = project({ builder: g, config, weights, layer, x, batch, length, cos, sin });
+    // [B, T, nh, d] -> [B, kvh, rep·T, d]: head h = kv·rep + r, as in buildDecoder.
+    const qStacked = g.reshape(g.transpose(q, [0, 2, 1, 3]), [batch, numKeyValueHeads, rep * length, headDim]);
+    const kT = g.transpose(k, [0, 2, 3, 1]);
+    const vHeads = g.transpose(v, [0, 2, 1, 3]);
+    newKeys.push(kT);
+    newValues.push(vHeads);
+    // The cache and the new tokens as one key/value sequence (a copy of the
+    // cache, cheaper than splitting the much larger score tensor in two).
+    const keys = g.concat([cacheKeys[layer]!, kT], -1);
+    const values = g.concat([cacheValues[layer]!, vHeads], 2);
+    const scores = g.add(g.reshape(g.matmul(qStacked, keys), [batch, numKeyValueHeads, rep, length, cacheLength + length]), bias);
+    const probabilities = g.reshape(g.softmax(scores), [batch, numKeyValueHeads, rep * length, cacheLength + length]);
+    const attended = g.matmul(probabilities, values);
+    const merged = g.reshape(
+      g.transpose(g.reshape(attended, [batch, numHeads, length, headDim]), [0, 2, 1, 3]),
+      [batch * length, numHeads * headDim],
+    );
+    hidden = g.add(hidden, g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)));
+    hidden = mlpBlock({ builder: g, config, weights, layer, hidden });
+  }
+  return {
+    hidden: g.rmsNorm(hidden, weight(weights, 'model.norm.weight'), config.rmsNormEps),
+    newKeys,
+    newValues,
+  };
+}

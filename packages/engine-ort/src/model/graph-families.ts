@@ -2,6 +2,7 @@ import { GraphBuilder, type Value } from '../graph/graph-builder';
 import {
   buildDecodeStep,
   buildDecoder,
+  buildExtendStep,
   declareWeights,
   lmHeadWeight,
   type WeightValues,
@@ -454,4 +455,61 @@ export function buildOptimizerGraph({ specs }: { specs: readonly WeightSpec[] })
     g.output(newV, `new_v.${spec.name}`);
   }
   return { model: g.toOnnx({ name: 'optimizer' }), nodeCount: g.nodeCount };
+}
+
+/**
+ * The extend graph: `length` new tokens per row against a KV cache of
+ * `cacheLength` slots (a multi-turn prompt's tokens after its cached prefix).
+ * Inputs `input_ids` `[B·T]`, `rope_cos`/`rope_sin` `[B,T,1,d/2]`,
+ * `attention_bias` `[B,1,1,T,P+T]`, `cache_keys.<l>`
+ * `[B,kvh,d,P]`, `cache_values.<l>` `[B,kvh,P,d]`. Outputs `logits` `[B,V]`
+ * (of each row's last token), `new_keys.<l>` `[B,kvh,d,T]` and
+ * `new_values.<l>` `[B,kvh,T,d]`, in the cache's layouts.
+ */
+export function buildExtendGraph({
+  config,
+  batch,
+  length,
+  cacheLength,
+  floatType = 'float32',
+}: {
+  config: ModelConfig;
+  batch: number;
+  length: number;
+  cacheLength: number;
+  floatType?: FloatType;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType });
+  const weights = declareWeights({ builder: g, config, requiresGrad: false });
+  const half = config.headDim / 2;
+  const kvh = config.numKeyValueHeads;
+  const d = config.headDim;
+  const cacheKeys: Value[] = [];
+  const cacheValues: Value[] = [];
+  for (let layer = 0; layer < config.numLayers; layer++) {
+    cacheKeys.push(g.input({ name: `cache_keys.${layer}`, shape: [batch, kvh, d, cacheLength] }));
+    cacheValues.push(g.input({ name: `cache_values.${layer}`, shape: [batch, kvh, cacheLength, d] }));
+  }
+  const { hidden, newKeys, newValues } = buildExtendStep({
+    builder: g,
+    config,
+    weights,
+    inputIds: g.input({ name: 'input_ids', shape: [batch * length], dtype: 'int64' }),
+    cos: g.input({ name: 'rope_cos', shape: [batch, length, 1, half] }),
+    sin: g.input({ name: 'rope_sin', shape: [batch, length, 1, half] }),
+    bias: g.input({ name: 'attention_bias', shape: [batch, 1, 1, length, cacheLength + length] }),
+    cacheKeys,
+    cacheValues,
+    batch,
+    length,
+    cacheLength,
+  });
+  const last = g.reshape(g.slice(g.reshape(hidden, [batch, length, config.hiddenSize]), 1, length - 1, length), [
+    batch,
+    config.hiddenSize,
+  ]);
+  g.output(g.linear(last, lmHeadWeight({ config, weights })), 'logits');
+  newKeys.forEach((key, layer) => g.output(key, `new_keys.${layer}`));
+  newValues.forEach((value, layer) => g.output(value, `new_values.${layer}`));
+  return { model: g.toOnnx({ name: 'extend' }), nodeCount: g.nodeCount };
 }
