@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createOrtSession, floatTensor, ort } from '../engine/ort-session';
 import { buildSequenceFeeds } from '../engine/sequence-feeds';
 import { checkGraphGradients } from '../graph/gradient-check';
+import { GraphBuilder } from '../graph/graph-builder';
 import { decodeSafetensors } from '../io/safetensors';
 import { SeededRandom } from '../io/seeded-random';
 import { declareWeights } from './decoder-graph';
@@ -90,7 +91,7 @@ function inputShapes(config: ModelConfig, bucket: SequenceBucket): Map<string, n
   ]);
 }
 
-async function wholeModelCheck({ config, objective }: { config: ModelConfig; objective: TrainObjective }) {
+async function wholeModelCheck({ config, objective, queryBlocks }: { config: ModelConfig; objective: TrainObjective; queryBlocks?: number }) {
   const bucket = { batch: 2, length: 6 };
   const sequences = [
     [1, 5, 9, 3, 14, 2],
@@ -142,7 +143,7 @@ async function wholeModelCheck({ config, objective }: { config: ModelConfig; obj
       const weightValues = declareWeights({ builder: g, config, requiresGrad: true });
       const inputs = sequenceInputs({ builder: g, config, bucket });
       const inverseTemperature = g.input({ name: 'inverse_temperature', shape: [] });
-      const logprobs = forwardLogprobs({ builder: g, config, weights: weightValues, bucket, inputs, inverseTemperature });
+      const logprobs = forwardLogprobs({ builder: g, config, weights: weightValues, bucket, inputs, inverseTemperature, queryBlocks });
       const lossInputs = lossInputValues({ builder: g, tokens, objective });
       const { loss } = policyLoss({ builder: g, logprobs, lossInputs });
       return { loss, wrt: [...weightValues.values()] };
@@ -163,6 +164,36 @@ describe('grad graph', () => {
   it('should match finite differences for a 2-layer tied Qwen2 model with the PPO + KL loss', async () => {
     const result = await wholeModelCheck({ config: qwen2, objective: 'ppo' });
     expect(Object.keys(result.perInput)).toHaveLength(listWeightSpecs(qwen2).length);
+    console.log(`worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`);
+    expect(result.worstRelativeError).toBeLessThan(1e-5);
+  });
+
+  it('should compute the same log-probabilities with the causal attention in query blocks as dense', async () => {
+    const bucket = { batch: 2, length: 6 };
+    const feeds = new Map<string, Float64Array | BigInt64Array>([
+      ...randomWeights(qwen2, 5),
+      ...sequenceFeeds({ config: qwen2, bucket, sequences: [[1, 5, 9, 3, 14, 2], [7, 7, 0, 12]] }),
+      ['inverse_temperature', Float64Array.of(1)],
+    ]);
+    const logprobs = async (queryBlocks: number) => {
+      const g = new GraphBuilder({ floatType: 'float64' });
+      const weights = declareWeights({ builder: g, config: qwen2, requiresGrad: false });
+      const inputs = sequenceInputs({ builder: g, config: qwen2, bucket });
+      const inverseTemperature = g.input({ name: 'inverse_temperature', shape: [] });
+      g.output(forwardLogprobs({ builder: g, config: qwen2, weights, bucket, inputs, inverseTemperature, queryBlocks }), 'logprobs');
+      const out = await runGraph({ model: g.toOnnx({ name: 'blocks' }), feeds, shapes: inputShapes(qwen2, bucket) });
+      return Array.from(out.logprobs!.data as Float64Array);
+    };
+    const dense = await logprobs(1);
+    for (const blocks of [2, 3, 6]) {
+      const blocked = await logprobs(blocks);
+      blocked.forEach((value, t) => expect(Math.abs(value - dense[t]!)).toBeLessThan(1e-12));
+    }
+  });
+
+  it('should match finite differences with the causal attention split into query blocks', async () => {
+    // Length 6 in 3 blocks of 2: the training graphs use blocks from 128 tokens.
+    const result = await wholeModelCheck({ config: qwen2, objective: 'ppo', queryBlocks: 3 });
     console.log(`worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`);
     expect(result.worstRelativeError).toBeLessThan(1e-5);
   });

@@ -66,6 +66,7 @@ export function forwardLogprobs({
   bucket,
   inputs,
   inverseTemperature,
+  queryBlocks,
 }: {
   builder: GraphBuilder;
   config: ModelConfig;
@@ -73,8 +74,11 @@ export function forwardLogprobs({
   bucket: SequenceBucket;
   inputs: SequenceInputValues;
   inverseTemperature: Value;
+  /** Query blocks of the causal attention (default: by length, see `causalQueryBlocks`). */
+  queryBlocks?: number;
 }): Value {
   const { hidden } = buildDecoder({
+    queryBlocks,
     builder: g,
     config,
     weights,
