@@ -1,5 +1,5 @@
 /**
- * `pnpm bench loop [--preset default|smoke] [--steps N] [--method seal|...]`
+ * `pnpm bench loop [--preset default|smoke] [--steps N] [--method seal|...] [--baseline on|off]`
  *
  * Where the time of a training step goes at the embedded default config:
  * model work (generation, scoring and updates in the engine) against the rest
@@ -24,12 +24,18 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '4' },
     method: { type: 'string', default: 'seal' },
     cache: { type: 'string', default: '.seal-cache' },
+    // The frozen baseline's rollouts (default: the preset's setting).
+    baseline: { type: 'string' },
   },
 });
 const presetName = values.preset === 'smoke' ? 'smoke' : 'default';
 const preset = embeddedPresets[presetName];
 const steps = Number(values.steps);
 const method = trainMethodSchema.parse(values.method);
+if (values.baseline !== undefined && values.baseline !== 'on' && values.baseline !== 'off') {
+  throw new Error(`--baseline must be on or off, got ${values.baseline}`);
+}
+const frozenBaseline = values.baseline === undefined ? (preset.rl.frozenBaseline ?? false) : values.baseline === 'on';
 
 const assets = await prepareEmbedded({
   preset,
@@ -41,13 +47,13 @@ const assets = await prepareEmbedded({
 });
 const runDirectory = await mkdtemp(join(tmpdir(), 'seal-bench-loop-'));
 const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
-const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
+const referencePolicy = preset.rl.klCoef > 0 || frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
 const runtime = createGeneratorRuntime();
 const events: TrainStepEvent[] = [];
 try {
   await runTraining({
     // Evaluation is not part of a training step: none here.
-    config: { ...embeddedTrainConfig({ preset, method, steps }), evalEvery: 0 },
+    config: { ...embeddedTrainConfig({ preset, method, steps }), evalEvery: 0, frozenBaseline },
     policy,
     ...(referencePolicy ? { referencePolicy } : {}),
     trainTasks: assets.trainTasks,
@@ -80,7 +86,7 @@ const nonModel = total - model;
 const nonModelWithoutCheckpoint = nonModel - perStep((event) => event.timing.parts['checkpoint'] ?? 0);
 
 console.log(`\nbench loop: preset ${preset.name}, method ${method}, ${events.length} training steps`);
-console.log(`(${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts per step, ${preset.rl.optimizerStepsPerStep} optimizer steps)\n`);
+console.log(`(${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts per step, ${preset.rl.optimizerStepsPerStep} optimizer steps, frozen baseline ${frozenBaseline ? 'on' : 'off'})\n`);
 console.log('| part | ms per step | share |');
 console.log('| --- | ---: | ---: |');
 for (const [name, ms] of rows) console.log(`| ${name} | ${ms.toFixed(1)} | ${((100 * ms) / total).toFixed(2)}% |`);

@@ -200,6 +200,11 @@ describe('createOrtPolicy (in process)', () => {
   it('should reject token ids outside the vocabulary and malformed options', async () => {
     await rejectsWith(policy.score({ sequences: [[1, 2, 999]] }), 'INVALID_ARGUMENT');
     await rejectsWith(policy.generate({ prompts: [[1]], maxTokens: 0 }), 'INVALID_ARGUMENT');
+    for (const prompts of [[[1, -2]], [[1, 2.5]], [[1, Number.NaN]], [['1']], [7], 'x', [[1, 999]]]) {
+      await rejectsWith(policy.generate({ prompts: prompts as number[][], maxTokens: 2 }), 'INVALID_ARGUMENT');
+    }
+    await rejectsWith(policy.generate({ prompts: [[1]], chats: [{ messages: [] }], maxTokens: 2 }), 'INVALID_ARGUMENT');
+    await rejectsWith(policy.generate({ prompts: [[1]], maxTokens: 2, unknownOption: 1 } as never), 'INVALID_ARGUMENT');
     await rejectsWith(
       policy.train({ objective: 'ppo', sequences: [{ tokenIds: [1, 2], tokenWeights: [0, 1] }], options: trainSettings }),
       'INVALID_ARGUMENT',

@@ -24,3 +24,22 @@ export const chatmlTemplate = [
 
 /** The special tokens of the ChatML template. */
 export const chatmlSpecialTokens = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] as const;
+
+/**
+ * What {@link chatmlTemplate} renders for a chat without tools, without the
+ * Jinja interpreter: an optional first system message, every other message as
+ * `<|im_start|>role\ncontent<|im_end|>\n`, then the generation prompt.
+ */
+export function renderChatml({
+  messages,
+  addGenerationPrompt,
+}: {
+  messages: ReadonlyArray<{ role: string; content: string }>;
+  addGenerationPrompt: boolean;
+}): string {
+  // The template's leading system block and its loop that skips the first
+  // system message come to the same thing: every message in order.
+  let text = '';
+  for (const message of messages) text += `<|im_start|>${message.role}\n${message.content}<|im_end|>\n`;
+  return addGenerationPrompt ? `${text}<|im_start|>assistant\n` : text;
+}

@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { parseJsonWithSchema } from '../io/parse-json';
+import { chatmlTemplate, renderChatml } from './chatml-template';
 
 const specialTokenSchema = z.union([z.string(), z.looseObject({ content: z.string() })]).nullish();
 
@@ -62,6 +63,12 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
   private readonly tokenizer: Tokenizer;
   private readonly template: Template | undefined;
   private readonly templateContext: Record<string, unknown>;
+  /**
+   * The template is the project's own ChatML ({@link chatmlTemplate}): chats
+   * without tools are rendered by {@link renderChatml} instead of the Jinja
+   * interpreter (the same text, tested; rollouts render every turn).
+   */
+  private readonly nativeChatml: boolean;
 
   constructor(files: TokenizerFiles) {
     this.files = files;
@@ -91,6 +98,7 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
       ? config.chat_template.find((entry) => entry.name === 'default')?.template
       : config.chat_template;
     this.template = chatTemplate === undefined || chatTemplate === null ? undefined : new Template(chatTemplate);
+    this.nativeChatml = chatTemplate === chatmlTemplate;
     this.templateContext = {
       bos_token: tokenContent(config.bos_token) ?? '',
       eos_token: eos ?? '',
@@ -118,6 +126,9 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
         code: 'INVALID_STATE',
         message: 'this tokenizer has no chat template (tokenizer_config.json has no chat_template)',
       });
+    }
+    if (this.nativeChatml && (tools === undefined || tools.length === 0)) {
+      return renderChatml({ messages, addGenerationPrompt: addGenerationPrompt ?? false });
     }
     try {
       return this.template.render({

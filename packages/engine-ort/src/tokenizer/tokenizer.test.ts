@@ -1,6 +1,8 @@
 import { SealError } from '@seal/spec';
 import { describe, expect, it } from 'vitest';
 import { buildBpeTokenizer, numberGroupPretokenizerPattern, numberTokens } from './build-bpe-tokenizer';
+import { Template } from '@huggingface/jinja';
+import { chatmlTemplate, renderChatml } from './chatml-template';
 import { HuggingFaceTokenizer } from './hf-tokenizer';
 
 const corpus = [
@@ -128,6 +130,22 @@ describe('HuggingFaceTokenizer chat rendering', () => {
       tools: [{ name: 'ls', description: 'list files' }],
     });
     expect(text).toContain('# Tools\n{"name": "ls", "description": "list files"}\n<|im_end|>');
+  });
+
+  it('should render chats without tools exactly as the Jinja template does', () => {
+    const template = new Template(chatmlTemplate);
+    const chats = [
+      [],
+      messages,
+      messages.slice(1),
+      [messages[1]!, { role: 'system', content: 'late system' }, messages[2]!],
+      [{ role: 'system', content: '' }, { role: 'user', content: 'quotes " \' {{ x }} {% if %} <|im_end|> \\n\nnewline' }],
+    ];
+    for (const chat of chats) {
+      for (const addGenerationPrompt of [false, true]) {
+        expect(renderChatml({ messages: chat, addGenerationPrompt })).toBe(template.render({ messages: chat, add_generation_prompt: addGenerationPrompt }));
+      }
+    }
   });
 
   it('should render a message delta that continues a token context ending at <|im_end|>', () => {

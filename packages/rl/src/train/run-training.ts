@@ -176,6 +176,16 @@ function stageTasks(tasks: readonly Task[], data: 'easy' | 'base' | 'all'): Task
   return sorted.slice(0, Math.max(1, Math.ceil(sorted.length / 4)));
 }
 
+/**
+ * Busy time of this thread's event loop (Node's `performance`), where the
+ * runtime has it; rollouts count it as the environment's time.
+ */
+const eventLoopUtilization = (
+  performance as Performance & {
+    eventLoopUtilization?: (previous?: { active: number; idle: number; utilization: number }) => { active: number; idle: number; utilization: number };
+  }
+).eventLoopUtilization?.bind(performance);
+
 /** A policy whose calls are timed (to split model work from the rest of a step). */
 function timed(policy: PolicyV1, clock: { model: number }): PolicyV1 {
   const wrap =
@@ -347,6 +357,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     // policy rolls out the same tasks with the same seeds at the same time.
     t0 = performance.now();
     const modelBefore = clock.model;
+    const loopBefore = eventLoopUtilization?.();
     const rolloutsOf = (rolloutPolicy: PolicyV1, { baseline }: { baseline: boolean }): Promise<Rollout[]> =>
       runRollouts({
         policy: rolloutPolicy,
@@ -381,11 +392,18 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
       rolloutsOf(policy, { baseline: false }),
       config.frozenBaseline && referencePolicy ? rolloutsOf(referencePolicy, { baseline: true }) : Promise.resolve(undefined),
     ]);
-    // The two policies generate concurrently: their model time overlaps, so
-    // this phase counts at most its wall time as model time.
+    // The environment's work (episodes, parsing, execution, context assembly)
+    // runs on this thread while the policies generate in their workers, so it
+    // is this thread's busy time; the rest of the phase is waiting for the
+    // model. Two policies generating at once overlap each other and this
+    // thread's work, which is why their summed call times cannot be used.
     const rolloutWall = performance.now() - t0;
-    if (clock.model - modelBefore > rolloutWall) clock.model = modelBefore + rolloutWall;
-    parts['environment'] = rolloutWall - (clock.model - modelBefore);
+    const environment =
+      loopBefore === undefined
+        ? Math.max(0, rolloutWall - (clock.model - modelBefore))
+        : Math.min(rolloutWall, eventLoopUtilization!(loopBefore).active);
+    clock.model = modelBefore + rolloutWall - environment;
+    parts['environment'] = environment;
 
     // Verification and diagnosis.
     t0 = performance.now();
