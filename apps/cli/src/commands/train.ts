@@ -41,14 +41,16 @@ and out-of-distribution test splits). A run resumes from its last checkpoint
 unless --fresh is given.
 
   --preset         default (≤ 15 min on 2 cores), smoke (< 3 min) or extended
-                   (the default with 16 RL steps, about 3 min more)
+                   (a longer warm start, 16 steps and the baseline, about 16
+                   min: RL gains over the frozen warm start show there)
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
   --temperature    rollout sampling temperature (default 1); the PPO ratio and
                    KL use log-probabilities at the same temperature
   --baseline       on: also roll out the frozen starting policy on every step's
                    tasks with the same seeds and report the policy's gain over
-                   it (default: on for the embedded presets, off for bfcl,
-                   where it doubles the cost of a large model)
+                   it (default: on for --preset smoke and extended, off for
+                   the default preset, whose time budget it would strain, and
+                   for bfcl, where it doubles the cost of a large model)
   --task-source    generated (default) or bfcl (needs --data and --model)
   --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)`;
 
