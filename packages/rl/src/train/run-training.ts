@@ -181,7 +181,7 @@ function stageTasks(tasks: readonly Task[], data: 'easy' | 'base' | 'all'): Task
  * runtime has it; rollouts count it as the environment's time.
  */
 const eventLoopUtilization = (
-  performance as Performance & {
+  performance as typeof performance & {
     eventLoopUtilization?: (previous?: { active: number; idle: number; utilization: number }) => { active: number; idle: number; utilization: number };
   }
 ).eventLoopUtilization?.bind(performance);
