@@ -672,16 +672,14 @@ export class OrtEngine {
       cacheLength = Math.ceil((promptLength + maxTokens) / 64) * 64;
       rowPad = pads;
       for (let layer = 0; layer < config.numLayers; layer++) {
-        const keys = new Float32Array(rows * kvh * d * cacheLength);
-        const values = new Float32Array(rows * kvh * cacheLength * d);
-        const presentKeys = prefillOut[`present_keys.${layer}`]!.data as Float32Array;
-        const presentValues = prefillOut[`present_values.${layer}`]!.data as Float32Array;
-        for (let head = 0; head < rows * kvh; head++) {
-          copyKeySlots({ data: presentKeys, head, slots: promptLength, start: 0 }, { data: keys, head, slots: cacheLength, start: 0 }, promptLength, d);
-          copyValueSlots({ data: presentValues, head, slots: promptLength, start: 0 }, { data: values, head, slots: cacheLength, start: 0 }, promptLength, d);
-        }
-        cacheKeys.push(keys);
-        cacheValues.push(values);
+        const cache = decodeCache({
+          parts: [{ keys: prefillOut[`present_keys.${layer}`]!.data as Float32Array, values: prefillOut[`present_values.${layer}`]!.data as Float32Array, slots: promptLength }],
+          heads: rows * kvh,
+          cacheLength,
+          headDim: d,
+        });
+        cacheKeys.push(cache.keys);
+        cacheValues.push(cache.values);
       }
       prefillLogits = prefillOut.logits!.data as Float32Array;
     } else {
@@ -761,19 +759,17 @@ export class OrtEngine {
       const out = await extend.run(feeds);
       // The decode cache: the prefixes, the extended tokens, then room to generate.
       for (let layer = 0; layer < config.numLayers; layer++) {
-        const keys = new Float32Array(rows * kvh * d * cacheLength);
-        const values = new Float32Array(rows * kvh * cacheLength * d);
-        const newKeys = out[`new_keys.${layer}`]!.data as Float32Array;
-        const newValues = out[`new_values.${layer}`]!.data as Float32Array;
-        for (let head = 0; head < batch * kvh; head++) {
-          const target = { data: keys, head, slots: cacheLength };
-          copyKeySlots({ data: pastKeys[layer]!, head, slots: start, start: 0 }, { ...target, start: 0 }, start, d);
-          copyKeySlots({ data: newKeys, head, slots: length, start: 0 }, { ...target, start }, length, d);
-          copyValueSlots({ data: pastValues[layer]!, head, slots: start, start: 0 }, { data: values, head, slots: cacheLength, start: 0 }, start, d);
-          copyValueSlots({ data: newValues, head, slots: length, start: 0 }, { data: values, head, slots: cacheLength, start }, length, d);
-        }
-        cacheKeys.push(keys);
-        cacheValues.push(values);
+        const cache = decodeCache({
+          parts: [
+            { keys: pastKeys[layer]!, values: pastValues[layer]!, slots: start },
+            { keys: out[`new_keys.${layer}`]!.data as Float32Array, values: out[`new_values.${layer}`]!.data as Float32Array, slots: length },
+          ],
+          heads: rows * kvh,
+          cacheLength,
+          headDim: d,
+        });
+        cacheKeys.push(cache.keys);
+        cacheValues.push(cache.values);
       }
       base = start + length;
       past.forEach((hit) => this.prefixCache.recordHit(hit.length));
@@ -916,6 +912,35 @@ function copyKeySlots(from: HeadSlots, to: HeadSlots, count: number, headDim: nu
 function copyValueSlots(from: HeadSlots, to: HeadSlots, count: number, headDim: number): void {
   const source = (from.head * from.slots + from.start) * headDim;
   to.data.set(from.data.subarray(source, source + count * headDim), (to.head * to.slots + to.start) * headDim);
+}
+
+/**
+ * One layer's decode cache of `cacheLength` slots per head (keys
+ * `[heads, d, slots]`, values `[heads, slots, d]`): the `parts`' slots laid
+ * end to end from slot 0, the rest left for generated tokens.
+ */
+function decodeCache({
+  parts,
+  heads,
+  cacheLength,
+  headDim,
+}: {
+  parts: ReadonlyArray<{ keys: Float32Array; values: Float32Array; slots: number }>;
+  heads: number;
+  cacheLength: number;
+  headDim: number;
+}): { keys: Float32Array; values: Float32Array } {
+  const keys = new Float32Array(heads * headDim * cacheLength);
+  const values = new Float32Array(heads * cacheLength * headDim);
+  let start = 0;
+  for (const part of parts) {
+    for (let head = 0; head < heads; head++) {
+      copyKeySlots({ data: part.keys, head, slots: part.slots, start: 0 }, { data: keys, head, slots: cacheLength, start }, part.slots, headDim);
+      copyValueSlots({ data: part.values, head, slots: part.slots, start: 0 }, { data: values, head, slots: cacheLength, start }, part.slots, headDim);
+    }
+    start += part.slots;
+  }
+  return { keys, values };
 }
 
 /** Derives the seed of one prompt's sampling stream. */

@@ -100,6 +100,63 @@ function mlpBlock({
   return g.add(hidden, g.linear(g.swiglu(gate, up), weight(weights, `${p}.mlp.down_proj.weight`)));
 }
 
+/** The attention heads of a full-sequence layer, laid out for `GraphBuilder.attention`. */
+type AttentionHeads = {
+  /** Queries `[B, kvh, rep·S, d]` (rows `r·S + t`: head `h = kv·rep + r`). */
+  q: Value;
+  /** Keys, transposed: `[B, kvh, d, S]`. */
+  kT: Value;
+  /** Values: `[B, kvh, S, d]`. */
+  v: Value;
+};
+
+/**
+ * One pre-norm decoder block over `[B·S, H]` rows: RMSNorm, the q/k/v
+ * projections with RoPE, `attend` (which returns `[B, kvh, rep·S, d]`), the
+ * output projection and residual, then the MLP block. Returns the new rows
+ * and the layer's keys and values (for a KV cache).
+ */
+function decoderLayer({
+  builder: g,
+  config,
+  weights,
+  layer,
+  hidden,
+  batch,
+  length,
+  cos,
+  sin,
+  attend,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  layer: number;
+  hidden: Value;
+  batch: number;
+  length: number;
+  cos: Value;
+  sin: Value;
+  attend: (heads: AttentionHeads) => Value;
+}): { hidden: Value; kT: Value; v: Value } {
+  const { numHeads, numKeyValueHeads, headDim } = config;
+  const rep = numHeads / numKeyValueHeads;
+  const p = `model.layers.${layer}`;
+  const x = g.rmsNorm(hidden, weight(weights, `${p}.input_layernorm.weight`), config.rmsNormEps);
+  const projections = project({ builder: g, config, weights, layer, x, batch, length, cos, sin });
+  // [B, S, nh, d] -> [B, nh, S, d] -> [B, kvh, rep·S, d].
+  const q = g.reshape(g.transpose(projections.q, [0, 2, 1, 3]), [batch, numKeyValueHeads, rep * length, headDim]);
+  const kT = g.transpose(projections.k, [0, 2, 3, 1]);
+  const v = g.transpose(projections.v, [0, 2, 1, 3]);
+  const attended = attend({ q, kT, v });
+  const merged = g.reshape(g.transpose(g.reshape(attended, [batch, numHeads, length, headDim]), [0, 2, 1, 3]), [
+    batch * length,
+    numHeads * headDim,
+  ]);
+  const residual = g.add(hidden, g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)));
+  return { hidden: mlpBlock({ builder: g, config, weights, layer, hidden: residual }), kT, v };
+}
+
 /** Key/value tensors a layer hands to the KV cache. */
 export type LayerCache = {
   /** Keys, transposed for the cache: `[B, kvHeads, headDim, S]`. */
@@ -147,29 +204,25 @@ export function buildDecoder({
    */
   queryBlocks?: number;
 }): { hidden: Value; caches: LayerCache[] } {
-  const { numHeads, numKeyValueHeads, headDim } = config;
-  const rep = numHeads / numKeyValueHeads;
+  const rep = config.numHeads / config.numKeyValueHeads;
   let hidden = g.gather(weight(weights, 'model.embed_tokens.weight'), inputIds);
   const caches: LayerCache[] = [];
   for (let layer = 0; layer < config.numLayers; layer++) {
-    const p = `model.layers.${layer}`;
-    const x = g.rmsNorm(hidden, weight(weights, `${p}.input_layernorm.weight`), config.rmsNormEps);
-    const { q, k, v } = project({ builder: g, config, weights, layer, x, batch, length, cos, sin });
-    // [B, S, nh, d] -> [B, nh, S, d] -> [B, kvh, rep·S, d]: head h = kv·rep + r.
-    const qStacked = g.reshape(g.transpose(q, [0, 2, 1, 3]), [batch, numKeyValueHeads, rep * length, headDim]);
-    const kT = g.transpose(k, [0, 2, 3, 1]);
-    const vHeads = g.transpose(v, [0, 2, 1, 3]);
-    caches.push({ keysTransposed: kT, values: vHeads });
-    const attended =
-      queryBlocks === 1
-        ? g.attention(qStacked, kT, vHeads, bias, rep)
-        : blockCausalAttention({ builder: g, q: qStacked, kT, v: vHeads, bias, rep, blocks: queryBlocks });
-    const merged = g.reshape(
-      g.transpose(g.reshape(attended, [batch, numHeads, length, headDim]), [0, 2, 1, 3]),
-      [batch * length, numHeads * headDim],
-    );
-    hidden = g.add(hidden, g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)));
-    hidden = mlpBlock({ builder: g, config, weights, layer, hidden });
+    const out = decoderLayer({
+      builder: g,
+      config,
+      weights,
+      layer,
+      hidden,
+      batch,
+      length,
+      cos,
+      sin,
+      attend: ({ q, kT, v }) =>
+        queryBlocks === 1 ? g.attention(q, kT, v, bias, rep) : blockCausalAttention({ builder: g, q, kT, v, bias, rep, blocks: queryBlocks }),
+    });
+    caches.push({ keysTransposed: out.kT, values: out.v });
+    hidden = out.hidden;
   }
   return { hidden: g.rmsNorm(hidden, weight(weights, 'model.norm.weight'), config.rmsNormEps), caches };
 }
@@ -348,34 +401,35 @@ export function buildExtendStep({
   length: number;
   cacheLength: number;
 }): { hidden: Value; newKeys: Value[]; newValues: Value[] } {
-  const { numHeads, numKeyValueHeads, headDim } = config;
-  const rep = numHeads / numKeyValueHeads;
+  const { numKeyValueHeads } = config;
+  const rep = config.numHeads / numKeyValueHeads;
   let hidden = g.gather(weight(weights, 'model.embed_tokens.weight'), inputIds);
   const newKeys: Value[] = [];
   const newValues: Value[] = [];
   for (let layer = 0; layer < config.numLayers; layer++) {
-    const p = `model.layers.${layer}`;
-    const x = g.rmsNorm(hidden, weight(weights, `${p}.input_layernorm.weight`), config.rmsNormEps);
-    const { q, k, v } = project({ builder: g, config, weights, layer, x, batch, length, cos, sin });
-    // [B, T, nh, d] -> [B, kvh, rep·T, d]: head h = kv·rep + r, as in buildDecoder.
-    const qStacked = g.reshape(g.transpose(q, [0, 2, 1, 3]), [batch, numKeyValueHeads, rep * length, headDim]);
-    const kT = g.transpose(k, [0, 2, 3, 1]);
-    const vHeads = g.transpose(v, [0, 2, 1, 3]);
-    newKeys.push(kT);
-    newValues.push(vHeads);
-    // The cache and the new tokens as one key/value sequence (a copy of the
-    // cache, cheaper than splitting the much larger score tensor in two).
-    const keys = g.concat([cacheKeys[layer]!, kT], -1);
-    const values = g.concat([cacheValues[layer]!, vHeads], 2);
-    const scores = g.add(g.reshape(g.matmul(qStacked, keys), [batch, numKeyValueHeads, rep, length, cacheLength + length]), bias);
-    const probabilities = g.reshape(g.softmax(scores), [batch, numKeyValueHeads, rep * length, cacheLength + length]);
-    const attended = g.matmul(probabilities, values);
-    const merged = g.reshape(
-      g.transpose(g.reshape(attended, [batch, numHeads, length, headDim]), [0, 2, 1, 3]),
-      [batch * length, numHeads * headDim],
-    );
-    hidden = g.add(hidden, g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)));
-    hidden = mlpBlock({ builder: g, config, weights, layer, hidden });
+    const out = decoderLayer({
+      builder: g,
+      config,
+      weights,
+      layer,
+      hidden,
+      batch,
+      length,
+      cos,
+      sin,
+      attend: ({ q, kT, v }) => {
+        // The cache and the new tokens as one key/value sequence (a copy of the
+        // cache, cheaper than splitting the much larger score tensor in two).
+        const keys = g.concat([cacheKeys[layer]!, kT], -1);
+        const values = g.concat([cacheValues[layer]!, v], 2);
+        const scores = g.add(g.reshape(g.matmul(q, keys), [batch, numKeyValueHeads, rep, length, cacheLength + length]), bias);
+        const probabilities = g.reshape(g.softmax(scores), [batch, numKeyValueHeads, rep * length, cacheLength + length]);
+        return g.matmul(probabilities, values);
+      },
+    });
+    newKeys.push(out.kT);
+    newValues.push(out.v);
+    hidden = out.hidden;
   }
   return {
     hidden: g.rmsNorm(hidden, weight(weights, 'model.norm.weight'), config.rmsNormEps),

@@ -348,15 +348,8 @@ export function buildPrefillGraph({
     batch,
     length,
   });
-  const last = g.reshape(g.slice(g.reshape(hidden, [batch, length, config.hiddenSize]), 1, length - 1, length), [
-    batch,
-    config.hiddenSize,
-  ]);
-  g.output(g.linear(last, lmHeadWeight({ config, weights })), 'logits');
-  caches.forEach((cache, layer) => {
-    g.output(cache.keysTransposed, `present_keys.${layer}`);
-    g.output(cache.values, `present_values.${layer}`);
-  });
+  g.output(lastTokenLogits({ builder: g, config, weights, hidden, batch, length }), 'logits');
+  cacheOutputs({ builder: g, prefix: 'present', keys: caches.map((cache) => cache.keysTransposed), values: caches.map((cache) => cache.values) });
   return { model: g.toOnnx({ name: 'prefill' }), nodeCount: g.nodeCount };
 }
 
@@ -381,14 +374,7 @@ export function buildDecodeGraph({
   const g = new GraphBuilder({ floatType });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const half = config.headDim / 2;
-  const kvh = config.numKeyValueHeads;
-  const d = config.headDim;
-  const cacheKeys: Value[] = [];
-  const cacheValues: Value[] = [];
-  for (let layer = 0; layer < config.numLayers; layer++) {
-    cacheKeys.push(g.input({ name: `cache_keys.${layer}`, shape: [batch, kvh, d, cacheLength] }));
-    cacheValues.push(g.input({ name: `cache_values.${layer}`, shape: [batch, kvh, cacheLength, d] }));
-  }
+  const { cacheKeys, cacheValues } = cacheInputs({ builder: g, config, batch, cacheLength });
   const { hidden, newKeys, newValues } = buildDecodeStep({
     builder: g,
     config,
@@ -403,8 +389,7 @@ export function buildDecodeGraph({
     cacheLength,
   });
   g.output(g.linear(hidden, lmHeadWeight({ config, weights })), 'logits');
-  newKeys.forEach((key, layer) => g.output(key, `new_keys.${layer}`));
-  newValues.forEach((value, layer) => g.output(value, `new_values.${layer}`));
+  cacheOutputs({ builder: g, prefix: 'new', keys: newKeys, values: newValues });
   return { model: g.toOnnx({ name: 'decode' }), nodeCount: g.nodeCount };
 }
 
@@ -486,14 +471,7 @@ export function buildExtendGraph({
   const g = new GraphBuilder({ floatType });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const half = config.headDim / 2;
-  const kvh = config.numKeyValueHeads;
-  const d = config.headDim;
-  const cacheKeys: Value[] = [];
-  const cacheValues: Value[] = [];
-  for (let layer = 0; layer < config.numLayers; layer++) {
-    cacheKeys.push(g.input({ name: `cache_keys.${layer}`, shape: [batch, kvh, d, cacheLength] }));
-    cacheValues.push(g.input({ name: `cache_values.${layer}`, shape: [batch, kvh, cacheLength, d] }));
-  }
+  const { cacheKeys, cacheValues } = cacheInputs({ builder: g, config, batch, cacheLength });
   const { hidden, newKeys, newValues } = buildExtendStep({
     builder: g,
     config,
@@ -508,12 +486,59 @@ export function buildExtendGraph({
     length,
     cacheLength,
   });
-  const last = g.reshape(g.slice(g.reshape(hidden, [batch, length, config.hiddenSize]), 1, length - 1, length), [
-    batch,
-    config.hiddenSize,
-  ]);
-  g.output(g.linear(last, lmHeadWeight({ config, weights })), 'logits');
-  newKeys.forEach((key, layer) => g.output(key, `new_keys.${layer}`));
-  newValues.forEach((value, layer) => g.output(value, `new_values.${layer}`));
+  g.output(lastTokenLogits({ builder: g, config, weights, hidden, batch, length }), 'logits');
+  cacheOutputs({ builder: g, prefix: 'new', keys: newKeys, values: newValues });
   return { model: g.toOnnx({ name: 'extend' }), nodeCount: g.nodeCount };
+}
+
+/** Declares the KV-cache inputs `cache_keys.<l>` `[B,kvh,d,P]` and `cache_values.<l>` `[B,kvh,P,d]`. */
+function cacheInputs({
+  builder: g,
+  config,
+  batch,
+  cacheLength,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  batch: number;
+  cacheLength: number;
+}): { cacheKeys: Value[]; cacheValues: Value[] } {
+  const kvh = config.numKeyValueHeads;
+  const d = config.headDim;
+  const cacheKeys: Value[] = [];
+  const cacheValues: Value[] = [];
+  for (let layer = 0; layer < config.numLayers; layer++) {
+    cacheKeys.push(g.input({ name: `cache_keys.${layer}`, shape: [batch, kvh, d, cacheLength] }));
+    cacheValues.push(g.input({ name: `cache_values.${layer}`, shape: [batch, kvh, cacheLength, d] }));
+  }
+  return { cacheKeys, cacheValues };
+}
+
+/** Outputs each layer's keys and values as `<prefix>_keys.<l>` and `<prefix>_values.<l>`. */
+function cacheOutputs({ builder: g, prefix, keys, values }: { builder: GraphBuilder; prefix: string; keys: Value[]; values: Value[] }): void {
+  keys.forEach((key, layer) => {
+    g.output(key, `${prefix}_keys.${layer}`);
+    g.output(values[layer]!, `${prefix}_values.${layer}`);
+  });
+}
+
+/** The logits `[B, V]` of each row's last position, from final hidden rows `[B·S, H]`. */
+function lastTokenLogits({
+  builder: g,
+  config,
+  weights,
+  hidden,
+  batch,
+  length,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  hidden: Value;
+  batch: number;
+  length: number;
+}): Value {
+  const rows = g.reshape(hidden, [batch, length, config.hiddenSize]);
+  const last = g.reshape(g.slice(rows, 1, length - 1, length), [batch, config.hiddenSize]);
+  return g.linear(last, lmHeadWeight({ config, weights }));
 }
