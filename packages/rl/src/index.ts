@@ -56,6 +56,7 @@ export {
   runTraining,
   type EvalEvent,
   type EvalSet,
+  type RollbackEvent,
   type RunTrainingOptions,
   type StepTiming,
   type TrainProgress,
@@ -73,3 +74,19 @@ export {
 } from './warmstart/demonstrations';
 export { buildCopyDrills, callLiterals } from './warmstart/copy-drills';
 export { runSupervised, type SupervisedProgress } from './warmstart/run-supervised';
+export {
+  formatPoints,
+  minimumDetectableEffect,
+  normalQuantile,
+  pairedBootstrap,
+  sampleStandardDeviation,
+  type PairedEstimate,
+} from './stats/bootstrap';
+export {
+  gapMonitorSettingsSchema,
+  initialGapMonitorState,
+  observeGap,
+  type GapDecision,
+  type GapMonitorSettings,
+  type GapMonitorState,
+} from './train/gap-monitor';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { gapMonitorSettingsSchema } from '../train/gap-monitor';
 
 /** The training methods: SEAL, vanilla GRPO, SEAL's single-sided ablations, and Environment Tuning. */
 export const trainMethodSchema = z.enum(['seal', 'grpo', 'no-env', 'no-reweight', 'no-loop', 'envtuning']);
@@ -81,6 +82,18 @@ export const trainConfigSchema = z.object({
    * Needs a reference policy; costs about half again a step's generation.
    */
   frozenBaseline: z.boolean().default(false),
+  /**
+   * The gap monitor (needs `frozenBaseline`): when the policy's paired gain
+   * over the frozen warm start, averaged over a window of steps, falls below
+   * a threshold, the run restores its best weights and lowers the learning
+   * rate. Absent: off.
+   */
+  gapMonitor: gapMonitorSettingsSchema.optional(),
+  /**
+   * Besides the greedy evaluation, sample each evaluation task this many
+   * times at temperature 1 (sampled pass@1, `EvalEvent.sampled`). 0: greedy only.
+   */
+  evalSamples: z.number().int().nonnegative().max(64).default(0),
   /** Evaluate every N steps (and before training and at the end). 0 disables periodic evaluation. */
   evalEvery: z.number().int().nonnegative().default(10),
   /** Checkpoint every N steps (and at the end). */

@@ -21,6 +21,8 @@ export type PolicyEvaluation = {
   /** Tag counts over all turns. */
   tagCounts: Record<string, number>;
   episodes: EvaluatedEpisode[];
+  /** Per task id, the share of its episodes that succeeded (0 or 1 with one sample). */
+  taskSuccess: Record<string, number>;
 };
 
 /**
@@ -38,6 +40,7 @@ export async function evaluatePolicy({
   maxTokens = 64,
   temperature = 0,
   seed = 0,
+  samples = 1,
   limits,
   episodeIdPrefix = 'eval',
   onRound,
@@ -51,6 +54,11 @@ export async function evaluatePolicy({
   maxTokens?: number;
   temperature?: number;
   seed?: number;
+  /**
+   * Episodes per task (sampled pass@1 averages them; use a temperature above
+   * 0). With more than one, episode ids end in `:<index>`.
+   */
+  samples?: number;
   limits?: EpisodeLimits;
   episodeIdPrefix?: string;
   onRound?: (info: { round: number; active: number; finished: number; total: number }) => void;
@@ -58,9 +66,9 @@ export async function evaluatePolicy({
   const rollouts = await runRollouts({
     policy,
     tasks,
-    groupSize: 1,
+    groupSize: samples,
     sampling: { maxTokens, temperature, seed },
-    createEpisode: ({ task }) =>
+    createEpisode: ({ task, index }) =>
       createEpisode({
         task,
         backend,
@@ -68,7 +76,7 @@ export async function evaluatePolicy({
         promptMode,
         mode: 'eval',
         limits,
-        episodeId: `${episodeIdPrefix}:${task.id}`,
+        episodeId: samples > 1 ? `${episodeIdPrefix}:${task.id}:${index}` : `${episodeIdPrefix}:${task.id}`,
         stamps: { verifierVersion: verifier.verifierId, seed },
       }),
     onRound,
@@ -82,5 +90,13 @@ export async function evaluatePolicy({
   const tagCounts: Record<string, number> = {};
   for (const episode of episodes) for (const turn of episode.result.turns) tagCounts[turn.tag] = (tagCounts[turn.tag] ?? 0) + 1;
   const accuracy = episodes.length === 0 ? 0 : episodes.filter((e) => e.result.official.valid).length / episodes.length;
-  return { scores, accuracy, tagCounts, episodes };
+  const taskSuccess: Record<string, number> = {};
+  const taskCount: Record<string, number> = {};
+  for (const episode of episodes) {
+    const id = episode.task.id;
+    taskSuccess[id] = (taskSuccess[id] ?? 0) + (episode.result.official.valid ? 1 : 0);
+    taskCount[id] = (taskCount[id] ?? 0) + 1;
+  }
+  for (const id of Object.keys(taskSuccess)) taskSuccess[id] = taskSuccess[id]! / taskCount[id]!;
+  return { scores, accuracy, tagCounts, episodes, taskSuccess };
 }

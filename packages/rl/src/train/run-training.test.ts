@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bfclTasks, createBfclBackend } from '@seal/bfcl';
@@ -22,7 +22,7 @@ function tempDir(): string {
  * calls of the current turn (read from the task by turn count) and giving up,
  * so groups get mixed rewards. Deterministic for the call's seed.
  */
-function scriptedPolicy(tasks: readonly Task[], options: { crashAtGenerate?: number } = {}): MockPolicyV1 {
+function scriptedPolicy(tasks: readonly Task[], options: { crashAtGenerate?: number; giveUp?: number } = {}): MockPolicyV1 {
   let calls = 0;
   const policy: MockPolicyV1 = new MockPolicyV1({
     maxSequenceLength: 1_000_000,
@@ -38,7 +38,7 @@ function scriptedPolicy(tasks: readonly Task[], options: { crashAtGenerate?: num
         const turn = Math.min(task.groundTruth.length - 1, Math.max(0, userTurns - 1));
         const draw = rng.random();
         const answer =
-          lastIsResult || draw < 0.3 || task.groundTruth[turn]!.length === 0
+          lastIsResult || draw < (options.giveUp ?? 0.3) || task.groundTruth[turn]!.length === 0
             ? 'Done.'
             : `[${task.groundTruth[turn]!.join(', ')}]`;
         const tokenIds = [...policy.tokenizer.encode(answer), 257];
@@ -211,6 +211,73 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     expect(baseSamples.length).toBeGreaterThan(0);
     expect(baseSamples.every((s) => s.baselineSuccess === false)).toBe(true);
     expect(against.steps.flatMap((step) => step.samples).some((s) => s.success && !s.baselineSuccess)).toBe(true);
+  });
+
+  it('should roll back to the best weights and lower the learning rate when the gain over the frozen warm start falls', async () => {
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_miss_param_3'] });
+    const backend = createBfclBackend({ runtime: dataset.runtime });
+    const verifier = createBfclVerifier({ runtime: dataset.runtime });
+    // A policy whose "weights" are one flag: every update breaks it (it stops
+    // calling tools); save and load write and read the flag, so a rollback
+    // that restores the starting weights makes it work again.
+    const weights = { good: true };
+    const script = scriptedPolicy(tasks, { giveUp: 0.3 });
+    const policy: MockPolicyV1 = new MockPolicyV1({
+      maxSequenceLength: 1_000_000,
+      tokenizer: script.tokenizer,
+      generate: (request: PolicyV1GenerateOptions) =>
+        weights.good
+          ? script.generate(request)
+          : {
+              generations: (request.prompts ?? []).map((prompt) => {
+                const tokenIds = [...script.tokenizer.encode('Done.'), 257];
+                return { tokenIds, text: 'Done.', logprobs: tokenIds.map(() => -0.5), modelLogprobs: tokenIds.map(() => -0.5), finishReason: 'stop' as const, promptTokenIds: prompt };
+              }),
+              usage: { promptTokens: 0, completionTokens: 0 },
+            },
+      score: (request) => ({ logprobs: request.sequences.map((s) => new Float32Array(s.length).fill(-0.5)) }) as never,
+      train: () => {
+        weights.good = false;
+        return { loss: 0.1, gradNorm: 0.5, skipped: false, step: 1, metrics: { clipFraction: 0, kl: 0, ratioMean: 1, negativeLogLikelihood: 0.5, tokens: 10 } };
+      },
+    });
+    policy.save = async ({ directory }) => {
+      mkdirSync(directory, { recursive: true });
+      writeFileSync(join(directory, 'weights.json'), JSON.stringify(weights));
+    };
+    policy.load = async ({ directory }) => {
+      Object.assign(weights, JSON.parse(readFileSync(join(directory, 'weights.json'), 'utf8')));
+    };
+    const dir = tempDir();
+    const gapMonitor = { window: 1, threshold: -0.01, learningRateFactor: 0.5, maxRollbacks: 1 };
+    await expect(
+      runTraining({ config: { ...config('gap'), gapMonitor }, policy, referencePolicy: scriptedPolicy(tasks), trainTasks: tasks, backend, verifier, runDirectory: tempDir() }),
+    ).rejects.toThrow(/gapMonitor needs frozenBaseline/);
+    const summary = await runTraining({
+      config: { ...config('gap'), steps: 4, tasksPerStep: 1, groupSize: 4, evalEvery: 0, frozenBaseline: true, gapMonitor },
+      policy,
+      referencePolicy: scriptedPolicy(tasks, { giveUp: 0.3 }),
+      trainTasks: tasks,
+      backend,
+      verifier,
+      runDirectory: dir,
+    });
+    const gains = summary.steps.map((s) => s.successRate - s.baselineSuccessRate!);
+    // Step 1 rolls out the starting weights (no gain); the update breaks them, so step 2 falls behind.
+    expect(gains[0]).toBe(0);
+    expect(gains[1]).toBeLessThan(0);
+    expect(summary.rollbacks).toEqual([{ schemaVersion: 1, type: 'rollback', step: 2, toStep: 0, windowGain: gains[1], learningRate: 5e-6 }]);
+    // Restored: step 3 rolls out the starting weights again, and trains at half the learning rate.
+    expect(gains[2]).toBe(0);
+    const rates = policy.calls.train.map((call) => (call.options as { learningRate: number }).learningRate);
+    expect(rates.slice(0, 2)).toEqual([1e-5, 1e-5]);
+    expect(rates.slice(2).every((rate) => rate === 5e-6)).toBe(true);
+    // One rollback at most (maxRollbacks 1): step 4 falls behind again and is recorded, not restored.
+    expect(gains[3]).toBeLessThan(0);
+    const events = readFileSync(join(dir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    expect(events.filter((e) => e.type === 'rollback')).toHaveLength(1);
+    expect(existsSync(join(dir, 'best-000000'))).toBe(true);
   });
 
   it('should resume only a run with the same configuration, and continue one that was given more steps', async () => {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir, rename, rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { CapabilityState, loadCapabilityState, saveCapabilityState } from '@seal/diagnose';
 import { createEpisode, emptyOverlayHash } from '@seal/env';
@@ -31,6 +31,7 @@ import { methodComponents, trainConfigSchema, type TrainConfig, type TrainConfig
 import { evaluatePolicy, type PolicyEvaluation, type SyncVerifier } from '../evaluate/evaluate-policy';
 import { deriveSeed, runRollouts, type Rollout } from '../rollout/run-rollouts';
 import { RunDirectory, writeJsonAtomic } from '../run/run-directory';
+import { initialGapMonitorState, observeGap, type GapMonitorState } from './gap-monitor';
 
 /** An evaluation set: a name and its tasks. */
 export type EvalSet = { name: string; tasks: Task[] };
@@ -52,7 +53,8 @@ export type TrainProgress =
   | { type: 'rollout-round'; step: number; active: number; total: number }
   | { type: 'step-end'; step: number; steps: number; event: TrainStepEvent }
   | { type: 'eval-start'; step: number; set: string; tasks: number }
-  | { type: 'eval-end'; step: number; set: string; evaluation: PolicyEvaluation };
+  | { type: 'eval-end'; step: number; set: string; evaluation: PolicyEvaluation }
+  | { type: 'rollback'; event: RollbackEvent };
 
 /** The `events.jsonl` record of a training step. */
 export type TrainStepEvent = {
@@ -109,6 +111,26 @@ export type EvalEvent = {
   categories: Record<string, { accuracy: number; correctCount: number; totalCount: number }>;
   tagCounts: Record<string, number>;
   overlayHash: string;
+  /** Per task id: 1 if the greedy episode succeeded, else 0 (the pairs of before/after comparisons). */
+  taskSuccess?: Record<string, number>;
+  /** With `evalSamples`: sampled pass@1 at temperature 1 on the same tasks. */
+  sampled?: { samples: number; temperature: number; accuracy: number; taskSuccess: Record<string, number> };
+};
+
+/**
+ * The `events.jsonl` record of a gap-monitor rollback: after `step`, the
+ * policy's weights were restored to those of `toStep` (0: the starting
+ * weights) and the learning rate scaled to `learningRate`.
+ */
+export type RollbackEvent = {
+  schemaVersion: 1;
+  type: 'rollback';
+  step: number;
+  toStep: number;
+  /** The window's mean paired gain over the frozen warm start that triggered it. */
+  windowGain: number;
+  /** The learning rate from the next step on. */
+  learningRate: number;
 };
 
 /** Options of {@link runTraining}. */
@@ -139,6 +161,8 @@ export type TrainSummary = {
   /** Every step of the run, those recorded before a resume included (likewise `evaluations`). */
   steps: TrainStepEvent[];
   evaluations: EvalEvent[];
+  /** Gap-monitor rollbacks (empty without the monitor). */
+  rollbacks: RollbackEvent[];
   /** The step the run resumed after (0 for a fresh run). */
   resumedFrom: number;
 };
@@ -147,6 +171,8 @@ type TrainerState = {
   schemaVersion: 1;
   step: number;
   curriculum: CurriculumState;
+  /** The gap monitor's state (with `gapMonitor`). */
+  gapMonitor?: GapMonitorState;
 };
 
 function shuffleForEpoch(tasks: readonly Task[], seed: number, epoch: number): Task[] {
@@ -234,6 +260,12 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
       message: 'frozenBaseline needs a referencePolicy (the frozen starting weights it rolls out)',
     });
   }
+  if (config.gapMonitor && !config.frozenBaseline) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: 'gapMonitor needs frozenBaseline: the gain it watches is the policy against the frozen warm start on the same tasks',
+    });
+  }
   if (options.trainTasks.length === 0) {
     throw new SealError({ code: 'INVALID_ARGUMENT', message: 'no training tasks' });
   }
@@ -245,10 +277,15 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   const capabilityPath = run.path('capability_state.json');
 
   // Resume from the newest checkpoint, dropping anything recorded after it.
-  let state: TrainerState = { schemaVersion: 1, step: 0, curriculum: initialCurriculumState() };
+  let state: TrainerState = {
+    schemaVersion: 1,
+    step: 0,
+    curriculum: initialCurriculumState(),
+    ...(config.gapMonitor ? { gapMonitor: initialGapMonitorState() } : {}),
+  };
   let capability = new CapabilityState();
   // The events a resumed run had already recorded (its summary includes them).
-  let recorded: (TrainStepEvent | EvalEvent)[] = [];
+  let recorded: (TrainStepEvent | EvalEvent | RollbackEvent)[] = [];
   const resumedFrom = (await run.latestCheckpoint()) ?? 0;
   if (resumedFrom > 0) {
     await assertResumable({ runDirectory: options.runDirectory, path: run.path('config.json'), config });
@@ -256,7 +293,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     await policy.load({ directory: checkpoint });
     state = JSON.parse(await readFile(`${checkpoint}/trainer-state.json`, 'utf8')) as TrainerState;
     capability = await loadCapabilityState({ path: `${checkpoint}/capability_state.json` });
-    recorded = (await run.truncateAfter(resumedFrom)) as (TrainStepEvent | EvalEvent)[];
+    recorded = (await run.truncateAfter(resumedFrom)) as (TrainStepEvent | EvalEvent | RollbackEvent)[];
   } else {
     // A fresh run (or one that crashed before its first checkpoint) starts clean.
     await run.reset();
@@ -269,11 +306,31 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   await run.writeJsonLines(run.path('tasks.jsonl'), [...runTasks.values()]);
 
   const tools = unionTools(options.trainTasks);
-  const summary: TrainSummary = { config, steps: [], evaluations: [], resumedFrom };
+  const summary: TrainSummary = { config, steps: [], evaluations: [], rollbacks: [], resumedFrom };
   for (const event of recorded) {
     if (event.type === 'train-step') summary.steps.push(event);
     else if (event.type === 'eval') summary.evaluations.push(event);
+    else if (event.type === 'rollback') summary.rollbacks.push(event);
   }
+  // The gap monitor keeps the weights of its best step in `best-<step>`
+  // (`best-000000`: the starting weights), written before the checkpoint that
+  // records it, so a resumed run finds the best its state names.
+  const bestPath = (step: number) => run.path(`best-${String(step).padStart(6, '0')}`);
+  const saveBest = async (step: number): Promise<void> => {
+    const temporary = `${bestPath(step)}.tmp-${process.pid}`;
+    await rm(temporary, { recursive: true, force: true });
+    const modelBeforeSave = clock.model;
+    await policy.save({ directory: temporary });
+    clock.model = modelBeforeSave;
+    await rm(bestPath(step), { recursive: true, force: true });
+    await rename(temporary, bestPath(step));
+  };
+  const pruneBest = async (keep: number): Promise<void> => {
+    for (const name of await readdir(run.path('.'))) {
+      if (/^best-\d{6}/.test(name) && name !== `best-${String(keep).padStart(6, '0')}`) await rm(run.path(name), { recursive: true, force: true });
+    }
+  };
+  if (config.gapMonitor && resumedFrom === 0) await saveBest(0);
 
   const overlayFor = (): { overlay: InterfaceOverlay; hash: string; stage?: string } => {
     if (components.envTuning) {
@@ -308,6 +365,28 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
         },
         episodeIdPrefix: `${config.runId}:eval${step}:${set.name}`,
       });
+      let sampled: EvalEvent['sampled'];
+      if (config.evalSamples > 0) {
+        const samples = await evaluatePolicy({
+          policy,
+          tasks: set.tasks,
+          backend: options.backend,
+          verifier: options.verifier,
+          protocol: config.episode.protocol,
+          promptMode: config.episode.promptMode,
+          maxTokens: config.sampling.maxTokens,
+          temperature: 1,
+          samples: config.evalSamples,
+          seed: deriveSeed(config.seed, 0xe7a2, step),
+          limits: {
+            maxModelCalls: config.episode.maxModelCalls,
+            ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
+            ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
+          },
+          episodeIdPrefix: `${config.runId}:eval${step}:${set.name}:sampled`,
+        });
+        sampled = { samples: config.evalSamples, temperature: 1, accuracy: samples.accuracy, taskSuccess: samples.taskSuccess };
+      }
       const event: EvalEvent = {
         schemaVersion: 1,
         type: 'eval',
@@ -318,6 +397,8 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
         categories: evaluation.scores.categories,
         tagCounts: evaluation.tagCounts,
         overlayHash: emptyOverlayHash,
+        taskSuccess: evaluation.taskSuccess,
+        ...(sampled ? { sampled } : {}),
       };
       await run.writeJsonLines(run.evalEpisodesPath(step, set.name), evaluation.episodes.map((e) => e.record));
       await run.appendJsonLines(run.path('events.jsonl'), [event]);
@@ -481,7 +562,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
             objective: 'ppo',
             sequences: miniBatch,
             options: {
-              learningRate: config.ppo.learningRate,
+              learningRate: config.ppo.learningRate * (state.gapMonitor?.learningRateScale ?? 1),
               clipLow: config.ppo.clipLow,
               clipHigh: config.ppo.clipHigh,
               dualClipC: config.ppo.dualClipC,
@@ -554,6 +635,35 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     summary.steps.push(event);
     options.onProgress?.({ type: 'step-end', step, steps: config.steps, event });
 
+    // The gap monitor: the paired gain over the frozen warm start on this
+    // step's tasks and seeds decides whether to keep or restore weights.
+    if (config.gapMonitor && state.gapMonitor && event.baselineSuccessRate !== undefined) {
+      const observed = observeGap({ state: state.gapMonitor, step, gain: event.successRate - event.baselineSuccessRate, settings: config.gapMonitor });
+      state = { ...state, gapMonitor: observed.state };
+      if (observed.decision.action === 'continue' && observed.decision.newBest) {
+        await saveBest(step);
+      } else if (observed.decision.action === 'rollback') {
+        const modelBeforeLoad = clock.model;
+        await policy.load({ directory: bestPath(observed.decision.toStep) });
+        clock.model = modelBeforeLoad;
+        const rollback: RollbackEvent = {
+          schemaVersion: 1,
+          type: 'rollback',
+          step,
+          toStep: observed.decision.toStep,
+          windowGain: observed.decision.windowGain,
+          learningRate: config.ppo.learningRate * observed.decision.learningRateScale,
+        };
+        await run.appendJsonLines(run.path('events.jsonl'), [rollback]);
+        summary.rollbacks.push(rollback);
+        options.onProgress?.({ type: 'rollback', event: rollback });
+        if (checkpointDue) {
+          // The checkpoint of this step holds the restored weights.
+          await policy.save({ directory: run.checkpointPath(step) });
+        }
+      }
+    }
+
     if ((config.evalEvery > 0 && step % config.evalEvery === 0) || step === config.steps) await evaluate(step);
     // The checkpoint is marked last: a crash before this line redoes the whole
     // step (deterministically) after dropping what it had written.
@@ -563,13 +673,14 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
       await saveCapabilityState({ state: capability, path: `${directory}/capability_state.json` });
       await run.markLatestCheckpoint(step);
       await run.pruneCheckpoints(2);
+      if (state.gapMonitor) await pruneBest(state.gapMonitor.bestStep);
     }
   }
   return summary;
 }
 
 /** Settings a continuation may change: how long it runs and how often it evaluates and saves. */
-const continuationFields: ReadonlySet<string> = new Set(['steps', 'evalEvery', 'checkpointEvery', 'keepEpisodes', 'frozenBaseline']);
+const continuationFields: ReadonlySet<string> = new Set(['steps', 'evalEvery', 'checkpointEvery', 'keepEpisodes', 'frozenBaseline', 'evalSamples']);
 
 /**
  * Refuses to resume a checkpoint recorded under another configuration (other

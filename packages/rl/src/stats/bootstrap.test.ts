@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { formatPoints, minimumDetectableEffect, normalQuantile, pairedBootstrap, sampleStandardDeviation } from './bootstrap';
+
+describe('pairedBootstrap', () => {
+  it('gives an exact interval when every difference is the same', () => {
+    const estimate = pairedBootstrap({ before: [0, 1, 0, 1], after: [1, 2, 1, 2] });
+    expect(estimate).toEqual({ mean: 1, low: 1, high: 1, level: 0.95, n: 4, resamples: 0 });
+  });
+
+  it('matches the hand-computed resampling distribution of two pairs', () => {
+    // Differences [0, 1]: a resampled mean is 0, 0.5 or 1 with probabilities
+    // 1/4, 1/2, 1/4, so the 2.5% and 97.5% quantiles are 0 and 1.
+    const estimate = pairedBootstrap({ before: [0, 0], after: [0, 1], seed: 3 });
+    expect(estimate.mean).toBe(0.5);
+    expect([estimate.low, estimate.high]).toEqual([0, 1]);
+  });
+
+  it('matches the binomial quantiles of four pairs at the 50% level', () => {
+    // Differences [0, 0, 0, 1]: 4 × the resampled mean is Binomial(4, 1/4),
+    // whose CDF is 0.316 at 0 and 0.738 at 1, so the 25% quantile of the mean
+    // is 0 and the 75% quantile 2/4.
+    const estimate = pairedBootstrap({ before: [1, 1, 1, 0], after: [1, 1, 1, 1], level: 0.5, resamples: 40_000, seed: 7 });
+    expect(estimate.mean).toBe(0.25);
+    expect([estimate.low, estimate.high]).toEqual([0, 0.5]);
+  });
+
+  it('is deterministic for its seed and sees a negative change', () => {
+    const before = [1, 1, 1, 1, 1, 0, 1, 1, 1, 1];
+    const after = [0, 0, 1, 0, 0, 0, 1, 0, 0, 1];
+    const a = pairedBootstrap({ before, after, seed: 11 });
+    expect(pairedBootstrap({ before, after, seed: 11 })).toEqual(a);
+    expect(a.mean).toBeCloseTo(-0.6, 12);
+    expect(a.high).toBeLessThan(0);
+    expect(a.low).toBeGreaterThanOrEqual(-1);
+  });
+
+  it('rejects unpaired samples and bad settings with a clear error', () => {
+    expect(() => pairedBootstrap({ before: [1], after: [1, 0] })).toThrow(/differ in length/);
+    expect(() => pairedBootstrap({ before: [Number.NaN], after: [1] })).toThrow(/finite/);
+    expect(() => pairedBootstrap({ before: [1], after: [0], level: 1 })).toThrow(/level/);
+  });
+});
+
+describe('minimumDetectableEffect', () => {
+  it('is (z_0.975 + z_0.8) · sd / √n', () => {
+    expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 6);
+    expect(normalQuantile(0.8)).toBeCloseTo(0.841621, 6);
+    expect(normalQuantile(0.01)).toBeCloseTo(-2.326348, 6);
+    expect(minimumDetectableEffect({ n: 100, sdDifference: 1 })).toBeCloseTo(0.2801585, 6);
+    expect(minimumDetectableEffect({ n: 4, sdDifference: 0.5, alpha: 0.1, power: 0.5 })).toBeCloseTo((1.644854 * 0.5) / 2, 6);
+  });
+
+  it('uses the sample standard deviation of the differences', () => {
+    expect(sampleStandardDeviation([1, 2, 3, 4])).toBeCloseTo(Math.sqrt(5 / 3), 12);
+    expect(sampleStandardDeviation([2])).toBe(0);
+    expect(formatPoints({ mean: 0.125, low: -0.0625, high: 0.3 })).toBe('+12.5 [-6.3, +30.0]');
+  });
+});

@@ -1,0 +1,135 @@
+import { PyRandom } from '@seal/python';
+import { SealError } from '@seal/spec';
+
+/** A mean difference with its bootstrap confidence interval. */
+export type PairedEstimate = {
+  /** Mean of `after - before` over the pairs. */
+  mean: number;
+  /** Lower end of the interval. */
+  low: number;
+  /** Upper end of the interval. */
+  high: number;
+  /** The interval's level (0.95 for a 95% interval). */
+  level: number;
+  /** Number of pairs. */
+  n: number;
+  /** Bootstrap resamples drawn (0 when the interval is exact: every difference equal). */
+  resamples: number;
+};
+
+function assertPairs(before: readonly number[], after: readonly number[]): void {
+  if (before.length !== after.length) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `paired samples differ in length (${before.length} before, ${after.length} after)`,
+    });
+  }
+  for (const value of [...before, ...after]) {
+    if (!Number.isFinite(value)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `paired samples must be finite numbers, got ${value}` });
+  }
+}
+
+/**
+ * The `q`-quantile of sorted values, by the "lower/higher nearest rank" rule
+ * used for percentile bootstrap intervals: the lower end takes the value at
+ * rank floor(q·(B−1)), the upper end at rank ceil(q·(B−1)), so the interval
+ * never claims more precision than the resamples hold.
+ */
+function rank(sorted: readonly number[], q: number, side: 'low' | 'high'): number {
+  const position = q * (sorted.length - 1);
+  const index = side === 'low' ? Math.floor(position + 1e-9) : Math.ceil(position - 1e-9);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, index))]!;
+}
+
+/**
+ * Paired percentile bootstrap of the mean difference `after − before`:
+ * resamples the pairs (tasks, or task × seed cells) with replacement and
+ * reads the interval off the resampled means. Deterministic for its seed.
+ * The same tasks scored before and after training form the pairs, so the
+ * interval measures what changed, not how hard the tasks are.
+ */
+export function pairedBootstrap({
+  before,
+  after,
+  level = 0.95,
+  resamples = 10_000,
+  seed = 0,
+}: {
+  before: readonly number[];
+  after: readonly number[];
+  level?: number;
+  resamples?: number;
+  seed?: number;
+}): PairedEstimate {
+  assertPairs(before, after);
+  if (!(level > 0 && level < 1)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `level must lie in (0, 1), got ${level}` });
+  if (!Number.isInteger(resamples) || resamples < 1) throw new SealError({ code: 'INVALID_ARGUMENT', message: `resamples must be a positive integer, got ${resamples}` });
+  const n = before.length;
+  if (n === 0) return { mean: 0, low: 0, high: 0, level, n, resamples: 0 };
+  const differences = before.map((b, i) => after[i]! - b);
+  const mean = differences.reduce((a, b) => a + b, 0) / n;
+  if (differences.every((d) => d === differences[0])) return { mean, low: mean, high: mean, level, n, resamples: 0 };
+  const random = new PyRandom(seed);
+  const means = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += differences[Math.floor(random.random() * n)]!;
+    means[r] = sum / n;
+  }
+  const sorted = [...means].sort((a, b) => a - b);
+  const tail = (1 - level) / 2;
+  return { mean, low: rank(sorted, tail, 'low'), high: rank(sorted, 1 - tail, 'high'), level, n, resamples };
+}
+
+/** Quantile of the standard normal distribution (Acklam's rational approximation, |error| < 1.2e-9). */
+export function normalQuantile(p: number): number {
+  if (!(p > 0 && p < 1)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `p must lie in (0, 1), got ${p}` });
+  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
+  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+  const low = 0.02425;
+  if (p < low) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  }
+  if (p > 1 - low) return -normalQuantile(1 - p);
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+}
+
+/**
+ * The minimum detectable effect of a paired design: the smallest true mean
+ * difference a two-sided test at `alpha` finds with probability `power`,
+ * (z₁₋α/₂ + z_power) · sd / √n, where sd is the standard deviation of the
+ * paired differences and n the number of pairs.
+ */
+export function minimumDetectableEffect({
+  n,
+  sdDifference,
+  alpha = 0.05,
+  power = 0.8,
+}: {
+  n: number;
+  sdDifference: number;
+  alpha?: number;
+  power?: number;
+}): number {
+  if (!(n > 0)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `n must be positive, got ${n}` });
+  if (!(sdDifference >= 0)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `sdDifference must be non-negative, got ${sdDifference}` });
+  return ((normalQuantile(1 - alpha / 2) + normalQuantile(power)) * sdDifference) / Math.sqrt(n);
+}
+
+/** Sample standard deviation (n − 1); 0 for fewer than two values. */
+export function sampleStandardDeviation(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  return Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1));
+}
+
+/** Formats an estimate in points: `+12.5 [+6.3, +18.8]` (values are fractions). */
+export function formatPoints(estimate: Pick<PairedEstimate, 'mean' | 'low' | 'high'>): string {
+  const points = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)}`;
+  return `${points(estimate.mean)} [${points(estimate.low)}, ${points(estimate.high)}]`;
+}
