@@ -69,6 +69,8 @@ export {
   buildDemonstration,
   demonstrationReply,
   demonstrationResponses,
+  missingToolReply,
+  missingValueReply,
   demonstrationText,
   type Demonstration,
 } from './warmstart/demonstrations';
@@ -90,3 +92,4 @@ export {
   type GapMonitorSettings,
   type GapMonitorState,
 } from './train/gap-monitor';
+export { randomSealOverlay } from './warmstart/random-overlay';

@@ -4,7 +4,18 @@ import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies, taskGeneratorId } from '@seal/bfcl';
 import { buildBpeTokenizer, createModelConfig, createOrtPolicy, numberGroupPretokenizerPattern, numberTokens } from '@seal/engine-ort';
-import { buildCopyDrills, buildDemonstration, demonstrationText, runSupervised, writeJsonAtomic, type EvalSet, type TrainConfigInput, type TrainMethod } from '@seal/rl';
+import {
+  buildCopyDrills,
+  buildDemonstration,
+  demonstrationText,
+  randomSealOverlay,
+  runSupervised,
+  writeJsonAtomic,
+  type EvalSet,
+  type TrainConfigInput,
+  type TrainMethod,
+} from '@seal/rl';
+import { PyRandom } from '@seal/python';
 import type { PolicyV1, Task } from '@seal/spec';
 
 /** A named configuration of the embedded default: model, tokenizer, data, warm start and RL sizes. */
@@ -42,6 +53,19 @@ export type EmbeddedPreset = {
     learningRate: number;
     contextWeight?: number;
     drill?: { steps: number; batchSize: number; learningRate: number; repeats: number };
+    /**
+     * Extra demonstrations of missing-parameter and missing-function tasks
+     * (half each) from the warmup pool, answered by asking for the value or
+     * saying no tool fits: a base that sometimes asks and waits, so that RL
+     * groups on those categories have mixed outcomes. Default 0.
+     */
+    missing?: number;
+    /**
+     * Share of demonstrations rendered under a random SEAL training overlay
+     * (schema cues, notes, guidelines; the rest under none), so that the base
+     * reads cues when present and works without them. Default 0.
+     */
+    overlayShare?: number;
   };
   /** Generated task counts per split (split evenly over the four categories). */
   tasks: { train: number; testId: number; testOod: number };
@@ -121,8 +145,22 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
  * tasks), 16 RL steps and no frozen baseline (the study has its own frozen
  * control run).
  */
-export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended', EmbeddedPreset> = {
+export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended' | 'base', EmbeddedPreset> = {
   ...basePresets,
+  base: {
+    ...basePresets.default,
+    name: 'base',
+    warmup: {
+      tasks: 6000,
+      epochs: 1,
+      batchSize: 8,
+      learningRate: 2e-3,
+      contextWeight: 0.1,
+      drill: { steps: 1000, batchSize: 32, learningRate: 2e-3, repeats: 8000 },
+      missing: 1500,
+      overlayShare: 0.5,
+    },
+  },
   extended: {
     ...basePresets.default,
     name: 'extended',
@@ -196,8 +234,14 @@ export function warmStartKey(preset: EmbeddedPreset): string {
 /** Generates the embedded suite's tasks (deterministic for the preset's seed). */
 export function embeddedTasks(preset: EmbeddedPreset): { warmup: Task[]; train: Task[]; testId: Task[]; testOod: Task[] } {
   const families = taskFamilies.filter((family) => preset.difficulties.includes(family.difficulty)).map((family) => family.id);
+  const missing = preset.warmup.missing ?? 0;
   return {
-    warmup: generateTasks({ seed: preset.seed, split: 'warmup', count: preset.warmup.tasks, families }),
+    warmup: [
+      ...generateTasks({ seed: preset.seed, split: 'warmup', count: preset.warmup.tasks, families }),
+      ...(missing > 0
+        ? generateTasks({ seed: preset.seed, split: 'warmup', count: missing, families, variants: ['multi_turn_miss_param', 'multi_turn_miss_func'] })
+        : []),
+    ],
     train: generateTasks({ seed: preset.seed, split: 'train', count: preset.tasks.train, families }),
     testId: generateTasks({ seed: preset.seed, split: 'test-id', count: preset.tasks.testId, families }),
     testOod: generateTasks({ seed: preset.seed, split: 'test-ood', count: preset.tasks.testOod, families }),
@@ -261,7 +305,17 @@ export async function prepareEmbedded({
       });
     }
     onProgress?.({ type: 'phase', phase: 'demonstrations' });
-    const demonstrations = tasks.warmup.map((task) => buildDemonstration({ task, tokenizer: policy.tokenizer, backend, ...embeddedEpisode }));
+    const overlayRandom = new PyRandom(BigInt(preset.seed) * 7919n + 17n);
+    const overlayShare = preset.warmup.overlayShare ?? 0;
+    const demonstrations = tasks.warmup.map((task) =>
+      buildDemonstration({
+        task,
+        tokenizer: policy.tokenizer,
+        backend,
+        ...embeddedEpisode,
+        ...(overlayShare > 0 && overlayRandom.random() < overlayShare ? { overlay: randomSealOverlay({ tools: task.tools, random: overlayRandom }) } : {}),
+      }),
+    );
     const warmupLosses = await runSupervised({
       policy,
       demonstrations,

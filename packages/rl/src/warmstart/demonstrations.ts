@@ -1,5 +1,5 @@
 import { createEpisode, type PromptMode, type ProtocolName } from '@seal/env';
-import type { PolicyV1ChatMessage, PolicyV1Tokenizer, Task, ToolBackendV1 } from '@seal/spec';
+import type { InterfaceOverlay, PolicyV1ChatMessage, PolicyV1Tokenizer, Task, ToolBackendV1 } from '@seal/spec';
 
 /** A demonstration: a token sequence and which tokens are the assistant's (trained). */
 export type Demonstration = { taskId: string; tokenIds: number[]; assistantMask: number[]; text: string };
@@ -7,13 +7,23 @@ export type Demonstration = { taskId: string; tokenIds: number[]; assistantMask:
 /** The reply that closes a demonstrated turn. */
 export const demonstrationReply = 'Done.';
 
+/** The reply to a turn whose request lacks a required value (miss_param): ask for it. */
+export const missingValueReply = 'A required value is missing. Please give it.';
+
+/** The reply to a turn no listed tool can serve (miss_func): say so and wait. */
+export const missingToolReply = 'No tool here can do that.';
+
 /**
  * The scripted responses of a demonstration: per ground-truth turn, one call
  * per step (so a call can use what an earlier call returned), then a short
- * reply that ends the turn; an empty ground-truth turn gets only a reply.
+ * reply that ends the turn. An empty ground-truth turn gets only a reply:
+ * in a missing-parameter task, one that asks for the value; in a
+ * missing-function task, one that says no tool fits; otherwise `Done.`.
  */
 export function demonstrationResponses(task: Task): string[][] {
-  return task.groundTruth.map((calls) => [...calls.map((call) => `[${call}]`), demonstrationReply]);
+  const emptyReply =
+    task.category === 'multi_turn_miss_param' ? missingValueReply : task.category === 'multi_turn_miss_func' ? missingToolReply : demonstrationReply;
+  return task.groundTruth.map((calls) => (calls.length === 0 ? [emptyReply] : [...calls.map((call) => `[${call}]`), demonstrationReply]));
 }
 
 /**
@@ -29,14 +39,23 @@ export function buildDemonstration({
   backend,
   protocol = 'bfcl-python',
   promptMode = 'compact',
+  overlay,
 }: {
   task: Task;
   tokenizer: PolicyV1Tokenizer;
   backend: ToolBackendV1;
   protocol?: ProtocolName;
   promptMode?: PromptMode;
+  /**
+   * A training-interface overlay to render the conversation under (schema
+   * cues, notes, guidelines): a warm start that sees cues in part of its
+   * demonstrations learns to use them when present and to work without them.
+   */
+  overlay?: InterfaceOverlay;
 }): Demonstration {
-  const episode = createEpisode({ task, backend, protocol, promptMode, mode: 'eval', limits: { maxModelCalls: 1000 } });
+  const episode = overlay
+    ? createEpisode({ task, backend, protocol, promptMode, mode: 'train', overlay, limits: { maxModelCalls: 1000 } })
+    : createEpisode({ task, backend, protocol, promptMode, mode: 'eval', limits: { maxModelCalls: 1000 } });
   const toMessages = (messages: ReturnType<typeof episode.messages>): PolicyV1ChatMessage[] =>
     messages.map((m) => ({ role: m.role, content: m.content }));
   const first = episode.reset();
