@@ -1,6 +1,7 @@
 /**
- * `pnpm bench engine [--configs 2m,10m,50m] [--quick]`: throughput of the ONNX
- * Runtime policy engine on this machine's CPU.
+ * `pnpm bench engine [--configs 2m,10m,50m] [--quick] [--device cpu|webgpu|cuda|auto]`:
+ * throughput of the ONNX Runtime policy engine on this machine's CPU (default)
+ * or GPU.
  *
  * For each documented model config (about 2M, 10M and 50M parameters) it
  * measures, in a fresh child process (so peak RSS is per config):
@@ -17,6 +18,11 @@
  * gather are left out), L is the number of layers, S the sequence length and
  * A = heads × head width (the PaLM formula; the attention term counts the
  * full S×S products, which the graph computes).
+ *
+ * It also prints where every node of each graph family ran (ORT's profile of
+ * the family's first session) and, on a GPU device, exits with 1 when a node
+ * of the hot path fell back to the CPU. A `350m` config (not in the default
+ * list) is for GPUs. The MatMul peak and MFU are measured on the CPU EP only.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -29,7 +35,9 @@ import {
   OrtEngine,
   type ModelConfig,
 } from '../packages/engine-ort/src/index';
+import { parseDeviceRequest, selectDevice, type ExecutionProvider } from '../packages/engine-ort/src/engine/device';
 import { createOrtSession, floatTensor } from '../packages/engine-ort/src/engine/ort-session';
+import { formatPlacementTable, offDeviceNodes, type GraphPlacement } from '../packages/engine-ort/src/engine/placement';
 
 const configs: Record<string, ModelConfig> = {
   '2m': createModelConfig({
@@ -57,6 +65,15 @@ const configs: Record<string, ModelConfig> = {
     numLayers: 10,
     numHeads: 10,
     numKeyValueHeads: 2,
+    maxPositionEmbeddings: 1024,
+  }),
+  '350m': createModelConfig({
+    vocabSize: 32768,
+    hiddenSize: 1024,
+    intermediateSize: 2816,
+    numLayers: 24,
+    numHeads: 16,
+    numKeyValueHeads: 4,
     maxPositionEmbeddings: 1024,
   }),
 };
@@ -135,14 +152,22 @@ type ConfigResult = {
   pairedMfu: number;
   /** 1-minute load average at the end of the config (other processes included). */
   loadAverage: number;
+  /** Where the nodes of each graph family ran. */
+  placements: GraphPlacement[];
 };
 
-async function measureConfig(name: string, quick: boolean): Promise<ConfigResult> {
+async function measureConfig(name: string, quick: boolean, device: ExecutionProvider): Promise<ConfigResult> {
   const config = configs[name]!;
   const engine = new OrtEngine({
     config,
     weights: initializeWeights({ config, seed: 1 }),
-    settings: { threads, microBatchTokens: trainBatch * trainLength, maxGenerateBatch: 64 },
+    settings: {
+      executionProvider: device,
+      threads,
+      microBatchTokens: trainBatch * trainLength,
+      maxGenerateBatch: 64,
+      recordPlacement: true,
+    },
   });
   const settings = {
     learningRate: 1e-4,
@@ -168,7 +193,9 @@ async function measureConfig(name: string, quick: boolean): Promise<ConfigResult
   // Training steps alternate with a 2048³ MatMul, and MFU is the median of
   // the ratios of adjacent measurements: on a shared machine the load changes
   // over a run, and each step is compared with a peak taken under the same load.
-  const peakSession = await matmulSession(2048);
+  // On a GPU the CPU EP's MatMul says nothing about the device: no MFU there.
+  const cpu = device === 'cpu';
+  const peakSession = cpu ? await matmulSession(2048) : { run: () => Promise.resolve(), release: () => Promise.resolve() };
   await peakSession.run();
   const trainTimes: number[] = [];
   const ratios: number[] = [];
@@ -177,8 +204,8 @@ async function measureConfig(name: string, quick: boolean): Promise<ConfigResult
   for (let i = 0; i < (quick ? 2 : large ? 4 : 8); i++) {
     const matmulSeconds = await time(() => peakSession.run());
     const stepSeconds = await time(train);
-    const peakHere = (2 * 2048 ** 3) / matmulSeconds;
-    localPeak = Math.max(localPeak, peakHere);
+    const peakHere = cpu ? (2 * 2048 ** 3) / matmulSeconds : Number.NaN;
+    if (cpu) localPeak = Math.max(localPeak, peakHere);
     trainTimes.push(stepSeconds);
     ratios.push(flopsPerStep / stepSeconds / peakHere);
   }
@@ -224,7 +251,13 @@ async function measureConfig(name: string, quick: boolean): Promise<ConfigResult
     localPeak,
     pairedMfu: median(ratios),
     loadAverage: loadavg()[0]!,
+    placements: engine.placements,
   };
+}
+
+/** A ratio as a whole percentage; '–' where it was not measured (GPU). */
+function percent(ratio: number): string {
+  return Number.isFinite(ratio) ? `${(100 * ratio).toFixed(0)}%` : '–';
 }
 
 function option(name: string): string | undefined {
@@ -236,26 +269,41 @@ const child = option('child');
 const quick = process.argv.includes('--quick');
 if (child !== undefined) {
   // Child mode: measure one config and print it as JSON.
-  console.log(JSON.stringify(await measureConfig(child, quick)));
+  console.log(JSON.stringify(await measureConfig(child, quick, parseDeviceRequest(option('device') ?? 'cpu') as ExecutionProvider)));
 } else {
   const names = (option('configs') ?? '2m,10m,50m').split(',');
+  const unknown = names.filter((name) => configs[name] === undefined);
+  if (unknown.length > 0) {
+    console.error(`bench engine: unknown config ${unknown.join(', ')}; known: ${Object.keys(configs).join(', ')}`);
+    process.exit(2);
+  }
+  let device: ExecutionProvider;
+  try {
+    ({ device } = await selectDevice(parseDeviceRequest(option('device') ?? 'cpu')));
+  } catch (error) {
+    // One line, no stack: what is missing and how to get it.
+    console.error(`bench engine: ${(error as Error).message}`);
+    process.exit(4);
+  }
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`engine benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0 CPU EP; no GPU`);
+  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}`);
   console.log(`intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`);
-  let peak = await measureMatmulPeak();
+  let peak = device === 'cpu' ? await measureMatmulPeak() : Number.NaN;
   const script = fileURLToPath(import.meta.url);
   const results: ConfigResult[] = [];
   for (const name of names) {
-    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, ...(quick ? ['--quick'] : [])], {
+    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, '--device', device, ...(quick ? ['--quick'] : [])], {
       encoding: 'utf8',
-      maxBuffer: 1 << 20,
+      maxBuffer: 256 << 20,
     });
     const result = JSON.parse(output.trim().split('\n').at(-1)!) as ConfigResult;
     results.push(result);
   }
-  peak = Math.max(peak, ...results.map((r) => r.localPeak));
-  console.log(`fp32 MatMul peak (ORT MatMul 1024³/2048³, ${threads} threads, best of all runs): ${(peak / 1e9).toFixed(1)} GFLOP/s\n`);
+  if (device === 'cpu') {
+    peak = Math.max(peak, ...results.map((r) => r.localPeak));
+    console.log(`fp32 MatMul peak (ORT MatMul 1024³/2048³, ${threads} threads, best of all runs): ${(peak / 1e9).toFixed(1)} GFLOP/s\n`);
+  }
   const header = [
     'config',
     'params',
@@ -277,8 +325,8 @@ if (child !== undefined) {
     r.trainTokensPerSecond.toFixed(0),
     r.trainStepSeconds.toFixed(3),
     (r.trainFlopsPerSecond / 1e9).toFixed(1),
-    `${((100 * r.trainFlopsPerSecond) / peak).toFixed(0)}%`,
-    `${(100 * r.pairedMfu).toFixed(0)}%`,
+    percent(r.trainFlopsPerSecond / peak),
+    percent(r.pairedMfu),
     r.prefillTokensPerSecond.toFixed(0),
     r.decodeTokensPerSecond['1']!.toFixed(0),
     r.decodeTokensPerSecond['8']!.toFixed(0),
@@ -294,4 +342,16 @@ if (child !== undefined) {
   );
   console.log('MFU = tokens·(6·N + 12·L·S·A) / step time / MatMul peak (N: matrix-product weights incl. LM head).');
   console.log('"vs run peak": against the best MatMul rate of the whole run; "paired": median over steps against the MatMul rate measured just before each step (robust to a shared, loaded machine).');
+  console.log(`\nnode placement (first session of each graph family, ORT profile), device ${device}:`);
+  let offDevice = 0;
+  for (const result of results) {
+    console.log(`\n${result.name}:\n${formatPlacementTable(result.placements)}`);
+    offDevice += result.placements.reduce((sum, placement) => sum + offDeviceNodes(placement).length, 0);
+  }
+  if (offDevice > 0) {
+    console.error(`\nbench engine: ${offDevice} hot-path node(s) fell back to the CPU (listed above)`);
+    process.exitCode = 1;
+  } else {
+    console.log(`\nevery hot-path node ran on ${device}`);
+  }
 }

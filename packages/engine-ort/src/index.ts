@@ -9,7 +9,33 @@ export {
   type EngineTrainSettings,
   type OrtEngineSettings,
 } from './engine/ort-engine';
-export { type ExecutionProvider } from './engine/ort-session';
+export {
+  autoDeviceOrder,
+  chooseDevice,
+  cudaLibrariesInstalled,
+  deviceRequests,
+  deviceUnavailableError,
+  explainDeviceFailure,
+  parseDeviceRequest,
+  probeDevice,
+  selectDevice,
+  vulkanLoaderFound,
+  type DeviceMissing,
+  type DeviceProbe,
+  type DeviceRequest,
+  type ExecutionProvider,
+} from './engine/device';
+export {
+  assertOnDevice,
+  countByProvider,
+  formatPlacementTable,
+  offDeviceElementLimit,
+  offDeviceNodes,
+  providerNames,
+  readPlacementProfile,
+  type GraphPlacement,
+  type NodePlacement,
+} from './engine/placement';
 export { sampleToken, type SampledToken, type SamplingSettings } from './engine/sampler';
 export {
   countParameters,

@@ -1,5 +1,7 @@
 import { SealError } from '@seal/spec';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SeededRandom } from '../io/seeded-random';
 import {
   buildDecodeGraph,
@@ -24,6 +26,7 @@ import {
   nextPowerOfTwo,
 } from './sequence-feeds';
 import { createOrtSession, floatTensor, ort, type ExecutionProvider } from './ort-session';
+import { readPlacementProfile, type GraphPlacement } from './placement';
 
 /** Settings of an {@link OrtEngine}. */
 export type OrtEngineSettings = {
@@ -49,6 +52,12 @@ export type OrtEngineSettings = {
    * 0 disables it. Default 256 MiB.
    */
   prefixCacheBytes?: number;
+  /**
+   * Record where each node ran on the first session of every graph family
+   * (ORT's profile of its first run), readable from
+   * {@link OrtEngine.placements}. Default false: profiling slows that run.
+   */
+  recordPlacement?: boolean;
 };
 
 /** Shortest cached prefix worth reusing. */
@@ -136,6 +145,8 @@ export class OrtEngine {
   private readonly sessions = new Map<string, Promise<Session>>();
   private readonly settings: Required<OrtEngineSettings>;
   private readonly tensorCache = new WeakMap<FlatTensors, Record<string, ort.Tensor>>();
+  /** Placements recorded so far, by graph family (with `recordPlacement`). */
+  private readonly placementsByFamily = new Map<string, GraphPlacement>();
   /** Keys and values of earlier generations; valid for the current weights only, so cleared whenever they change. */
   private readonly prefixCache: PrefixCache;
 
@@ -162,6 +173,7 @@ export class OrtEngine {
       maxGenerateBatch: settings.maxGenerateBatch ?? 64,
       maxSessions: settings.maxSessions ?? 96,
       prefixCacheBytes: settings.prefixCacheBytes ?? 256 * 2 ** 20,
+      recordPlacement: settings.recordPlacement ?? false,
     };
     this.prefixCache = new PrefixCache(this.settings.prefixCacheBytes);
   }
@@ -213,10 +225,24 @@ export class OrtEngine {
       this.sessions.set(key, cached);
       return cached;
     }
+    // The first session of each graph family is profiled for its first run
+    // only, to record where its nodes ran.
+    const family = key.split(':')[0]!;
+    const profileDirectory =
+      this.settings.recordPlacement && !this.placementsByFamily.has(family) ? mkdtempSync(join(tmpdir(), 'seal-placement-')) : undefined;
+    if (profileDirectory !== undefined) {
+      this.placementsByFamily.set(family, { family, key, device: this.settings.executionProvider, nodes: [] });
+    }
     const created = createOrtSession({
       model: build().model,
-      settings: { executionProvider: this.settings.executionProvider, threads, optimizationLevel: 'all', memoryArena },
-    });
+      settings: {
+        executionProvider: this.settings.executionProvider,
+        threads,
+        optimizationLevel: 'all',
+        memoryArena,
+        ...(profileDirectory === undefined ? {} : { profileFilePrefix: join(profileDirectory, 'profile') }),
+      },
+    }).then((session) => (profileDirectory === undefined ? session : this.recordFirstRun({ session, family, profileDirectory })));
     created.catch(() => this.sessions.delete(key));
     this.sessions.set(key, created);
     while (this.sessions.size > this.settings.maxSessions) {
@@ -226,6 +252,41 @@ export class OrtEngine {
       void evicted.then((session) => session.release()).catch(() => undefined);
     }
     return created;
+  }
+
+  /**
+   * Wraps the session's `run` so that its first run ends profiling, reads
+   * where each node ran and removes the profile.
+   */
+  private recordFirstRun({ session, family, profileDirectory }: { session: Session; family: string; profileDirectory: string }): Session {
+    const run = session.run.bind(session);
+    session.run = (async (...args: Parameters<Session['run']>) => {
+      session.run = run;
+      const output = await run(...args);
+      session.endProfiling();
+      try {
+        const file = readdirSync(profileDirectory).find((name) => name.endsWith('.json'));
+        const nodes = file === undefined ? [] : readPlacementProfile(readFileSync(join(profileDirectory, file), 'utf8'));
+        this.placementsByFamily.set(family, { ...this.placementsByFamily.get(family)!, nodes });
+      } finally {
+        rmSync(profileDirectory, { recursive: true, force: true });
+      }
+      return output;
+    }) as Session['run'];
+    return session;
+  }
+
+  /**
+   * Where the nodes of each graph family ran, recorded on the family's first
+   * session (with the `recordPlacement` setting), in order of first use.
+   */
+  get placements(): GraphPlacement[] {
+    return [...this.placementsByFamily.values()].filter((placement) => placement.nodes.length > 0);
+  }
+
+  /** The execution provider this engine runs on. */
+  get executionProvider(): ExecutionProvider {
+    return this.settings.executionProvider;
   }
 
   /** Releases every session. */

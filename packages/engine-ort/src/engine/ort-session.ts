@@ -1,11 +1,8 @@
 import { SealError } from '@seal/spec';
-import { existsSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { cudaLibrariesInstalled, explainDeviceFailure, type ExecutionProvider } from './device';
 
-/** Execution providers the engine can run on. */
-export type ExecutionProvider = 'cpu' | 'webgpu' | 'cuda';
+export type { ExecutionProvider } from './device';
 
 /** Session settings for one graph. */
 export type SessionSettings = {
@@ -20,6 +17,11 @@ export type SessionSettings = {
   optimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
   /** Use ORT's CPU memory arena (default true): faster for fixed shapes, but it keeps each session's peak allocation. */
   memoryArena?: boolean;
+  /**
+   * Profile the session's runs into `<prefix>_<date>.json` until
+   * `endProfiling()` (used to read where each node ran).
+   */
+  profileFilePrefix?: string;
 };
 
 /**
@@ -45,12 +47,13 @@ export async function createOrtSession({
       enableCpuMemArena: settings.memoryArena ?? true,
       enableMemPattern: true,
       extra: { session: { intra_op: { allow_spinning: '1' } } },
+      ...(settings.profileFilePrefix === undefined ? {} : { enableProfiling: true, profileFilePrefix: settings.profileFilePrefix }),
     });
   } catch (cause) {
     if (executionProvider !== 'cpu') {
       throw new SealError({
         code: 'BACKEND_UNAVAILABLE',
-        message: `execution provider '${executionProvider}' could not start a session on this machine: ${String(cause)}`,
+        message: explainDeviceFailure({ device: executionProvider, error: String(cause) }).message,
         cause,
         details: { executionProvider },
       });
@@ -65,27 +68,19 @@ export function assertBackendListed(executionProvider: ExecutionProvider): void 
   const entry = backends.find((backend) => backend.name === executionProvider);
   // `bundled: false` means the binaries are downloaded at install time (CUDA);
   // they are only usable when the install step fetched them.
-  if (entry === undefined || (!entry.bundled && executionProvider === 'cuda' && !cudaInstalled())) {
+  if (entry === undefined) {
     throw new SealError({
       code: 'BACKEND_UNAVAILABLE',
-      message: `execution provider '${executionProvider}' is not available in this onnxruntime-node install (available: ${backends
+      message: `device '${executionProvider}' is not available: this onnxruntime-node build has no '${executionProvider}' execution provider (it has ${backends
         .filter((backend) => backend.bundled)
         .map((backend) => backend.name)
-        .join(', ')}); install onnxruntime-node with its CUDA binaries or use 'cpu'`,
-      details: { executionProvider },
+        .join(', ')}); use --device cpu (or 'auto')`,
+      details: { device: executionProvider, missing: 'execution-provider' },
     });
   }
-}
-
-function cudaInstalled(): boolean {
-  // The CUDA EP ships as a shared library next to the ORT binding when installed.
-  try {
-    const require = createRequire(import.meta.url);
-    const root = dirname(require.resolve('onnxruntime-node/package.json'));
-    const dir = join(root, 'bin', 'napi-v6', process.platform, process.arch);
-    return existsSync(dir) && readdirSync(dir).some((file) => file.includes('providers_cuda'));
-  } catch {
-    return false;
+  if (!entry.bundled && executionProvider === 'cuda' && !cudaLibrariesInstalled()) {
+    const { missing, message } = explainDeviceFailure({ device: 'cuda', error: 'libonnxruntime_providers_cuda.so is not installed' });
+    throw new SealError({ code: 'BACKEND_UNAVAILABLE', message, details: { device: executionProvider, missing } });
   }
 }
 

@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type * as z from 'zod';
+import { selectDevice, type DeviceRequest } from '../engine/device';
 import type { EngineGeneration, EngineTrainResult, OrtEngineSettings } from '../engine/ort-engine';
 import type { ModelConfig } from '../model/model-config';
 import { HuggingFaceTokenizer, readTokenizerFiles, type TokenizerFiles } from '../tokenizer/hf-tokenizer';
@@ -38,7 +39,14 @@ export type CreateOrtPolicySettings = {
    * directory. Default: the model directory's tokenizer files.
    */
   tokenizer?: TokenizerFiles | { directory: string };
-  /** Execution provider: `cpu` (default), `webgpu` or `cuda`. */
+  /**
+   * Where the engine runs: `cpu`, `webgpu`, `cuda`, or `auto` (the best that
+   * works here). A device that does not work rejects with
+   * `BACKEND_UNAVAILABLE` naming what is missing; nothing falls back to the
+   * CPU. Default: `executionProvider`, else `cpu`.
+   */
+  device?: DeviceRequest;
+  /** Execution provider, taken as is (no probe): `cpu` (default), `webgpu` or `cuda`. Prefer `device`. */
   executionProvider?: OrtEngineSettings['executionProvider'];
   /** Intra-op threads for training, scoring and prefill. Default: all cores. */
   threads?: number;
@@ -84,11 +92,14 @@ export async function createOrtPolicy(settings: CreateOrtPolicySettings): Promis
       : 'directory' in settings.tokenizer
         ? await readTokenizerFiles(settings.tokenizer.directory)
         : settings.tokenizer;
+  // The device is probed here, before any worker or weights, so that an
+  // unavailable one fails at once with what is missing.
+  const executionProvider = settings.device === undefined ? settings.executionProvider : (await selectDevice(settings.device)).device;
   const init: PolicyCoreInit = {
     model: settings.model,
     tokenizerFiles,
     engine: {
-      ...(settings.executionProvider === undefined ? {} : { executionProvider: settings.executionProvider }),
+      ...(executionProvider === undefined ? {} : { executionProvider }),
       ...(settings.threads === undefined ? {} : { threads: settings.threads }),
       ...(settings.microBatchTokens === undefined ? {} : { microBatchTokens: settings.microBatchTokens }),
       ...(settings.maxGenerateBatch === undefined ? {} : { maxGenerateBatch: settings.maxGenerateBatch }),

@@ -1,0 +1,280 @@
+import { SealError } from '@seal/spec';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { GraphBuilder } from '../graph/graph-builder';
+import * as ort from 'onnxruntime-node';
+
+/** Execution providers the engine can run on. */
+export type ExecutionProvider = 'cpu' | 'webgpu' | 'cuda';
+
+/** What a user may ask for: a device, or `auto` (the best one available). */
+export type DeviceRequest = ExecutionProvider | 'auto';
+
+/** Every accepted value of a `--device` flag or `device` setting. */
+export const deviceRequests = ['cpu', 'webgpu', 'cuda', 'auto'] as const satisfies readonly DeviceRequest[];
+
+/** The order in which `auto` tries devices: the first available wins. */
+export const autoDeviceOrder = ['cuda', 'webgpu', 'cpu'] as const satisfies readonly ExecutionProvider[];
+
+/**
+ * Why a device is unavailable:
+ * - `vulkan-loader`: `libvulkan.so.1` could not be loaded (WebGPU runs Dawn over Vulkan);
+ * - `webgpu-adapter`: the loader is there but finds no GPU adapter (no GPU, or no Vulkan driver for it);
+ * - `cuda-ep-libraries`: onnxruntime-node's CUDA EP libraries were not installed;
+ * - `cuda-runtime`: the CUDA EP is there but the CUDA 12 runtime libraries or a driver are not;
+ * - `cudnn`: the CUDA EP is there but cuDNN 9 is not;
+ * - `execution-provider`: this onnxruntime-node build does not list the provider at all;
+ * - `unknown`: the provider failed for another reason (the message keeps ORT's first line).
+ */
+export type DeviceMissing =
+  | 'vulkan-loader'
+  | 'webgpu-adapter'
+  | 'cuda-ep-libraries'
+  | 'cuda-runtime'
+  | 'cudnn'
+  | 'execution-provider'
+  | 'unknown';
+
+/** The outcome of {@link probeDevice}. */
+export type DeviceProbe =
+  | { readonly device: ExecutionProvider; readonly available: true }
+  | {
+      readonly device: ExecutionProvider;
+      readonly available: false;
+      /** What is missing. */
+      readonly missing: DeviceMissing;
+      /** One line: what is missing and how to get it. */
+      readonly message: string;
+    };
+
+const cudaInstallHint =
+  'reinstall onnxruntime-node with them on a machine that can reach nuget.org (ONNXRUNTIME_NODE_INSTALL=cuda12 pnpm rebuild onnxruntime-node)';
+
+/**
+ * Turns the error of a failed session on `device` into what is missing and
+ * how to get it, as one line. Pure: it reads only the error text (ORT's and
+ * Dawn's messages, which name the library or the adapter).
+ */
+export function explainDeviceFailure({ device, error }: { device: ExecutionProvider; error: string }): {
+  missing: DeviceMissing;
+  message: string;
+} {
+  const text = error.replace(/\s+/g, ' ');
+  const prefix = `device '${device}' is not available:`;
+  const fallback = "or use --device cpu (or 'auto')";
+  if (device === 'webgpu') {
+    if (/libvulkan\.so/i.test(text) || /Couldn't load Vulkan/i.test(text)) {
+      return {
+        missing: 'vulkan-loader',
+        message: `${prefix} no Vulkan loader (libvulkan.so.1 not found; ONNX Runtime's WebGPU runs on Vulkan); install it (Debian/Ubuntu: apt-get install libvulkan1) with your GPU's Vulkan driver, or put it on LD_LIBRARY_PATH, ${fallback}`,
+      };
+    }
+    if (/adapter/i.test(text)) {
+      return {
+        missing: 'webgpu-adapter',
+        message: `${prefix} the Vulkan loader found no GPU adapter (no GPU, or no Vulkan driver for it); install the GPU's Vulkan driver (NVIDIA: the driver's nvidia_icd.json, pointed to by VK_DRIVER_FILES if it is not in /usr/share/vulkan/icd.d), ${fallback}`,
+      };
+    }
+  }
+  if (device === 'cuda') {
+    if (/providers_cuda/i.test(text)) {
+      return {
+        missing: 'cuda-ep-libraries',
+        message: `${prefix} onnxruntime-node's CUDA execution provider libraries are not installed (libonnxruntime_providers_cuda.so); ${cudaInstallHint}, ${fallback}`,
+      };
+    }
+    if (/libcudnn/i.test(text)) {
+      return {
+        missing: 'cudnn',
+        message: `${prefix} cuDNN 9 was not found (${firstMatch(text, /libcudnn[\w.]*/i)}); install cuDNN 9 for CUDA 12 and put its libraries on LD_LIBRARY_PATH, ${fallback}`,
+      };
+    }
+    if (/libcu\w*\.so|cuda driver|CUDA failure|no CUDA-capable device|cudaError/i.test(text)) {
+      return {
+        missing: 'cuda-runtime',
+        message: `${prefix} the CUDA 12 runtime or driver is missing or of the wrong version (${firstMatch(text, /libcu\w*\.so[\w.]*|CUDA failure[^;]*|no CUDA-capable device[^;]*|cuda driver[^;]*/i)}); the CUDA execution provider of onnxruntime-node 1.30 needs CUDA 12 and cuDNN 9 libraries on LD_LIBRARY_PATH and an NVIDIA driver, ${fallback}`,
+      };
+    }
+  }
+  const firstLine = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return { missing: 'unknown', message: `${prefix} ONNX Runtime could not start it (${firstLine}), ${fallback}` };
+}
+
+function firstMatch(text: string, pattern: RegExp): string {
+  return pattern.exec(text)?.[0]?.trim() ?? 'see ONNX Runtime';
+}
+
+/** The folder of onnxruntime-node's native libraries on this platform. */
+export function ortNativeDirectory(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const root = dirname(require.resolve('onnxruntime-node/package.json'));
+    return join(root, 'bin', 'napi-v6', process.platform, process.arch);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether onnxruntime-node's CUDA EP libraries were installed beside its binding. */
+export function cudaLibrariesInstalled(directory = ortNativeDirectory()): boolean {
+  return directory !== undefined && existsSync(directory) && readdirSync(directory).some((file) => file.includes('providers_cuda'));
+}
+
+/**
+ * Whether the Vulkan loader `libvulkan.so.1` can be found the way the dynamic
+ * linker finds it (`LD_LIBRARY_PATH`, the `ld.so` cache, the usual library
+ * folders). Checked before WebGPU is tried, because Dawn reports a missing
+ * loader only on stderr and then says just that it found no adapter.
+ * Always true off Linux, where WebGPU does not use this loader.
+ */
+export function vulkanLoaderFound({
+  libraryPath = process.env['LD_LIBRARY_PATH'] ?? '',
+  cacheFile = '/etc/ld.so.cache',
+}: { libraryPath?: string; cacheFile?: string } = {}): boolean {
+  if (process.platform !== 'linux') return true;
+  const folders = [
+    ...libraryPath.split(':').filter((folder) => folder !== ''),
+    '/lib/x86_64-linux-gnu',
+    '/usr/lib/x86_64-linux-gnu',
+    '/lib64',
+    '/usr/lib64',
+    '/lib',
+    '/usr/lib',
+    '/usr/local/lib',
+  ];
+  if (folders.some((folder) => existsSync(join(folder, 'libvulkan.so.1')))) return true;
+  try {
+    return readFileSync(cacheFile).includes('libvulkan.so.1');
+  } catch {
+    return false;
+  }
+}
+
+let probeModel: Uint8Array | undefined;
+
+/** A one-node graph (y = x · x) that every provider runs. */
+function probeGraph(): Uint8Array {
+  if (probeModel === undefined) {
+    const g = new GraphBuilder({ floatType: 'float32' });
+    const x = g.input({ name: 'x', shape: [2, 2] });
+    g.output(g.matmul(x, x), 'y');
+    probeModel = g.toOnnx({ name: 'device-probe' });
+  }
+  return probeModel;
+}
+
+const probes = new Map<ExecutionProvider, Promise<DeviceProbe>>();
+
+/**
+ * Whether `device` works on this machine: checks that onnxruntime-node lists
+ * it (and, for CUDA, that its libraries were installed), then creates a
+ * session of a one-node graph on it and runs it once. Cached per process.
+ */
+export function probeDevice(device: ExecutionProvider): Promise<DeviceProbe> {
+  let probe = probes.get(device);
+  if (probe === undefined) {
+    probe = runProbe(device);
+    probes.set(device, probe);
+  }
+  return probe;
+}
+
+async function runProbe(device: ExecutionProvider): Promise<DeviceProbe> {
+  const listed = ort.listSupportedBackends().some((backend) => backend.name === device);
+  if (!listed) {
+    return {
+      device,
+      available: false,
+      missing: 'execution-provider',
+      message: `device '${device}' is not available: this onnxruntime-node build (${process.platform}-${process.arch}) has no '${device}' execution provider; use --device cpu (or 'auto')`,
+    };
+  }
+  if (device === 'webgpu' && !vulkanLoaderFound()) {
+    return { device, available: false, ...explainDeviceFailure({ device, error: "Couldn't load Vulkan: libvulkan.so.1 not found" }) };
+  }
+  if (device === 'cuda' && !cudaLibrariesInstalled()) {
+    return { device, available: false, ...explainDeviceFailure({ device, error: 'libonnxruntime_providers_cuda.so is not installed' }) };
+  }
+  try {
+    const session = await ort.InferenceSession.create(probeGraph(), { executionProviders: [device], logSeverityLevel: 3 });
+    try {
+      await session.run({ x: new ort.Tensor('float32', Float32Array.of(1, 2, 3, 4), [2, 2]) });
+    } finally {
+      await session.release();
+    }
+    return { device, available: true };
+  } catch (error) {
+    return { device, available: false, ...explainDeviceFailure({ device, error: String(error) }) };
+  }
+}
+
+/** The error for an unavailable device: `BACKEND_UNAVAILABLE`, its message one line. */
+export function deviceUnavailableError(probe: DeviceProbe & { available: false }): SealError {
+  return new SealError({
+    code: 'BACKEND_UNAVAILABLE',
+    message: probe.message,
+    details: { device: probe.device, missing: probe.missing },
+  });
+}
+
+/**
+ * Chooses the device for a request from probe results (pure): a named device
+ * must be available, or this throws `BACKEND_UNAVAILABLE` naming what is
+ * missing (never a fall back to the CPU); `auto` takes the first available
+ * device of {@link autoDeviceOrder}.
+ */
+export function chooseDevice({
+  request,
+  probes: results,
+}: {
+  request: DeviceRequest;
+  probes: readonly DeviceProbe[];
+}): ExecutionProvider {
+  const find = (device: ExecutionProvider): DeviceProbe | undefined => results.find((probe) => probe.device === device);
+  if (request !== 'auto') {
+    const probe = find(request);
+    if (probe === undefined) {
+      throw new SealError({ code: 'INTERNAL', message: `chooseDevice: no probe result for '${request}'` });
+    }
+    if (!probe.available) throw deviceUnavailableError(probe);
+    return request;
+  }
+  for (const device of autoDeviceOrder) {
+    if (device === 'cpu' || find(device)?.available === true) return device;
+  }
+  return 'cpu';
+}
+
+/**
+ * Resolves a device request on this machine: probes what the request needs
+ * (`auto`: every device of {@link autoDeviceOrder} until one works) and
+ * returns the chosen device with the probes that led to it. A named device
+ * that does not work throws `BACKEND_UNAVAILABLE` with a one-line message.
+ */
+export async function selectDevice(request: DeviceRequest): Promise<{ device: ExecutionProvider; probes: DeviceProbe[] }> {
+  const results: DeviceProbe[] = [];
+  if (request === 'cpu') return { device: 'cpu', probes: [{ device: 'cpu', available: true }] };
+  if (request !== 'auto') {
+    results.push(await probeDevice(request));
+  } else {
+    for (const device of autoDeviceOrder) {
+      const probe = device === 'cpu' ? ({ device, available: true } as const) : await probeDevice(device);
+      results.push(probe);
+      if (probe.available) break;
+    }
+  }
+  return { device: chooseDevice({ request, probes: results }), probes: results };
+}
+
+/** Parses a device request (a flag or a config value); throws `INVALID_ARGUMENT`. */
+export function parseDeviceRequest(value: string): DeviceRequest {
+  const request = deviceRequests.find((candidate) => candidate === value);
+  if (request === undefined) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `unknown device '${value}'; expected one of ${deviceRequests.join(', ')}`,
+    });
+  }
+  return request;
+}

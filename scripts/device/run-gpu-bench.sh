@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The engine on a GPU machine without network, in two steps (README.md here):
+#
+#   scripts/device/run-gpu-bench.sh build   # here: makes .device/payload (< 64 MiB), prints its size
+#   scripts/device/run-gpu-bench.sh run     # there, in a copy of the repo with .device/payload:
+#                                           # parity, bench engine on the GPU, PyTorch side by side
+#
+# `run` options (environment): DEVICE=webgpu|cuda (default webgpu), CONFIGS
+# (bench engine, default 2m,10m,50m), TORCH_CONFIGS (default = CONFIGS),
+# CHECK_CONFIGS (parity, default 2m,10m), QUICK=1 (bench engine --quick),
+# CPU_BENCH=1 (bench engine on the CPU EP too), STAGE_TIMEOUT (seconds per
+# stage, default 600), LOGS (folder for the logs, default .device/out; $OUT
+# when set).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+payload=$root/.device/payload
+
+build() {
+  mkdir -p "$payload/app/node_modules" "$payload/deb"
+  # 1. Node: this machine's binary, xz-compressed (about 24 MiB of 95).
+  local node_bin
+  node_bin=$(command -v node)
+  if [[ ! -f $payload/node.xz || $(cat "$payload/node.version" 2>/dev/null) != "$(node --version)" ]]; then
+    xz -T0 -6 -c "$node_bin" >"$payload/node.xz.tmp" && mv "$payload/node.xz.tmp" "$payload/node.xz"
+    node --version >"$payload/node.version"
+  fi
+  # 2. The project, bundled: the GPU checks and bench engine, one file each.
+  node "$root/scripts/device/bundle.mjs" "$payload/app"
+  # 3. onnxruntime-node and onnxruntime-common (JS, binding, native library xz-compressed).
+  local ort ort_common
+  ort=$(node -e "console.log(require('path').dirname(require.resolve('onnxruntime-node/package.json', {paths: ['$root/packages/engine-ort']})))")
+  # onnxruntime-common exports no package.json: walk up from its entry.
+  ort_common=$(node -e "
+    const path = require('path'); const fs = require('fs');
+    let dir = path.dirname(require.resolve('onnxruntime-common', {paths: ['$ort']}));
+    const named = (d) => fs.existsSync(path.join(d, 'package.json')) && JSON.parse(fs.readFileSync(path.join(d, 'package.json'), 'utf8')).name === 'onnxruntime-common';
+    while (!named(dir)) dir = path.dirname(dir);
+    console.log(dir);")
+  local target=$payload/app/node_modules/onnxruntime-node
+  rm -rf "$target" "$payload/app/node_modules/onnxruntime-common"
+  mkdir -p "$target/bin/napi-v6/linux/x64"
+  cp -r "$ort/dist" "$ort/package.json" "$target/"
+  cp "$ort/bin/napi-v6/linux/x64/onnxruntime_binding.node" "$target/bin/napi-v6/linux/x64/"
+  if [[ ! -f $payload/libonnxruntime.so.1.xz ]]; then
+    xz -T0 -6 -c "$ort/bin/napi-v6/linux/x64/libonnxruntime.so.1" >"$payload/libonnxruntime.so.1.xz"
+  fi
+  mkdir -p "$payload/app/node_modules/onnxruntime-common"
+  cp -r "$ort_common/dist" "$ort_common/package.json" "$payload/app/node_modules/onnxruntime-common/"
+  # 4. The Vulkan loader from Debian's libvulkan1 (WebGPU is Dawn over Vulkan).
+  if ! ls "$payload"/deb/libvulkan1_*.deb >/dev/null 2>&1; then
+    local lists=/tmp/seal-apt-amd64
+    local apt_options=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=$lists)
+    mkdir -p "$lists/partial"
+    apt-get "${apt_options[@]}" update >/dev/null
+    (cd "$payload/deb" && apt-get "${apt_options[@]}" download libvulkan1)
+  fi
+  # 5. The PyTorch reference.
+  cp "$root/scripts/device/torch_bench.py" "$payload/"
+  local bytes
+  bytes=$(du -sb "$payload" | cut -f1)
+  awk -v b="$bytes" -v p="$payload" 'BEGIN { printf "payload %s: %.1f MiB (limit 64 MiB)\n", p, b / 1048576 }'
+  if ((bytes >= 64 * 1048576)); then
+    echo "payload is over 64 MiB" >&2
+    exit 1
+  fi
+}
+
+run() {
+  local device=${DEVICE:-webgpu} configs=${CONFIGS:-2m,10m,50m}
+  local torch_configs=${TORCH_CONFIGS:-$configs} check_configs=${CHECK_CONFIGS:-2m,10m}
+  local logs=${LOGS:-${OUT:-$root/.device/out}}
+  local limit=${STAGE_TIMEOUT:-600} quick=()
+  [[ ${QUICK:-0} == 1 ]] && quick=(--quick)
+  local work=/tmp/seal-gpu
+  mkdir -p "$logs" "$work/vulkan"
+  # Unpack Node, the native library and the Vulkan loader outside the repo.
+  [[ -x $work/node ]] || { xz -dc "$payload/node.xz" >"$work/node" && chmod +x "$work/node"; }
+  local lib=$payload/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1
+  [[ -f $lib ]] || xz -dc "$payload/libonnxruntime.so.1.xz" >"$lib"
+  for deb in "$payload"/deb/*.deb; do dpkg -x "$deb" "$work/vulkan"; done
+  export LD_LIBRARY_PATH=$work/vulkan/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # The NVIDIA driver's Vulkan ICD may sit outside the loader's default folders.
+  if [[ -z ${VK_DRIVER_FILES:-} && ! -e /usr/share/vulkan/icd.d/nvidia_icd.json && ! -e /etc/vulkan/icd.d/nvidia_icd.json ]]; then
+    for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/icd.d/nvidia_icd.json; do
+      if [[ -e $icd ]]; then export VK_DRIVER_FILES=$icd; break; fi
+    done
+  fi
+  echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi'); node $("$work/node" --version); VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset}"
+  cd "$payload/app"
+  local status=0
+  echo "== parity: gpu-check --device $device --configs $check_configs"
+  timeout "$limit" "$work/node" gpu-check.mjs --device "$device" --configs "$check_configs" 2>&1 | tee "$logs/gpu-check.log" || status=$?
+  echo "== bench engine --device $device --configs $configs"
+  timeout "$limit" "$work/node" bench-engine.mjs --device "$device" --configs "$configs" "${quick[@]}" 2>&1 | tee "$logs/bench-engine-$device.log" || status=$?
+  if [[ ${CPU_BENCH:-0} == 1 ]]; then
+    echo "== bench engine --device cpu --configs $configs"
+    timeout "$limit" "$work/node" bench-engine.mjs --device cpu --configs "$configs" "${quick[@]}" 2>&1 | tee "$logs/bench-engine-cpu.log" || status=$?
+  fi
+  echo "== PyTorch: torch_bench.py --configs $torch_configs"
+  PYTHONUNBUFFERED=1 timeout "$limit" python3 "$payload/torch_bench.py" --configs "$torch_configs" --json "$logs/torch.json" 2>&1 | tee "$logs/torch.log" || status=$?
+  [[ -f $logs/torch.json ]] || return 1
+  "$work/node" -e '
+    const fs = require("fs");
+    const torch = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    const rows = fs.readFileSync(process.argv[2], "utf8").split("\n").filter((l) => /^\| \d+m \|/.test(l));
+    console.log("\n| config | ORT " + process.argv[3] + " train tok/s | torch fp32 | torch bf16 | ORT/fp32 | ORT/bf16 | ORT decode b=64 | torch fp32 decode b=64 | ratio |");
+    console.log("|---|---|---|---|---|---|---|---|---|");
+    for (const row of rows) {
+      const cells = row.split("|").map((c) => c.trim());
+      const [name, train, decode64] = [cells[1], Number(cells[3]), Number(cells[11])];
+      const fp32 = torch.find((t) => t.config === name && t.precision === "fp32");
+      const bf16 = torch.find((t) => t.config === name && t.precision === "bf16");
+      if (!fp32 || !bf16) continue;
+      console.log(`| ${name} | ${train.toFixed(0)} | ${fp32.train_tokens_per_second.toFixed(0)} | ${bf16.train_tokens_per_second.toFixed(0)} | ${(train / fp32.train_tokens_per_second).toFixed(3)} | ${(train / bf16.train_tokens_per_second).toFixed(3)} | ${decode64.toFixed(0)} | ${fp32.decode_tokens_per_second_b64.toFixed(0)} | ${(decode64 / fp32.decode_tokens_per_second_b64).toFixed(3)} |`);
+    }' "$logs/torch.json" "$logs/bench-engine-$device.log" "$device" 2>&1 | tee "$logs/summary.md" || status=$?
+  return "$status"
+}
+
+case ${1:-} in
+  build) build ;;
+  run) run ;;
+  *)
+    echo "usage: $0 build|run" >&2
+    exit 2
+    ;;
+esac
