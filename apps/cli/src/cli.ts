@@ -9,6 +9,7 @@ import { evalHelp, runEval } from './commands/eval';
 import { runServePolicy, servePolicyHelp } from './commands/serve-policy';
 import { reportHelp, runReport } from './commands/report';
 import { runView, viewHelp } from './commands/view';
+import { runWarmstart, warmstartHelp } from './commands/warmstart';
 import { createOutput } from './ui/output';
 import { exitCodes } from './exit-codes';
 
@@ -23,6 +24,11 @@ export const commands: Record<string, Command> = {
     summary: 'run the co-evolution loop (the embedded default, or BFCL with a given model)',
     help: trainHelp,
     run: runTrain,
+  },
+  warmstart: {
+    summary: "train an embedded preset's warm start (the shipped base model) from scratch and measure it",
+    help: warmstartHelp,
+    run: runWarmstart,
   },
   'bfcl replay': {
     summary: 'replay BFCL ground truth against golden result strings and states',

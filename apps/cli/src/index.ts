@@ -7,7 +7,9 @@ export {
   embeddedTasks,
   embeddedTrainConfig,
   prepareEmbedded,
+  shippedBaseDirectory,
   warmStartKey,
+  type WarmStartManifest,
   type EmbeddedAssets,
   type EmbeddedPreset,
 } from './embedded/embedded-recipe';

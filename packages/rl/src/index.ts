@@ -74,7 +74,8 @@ export {
   demonstrationText,
   type Demonstration,
 } from './warmstart/demonstrations';
-export { buildCopyDrills, callLiterals } from './warmstart/copy-drills';
+export { buildCopyDrills, callLiterals, turnDrillPairs } from './warmstart/copy-drills';
+export { evaluateCopying, type CopyEvaluation } from './warmstart/copy-eval';
 export { runSupervised, type SupervisedProgress } from './warmstart/run-supervised';
 export {
   formatPoints,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies, taskGeneratorId } from '@seal/bfcl';
 import { buildBpeTokenizer, createModelConfig, createOrtPolicy, numberGroupPretokenizerPattern, numberTokens } from '@seal/engine-ort';
 import {
@@ -16,7 +17,7 @@ import {
   type TrainMethod,
 } from '@seal/rl';
 import { PyRandom } from '@seal/python';
-import type { PolicyV1, Task } from '@seal/spec';
+import { SealError, type PolicyV1, type Task } from '@seal/spec';
 
 /** A named configuration of the embedded default: model, tokenizer, data, warm start and RL sizes. */
 export type EmbeddedPreset = {
@@ -208,12 +209,57 @@ export function embeddedTrainConfig({
   };
 }
 
+/**
+ * The shipped base model: the warm start of the `base` preset, trained once
+ * with `seal warmstart --preset base --out apps/cli/assets/base` and
+ * committed (model, tokenizer, config, and `warmstart.json` with its recipe,
+ * losses and the SHA-256 of its weights). A run whose preset has the same
+ * warm-start key starts from it instead of training one; `seal warmstart`
+ * rebuilds it from scratch.
+ */
+export function shippedBaseDirectory(): string | undefined {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // Sources live in src/embedded/, the build in dist/: the assets folder is beside both.
+  for (const candidate of [join(here, '..', '..', 'assets', 'base'), join(here, '..', 'assets', 'base')]) {
+    if (existsSync(join(candidate, 'warmstart.json'))) return candidate;
+  }
+  return undefined;
+}
+
+/** SHA-256 of a file, hex. */
+export async function fileSha256(path: string): Promise<string> {
+  return createHash('sha256').update(await readFile(path)).digest('hex');
+}
+
+/** What a warm start's `warmstart.json` records. */
+export type WarmStartManifest = {
+  key: string;
+  preset: EmbeddedPreset;
+  drillLosses: number[];
+  losses: number[];
+  /** SHA-256 of `model.safetensors` (recorded since the shipped base). */
+  modelSha256?: string;
+  /** Seconds the warm start took to train, where recorded. */
+  seconds?: number;
+};
+
+async function copyDirectory(from: string, to: string): Promise<void> {
+  const temporary = `${to}.tmp-${process.pid}`;
+  await rm(temporary, { recursive: true, force: true });
+  await mkdir(temporary, { recursive: true });
+  for (const name of await readdir(from)) await copyFile(join(from, name), join(temporary, name));
+  await rm(to, { recursive: true, force: true });
+  await rename(temporary, to);
+}
+
 /** What {@link prepareEmbedded} produces. */
 export type EmbeddedAssets = {
   /** The warm-started checkpoint (model, tokenizer), cached by config hash. */
   warmStartDirectory: string;
-  /** Whether the warm start came from the cache. */
+  /** Whether the warm start came from the cache (or the shipped base). */
   cached: boolean;
+  /** Where the warm start came from. */
+  source: 'cache' | 'shipped' | 'trained';
   trainTasks: Task[];
   evalSets: EvalSet[];
   /** Supervised losses (empty when cached). */
@@ -258,10 +304,13 @@ export async function prepareEmbedded({
   preset,
   cacheDirectory,
   onProgress,
+  useShipped = true,
 }: {
   preset: EmbeddedPreset;
   cacheDirectory: string;
   onProgress?: (progress: EmbeddedProgress) => void;
+  /** Start from the shipped base when its key matches (default); false trains one (`seal warmstart`). */
+  useShipped?: boolean;
 }): Promise<EmbeddedAssets> {
   const backend = createBfclBackend({ runtime: createGeneratorRuntime() });
   onProgress?.({ type: 'phase', phase: 'generating tasks' });
@@ -272,8 +321,26 @@ export async function prepareEmbedded({
   ];
   const warmStartDirectory = join(cacheDirectory, `warmstart-${warmStartKey(preset)}`);
   if (existsSync(join(warmStartDirectory, 'model.safetensors'))) {
-    return { warmStartDirectory, cached: true, trainTasks: tasks.train, evalSets, warmupLosses: [] };
+    return { warmStartDirectory, cached: true, source: 'cache', trainTasks: tasks.train, evalSets, warmupLosses: [] };
   }
+  const shipped = useShipped ? shippedBaseDirectory() : undefined;
+  if (shipped) {
+    const manifest = JSON.parse(await readFile(join(shipped, 'warmstart.json'), 'utf8')) as WarmStartManifest;
+    if (manifest.key === warmStartKey(preset)) {
+      const actual = await fileSha256(join(shipped, 'model.safetensors'));
+      if (manifest.modelSha256 !== undefined && actual !== manifest.modelSha256) {
+        throw new SealError({
+          code: 'INVALID_DATA',
+          message: `the shipped base model in ${shipped} does not match its recorded SHA-256 (${actual.slice(0, 12)}… instead of ${manifest.modelSha256.slice(0, 12)}…); restore it with git or rebuild it with seal warmstart --preset base`,
+        });
+      }
+      onProgress?.({ type: 'phase', phase: 'using the shipped base model' });
+      await mkdir(cacheDirectory, { recursive: true });
+      await copyDirectory(shipped, warmStartDirectory);
+      return { warmStartDirectory, cached: true, source: 'shipped', trainTasks: tasks.train, evalSets, warmupLosses: [] };
+    }
+  }
+  const started = Date.now();
 
   onProgress?.({ type: 'phase', phase: 'training the tokenizer' });
   // The tokenizer learns from demonstrations of the warmup and training
@@ -331,10 +398,18 @@ export async function prepareEmbedded({
     await rm(temporary, { recursive: true, force: true });
     await mkdir(temporary, { recursive: true });
     await policy.save({ directory: temporary });
-    await writeJsonAtomic(join(temporary, 'warmstart.json'), { key: warmStartKey(preset), preset, drillLosses, losses: warmupLosses });
+    const manifest: WarmStartManifest = {
+      key: warmStartKey(preset),
+      preset,
+      drillLosses,
+      losses: warmupLosses,
+      modelSha256: await fileSha256(join(temporary, 'model.safetensors')),
+      seconds: Math.round((Date.now() - started) / 1000),
+    };
+    await writeJsonAtomic(join(temporary, 'warmstart.json'), manifest);
     await rm(warmStartDirectory, { recursive: true, force: true });
     await rename(temporary, warmStartDirectory);
-    return { warmStartDirectory, cached: false, trainTasks: tasks.train, evalSets, warmupLosses };
+    return { warmStartDirectory, cached: false, source: 'trained', trainTasks: tasks.train, evalSets, warmupLosses };
   } finally {
     await policy.close();
   }

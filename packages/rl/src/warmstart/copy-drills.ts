@@ -8,6 +8,28 @@ export function callLiterals(call: string): string[] {
 }
 
 /**
+ * The turn drills of tasks: each turn's user message with the turn's first
+ * ground-truth call, kept only when every literal of the call appears in the
+ * message (the drill never asks for a value the message does not hold).
+ */
+export function turnDrillPairs(tasks: readonly Task[]): { id: string; user: string; call: string }[] {
+  const pairs: { id: string; user: string; call: string }[] = [];
+  for (const task of tasks) {
+    const responses = demonstrationResponses(task);
+    task.turns.forEach((messages, turn) => {
+      const user = messages
+        .filter((message) => message.role === 'user')
+        .map((message) => message.content)
+        .join('\n');
+      const call = responses[turn]?.[0];
+      if (user.length === 0 || call === undefined || !call.startsWith('[')) return;
+      if (callLiterals(call).every((literal) => user.includes(literal))) pairs.push({ id: `${task.id}#turn${turn}`, user, call });
+    });
+  }
+  return pairs;
+}
+
+/**
  * Short supervised drills that teach a small model from scratch to copy
  * values out of its context, before it learns whole demonstrations.
  *

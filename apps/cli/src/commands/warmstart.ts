@@ -1,0 +1,235 @@
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies } from '@seal/bfcl';
+import { createOrtPolicy } from '@seal/engine-ort';
+import { evaluateCopying, evaluatePolicy, writeJsonAtomic, type CopyEvaluation } from '@seal/rl';
+import { SealError } from '@seal/spec';
+import { createBfclVerifier } from '@seal/verifier';
+import * as z from 'zod';
+import { parseFlags } from '../args';
+import type { CommandContext } from '../command';
+import {
+  embeddedEpisode,
+  embeddedPresets,
+  fileSha256,
+  prepareEmbedded,
+  shippedBaseDirectory,
+  warmStartKey,
+  type EmbeddedPreset,
+  type WarmStartManifest,
+} from '../embedded/embedded-recipe';
+import { exitCodes } from '../exit-codes';
+import type { Output } from '../ui/output';
+
+const flagsSchema = z.object({
+  preset: z.enum(['base', 'default', 'smoke', 'study', 'extended']).default('base'),
+  cache: z.string().default('.seal-cache'),
+  out: z.string().min(1).optional(),
+  measure: z.string().min(1).optional(),
+  check: z.boolean().default(false),
+  json: z.boolean().optional(),
+});
+
+export const warmstartHelp = `usage: seal warmstart [--preset base|default|smoke|study|extended] [--cache DIR] [--out DIR] [--check] [--json]
+       seal warmstart --measure DIR [--preset base]
+
+Trains an embedded preset's warm start from scratch by its recipe (copy
+drills, then demonstrations; for the base preset also missing-value and
+missing-tool demonstrations and demonstrations under random SEAL overlays),
+prints its losses, the SHA-256 of its weights and its figures: exact copies
+and literal values copied on held-out turn drills, and greedy success on
+held-out tasks per category. The shipped base model in apps/cli/assets/base
+was made with \`seal warmstart --preset base --out apps/cli/assets/base\`.
+
+  --out DIR      also write the warm start there (model, tokenizer, warmstart.json)
+  --check        compare with the shipped base model: the same SHA-256, or the
+                 same figures within their 95% intervals
+  --measure DIR  only measure an existing warm start directory (no training)
+
+Exit codes: 0 done (and --check agreed), 1 --check disagreed, 2 bad flags.`;
+
+/** The figures of a warm start (what `--check` compares). */
+export type WarmStartFigures = {
+  copy: CopyEvaluation;
+  /** Greedy success on held-out test-id tasks per category. */
+  heldOut: Record<string, { correct: number; total: number }>;
+};
+
+/** Wilson 95% interval of a proportion. */
+function wilson(successes: number, total: number): [number, number] {
+  if (total === 0) return [0, 1];
+  const z = 1.959964;
+  const p = successes / total;
+  const denominator = 1 + (z * z) / total;
+  const centre = (p + (z * z) / (2 * total)) / denominator;
+  const half = (z * Math.sqrt((p * (1 - p)) / total + (z * z) / (4 * total * total))) / denominator;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+function rate(successes: number, total: number): string {
+  const [low, high] = wilson(successes, total);
+  return `${((successes / Math.max(1, total)) * 100).toFixed(1)}% [${(low * 100).toFixed(1)}, ${(high * 100).toFixed(1)}] (${successes}/${total})`;
+}
+
+/** Measures a warm start on held-out drills and tasks of the preset's suite. */
+export async function measureWarmStart({ directory, preset }: { directory: string; preset: EmbeddedPreset }): Promise<WarmStartFigures> {
+  const runtime = createGeneratorRuntime();
+  const backend = createBfclBackend({ runtime });
+  const verifier = createBfclVerifier({ runtime });
+  const families = taskFamilies.filter((family) => preset.difficulties.includes(family.difficulty)).map((family) => family.id);
+  // Held out: the test-id split (never seen by the tokenizer or the warm start).
+  const tasks = generateTasks({ seed: preset.seed, split: 'test-id', count: 128, families });
+  const policy = await createOrtPolicy({ model: { directory } });
+  try {
+    const copy = await evaluateCopying({ policy, tasks: tasks.filter((task) => task.category === 'multi_turn_base'), maxTokens: preset.rl.maxTokens });
+    const evaluation = await evaluatePolicy({
+      policy,
+      tasks,
+      backend,
+      verifier,
+      ...embeddedEpisode,
+      maxTokens: preset.rl.maxTokens,
+      limits: { maxModelCalls: preset.rl.maxModelCalls },
+    });
+    const heldOut: WarmStartFigures['heldOut'] = {};
+    for (const episode of evaluation.episodes) {
+      const entry = (heldOut[episode.task.category] ??= { correct: 0, total: 0 });
+      entry.total++;
+      if (episode.result.official.valid) entry.correct++;
+    }
+    return { copy, heldOut };
+  } finally {
+    await policy.close();
+  }
+}
+
+function printFigures(output: Output, figures: WarmStartFigures): void {
+  output.line(`held-out turn drills: exact calls ${rate(figures.copy.exact, figures.copy.drills)}`);
+  output.line(`                      literal values copied ${rate(figures.copy.literalsCopied, figures.copy.literals)}`);
+  const all = Object.values(figures.heldOut).reduce((sum, entry) => ({ correct: sum.correct + entry.correct, total: sum.total + entry.total }), { correct: 0, total: 0 });
+  for (const [category, entry] of Object.entries(figures.heldOut).sort()) output.line(`held-out ${category.replace('multi_turn_', '')}: ${rate(entry.correct, entry.total)}`);
+  output.line(`held-out overall: ${rate(all.correct, all.total)}`);
+}
+
+/** Whether two measurements agree: every figure of one lies in the other's 95% interval. */
+function figuresAgree(a: WarmStartFigures, b: WarmStartFigures): { agree: boolean; disagreements: string[] } {
+  const pairs: [string, number, number, number, number][] = [
+    ['exact calls', a.copy.exact, a.copy.drills, b.copy.exact, b.copy.drills],
+    ['literals copied', a.copy.literalsCopied, a.copy.literals, b.copy.literalsCopied, b.copy.literals],
+    ...Object.keys(a.heldOut).map((category): [string, number, number, number, number] => [
+      category,
+      a.heldOut[category]!.correct,
+      a.heldOut[category]!.total,
+      b.heldOut[category]?.correct ?? 0,
+      b.heldOut[category]?.total ?? 0,
+    ]),
+  ];
+  const disagreements: string[] = [];
+  for (const [name, sa, na, sb, nb] of pairs) {
+    const [low, high] = wilson(sa, na);
+    const other = sb / Math.max(1, nb);
+    if (other < low || other > high) disagreements.push(`${name}: ${rate(sb, nb)} outside ${rate(sa, na)}`);
+  }
+  return { agree: disagreements.length === 0, disagreements };
+}
+
+async function copyDirectory(from: string, to: string): Promise<void> {
+  const temporary = `${to}.tmp-${process.pid}`;
+  await rm(temporary, { recursive: true, force: true });
+  await mkdir(temporary, { recursive: true });
+  for (const name of await readdir(from)) await copyFile(join(from, name), join(temporary, name));
+  await rm(to, { recursive: true, force: true });
+  await rename(temporary, to);
+}
+
+/** `seal warmstart`. */
+export async function runWarmstart({ argv, output }: CommandContext): Promise<number> {
+  const { flags } = parseFlags({
+    argv,
+    options: {
+      preset: { type: 'string' },
+      cache: { type: 'string' },
+      out: { type: 'string' },
+      measure: { type: 'string' },
+      check: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    schema: flagsSchema,
+  });
+  const preset = embeddedPresets[flags.preset];
+  if (flags.measure !== undefined) {
+    const directory = resolve(flags.measure);
+    if (!existsSync(join(directory, 'model.safetensors'))) {
+      throw new SealError({ code: 'FILE_NOT_FOUND', message: `${directory} holds no model.safetensors` });
+    }
+    const figures = await measureWarmStart({ directory, preset });
+    printFigures(output, figures);
+    output.result({ directory, figures });
+    return exitCodes.success;
+  }
+
+  const started = Date.now();
+  output.line(`seal warmstart: preset ${preset.name}, key ${warmStartKey(preset)} (trained from scratch)`);
+  // A fresh cache directory of its own: the recipe always runs, never a cached or shipped copy.
+  const cacheDirectory = join(resolve(flags.cache), `rebuild-${process.pid}`);
+  await rm(cacheDirectory, { recursive: true, force: true });
+  let bar: ReturnType<Output['progress']> | undefined;
+  const assets = await prepareEmbedded({
+    preset,
+    cacheDirectory,
+    useShipped: false,
+    onProgress: (progress) => {
+      if (progress.type === 'phase') output.line(`  ${progress.phase}…`);
+      else {
+        if (progress.step === 1) bar = output.progress(progress.stage === 'drill' ? 'copy drills' : 'demonstrations', progress.steps);
+        bar?.tick(1, `loss ${progress.loss.toFixed(3)}`);
+        if (progress.step === progress.steps) bar?.done();
+        else if (!output.interactive && progress.step % Math.max(1, Math.floor(progress.steps / 10)) === 0) {
+          output.line(`  ${progress.stage} ${progress.step}/${progress.steps} loss ${progress.loss.toFixed(3)}`);
+        }
+      }
+    },
+  });
+  bar?.done();
+  const manifest = JSON.parse(await readFile(join(assets.warmStartDirectory, 'warmstart.json'), 'utf8')) as WarmStartManifest;
+  output.line(`trained in ${Math.round((Date.now() - started) / 1000)} s; final drill loss ${manifest.drillLosses.at(-1)?.toFixed(3) ?? '-'}, demonstration loss ${manifest.losses.at(-1)?.toFixed(3)}`);
+  output.line(`model.safetensors SHA-256 ${manifest.modelSha256}`);
+  const figures = await measureWarmStart({ directory: assets.warmStartDirectory, preset });
+  printFigures(output, figures);
+  await writeJsonAtomic(join(assets.warmStartDirectory, 'figures.json'), figures);
+
+  let code: number = exitCodes.success;
+  if (flags.check) {
+    const shipped = shippedBaseDirectory();
+    if (!shipped) throw new SealError({ code: 'FILE_NOT_FOUND', message: 'no shipped base model to check against (apps/cli/assets/base)' });
+    const recorded = JSON.parse(await readFile(join(shipped, 'warmstart.json'), 'utf8')) as WarmStartManifest;
+    if (recorded.key !== manifest.key) {
+      output.line(`check: the shipped base was made with another recipe (key ${recorded.key}, this one ${manifest.key})`);
+      code = exitCodes.checkFailed;
+    } else if (recorded.modelSha256 === manifest.modelSha256) {
+      output.line('check: the same SHA-256 as the shipped base model (bit-identical weights)');
+    } else {
+      const shippedFigures = existsSync(join(shipped, 'figures.json'))
+        ? (JSON.parse(await readFile(join(shipped, 'figures.json'), 'utf8')) as WarmStartFigures)
+        : await measureWarmStart({ directory: shipped, preset });
+      const { agree, disagreements } = figuresAgree(shippedFigures, figures);
+      output.line(
+        agree
+          ? 'check: other weights than the shipped base (float order), the same figures within their 95% intervals'
+          : `check: figures differ from the shipped base: ${disagreements.join('; ')}`,
+      );
+      if (!agree) code = exitCodes.checkFailed;
+    }
+  }
+  if (flags.out !== undefined) {
+    await copyDirectory(assets.warmStartDirectory, resolve(flags.out));
+    output.line(`written to ${resolve(flags.out)}`);
+  }
+  // The rebuilt warm start also becomes the cache entry of its key.
+  const cached = join(resolve(flags.cache), `warmstart-${manifest.key}`);
+  await copyDirectory(assets.warmStartDirectory, cached);
+  await rm(cacheDirectory, { recursive: true, force: true });
+  output.result({ key: manifest.key, modelSha256: manifest.modelSha256, figures, directory: cached });
+  return code;
+}
