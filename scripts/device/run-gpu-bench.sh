@@ -6,7 +6,8 @@
 #                                           # parity, bench engine on the GPU, PyTorch side by side
 #
 # `run` options (environment): DEVICE=webgpu|cuda (default webgpu), CONFIGS
-# (bench engine, default 2m,10m,50m), TORCH_CONFIGS (default = CONFIGS),
+# (bench engine, default 2m,10m,50m), TORCH_CONFIGS (default = CONFIGS;
+# 'none' skips PyTorch),
 # CHECK_CONFIGS (parity, default 2m,10m), QUICK=1 (bench engine --quick),
 # CPU_BENCH=1 (bench engine on the CPU EP too), STAGE_TIMEOUT (seconds per
 # stage, default 600), LOGS (folder for the logs, default .device/out; $OUT
@@ -47,13 +48,15 @@ build() {
   fi
   mkdir -p "$payload/app/node_modules/onnxruntime-common"
   cp -r "$ort_common/dist" "$ort_common/package.json" "$payload/app/node_modules/onnxruntime-common/"
-  # 4. The Vulkan loader from Debian's libvulkan1 (WebGPU is Dawn over Vulkan).
-  if ! ls "$payload"/deb/libvulkan1_*.deb >/dev/null 2>&1; then
+  # 4. The Vulkan loader from Debian's libvulkan1 (WebGPU is Dawn over Vulkan),
+  # and glvnd's libraries: NVIDIA's Vulkan driver (libGLX_nvidia.so.0) needs
+  # libGLdispatch.so.0, and without it the loader finds no driver.
+  if ! ls "$payload"/deb/libglvnd0_*.deb >/dev/null 2>&1; then
     local lists=/tmp/seal-apt-amd64
     local apt_options=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=$lists)
     mkdir -p "$lists/partial"
     apt-get "${apt_options[@]}" update >/dev/null
-    (cd "$payload/deb" && apt-get "${apt_options[@]}" download libvulkan1)
+    (cd "$payload/deb" && apt-get "${apt_options[@]}" download libvulkan1 libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2)
   fi
   # 5. The PyTorch reference.
   cp "$root/scripts/device/torch_bench.py" "$payload/"
@@ -97,6 +100,7 @@ run() {
     echo "== bench engine --device cpu --configs $configs"
     timeout "$limit" "$work/node" bench-engine.mjs --device cpu --configs "$configs" "${quick[@]}" 2>&1 | tee "$logs/bench-engine-cpu.log" || status=$?
   fi
+  [[ $torch_configs == none ]] && return "$status"
   echo "== PyTorch: torch_bench.py --configs $torch_configs"
   PYTHONUNBUFFERED=1 timeout "$limit" python3 "$payload/torch_bench.py" --configs "$torch_configs" --json "$logs/torch.json" 2>&1 | tee "$logs/torch.log" || status=$?
   [[ -f $logs/torch.json ]] || return 1

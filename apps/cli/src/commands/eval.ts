@@ -47,6 +47,7 @@ import {
 } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
+import { deviceFlagOption, deviceFlagSchema, resolveDevice } from '../device-flag';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import {
@@ -113,6 +114,7 @@ const flagsSchema = z.object({
   name: z.string().min(1).optional(),
   fresh: z.boolean().default(false),
   json: z.boolean().optional(),
+  device: deviceFlagSchema,
 });
 
 type EvalFlags = z.output<typeof flagsSchema>;
@@ -172,6 +174,10 @@ Run
   --name NAME            model name in the score files
   --fresh                discard the results already in --out
   --json                 print the report as JSON
+  --device D             in process: where the model runs: cpu (default, or
+                         $SEAL_DEVICE), webgpu, cuda, or auto (the best
+                         available); a device that does not work here stops
+                         the command with what is missing (exit 4)
 
 Exit codes: 0 done, 2 bad flags, 3 bad data or model, 4 backend unavailable,
 5 endpoint unreachable after retries, 130 interrupted (rerun to resume).`;
@@ -298,11 +304,13 @@ type PolicySource = {
 
 async function localSource({
   flags,
+  output,
   directory,
   protocol,
   promptMode,
 }: {
   flags: EvalFlags;
+  output: Output;
   directory: string;
   protocol: ProtocolName;
   promptMode: PromptMode;
@@ -312,7 +320,8 @@ async function localSource({
     kind: 'local',
     weights: existsSync(weights) ? await hashFile(weights) : directory,
   };
-  const policy: PolicyV1 = await createOrtPolicy({ model: { directory } });
+  const executionProvider = await resolveDevice({ flag: flags.device, output });
+  const policy: PolicyV1 = await createOrtPolicy({ model: { directory }, executionProvider });
   const name = flags.name ?? basename(directory);
   const chat = createPolicyChatModel({
     policy,
@@ -459,6 +468,7 @@ export async function runEval({
       name: { type: 'string' },
       fresh: { type: 'boolean' },
       json: { type: 'boolean' },
+      ...deviceFlagOption,
     },
     schema: flagsSchema,
   });
@@ -498,6 +508,7 @@ export async function runEval({
     ? {
         ...(await localSource({
           flags,
+          output,
           directory: resolve(flags.model!),
           protocol,
           promptMode,

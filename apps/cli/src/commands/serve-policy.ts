@@ -9,6 +9,7 @@ import {
 } from '@seal/server';
 import { SealError, toSealError } from '@seal/spec';
 import * as z from 'zod';
+import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, resolveDevice } from '../device-flag';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
@@ -36,11 +37,13 @@ const flagsSchema = z.object({
   'max-queue': whole(1),
   'max-body': whole(1024),
   json: z.boolean().optional(),
+  device: deviceFlagSchema,
 });
 
 export const servePolicyHelp = `usage: seal serve-policy --model DIR [--port 8000] [--host 127.0.0.1] [--name NAME]
                          [--protocol P] [--prompt-mode M] [--max-batch N]
                          [--max-queue N] [--max-body BYTES] [--json]
+                         [--device cpu|webgpu|cuda|auto]
 
 Serves a local model (a checkpoint or warm start saved by seal train) behind
 an OpenAI-compatible API: POST /v1/chat/completions, GET /v1/models, GET
@@ -64,6 +67,7 @@ OpenAI error body, bodies over --max-body get 413.
   --max-queue N     waiting requests at most; more get 503 (default 1024)
   --max-body BYTES  largest request body (default 4194304)
   --json            print events as JSON Lines
+${deviceFlagHelp}
 
 /v1/models lists the model with a \`seal\` block (protocol, prompt mode,
 context length, and the evaluation defaults of its training run), which
@@ -100,6 +104,7 @@ export async function startServePolicy({
       'max-queue': { type: 'string' },
       'max-body': { type: 'string' },
       json: { type: 'boolean' },
+      ...deviceFlagOption,
     },
     schema: flagsSchema,
   });
@@ -118,7 +123,8 @@ export async function startServePolicy({
     });
   }
   const hints = await readPolicyHints(directory);
-  const policy = await createOrtPolicy({ model: { directory } });
+  const executionProvider = await resolveDevice({ flag: flags.device, output });
+  const policy = await createOrtPolicy({ model: { directory }, executionProvider });
   try {
     const name = flags.name ?? basename(directory);
     const protocol = flags.protocol ?? hints.protocol ?? 'bfcl-python';

@@ -8,6 +8,7 @@ import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
+import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, resolveDevice } from '../device-flag';
 import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, type EmbeddedPreset } from '../embedded/embedded-recipe';
 import { exitCodes } from '../exit-codes';
 import type { Output } from '../ui/output';
@@ -26,11 +27,12 @@ const flagsSchema = z.object({
   data: z.string().optional(),
   model: z.string().optional(),
   json: z.boolean().optional(),
+  device: deviceFlagSchema,
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--baseline on|off]
-                  [--run-dir DIR] [--cache DIR] [--fresh] [--json]
+                  [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
 
 Runs the closed co-evolution loop. With no arguments: the embedded default on
@@ -52,7 +54,10 @@ unless --fresh is given.
                    the default preset, whose time budget it would strain, and
                    for bfcl, where it doubles the cost of a large model)
   --task-source    generated (default) or bfcl (needs --data and --model)
-  --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)`;
+  --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)
+${deviceFlagHelp}
+                   (the RL policy and its reference; the embedded warm start
+                   trains on the CPU)`;
 
 function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000);
@@ -191,9 +196,11 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       data: { type: 'string' },
       model: { type: 'string' },
       json: { type: 'boolean' },
+      ...deviceFlagOption,
     },
     schema: flagsSchema,
   });
+  const device = await resolveDevice({ flag: flags.device, output });
   const started = Date.now();
 
   if (flags['task-source'] === 'bfcl') {
@@ -203,8 +210,8 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     const dataset = await loadBfclData({ dir: resolveBfclDataDir({ flag: flags.data }) });
     const runDirectory = resolve(flags['run-dir'] ?? join('runs', `bfcl-${flags.method}-s${flags.seed ?? 0}`));
     if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
-    const policy = await createOrtPolicy({ model: { directory: resolve(flags.model) } });
-    const referencePolicy = await createOrtPolicy({ model: { directory: resolve(flags.model) } });
+    const policy = await createOrtPolicy({ model: { directory: resolve(flags.model) }, executionProvider: device });
+    const referencePolicy = await createOrtPolicy({ model: { directory: resolve(flags.model) }, executionProvider: device });
     try {
       const summary = await runLoop({
         output,
@@ -256,8 +263,8 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
   });
   warmBar?.done();
   output.line(assets.cached ? '  warm start loaded from the cache' : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`);
-  const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
-  const referencePolicy = preset.rl.klCoef > 0 || preset.rl.frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
+  const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device });
+  const referencePolicy = preset.rl.klCoef > 0 || preset.rl.frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device }) : undefined;
   try {
     const summary = await runLoop({
       output,

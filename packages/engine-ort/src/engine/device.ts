@@ -73,7 +73,7 @@ export function explainDeviceFailure({ device, error }: { device: ExecutionProvi
     if (/adapter/i.test(text)) {
       return {
         missing: 'webgpu-adapter',
-        message: `${prefix} the Vulkan loader found no GPU adapter (no GPU, or no Vulkan driver for it); install the GPU's Vulkan driver (NVIDIA: the driver's nvidia_icd.json, pointed to by VK_DRIVER_FILES if it is not in /usr/share/vulkan/icd.d), ${fallback}`,
+        message: `${prefix} the Vulkan loader found no GPU adapter (no GPU, or no Vulkan driver for it); install the GPU's Vulkan driver (NVIDIA: its nvidia_icd.json in /usr/share/vulkan/icd.d or named by VK_DRIVER_FILES, and glvnd's libGLdispatch.so.0 and libGLX.so.0 that its libGLX_nvidia.so.0 loads: apt-get install libglvnd0 libglx0), ${fallback}`,
       };
     }
   }
