@@ -2,8 +2,11 @@ import { createBfclBackend, createGeneratorRuntime, generateTasks } from '@seal/
 import { MockPolicyV1 } from '@seal/engine-ort/test';
 import type { Task } from '@seal/spec';
 import { describe, expect, it } from 'vitest';
-import { buildCopyDrills, callLiterals } from './copy-drills';
-import { buildDemonstration } from './demonstrations';
+import { PyRandom } from '@seal/python';
+import { buildCopyDrills, callLiterals, turnDrillPairs } from './copy-drills';
+import { evaluateCopying } from './copy-eval';
+import { buildDemonstration, missingToolReply, missingValueReply } from './demonstrations';
+import { randomSealOverlay } from './random-overlay';
 import { runSupervised } from './run-supervised';
 
 const tasks = generateTasks({ seed: 3, split: 'warmup', count: 40 });
@@ -89,5 +92,67 @@ describe('runSupervised', () => {
     expect(new Set(progress)).toEqual(new Set([4]));
     expect(policy.calls.train.at(-1)?.options?.learningRate).toBeCloseTo(1e-4);
     await expect(runSupervised({ policy, demonstrations, epochs: 1, batchSize: 4, learningRate: 1e-3, maxSteps: 0 })).rejects.toThrow(/maxSteps/);
+  });
+});
+
+describe('demonstrations of missing values and tools, and under overlays', () => {
+  const backend = createBfclBackend({ runtime: createGeneratorRuntime() });
+  const missing = generateTasks({ seed: 3, split: 'warmup', count: 4, variants: ['multi_turn_miss_param', 'multi_turn_miss_func'] });
+
+  it('should answer a turn with no ground-truth call by asking (miss_param) or saying no tool fits (miss_func)', () => {
+    for (const task of missing) {
+      const demo = buildDemonstration({ task, tokenizer, backend });
+      const trained = tokenizer.decode(demo.tokenIds.filter((_, i) => demo.assistantMask[i] === 1));
+      const reply = task.category === 'multi_turn_miss_param' ? missingValueReply : missingToolReply;
+      expect(trained).toContain(reply);
+      // Every ground-truth call is still demonstrated, in order.
+      for (const call of task.groundTruth.flat()) expect(trained).toContain(call);
+    }
+  });
+
+  it('should render an overlay into the prompt only when one is given', () => {
+    const [task] = tasks;
+    const plain = buildDemonstration({ task: task!, tokenizer, backend });
+    const random = new PyRandom(4);
+    const overlays = Array.from({ length: 8 }, () => randomSealOverlay({ tools: task!.tools, random }));
+    // Some draws carry schema cues, some guidelines; the same seed gives the same draws.
+    const again = new PyRandom(4);
+    expect(Array.from({ length: 8 }, () => randomSealOverlay({ tools: task!.tools, random: again }))).toEqual(overlays);
+    expect(overlays.some((overlay) => overlay.systemNotes.some((note) => note.source === 'guidelines'))).toBe(true);
+    const withCues = overlays.find((overlay) => Object.keys(overlay.toolPatches).length > 0)!;
+    const cued = buildDemonstration({ task: task!, tokenizer, backend, overlay: withCues });
+    expect(cued.text).not.toBe(plain.text);
+    // The assistant's tokens (the calls) are the same; only the context differs.
+    const answer = (demo: typeof plain) => tokenizer.decode(demo.tokenIds.filter((_, i) => demo.assistantMask[i] === 1));
+    expect(answer(cued)).toBe(answer(plain));
+  });
+});
+
+describe('evaluateCopying', () => {
+  it('should count exact calls and literal values copied', async () => {
+    const pairs = turnDrillPairs(tasks.slice(0, 6));
+    expect(pairs.length).toBeGreaterThan(3);
+    // A policy that answers every drill exactly but the first, where it changes one digit.
+    const policy: MockPolicyV1 = new MockPolicyV1({
+      maxSequenceLength: 100_000,
+      generate: (request) => ({
+        generations: (request.prompts ?? []).map((prompt) => {
+          const text = policy.tokenizer.decode(prompt);
+          const pair = pairs.find((p) => text.includes(p.user))!;
+          const answer = pair === pairs[0] ? pair.call.replace(/\d/, (d) => String((Number(d) + 1) % 10)) : pair.call;
+          return { tokenIds: [], text: answer, logprobs: [], modelLogprobs: [], finishReason: 'stop' as const, promptTokenIds: prompt };
+        }),
+        usage: { promptTokens: 0, completionTokens: 0 },
+      }),
+    });
+    const result = await evaluateCopying({ policy, tasks: tasks.slice(0, 6), batchSize: 4 });
+    const literals = pairs.reduce((sum, pair) => sum + callLiterals(pair.call).length, 0);
+    const firstHasDigit = /\d/.test(pairs[0]!.call);
+    expect(result).toEqual({
+      drills: pairs.length,
+      exact: firstHasDigit ? pairs.length - 1 : pairs.length,
+      literals,
+      literalsCopied: firstHasDigit ? literals - 1 : literals,
+    });
   });
 });
