@@ -135,7 +135,7 @@ describe('Environment Tuning curriculum', () => {
       state = advanceCurriculum({ state, score, step, settings: { patience: 2 } });
     }
     expect(state.stage).toBe(1);
-    expect(state.transitions).toEqual([{ step: 4, from: 0, to: 1 }]);
+    expect(state.transitions).toEqual([{ step: 4, from: 0, to: 1, reason: 'plateau', validation: 0.2 }]);
     state = advanceCurriculum({ state, score: 0.5, step: 20, settings: { maxStepsPerStage: 10 } });
     expect(state.stage).toBe(2);
     state = { ...state, stage: 3 };

@@ -22,8 +22,11 @@ export {
   envTuningStages,
   hasPlateaued,
   initialCurriculumState,
+  stageEndReason,
+  type CurriculumAdvanceReason,
   type CurriculumStage,
   type CurriculumState,
+  type CurriculumTransition,
   type PlateauSettings,
 } from './envtuning/curriculum';
 export { envTuningOverlay } from './envtuning/envtuning-interface';

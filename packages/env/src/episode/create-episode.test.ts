@@ -143,6 +143,32 @@ describe('createEpisode', () => {
       expect(episode.record().turns[0]!.endReason).toBe('step-limit');
     });
 
+    it("should force-advance to the next turn on the attempt past Environment Tuning's per-turn cap", () => {
+      const backend = new MockToolBackendV1({ execute: { result: 'x', status: 'ok' } });
+      const episode = createEpisode({ task: makeTask(), backend, limits: { maxModelCalls: 100, maxAttemptsPerTurn: 2 } });
+      episode.reset();
+      // Attempts count tool steps and unparsable responses alike.
+      expect(episode.step(call('cd', { folder: 'a' })).turn).toBe(0);
+      expect(episode.step('<tool_call>{oops}</tool_call>').turn).toBe(0);
+      const forced = episode.step(call('cd', { folder: 'b' }));
+      expect(forced.done).toBe(false);
+      expect(forced.turn).toBe(1);
+      // The attempt's feedback, then the next question.
+      expect(forced.observation.map((m) => m.content)).toEqual(['<tool_response>\nx\n</tool_response>\n', 'Now sort report.txt.']);
+      expect(episode.record().turns[0]).toMatchObject({ endReason: 'step-limit' });
+      expect(episode.record().turns[0]!.steps).toHaveLength(3);
+      // A reply within the cap closes a turn as usual, and the count restarts per turn.
+      episode.step(call('cd', { folder: 'c' }));
+      expect(episode.step('Done.').turn).toBe(2);
+      expect(episode.record().turns[1]).toMatchObject({ endReason: 'reply' });
+      episode.step(call('sort', { file_name: 'r' }));
+      episode.step(call('sort', { file_name: 'r' }));
+      const last = episode.step(call('sort', { file_name: 'r' }));
+      expect(last.done).toBe(true);
+      expect(episode.record()).toMatchObject({ endReason: 'completed' });
+      expect(episode.record().turns[2]).toMatchObject({ endReason: 'step-limit' });
+    });
+
     it('should end on the context limit and clip long observations', () => {
       const backend = new MockToolBackendV1({ execute: { result: 'y'.repeat(4000), status: 'ok' } });
       const episode = createEpisode({

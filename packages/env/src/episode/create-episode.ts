@@ -46,6 +46,14 @@ export type EpisodeLimits = {
    * exceed it force-quits the episode, as BFCL's runner does. Off by default.
    */
   maxStepsPerTurn?: number;
+  /**
+   * Environment Tuning's per-turn attempt cap (`max_step_limit` 5): the
+   * model's actions in a turn other than its closing reply (tool steps,
+   * refused calls, unparsable responses) count as attempts, and the action
+   * past the cap force-advances the conversation to the next turn (the turn
+   * ends with `step-limit`; the episode goes on). Off by default.
+   */
+  maxAttemptsPerTurn?: number;
   /** End the episode when the conversation exceeds this many tokens. */
   maxContextTokens?: number;
   /** Clip each observation to this many tokens (SEAL: 4096). */
@@ -129,9 +137,9 @@ export type Episode = EpisodeV1 & {
  * availability check (unknown and held-out tools are refused); execution on
  * the episode's own tool instances; observations; the turn ends on a reply
  * without calls; holdout turns reveal their tools with BFCL's message; a
- * model-call budget, BFCL's per-turn step limit as an option, and context
- * limits. Bad model output never throws: it becomes an observation and an
- * event.
+ * model-call budget, BFCL's per-turn step limit and Environment Tuning's
+ * per-turn attempt cap as options, and context limits. Bad model output
+ * never throws: it becomes an observation and an event.
  */
 export function createEpisode(options: CreateEpisodeOptions): Episode {
   const { task, backend } = options;
@@ -368,6 +376,10 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
             finish('step-limit', 'step-limit');
           }
         }
+      }
+      if (!done && parsed.kind !== 'reply' && limits.maxAttemptsPerTurn !== undefined && stepInTurn > limits.maxAttemptsPerTurn) {
+        // The forced advance shows this attempt's feedback, then the next question.
+        observation = [...observation, ...advanceTurn('step-limit')];
       }
       messages.push(...observation);
       if (!done && modelCalls >= maxModelCalls) finish('budget-exhausted', 'budget-exhausted');

@@ -32,20 +32,41 @@ export type PlateauSettings = {
   maxStepsPerStage?: number;
 };
 
+/** Why a stage ended: its validation score plateaued, or its step budget was spent. */
+export type CurriculumAdvanceReason = 'plateau' | 'budget';
+
 /** The serialisable state of a curriculum run (for checkpoints). */
 export const curriculumStateSchema = z.object({
   schemaVersion: z.literal(1),
   stage: z.number().int().nonnegative(),
-  /** Validation scores observed in the current stage, in order. */
+  /**
+   * Validation scores of the current stage, in order. A stage entered right
+   * after a validation starts from that score (the weights it begins with).
+   */
   scores: z.array(z.number()),
   /** The step at which the current stage began. */
   stageStartStep: z.number().int().nonnegative(),
-  /** Stage changes so far: `{ step, from, to }`. */
-  transitions: z.array(z.object({ step: z.number().int(), from: z.number().int(), to: z.number().int() })),
+  /**
+   * Stage changes so far: after `step`, from stage `from` to `to`, why
+   * (absent in states written before reasons were recorded), and the
+   * validation score of that step when one was taken.
+   */
+  transitions: z.array(
+    z.object({
+      step: z.number().int(),
+      from: z.number().int(),
+      to: z.number().int(),
+      reason: z.enum(['plateau', 'budget']).optional(),
+      validation: z.number().optional(),
+    }),
+  ),
 });
 
 /** See {@link curriculumStateSchema}. */
 export type CurriculumState = z.infer<typeof curriculumStateSchema>;
+
+/** One stage change (an element of `CurriculumState.transitions`). */
+export type CurriculumTransition = CurriculumState['transitions'][number];
 
 /** The state at the start of stage 0. */
 export function initialCurriculumState(): CurriculumState {
@@ -64,33 +85,60 @@ export function hasPlateaued(scores: readonly number[], settings: PlateauSetting
 }
 
 /**
- * Records a validation score and advances the stage on a plateau or when the
- * stage's step budget is spent. Pure: returns the next state.
+ * Whether the current stage is over after `step` (its scores as they stand):
+ * `plateau` when its validation scores plateaued, `budget` when it has
+ * trained its `maxStepsPerStage` steps, undefined otherwise and always in the
+ * last stage. A plateau takes precedence when both hold.
  */
-export function advanceCurriculum({
+export function stageEndReason({
   state,
-  score,
   step,
   stages = envTuningStages,
   settings = {},
 }: {
   state: CurriculumState;
-  score: number;
   step: number;
   stages?: readonly CurriculumStage[];
   settings?: PlateauSettings;
+}): CurriculumAdvanceReason | undefined {
+  if (state.stage >= stages.length - 1) return undefined;
+  if (hasPlateaued(state.scores, settings)) return 'plateau';
+  if (step - state.stageStartStep >= (settings.maxStepsPerStage ?? Infinity)) return 'budget';
+  return undefined;
+}
+
+/**
+ * Called after every training step: records the step's validation score when
+ * one was taken, then advances the stage on a plateau of the stage's scores
+ * or when its step budget is spent (see {@link stageEndReason}). The new
+ * stage starts from this step's score, when there is one. Pure: returns the
+ * next state; a change appends to `transitions`.
+ */
+export function advanceCurriculum({
+  state,
+  step,
+  score,
+  stages = envTuningStages,
+  settings = {},
+}: {
+  state: CurriculumState;
+  step: number;
+  /** This step's validation score; absent on steps without validation. */
+  score?: number;
+  stages?: readonly CurriculumStage[];
+  settings?: PlateauSettings;
 }): CurriculumState {
-  const scores = [...state.scores, score];
-  const last = state.stage >= stages.length - 1;
-  const budgetSpent = step - state.stageStartStep >= (settings.maxStepsPerStage ?? Infinity);
-  if (!last && (hasPlateaued(scores, settings) || budgetSpent)) {
-    return {
-      schemaVersion: 1,
-      stage: state.stage + 1,
-      scores: [],
-      stageStartStep: step,
-      transitions: [...state.transitions, { step, from: state.stage, to: state.stage + 1 }],
-    };
-  }
-  return { ...state, scores };
+  const scored: CurriculumState = score === undefined ? state : { ...state, scores: [...state.scores, score] };
+  const reason = stageEndReason({ state: scored, step, stages, settings });
+  if (reason === undefined) return scored;
+  return {
+    schemaVersion: 1,
+    stage: state.stage + 1,
+    scores: score === undefined ? [] : [score],
+    stageStartStep: step,
+    transitions: [
+      ...state.transitions,
+      { step, from: state.stage, to: state.stage + 1, reason, ...(score === undefined ? {} : { validation: score }) },
+    ],
+  };
 }
