@@ -78,22 +78,27 @@ export function explainDeviceFailure({ device, error }: { device: ExecutionProvi
     }
   }
   if (device === 'cuda') {
-    if (/providers_cuda/i.test(text)) {
+    // "Failed to load library libonnxruntime_providers_cuda.so with error:
+    // libcublasLt.so.12: …" names the provider library but the missing
+    // library is the one after "with error:"; classify on that part.
+    const cause = /with error:(.*)$/i.exec(text)?.[1] ?? text;
+    const missingLibrary = /lib[\w.-]+\.so[\w.]*/i.exec(cause)?.[0] ?? '';
+    if (/providers_cuda/i.test(missingLibrary) || (missingLibrary === '' && /providers_cuda/i.test(text))) {
       return {
         missing: 'cuda-ep-libraries',
         message: `${prefix} onnxruntime-node's CUDA execution provider libraries are not installed (libonnxruntime_providers_cuda.so); ${cudaInstallHint}, ${fallback}`,
       };
     }
-    if (/libcudnn/i.test(text)) {
+    if (/libcudnn/i.test(cause)) {
       return {
         missing: 'cudnn',
-        message: `${prefix} cuDNN 9 was not found (${firstMatch(text, /libcudnn[\w.]*/i)}); install cuDNN 9 for CUDA 12 and put its libraries on LD_LIBRARY_PATH, ${fallback}`,
+        message: `${prefix} cuDNN 9 was not found (${firstMatch(cause, /libcudnn[\w.]*/i)}); install cuDNN 9 for CUDA 12 and put its libraries on LD_LIBRARY_PATH, ${fallback}`,
       };
     }
-    if (/libcu\w*\.so|cuda driver|CUDA failure|no CUDA-capable device|cudaError/i.test(text)) {
+    if (/libcu\w*\.so|libnv\w*\.so|cuda driver|CUDA failure|no CUDA-capable device|cudaError/i.test(cause)) {
       return {
         missing: 'cuda-runtime',
-        message: `${prefix} the CUDA 12 runtime or driver is missing or of the wrong version (${firstMatch(text, /libcu\w*\.so[\w.]*|CUDA failure[^;]*|no CUDA-capable device[^;]*|cuda driver[^;]*/i)}); the CUDA execution provider of onnxruntime-node 1.30 needs CUDA 12 and cuDNN 9 libraries on LD_LIBRARY_PATH and an NVIDIA driver, ${fallback}`,
+        message: `${prefix} the CUDA 12 runtime or driver is missing or of the wrong version (${firstMatch(cause, /libcu\w*\.so[\w.]*|CUDA failure[^;]*|no CUDA-capable device[^;]*|cuda driver[^;]*/i)}); the CUDA execution provider of onnxruntime-node 1.30 needs CUDA 12 and cuDNN 9 libraries on LD_LIBRARY_PATH and an NVIDIA driver, ${fallback}`,
       };
     }
   }

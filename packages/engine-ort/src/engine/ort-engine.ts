@@ -262,8 +262,12 @@ export class OrtEngine {
     const run = session.run.bind(session);
     session.run = (async (...args: Parameters<Session['run']>) => {
       session.run = run;
-      const output = await run(...args);
-      session.endProfiling();
+      let output: Awaited<ReturnType<Session['run']>>;
+      try {
+        output = await run(...args);
+      } finally {
+        session.endProfiling();
+      }
       try {
         const file = readdirSync(profileDirectory).find((name) => name.endsWith('.json'));
         const nodes = file === undefined ? [] : readPlacementProfile(readFileSync(join(profileDirectory, file), 'utf8'));

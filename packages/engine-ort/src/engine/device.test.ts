@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import {
+  chooseDevice,
+  explainDeviceFailure,
+  parseDeviceRequest,
+  probeDevice,
+  selectDevice,
+  vulkanLoaderFound,
+  type DeviceProbe,
+} from './device';
+
+// Messages captured from onnxruntime-node 1.30 (WebGPU on a machine without
+// a Vulkan loader, and with the loader but no driver) and the usual forms of
+// ORT's CUDA EP load errors.
+const noLoader =
+  "Error: /onnxruntime_src/onnxruntime/core/providers/webgpu/webgpu_context.cc:136 onnxruntime::webgpu::WebGpuContext::Initialize(const onnxruntime::webgpu::WebGpuContextConfig&)::<lambda()> adapter_result.status == wgpu::RequestAdapterStatus::Success was false. Failed to get a WebGPU adapter: No supported adapters\nWarning: Couldn't load Vulkan: libvulkan.so.1: cannot open shared object file: No such file or directory";
+const noAdapter =
+  'Error: /onnxruntime_src/onnxruntime/core/providers/webgpu/webgpu_context.cc:136 onnxruntime::webgpu::WebGpuContext::Initialize(const onnxruntime::webgpu::WebGpuContextConfig&)::<lambda()> adapter_result.status == wgpu::RequestAdapterStatus::Success was false. Failed to get a WebGPU adapter: No supported adapters';
+const noCudaRuntime =
+  'Error: /onnxruntime_src/onnxruntime/core/session/provider_bridge_ort.cc:1862 onnxruntime::Provider& onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_cuda.so.1 with error: libcublasLt.so.12: cannot open shared object file: No such file or directory';
+const noCudnn =
+  'Error: Failed to load library libonnxruntime_providers_cuda.so with error: libcudnn.so.9: cannot open shared object file: No such file or directory';
+
+const unavailable = (device: 'webgpu' | 'cuda', missing: 'webgpu-adapter' | 'cuda-ep-libraries'): DeviceProbe => ({
+  device,
+  available: false,
+  missing,
+  message: `device '${device}' is not available: ${missing}`,
+});
+
+describe('explainDeviceFailure', () => {
+  it('should name a missing Vulkan loader and how to install it', () => {
+    const { missing, message } = explainDeviceFailure({ device: 'webgpu', error: noLoader });
+    expect(missing).toBe('vulkan-loader');
+    expect(message).toContain('libvulkan.so.1');
+    expect(message).toContain('apt-get install libvulkan1');
+  });
+
+  it('should name a missing adapter when the loader is there', () => {
+    const { missing, message } = explainDeviceFailure({ device: 'webgpu', error: noAdapter });
+    expect(missing).toBe('webgpu-adapter');
+    expect(message).toContain('no GPU adapter');
+    expect(message).toContain('libglvnd0');
+  });
+
+  it('should tell a missing CUDA runtime from missing cuDNN, naming the library', () => {
+    const runtime = explainDeviceFailure({ device: 'cuda', error: noCudaRuntime });
+    expect(runtime.missing).toBe('cuda-runtime');
+    expect(runtime.message).toContain('libcublasLt.so.12');
+    expect(runtime.message).toContain('CUDA 12');
+    const cudnn = explainDeviceFailure({ device: 'cuda', error: noCudnn });
+    expect(cudnn.missing).toBe('cudnn');
+    expect(cudnn.message).toContain('libcudnn.so.9');
+  });
+
+  it('should say how to install the CUDA EP libraries when they are absent', () => {
+    const { missing, message } = explainDeviceFailure({ device: 'cuda', error: 'libonnxruntime_providers_cuda.so is not installed' });
+    expect(missing).toBe('cuda-ep-libraries');
+    expect(message).toContain('ONNXRUNTIME_NODE_INSTALL=cuda12');
+  });
+
+  it('should keep every message on one line and point to the CPU', () => {
+    for (const [device, error] of [
+      ['webgpu', noLoader],
+      ['webgpu', noAdapter],
+      ['cuda', noCudaRuntime],
+      ['cuda', noCudnn],
+      ['cuda', 'something else\nat line 2'],
+    ] as const) {
+      const { message } = explainDeviceFailure({ device, error });
+      expect(message).not.toContain('\n');
+      expect(message).toContain('--device cpu');
+    }
+  });
+});
+
+describe('chooseDevice', () => {
+  it('should return a named device that is available', () => {
+    expect(chooseDevice({ request: 'webgpu', probes: [{ device: 'webgpu', available: true }] })).toBe('webgpu');
+  });
+
+  it('should refuse a named device that is unavailable, never falling back to the CPU', () => {
+    const probe = unavailable('webgpu', 'webgpu-adapter');
+    expect(() => chooseDevice({ request: 'webgpu', probes: [probe, { device: 'cpu', available: true }] })).toThrow(
+      expect.objectContaining({ code: 'BACKEND_UNAVAILABLE', details: { device: 'webgpu', missing: 'webgpu-adapter' } }),
+    );
+  });
+
+  it('should take the first available device in auto, CUDA before WebGPU before the CPU', () => {
+    const webgpu = { device: 'webgpu', available: true } as const;
+    expect(chooseDevice({ request: 'auto', probes: [{ device: 'cuda', available: true }, webgpu] })).toBe('cuda');
+    expect(chooseDevice({ request: 'auto', probes: [unavailable('cuda', 'cuda-ep-libraries'), webgpu] })).toBe('webgpu');
+    expect(
+      chooseDevice({ request: 'auto', probes: [unavailable('cuda', 'cuda-ep-libraries'), unavailable('webgpu', 'webgpu-adapter')] }),
+    ).toBe('cpu');
+  });
+});
+
+describe('parseDeviceRequest', () => {
+  it('should accept the four requests and refuse others with INVALID_ARGUMENT', () => {
+    expect(['cpu', 'webgpu', 'cuda', 'auto'].map(parseDeviceRequest)).toEqual(['cpu', 'webgpu', 'cuda', 'auto']);
+    expect(() => parseDeviceRequest('gpu')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+});
+
+describe('vulkanLoaderFound', () => {
+  it('should find the loader in a folder of LD_LIBRARY_PATH or in the ld.so cache', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'seal-vulkan-'));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    writeFileSync(join(folder, 'libvulkan.so.1'), '');
+    expect(vulkanLoaderFound({ libraryPath: `/nonexistent:${folder}`, cacheFile: '/nonexistent' })).toBe(true);
+    const cache = join(folder, 'ld.so.cache');
+    writeFileSync(cache, Buffer.from('\0libfoo.so.1\0libvulkan.so.1\0/usr/lib/libvulkan.so.1\0'));
+    expect(vulkanLoaderFound({ libraryPath: '', cacheFile: cache })).toBe(true);
+  });
+});
+
+describe('probeDevice and selectDevice on this machine', () => {
+  it('should always find the CPU', async () => {
+    expect(await probeDevice('cpu')).toEqual({ device: 'cpu', available: true });
+    expect((await selectDevice('cpu')).device).toBe('cpu');
+  });
+
+  it('should either run WebGPU or say in one line which part is missing', async () => {
+    const probe = await probeDevice('webgpu');
+    if (probe.available) {
+      expect((await selectDevice('webgpu')).device).toBe('webgpu');
+      return;
+    }
+    expect(['vulkan-loader', 'webgpu-adapter', 'unknown']).toContain(probe.missing);
+    expect(probe.message).not.toContain('\n');
+    await expect(selectDevice('webgpu')).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE', details: { missing: probe.missing } });
+  });
+
+  it('should pick a working device in auto and report the probes that led to it', async () => {
+    const { device, probes } = await selectDevice('auto');
+    expect(probes.at(-1)).toEqual({ device, available: true });
+    expect(probes.slice(0, -1).every((probe) => !probe.available)).toBe(true);
+  });
+});
