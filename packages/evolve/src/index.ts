@@ -12,6 +12,9 @@ export {
 export {
   evolveSealOverlay,
   sealHeadlineSettings,
+  sealOverlayModules,
+  sealSettingsForModules,
+  type SealOverlayModule,
   type EvolvedOverlay,
   type SealInterfaceSettings,
 } from './seal-interface';

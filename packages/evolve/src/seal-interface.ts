@@ -19,6 +19,31 @@ export type SealInterfaceSettings = {
 /** SEAL's headline configuration: schema cues on, error hints and guidelines off. */
 export const sealHeadlineSettings: SealInterfaceSettings = { schema: {}, errorHints: false, guidelines: false };
 
+/** SEAL's interface modules by their CLI names: φ_schema, φ_err, φ_cap. */
+export const sealOverlayModules = ['schema', 'err', 'cap'] as const;
+/** See {@link sealOverlayModules}. */
+export type SealOverlayModule = (typeof sealOverlayModules)[number];
+
+/**
+ * The interface settings that switch on exactly the named modules (the rest
+ * off); an empty list switches every module off, which leaves the training
+ * interface identical to the untouched one.
+ */
+export function sealSettingsForModules({
+  modules,
+  protocol,
+}: {
+  modules: readonly SealOverlayModule[];
+  protocol?: ErrorHintSettings['protocol'];
+}): SealInterfaceSettings {
+  const on = new Set(modules);
+  return {
+    schema: on.has('schema') ? {} : false,
+    errorHints: on.has('err') ? (protocol ? { protocol } : {}) : false,
+    guidelines: on.has('cap') ? {} : false,
+  };
+}
+
 /** The evolved interface for one step, with what produced it. */
 export type EvolvedOverlay = {
   overlay: InterfaceOverlay;

@@ -19,6 +19,7 @@ const flagsSchema = z.object({
   seed: z.coerce.number().int().optional(),
   steps: z.coerce.number().int().positive().optional(),
   temperature: z.coerce.number().positive().optional(),
+  overlays: z.string().optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -31,7 +32,7 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--baseline on|off]
+                  [--seed N] [--steps N] [--temperature T] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
 
@@ -48,6 +49,10 @@ unless --fresh is given.
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
   --temperature    rollout sampling temperature (default 1); the PPO ratio and
                    KL use log-probabilities at the same temperature
+  --overlays       SEAL's interface modules in training: a comma list of
+                   schema (φ_schema cues), err (φ_err hints), cap (φ_cap
+                   guidelines), or none (the untouched interface); default:
+                   schema, SEAL's headline. Recorded in the run's config.
   --baseline       on: also roll out the frozen starting policy on every step's
                    tasks with the same seeds and report the policy's gain over
                    it (default: on for --preset smoke and extended, off for
@@ -188,6 +193,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       seed: { type: 'string' },
       steps: { type: 'string' },
       temperature: { type: 'string' },
+      overlays: { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
@@ -239,6 +245,10 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     return exitCodes.success;
   }
 
+  const overlays = flags.overlays === undefined ? undefined : parseOverlays(flags.overlays);
+  if (overlays && !['seal', 'no-reweight', 'no-loop'].includes(flags.method)) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: `--overlays: method ${flags.method} has no environment-side adaptation (use seal, no-reweight or no-loop)` });
+  }
   const chosen = embeddedPresets[flags.preset];
   const preset: EmbeddedPreset = {
     ...chosen,
@@ -268,12 +278,15 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
   try {
     const summary = await runLoop({
       output,
-      config: embeddedTrainConfig({
-        preset,
-        method: flags.method,
-        ...(flags.steps ? { steps: flags.steps } : {}),
-        ...(flags.temperature ? { temperature: flags.temperature } : {}),
-      }),
+      config: {
+        ...embeddedTrainConfig({
+          preset,
+          method: flags.method,
+          ...(flags.steps ? { steps: flags.steps } : {}),
+          ...(flags.temperature ? { temperature: flags.temperature } : {}),
+        }),
+        ...(overlays ? { overlays } : {}),
+      },
       policy,
       ...(referencePolicy ? { referencePolicy } : {}),
       trainTasks: assets.trainTasks,
@@ -313,6 +326,24 @@ export function gainLines(evaluations: readonly EvalEvent[]): string[] {
     describe(`sampled pass@1, ${last.sampled?.samples ?? 0} samples`, first.sampled?.taskSuccess, last.sampled?.taskSuccess);
   }
   return lines;
+}
+
+/** Parses `--overlays`: a comma list of schema, err, cap, or `none`. */
+export function parseOverlays(value: string): ('schema' | 'err' | 'cap')[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+  if (names.length === 1 && names[0] === 'none') return [];
+  const known = ['schema', 'err', 'cap'] as const;
+  const unknown = names.filter((name) => !(known as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--overlays: unknown overlay module ${unknown.length > 0 ? unknown.map((name) => `'${name}'`).join(', ') : "''"} (known: schema, err, cap, or none alone)`,
+    });
+  }
+  return [...new Set(names)] as ('schema' | 'err' | 'cap')[];
 }
 
 /** A difference of rates in percentage points, signed. */

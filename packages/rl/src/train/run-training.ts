@@ -8,6 +8,8 @@ import {
   envTuningStages,
   evolveSealOverlay,
   initialCurriculumState,
+  sealSettingsForModules,
+  type CurriculumStage,
   type CurriculumState,
   type PlateauSettings,
   type SealInterfaceSettings,
@@ -16,6 +18,7 @@ import { PyRandom } from '@seal/python';
 import {
   SealError,
   emptyOverlay,
+  parseWithSchema,
   type InterfaceOverlay,
   type PolicyV1,
   type PolicyV1TrainResult,
@@ -54,7 +57,8 @@ export type TrainProgress =
   | { type: 'step-end'; step: number; steps: number; event: TrainStepEvent }
   | { type: 'eval-start'; step: number; set: string; tasks: number }
   | { type: 'eval-end'; step: number; set: string; evaluation: PolicyEvaluation }
-  | { type: 'rollback'; event: RollbackEvent };
+  | { type: 'rollback'; event: RollbackEvent }
+  | { type: 'stage'; event: StageEvent };
 
 /** The `events.jsonl` record of a training step. */
 export type TrainStepEvent = {
@@ -133,6 +137,40 @@ export type RollbackEvent = {
   learningRate: number;
 };
 
+/**
+ * The `events.jsonl` record of an Environment Tuning stage change: after
+ * `step`, the curriculum moved from stage `from` to `to`, because the
+ * validation score plateaued or the stage's step budget was spent.
+ */
+export type StageEvent = {
+  schemaVersion: 1;
+  type: 'stage';
+  step: number;
+  /** Stage names (`syntax`, `hints`, `hard`, `independent`). */
+  from: CurriculumStage['name'];
+  to: CurriculumStage['name'];
+  reason: 'plateau' | 'budget';
+  /** The validation accuracy of `step`, when the step was validated. */
+  validation?: number;
+};
+
+/**
+ * The `events.jsonl` record of an Environment Tuning validation: greedy
+ * accuracy on the validation split (training tasks set aside, never trained
+ * on) on the standard interface, after `step` (0: before training).
+ */
+export type ValidationEvent = {
+  schemaVersion: 1;
+  type: 'validation';
+  step: number;
+  /** The stage the validated weights were trained in (`syntax` at step 0). */
+  stage: CurriculumStage['name'];
+  accuracy: number;
+  tasks: number;
+  /** Per task id: 1 if the greedy episode succeeded, else 0. */
+  taskSuccess: Record<string, number>;
+};
+
 /** Options of {@link runTraining}. */
 export type RunTrainingOptions = {
   config: TrainConfigInput;
@@ -148,8 +186,6 @@ export type RunTrainingOptions = {
   runDirectory: string;
   /** SEAL interface modules for methods with environment adaptation (default: the headline, φ_schema). */
   interfaceSettings?: SealInterfaceSettings;
-  /** Environment Tuning's plateau rule. */
-  curriculumSettings?: PlateauSettings;
   onProgress?: (progress: TrainProgress) => void;
   /** Stops after the current step. */
   signal?: AbortSignal;
@@ -163,6 +199,9 @@ export type TrainSummary = {
   evaluations: EvalEvent[];
   /** Gap-monitor rollbacks (empty without the monitor). */
   rollbacks: RollbackEvent[];
+  /** Environment Tuning's stage changes and validations (empty for other methods). */
+  stages: StageEvent[];
+  validations: ValidationEvent[];
   /** The step the run resumed after (0 for a fresh run). */
   resumedFrom: number;
 };
@@ -190,16 +229,47 @@ function tagStatistics(stats: Record<string, { count: number; rewardSum: number 
   return Object.fromEntries(Object.entries(stats).map(([tag, s]) => [tag, { count: s.count, rewardSum: s.rewardSum }]));
 }
 
-/** Tasks a curriculum stage trains on. */
+/** Tasks a curriculum stage trains on (all of them when the stage's subset is empty). */
 function stageTasks(tasks: readonly Task[], data: 'easy' | 'base' | 'all'): Task[] {
   if (data === 'all') return [...tasks];
   const base = tasks.filter((task) => task.category === 'multi_turn_base');
+  if (base.length === 0) return [...tasks];
   if (data === 'base') return base;
   // Easy: the shortest base tasks (fewest turns, then fewest ground-truth calls).
   const sorted = [...base].sort(
     (a, b) => a.groundTruth.length - b.groundTruth.length || a.groundTruth.flat().length - b.groundTruth.flat().length,
   );
   return sorted.slice(0, Math.max(1, Math.ceil(sorted.length / 4)));
+}
+
+/**
+ * Environment Tuning's plan: the validation split (a seeded draw from the
+ * training tasks, never trained on), the tasks left to train on and the
+ * plateau rule with the stage budget resolved. Checked before the run
+ * directory is touched.
+ */
+function planCurriculum({ config, trainTasks }: { config: TrainConfig; trainTasks: readonly Task[] }): {
+  validation: Task[];
+  train: Task[];
+  plateau: PlateauSettings;
+} {
+  const settings = config.curriculum;
+  if (settings.validationTasks >= trainTasks.length) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `curriculum.validationTasks (${settings.validationTasks}) must be below the number of training tasks (${trainTasks.length}): the validation split is carved out of them`,
+      details: { field: 'curriculum.validationTasks', value: settings.validationTasks, trainTasks: trainTasks.length },
+    });
+  }
+  const rng = new PyRandom(BigInt(deriveSeed(config.seed, 0x7a11d)));
+  const drawn = new Set(rng.shuffle(trainTasks.map((task) => task.id)).slice(0, settings.validationTasks));
+  const maxStepsPerStage =
+    settings.maxStepsPerStage === 'auto' ? Math.max(1, Math.floor(config.steps / envTuningStages.length)) : settings.maxStepsPerStage;
+  return {
+    validation: trainTasks.filter((task) => drawn.has(task.id)),
+    train: trainTasks.filter((task) => !drawn.has(task.id)),
+    plateau: { patience: settings.patience, minDelta: settings.minDelta, minEvaluations: settings.minEvaluations, maxStepsPerStage },
+  };
 }
 
 /**
@@ -246,7 +316,7 @@ function timed(policy: PolicyV1, clock: { model: number }): PolicyV1 {
  * after it are redone deterministically, so no record is lost or duplicated.
  */
 export async function runTraining(options: RunTrainingOptions): Promise<TrainSummary> {
-  const config = trainConfigSchema.parse(options.config);
+  const config = parseWithSchema({ schema: trainConfigSchema, value: options.config, source: 'train config' });
   const components = methodComponents(config.method);
   if (config.ppo.klCoef > 0 && !options.referencePolicy) {
     throw new SealError({
@@ -260,6 +330,12 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
       message: 'frozenBaseline needs a referencePolicy (the frozen starting weights it rolls out)',
     });
   }
+  if (config.overlays && !components.interface) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `overlays: method ${config.method} has no environment-side adaptation; interface modules need seal, no-reweight or no-loop`,
+    });
+  }
   if (config.gapMonitor && !config.frozenBaseline) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
@@ -269,6 +345,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   if (options.trainTasks.length === 0) {
     throw new SealError({ code: 'INVALID_ARGUMENT', message: 'no training tasks' });
   }
+  const curriculum = components.envTuning ? planCurriculum({ config, trainTasks: options.trainTasks }) : undefined;
   const run = new RunDirectory(options.runDirectory);
   await run.ensure();
   const clock = { model: 0 };
@@ -285,7 +362,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   };
   let capability = new CapabilityState();
   // The events a resumed run had already recorded (its summary includes them).
-  let recorded: (TrainStepEvent | EvalEvent | RollbackEvent)[] = [];
+  let recorded: (TrainStepEvent | EvalEvent | RollbackEvent | StageEvent | ValidationEvent)[] = [];
   const resumedFrom = (await run.latestCheckpoint()) ?? 0;
   if (resumedFrom > 0) {
     await assertResumable({ runDirectory: options.runDirectory, path: run.path('config.json'), config });
@@ -293,7 +370,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     await policy.load({ directory: checkpoint });
     state = JSON.parse(await readFile(`${checkpoint}/trainer-state.json`, 'utf8')) as TrainerState;
     capability = await loadCapabilityState({ path: `${checkpoint}/capability_state.json` });
-    recorded = (await run.truncateAfter(resumedFrom)) as (TrainStepEvent | EvalEvent | RollbackEvent)[];
+    recorded = (await run.truncateAfter(resumedFrom)) as typeof recorded;
   } else {
     // A fresh run (or one that crashed before its first checkpoint) starts clean.
     await run.reset();
@@ -306,11 +383,13 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   await run.writeJsonLines(run.path('tasks.jsonl'), [...runTasks.values()]);
 
   const tools = unionTools(options.trainTasks);
-  const summary: TrainSummary = { config, steps: [], evaluations: [], rollbacks: [], resumedFrom };
+  const summary: TrainSummary = { config, steps: [], evaluations: [], rollbacks: [], stages: [], validations: [], resumedFrom };
   for (const event of recorded) {
     if (event.type === 'train-step') summary.steps.push(event);
     else if (event.type === 'eval') summary.evaluations.push(event);
     else if (event.type === 'rollback') summary.rollbacks.push(event);
+    else if (event.type === 'stage') summary.stages.push(event);
+    else if (event.type === 'validation') summary.validations.push(event);
   }
   // The gap monitor keeps the weights of its best step in `best-<step>`
   // (`best-000000`: the starting weights), written before the checkpoint that
@@ -341,7 +420,9 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     const { overlay, hash } = evolveSealOverlay({
       tools,
       statistics: tagStatistics(capability.activeTagStats()),
-      settings: options.interfaceSettings,
+      settings:
+        options.interfaceSettings ??
+        (config.overlays ? sealSettingsForModules({ modules: config.overlays, protocol: config.episode.protocol }) : undefined),
     });
     return { overlay, hash };
   };
@@ -404,13 +485,73 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
       await run.appendJsonLines(run.path('events.jsonl'), [event]);
       summary.evaluations.push(event);
       options.onProgress?.({ type: 'eval-end', step, set: set.name, evaluation });
-      if (components.envTuning && set === options.evalSets?.[0]) {
-        state = { ...state, curriculum: advanceCurriculum({ state: state.curriculum, score: evaluation.accuracy, step, settings: options.curriculumSettings }) };
-      }
     }
   };
 
-  if (resumedFrom === 0) await evaluate(0);
+  // Environment Tuning, after every step (and before the first): validation
+  // on the held-out split every `validateEvery` steps, then the stage advance
+  // on a plateau of its score or a spent step budget. The state goes into the
+  // step's checkpoint; a resumed run drops the records of later steps.
+  const advanceStage = async (step: number): Promise<void> => {
+    if (!curriculum) return;
+    let score: number | undefined;
+    if (step % config.curriculum.validateEvery === 0) {
+      const name = 'validation';
+      options.onProgress?.({ type: 'eval-start', step, set: name, tasks: curriculum.validation.length });
+      const evaluation = await evaluatePolicy({
+        policy,
+        tasks: curriculum.validation,
+        backend: options.backend,
+        verifier: options.verifier,
+        protocol: config.episode.protocol,
+        promptMode: config.episode.promptMode,
+        maxTokens: config.sampling.maxTokens,
+        seed: deriveSeed(config.seed, 0x7a11e, step),
+        limits: {
+          maxModelCalls: config.episode.maxModelCalls,
+          ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
+          ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
+        },
+        episodeIdPrefix: `${config.runId}:eval${step}:${name}`,
+      });
+      score = evaluation.accuracy;
+      const validation: ValidationEvent = {
+        schemaVersion: 1,
+        type: 'validation',
+        step,
+        stage: envTuningStages[state.curriculum.stage]!.name,
+        accuracy: evaluation.accuracy,
+        tasks: curriculum.validation.length,
+        taskSuccess: evaluation.taskSuccess,
+      };
+      await run.writeJsonLines(run.evalEpisodesPath(step, name), evaluation.episodes.map((e) => e.record));
+      await run.appendJsonLines(run.path('events.jsonl'), [validation]);
+      summary.validations.push(validation);
+      options.onProgress?.({ type: 'eval-end', step, set: name, evaluation });
+    }
+    const before = state.curriculum;
+    const next = advanceCurriculum({ state: before, step, ...(score === undefined ? {} : { score }), settings: curriculum.plateau });
+    state = { ...state, curriculum: next };
+    if (next.stage !== before.stage) {
+      const change: StageEvent = {
+        schemaVersion: 1,
+        type: 'stage',
+        step,
+        from: envTuningStages[before.stage]!.name,
+        to: envTuningStages[next.stage]!.name,
+        reason: next.transitions.at(-1)?.reason ?? 'budget',
+        ...(score === undefined ? {} : { validation: score }),
+      };
+      await run.appendJsonLines(run.path('events.jsonl'), [change]);
+      summary.stages.push(change);
+      options.onProgress?.({ type: 'stage', event: change });
+    }
+  };
+
+  if (resumedFrom === 0) {
+    await evaluate(0);
+    await advanceStage(0);
+  }
 
   for (let step = state.step + 1; step <= config.steps; step++) {
     if (options.signal?.aborted) break;
@@ -425,7 +566,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     // Batch selection: a seeded shuffle per epoch, consecutive slices (drop_last).
     let t0 = performance.now();
     const stage = components.envTuning ? envTuningStages[state.curriculum.stage]! : undefined;
-    const pool = stage ? stageTasks(options.trainTasks, stage.data) : [...options.trainTasks];
+    const pool = stage && curriculum ? stageTasks(curriculum.train, stage.data) : [...options.trainTasks];
     const perEpoch = Math.max(1, Math.floor(pool.length / config.tasksPerStep));
     const epoch = Math.floor((step - 1) / perEpoch);
     const order = shuffleForEpoch(pool, config.seed, epoch);
@@ -463,6 +604,8 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
               maxModelCalls: config.episode.maxModelCalls,
               ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
               ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
+              // Environment Tuning's training environment moves on after the per-turn attempt cap.
+              ...(curriculum ? { maxAttemptsPerTurn: config.curriculum.maxAttemptsPerTurn } : {}),
             },
             episodeId: `${config.runId}:s${step}:${baseline ? 'baseline:' : ''}${task.id}:${index}`,
             stamps: { policyStep: baseline ? 0 : step - 1, verifierVersion: options.verifier.verifierId, seed: config.seed, runId: config.runId },
@@ -665,6 +808,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     }
 
     if ((config.evalEvery > 0 && step % config.evalEvery === 0) || step === config.steps) await evaluate(step);
+    await advanceStage(step);
     // The checkpoint is marked last: a crash before this line redoes the whole
     // step (deterministically) after dropping what it had written.
     if (checkpointDue) {

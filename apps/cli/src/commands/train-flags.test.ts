@@ -1,0 +1,59 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { EvalEvent } from '@seal/rl';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createOutput } from '../ui/output';
+import { gainLines, parseOverlays, runTrain } from './train';
+
+describe('seal train --overlays', () => {
+  it('should parse module lists and none', () => {
+    expect(parseOverlays('schema,err,cap')).toEqual(['schema', 'err', 'cap']);
+    expect(parseOverlays('cap, schema')).toEqual(['cap', 'schema']);
+    expect(parseOverlays('none')).toEqual([]);
+  });
+
+  it('should reject an unknown module with one clear error naming it, before touching the run directory', async () => {
+    expect(() => parseOverlays('schema,hints')).toThrow(/unknown overlay module 'hints'/);
+    expect(() => parseOverlays('none,schema')).toThrow(/unknown overlay module 'none'/);
+    const root = mkdtempSync(join(tmpdir(), 'seal-overlays-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const output = createOutput({ json: false, stdout: new PassThrough(), stderr: new PassThrough() });
+    const runDirectory = join(root, 'run');
+    await expect(runTrain({ argv: ['--preset', 'smoke', '--overlays', 'schema,foo', '--run-dir', runDirectory, '--cache', join(root, 'cache')], output })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining("'foo'"),
+    });
+    await expect(runTrain({ argv: ['--preset', 'smoke', '--method', 'grpo', '--overlays', 'schema', '--run-dir', runDirectory], output })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('method grpo'),
+    });
+    expect(existsSync(runDirectory)).toBe(false);
+    expect(existsSync(join(root, 'cache'))).toBe(false);
+  });
+});
+
+describe('gainLines', () => {
+  const event = (step: number, taskSuccess: Record<string, number>): EvalEvent => ({
+    schemaVersion: 1,
+    type: 'eval',
+    step,
+    set: 'test-id',
+    accuracy: 0,
+    overall: 0,
+    categories: {},
+    tagCounts: {},
+    overlayHash: '',
+    taskSuccess,
+  });
+
+  it('should print the paired gain with its interval and verdict', () => {
+    const before = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`t${i}`, 0]));
+    const after = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`t${i}`, i < 8 ? 1 : 0]));
+    const [line] = gainLines([event(0, before), event(12, after)]);
+    expect(line).toMatch(/^test-id gain over the warm start \(greedy, step 0 → 12\): \+80\.0 \[\+\d+\.\d, \+\d+\.\d\] points, 95% CI above 0 \(paired bootstrap over 10 tasks\)$/);
+    const [same] = gainLines([event(0, after), event(12, after)]);
+    expect(same).toContain('+0.0 [+0.0, +0.0] points, 95% CI includes 0');
+  });
+});
