@@ -2,9 +2,12 @@ export { grpoAdvantages, grpoEpsilon, zeroVarianceGroups } from './advantages/gr
 export { applyAPatch, defaultTagWeights, excludedTags, trajectoryWeight, type APatchSettings } from './advantages/apatch';
 export { updateDynamicTagWeights, type ClosedLoopSettings, type LoopTagStatistics } from './advantages/closed-loop';
 export {
+  curriculumSettingsSchema,
   methodComponents,
   trainConfigSchema,
   trainMethodSchema,
+  type CurriculumSettings,
+  type CurriculumSettingsInput,
   type MethodComponents,
   type TrainConfig,
   type TrainConfigInput,
@@ -58,11 +61,13 @@ export {
   type EvalSet,
   type RollbackEvent,
   type RunTrainingOptions,
+  type StageEvent,
   type StepTiming,
   type TrainProgress,
   type TrainSample,
   type TrainStepEvent,
   type TrainSummary,
+  type ValidationEvent,
 } from './train/run-training';
 export { RunDirectory, writeFileAtomic, writeJsonAtomic } from './run/run-directory';
 export {

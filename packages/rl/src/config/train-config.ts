@@ -19,6 +19,39 @@ const samplingSchema = z.object({
 });
 
 /**
+ * Environment Tuning's curriculum (method `envtuning` only; other methods
+ * ignore it): a validation split carved out of the training tasks and
+ * evaluated greedily on the standard interface, the plateau rule on its
+ * score, a step budget per stage as the fallback, and the per-turn attempt
+ * cap. The defaults take the embedded default (12 steps) through all four
+ * stages: an `auto` budget of 3 steps per stage.
+ */
+export const curriculumSettingsSchema = z.strictObject({
+  /** Training tasks set aside as the validation split (never trained on). */
+  validationTasks: z.number().int().min(1).max(10_000).default(16),
+  /** Validate every N steps (and before the first). */
+  validateEvery: z.number().int().min(1).max(10_000).default(1),
+  /** Validations without a new best (by more than `minDelta`) that end a stage. */
+  patience: z.number().int().min(1).max(1_000).default(2),
+  /** The validation gain (a share of tasks, 0–1) that counts as progress. */
+  minDelta: z.number().min(0).max(1).default(0.01),
+  /** Validations a stage gets before a plateau can end it (the score it was entered with counts). */
+  minEvaluations: z.number().int().min(1).max(1_000).default(3),
+  /**
+   * Training steps a stage gets at most (the last stage never ends), or
+   * `auto`: the run's steps split evenly over the stages (at least 1).
+   */
+  maxStepsPerStage: z.union([z.literal('auto'), z.number().int().min(1).max(1_000_000)]).default('auto'),
+  /** Actions per turn before the environment moves on to the next turn (Environment Tuning: 5). */
+  maxAttemptsPerTurn: z.number().int().min(1).max(100).default(5),
+});
+
+/** The written form of {@link curriculumSettingsSchema}. */
+export type CurriculumSettingsInput = z.input<typeof curriculumSettingsSchema>;
+/** The resolved form. */
+export type CurriculumSettings = z.output<typeof curriculumSettingsSchema>;
+
+/**
  * The resolved configuration of a training run (written to the run directory
  * as `config.json`). Defaults follow SEAL's Table 4 where they make sense at
  * this scale; the embedded presets override sizes.
@@ -100,6 +133,8 @@ export const trainConfigSchema = z.object({
   checkpointEvery: z.number().int().positive().default(1),
   /** Episode records of training steps are kept (`episodes/step-N.jsonl`). */
   keepEpisodes: z.boolean().default(true),
+  /** Environment Tuning's curriculum (see {@link curriculumSettingsSchema}). */
+  curriculum: curriculumSettingsSchema.prefault({}),
 });
 
 /** The written form of {@link trainConfigSchema}. */
