@@ -105,6 +105,17 @@ export const trainConfigSchema = z.object({
       weightDecay: z.number().nonnegative().default(0.01),
     })
     .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01 }),
+  /**
+   * SEAL's interface modules switched on in training (`schema` φ_schema,
+   * `err` φ_err, `cap` φ_cap), for methods with environment-side adaptation
+   * (seal, no-reweight, no-loop). Absent: SEAL's headline configuration,
+   * φ_schema alone. An empty list switches the interface off: the training
+   * prompt is then the untouched one, byte for byte.
+   */
+  overlays: z
+    .array(z.enum(['schema', 'err', 'cap']), { error: "overlays: each module is one of 'schema', 'err', 'cap'" })
+    .refine((modules) => new Set(modules).size === modules.length, { message: 'overlays: a module is named twice' })
+    .optional(),
   /** Drop groups whose rewards are all equal before the update (DAPO-style dynamic sampling). */
   dynamicSampling: z.boolean().default(false),
   /**
