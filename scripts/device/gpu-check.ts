@@ -8,7 +8,8 @@
  * - log-probabilities of 4 sequences (score graph): max |Δ| and ‖Δ‖/‖cpu‖;
  * - the loss and every weight's gradient of one cross-entropy micro-batch
  *   (grad graph, 4 × 256 tokens): worst and global ‖Δ‖/‖cpu‖;
- * - the weights after one full training step (grad + AdamW): max |Δ|;
+ * - the weights after one full training step (grad + AdamW; on a GPU with
+ *   weights, moments and gradients resident on the device): max |Δ|;
  * - greedy generation of 4 prompts × 16 tokens: tokens equal or not;
  * - where each graph's nodes ran on the device (ORT's profile).
  * `--device cpu` runs the same comparisons of the CPU EP with itself.
@@ -149,6 +150,7 @@ async function engineRun(config: ModelConfig, device: ExecutionProvider) {
     sequences: sequences.map((tokenIds) => ({ tokenIds, tokenWeights: tokenIds.map((_, t) => (t === 0 ? 0 : 1 / total)) })),
     settings: trainSettings,
   });
+  await engine.syncToHost();
   const weightsAfter = Float32Array.from(engine.currentWeights.buffer);
   const placements = engine.placements;
   await engine.close();

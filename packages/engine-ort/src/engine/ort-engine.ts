@@ -27,6 +27,15 @@ import {
 } from './sequence-feeds';
 import { createOrtSession, floatTensor, ort, type ExecutionProvider } from './ort-session';
 import { readPlacementProfile, type GraphPlacement } from './placement';
+import {
+  buildCopyGraph,
+  disposeTensors,
+  pickTensors,
+  prefixTensors,
+  residentGroups,
+  type ResidentState,
+  type TensorSet,
+} from './resident-weights';
 
 /** Settings of an {@link OrtEngine}. */
 export type OrtEngineSettings = {
@@ -58,6 +67,16 @@ export type OrtEngineSettings = {
    * {@link OrtEngine.placements}. Default false: profiling slows that run.
    */
   recordPlacement?: boolean;
+  /**
+   * Keep the weights, the Adam moments and the gradient accumulators on the
+   * device between runs: the optimizer's and the grad graph's outputs stay
+   * device-located and are fed back as inputs, so a step moves only tokens
+   * and scalars between host and device. The host copies (`currentWeights`,
+   * `optimizerState`) are then refreshed by {@link OrtEngine.syncToHost}.
+   * Default: true on a GPU, false on the CPU (where it runs the same code
+   * with ORT-owned host tensors).
+   */
+  resident?: boolean;
 };
 
 /** Shortest cached prefix worth reusing. */
@@ -145,6 +164,12 @@ export class OrtEngine {
   private readonly sessions = new Map<string, Promise<Session>>();
   private readonly settings: Required<OrtEngineSettings>;
   private readonly tensorCache = new WeakMap<FlatTensors, Record<string, ort.Tensor>>();
+  /** The device-resident state (with `resident`), uploaded at first use; undefined until then and after the host copies change. */
+  private residentState: ResidentState | undefined;
+  /** Whether the host copies of weights and moments are behind the resident state. */
+  private hostStale = false;
+  /** The copy graphs' sessions, outside the LRU: their outputs may live as long as the engine. */
+  private readonly copySessions = new Map<'upload' | 'download', Promise<Session>>();
   /** Placements recorded so far, by graph family (with `recordPlacement`). */
   private readonly placementsByFamily = new Map<string, GraphPlacement>();
   /** Keys and values of earlier generations; valid for the current weights only, so cleared whenever they change. */
@@ -174,13 +199,17 @@ export class OrtEngine {
       maxSessions: settings.maxSessions ?? 96,
       prefixCacheBytes: settings.prefixCacheBytes ?? 256 * 2 ** 20,
       recordPlacement: settings.recordPlacement ?? false,
+      resident: settings.resident ?? (settings.executionProvider ?? 'cpu') !== 'cpu',
     };
     this.prefixCache = new PrefixCache(this.settings.prefixCacheBytes);
   }
 
   // ------------------------------------------------------------------ state
 
-  /** The current weights (views into the live buffer; copy before keeping). */
+  /**
+   * The current weights (views into the live buffer; copy before keeping).
+   * With `resident`, call {@link OrtEngine.syncToHost} first.
+   */
   get currentWeights(): FlatTensors {
     return this.weights;
   }
@@ -192,7 +221,9 @@ export class OrtEngine {
 
   /** Replaces the weights (copied). */
   setWeights(weights: FlatTensors): void {
+    this.syncBeforeHostWrite();
     this.weights.buffer.set(weights.buffer);
+    this.dropResident();
     this.prefixCache.clear();
   }
 
@@ -203,6 +234,8 @@ export class OrtEngine {
 
   /** Replaces the optimizer state (copied). */
   setOptimizerState({ m, v, step }: { m: Float32Array; v: Float32Array; step: number }): void {
+    this.syncBeforeHostWrite();
+    this.dropResident();
     this.optimizer.m.buffer.set(m);
     this.optimizer.v.buffer.set(v);
     this.optimizer.step = step;
@@ -217,7 +250,12 @@ export class OrtEngine {
    * generation speed. Training and scoring keep the arena (30% faster steps;
    * decision 0011).
    */
-  private session(key: string, build: () => BuiltGraph, threads: number, { memoryArena = true }: { memoryArena?: boolean } = {}): Promise<Session> {
+  private session(
+    key: string,
+    build: () => BuiltGraph,
+    threads: number,
+    { memoryArena = true, deviceOutputs }: { memoryArena?: boolean; deviceOutputs?: readonly string[] } = {},
+  ): Promise<Session> {
     const cached = this.sessions.get(key);
     if (cached !== undefined) {
       // Refresh LRU order.
@@ -240,6 +278,7 @@ export class OrtEngine {
         threads,
         optimizationLevel: 'all',
         memoryArena,
+        ...(deviceOutputs === undefined ? {} : { deviceOutputs }),
         ...(profileDirectory === undefined ? {} : { profileFilePrefix: join(profileDirectory, 'profile') }),
       },
     }).then((session) => (profileDirectory === undefined ? session : this.recordFirstRun({ session, family, profileDirectory })));
@@ -293,8 +332,111 @@ export class OrtEngine {
     return this.settings.executionProvider;
   }
 
+  // ------------------------------------------------------------------ resident state
+
+  /**
+   * The weight feeds of a run: the resident weights (uploaded at first use)
+   * with `resident`, else tensors over the host buffer.
+   */
+  private async modelWeightFeeds(): Promise<TensorSet> {
+    return this.settings.resident ? (await this.resident()).weights : this.weightFeeds(this.weights);
+  }
+
+  private copySession(kind: 'upload' | 'download'): Promise<Session> {
+    let session = this.copySessions.get(kind);
+    if (session === undefined) {
+      const groups = kind === 'upload' ? residentGroups : residentGroups.slice(0, 3);
+      const graph = buildCopyGraph({ specs: this.weights.specs, groups });
+      session = createOrtSession({
+        model: graph.model,
+        settings: {
+          executionProvider: this.settings.executionProvider,
+          threads: this.settings.threads,
+          optimizationLevel: 'disabled',
+          memoryArena: false,
+          ...(kind === 'upload' ? { deviceOutputs: graph.outputs } : {}),
+        },
+      });
+      session.catch(() => this.copySessions.delete(kind));
+      this.copySessions.set(kind, session);
+    }
+    return session;
+  }
+
+  /** The resident state, uploading the host weights and moments (and the zeros) if it is not there. */
+  private async resident(): Promise<ResidentState> {
+    if (this.residentState !== undefined) return this.residentState;
+    const session = await this.copySession('upload');
+    const zeros = new FlatTensors(this.weights.specs);
+    const sources = { weights: this.weights, m: this.optimizer.m, v: this.optimizer.v, zeros };
+    const feeds: TensorSet = {};
+    for (const group of residentGroups) Object.assign(feeds, prefixTensors(this.weightFeeds(sources[group]), `in.${group}.`));
+    const output = await session.run(feeds);
+    const specs = this.weights.specs;
+    const pick = (group: string): TensorSet => pickTensors({ output, prefix: `out.${group}.`, specs });
+    this.residentState = { weights: pick('weights'), m: pick('m'), v: pick('v'), zeros: pick('zeros') };
+    return this.residentState;
+  }
+
+  /**
+   * Reads the resident weights and Adam moments back into the host buffers
+   * (`currentWeights`, `optimizerState`), through a graph with host-located
+   * outputs. Nothing to do without `resident` or when the host is current.
+   */
+  async syncToHost(): Promise<void> {
+    const state = this.residentState;
+    if (state === undefined || !this.hostStale) return;
+    const session = await this.copySession('download');
+    const feeds: TensorSet = {
+      ...prefixTensors(state.weights, 'in.weights.'),
+      ...prefixTensors(state.m, 'in.m.'),
+      ...prefixTensors(state.v, 'in.v.'),
+    };
+    const fetches: Record<string, ort.Tensor> = {
+      ...prefixTensors(this.weightFeeds(this.weights), 'out.weights.'),
+      ...prefixTensors(this.weightFeeds(this.optimizer.m), 'out.m.'),
+      ...prefixTensors(this.weightFeeds(this.optimizer.v), 'out.v.'),
+    };
+    await session.run(feeds, fetches);
+    this.hostStale = false;
+  }
+
+  private syncBeforeHostWrite(): void {
+    // A partial host write (weights only, or moments only) over stale host
+    // copies would lose the other half; callers replace both or sync first.
+    if (this.hostStale) {
+      throw new SealError({
+        code: 'INTERNAL',
+        message: 'OrtEngine: the host copies are behind the resident state; call syncToHost() before setWeights/setOptimizerState',
+      });
+    }
+  }
+
+  /** Forgets the resident state (the host copies are current), so the next run uploads again. */
+  private dropResident(): void {
+    if (this.residentState === undefined) return;
+    const { weights, m, v, zeros } = this.residentState;
+    disposeTensors(weights, m, v, zeros);
+    this.residentState = undefined;
+    this.hostStale = false;
+  }
+
   /** Releases every session. */
   async close(): Promise<void> {
+    // GPU tensors go before the sessions that made them (onnxruntime-node 1.30).
+    if (this.residentState !== undefined) {
+      const { weights, m, v, zeros } = this.residentState;
+      disposeTensors(weights, m, v, zeros);
+      this.residentState = undefined;
+    }
+    for (const session of this.copySessions.values()) {
+      try {
+        await (await session).release();
+      } catch {
+        // A session that failed to build has nothing to release.
+      }
+    }
+    this.copySessions.clear();
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     for (const session of sessions) {
@@ -370,7 +512,7 @@ export class OrtEngine {
       );
       const rows = indices.map((i) => sequences[i]!);
       const feeds = this.sequenceFeedTensors(bucket, rows);
-      const output = await session.run({ ...this.weightFeeds(this.weights), ...feeds, inverse_temperature: inverseTemperature });
+      const output = await session.run({ ...(await this.modelWeightFeeds()), ...feeds, inverse_temperature: inverseTemperature });
       const logprobs = output.logprobs!.data as Float32Array;
       indices.forEach((index, row) => {
         const out = results[index]!;
@@ -427,35 +569,49 @@ export class OrtEngine {
         if (sequence.tokenWeights[t] !== 0) tokens++;
       }
     }
+    // With `resident`, the accumulated gradients are the grad graph's
+    // device-located outputs, fed to the next micro-batch; the first one
+    // adds to the resident zeros.
+    const resident = this.settings.resident ? await this.resident() : undefined;
+    let residentGradients: TensorSet | undefined;
+    const gradientNames = specs.map((spec) => `grad.${spec.name}`);
     for (const { bucket, indices } of this.microBatches(sequences.map((s) => s.tokenIds.length))) {
       const session = await this.session(
         `grad-${objective}:${bucket.batch}:${bucket.length}`,
         () => buildGradGraph({ config: this.config, bucket, objective }),
         this.settings.threads,
+        resident === undefined ? {} : { deviceOutputs: gradientNames },
       );
       const rows = indices.map((i) => sequences[i]!);
       const feeds: Record<string, ort.Tensor> = {
-        ...this.weightFeeds(this.weights),
-        ...this.weightFeeds(accumulatorIn, 'acc.'),
+        ...(resident === undefined ? this.weightFeeds(this.weights) : resident.weights),
+        ...(resident === undefined ? this.weightFeeds(accumulatorIn, 'acc.') : prefixTensors(residentGradients ?? resident.zeros, 'acc.')),
         ...this.sequenceFeedTensors(bucket, rows.map((row) => row.tokenIds)),
         ...this.lossFeeds({ objective, bucket, rows, settings }),
       };
-      const fetches: Record<string, ort.Tensor | null> = {
-        loss: null,
-        sum_clipped: null,
-        sum_ratio: null,
-        sum_kl: null,
-        sum_nll: null,
-        ...this.weightFeeds(accumulatorOut, 'grad.'),
-      };
-      const output = await session.run(feeds, fetches);
+      let output: Record<string, ort.Tensor>;
+      if (resident === undefined) {
+        const fetches: Record<string, ort.Tensor | null> = {
+          loss: null,
+          sum_clipped: null,
+          sum_ratio: null,
+          sum_kl: null,
+          sum_nll: null,
+          ...this.weightFeeds(accumulatorOut, 'grad.'),
+        };
+        output = await session.run(feeds, fetches);
+        [accumulatorIn, accumulatorOut] = [accumulatorOut, accumulatorIn];
+      } else {
+        output = await session.run(feeds);
+        disposeTensors(residentGradients);
+        residentGradients = pickTensors({ output, prefix: 'grad.', specs });
+      }
       const scalar = (name: string): number => Number((output[name]!.data as Float32Array)[0]);
       loss += scalar('loss');
       sumClipped += scalar('sum_clipped');
       sumRatio += scalar('sum_ratio');
       sumKl += scalar('sum_kl');
       sumNll += scalar('sum_nll');
-      [accumulatorIn, accumulatorOut] = [accumulatorOut, accumulatorIn];
     }
     const normaliser = weightSum === 0 ? 1 : weightSum;
     const metrics = {
@@ -472,8 +628,16 @@ export class OrtEngine {
       step: this.optimizer.step,
       metrics,
     });
-    if (!Number.isFinite(loss)) return skipped(Number.NaN);
-    const gradNorm = await this.applyOptimizer({ gradients: accumulatorIn, settings });
+    let gradNorm: number;
+    try {
+      if (!Number.isFinite(loss)) return skipped(Number.NaN);
+      gradNorm =
+        residentGradients === undefined
+          ? await this.applyOptimizer({ gradients: accumulatorIn, settings })
+          : await this.applyResidentOptimizer({ gradients: residentGradients, settings });
+    } finally {
+      disposeTensors(residentGradients);
+    }
     if (!Number.isFinite(gradNorm)) return skipped(gradNorm);
     return { loss, gradNorm, skipped: false, step: this.optimizer.step, metrics };
   }
@@ -576,21 +740,12 @@ export class OrtEngine {
       this.settings.threads,
     );
     const step = this.optimizer.step + 1;
-    const [beta1, beta2] = settings.betas;
-    const scalar = (x: number): ort.Tensor => floatTensor(Float32Array.of(x), []);
     const feeds: Record<string, ort.Tensor> = {
       ...this.weightFeeds(this.weights, 'param.'),
       ...this.weightFeeds(gradients, 'grad.'),
       ...this.weightFeeds(this.optimizer.m, 'm.'),
       ...this.weightFeeds(this.optimizer.v, 'v.'),
-      learning_rate: scalar(settings.learningRate),
-      beta1: scalar(beta1),
-      beta2: scalar(beta2),
-      bias_correction1: scalar(1 / (1 - beta1 ** step)),
-      bias_correction2: scalar(1 / (1 - beta2 ** step)),
-      eps: scalar(settings.eps),
-      weight_decay: scalar(settings.weightDecay),
-      max_grad_norm: scalar(Math.min(settings.maxGradNorm, 3e38)),
+      ...optimizerScalars(settings, step),
     };
     const fetches: Record<string, ort.Tensor | null> = {
       grad_norm: null,
@@ -607,6 +762,43 @@ export class OrtEngine {
     const { m, v } = this.optimizer;
     this.optimizer = { m: this.spareMoments.m, v: this.spareMoments.v, step };
     this.spareMoments = { m, v };
+    return gradNorm;
+  }
+
+  /**
+   * AdamW on the resident state: the optimizer graph's new weights and
+   * moments stay on the device and replace the old ones when the gradient
+   * norm is finite; only the norm comes back to the host.
+   */
+  private async applyResidentOptimizer({ gradients, settings }: { gradients: TensorSet; settings: EngineTrainSettings }): Promise<number> {
+    const specs = this.weights.specs;
+    const session = await this.session('optimizer', () => buildOptimizerGraph({ specs: listWeightSpecs(this.config) }), this.settings.threads, {
+      deviceOutputs: ['new_param.', 'new_m.', 'new_v.'].flatMap((prefix) => specs.map((spec) => `${prefix}${spec.name}`)),
+    });
+    const state = await this.resident();
+    const step = this.optimizer.step + 1;
+    const output = await session.run({
+      ...prefixTensors(state.weights, 'param.'),
+      ...prefixTensors(gradients, 'grad.'),
+      ...prefixTensors(state.m, 'm.'),
+      ...prefixTensors(state.v, 'v.'),
+      ...optimizerScalars(settings, step),
+    });
+    const gradNorm = Number((output.grad_norm!.data as Float32Array)[0]);
+    const updated = {
+      weights: pickTensors({ output, prefix: 'new_param.', specs }),
+      m: pickTensors({ output, prefix: 'new_m.', specs }),
+      v: pickTensors({ output, prefix: 'new_v.', specs }),
+    };
+    if (!Number.isFinite(gradNorm)) {
+      disposeTensors(updated.weights, updated.m, updated.v);
+      return gradNorm;
+    }
+    disposeTensors(state.weights, state.m, state.v);
+    this.residentState = { ...updated, zeros: state.zeros };
+    this.hostStale = true;
+    this.optimizer.step = step;
+    this.prefixCache.clear();
     return gradNorm;
   }
 
@@ -683,6 +875,7 @@ export class OrtEngine {
       finishReason: 'length',
     }));
     const randoms = indices.map((i) => new SeededRandom(mixSeed(options.seed, i)));
+    const modelWeights = await this.modelWeightFeeds();
     const stop = new Set(options.stopTokenIds);
     let rows = batch;
     let cacheKeys: Float32Array[] = [];
@@ -726,7 +919,7 @@ export class OrtEngine {
         { memoryArena: false },
       );
       const prefillOut = await prefill.run({
-        ...this.weightFeeds(this.weights),
+        ...modelWeights,
         input_ids: new ort.Tensor('int64', ids, [batch * promptLength]),
         rope_cos: floatTensor(cos, [batch, promptLength, 1, half]),
         rope_sin: floatTensor(sin, [batch, promptLength, 1, half]),
@@ -811,7 +1004,7 @@ export class OrtEngine {
         { memoryArena: false },
       );
       const feeds: Record<string, ort.Tensor> = {
-        ...this.weightFeeds(this.weights),
+        ...modelWeights,
         input_ids: new ort.Tensor('int64', ids, [batch * length]),
         rope_cos: floatTensor(cos, [batch, length, 1, half]),
         rope_sin: floatTensor(sin, [batch, length, 1, half]),
@@ -928,7 +1121,7 @@ export class OrtEngine {
         { memoryArena: false },
       );
       const feeds: Record<string, ort.Tensor> = {
-        ...this.weightFeeds(this.weights),
+        ...modelWeights,
         input_ids: new ort.Tensor('int64', stepIds, [rows]),
         rope_cos: floatTensor(stepCos, [rows, 1, 1, half]),
         rope_sin: floatTensor(stepSin, [rows, 1, 1, half]),
@@ -1006,6 +1199,22 @@ function decodeCache({
     start += part.slots;
   }
   return { keys, values };
+}
+
+/** The scalar feeds of the optimizer graph for `step` (1-based). */
+function optimizerScalars(settings: EngineTrainSettings, step: number): Record<string, ort.Tensor> {
+  const [beta1, beta2] = settings.betas;
+  const scalar = (x: number): ort.Tensor => floatTensor(Float32Array.of(x), []);
+  return {
+    learning_rate: scalar(settings.learningRate),
+    beta1: scalar(beta1),
+    beta2: scalar(beta2),
+    bias_correction1: scalar(1 / (1 - beta1 ** step)),
+    bias_correction2: scalar(1 / (1 - beta2 ** step)),
+    eps: scalar(settings.eps),
+    weight_decay: scalar(settings.weightDecay),
+    max_grad_norm: scalar(Math.min(settings.maxGradNorm, 3e38)),
+  };
 }
 
 /** Derives the seed of one prompt's sampling stream. */

@@ -22,6 +22,12 @@ export type SessionSettings = {
    * `endProfiling()` (used to read where each node ran).
    */
   profileFilePrefix?: string;
+  /**
+   * Outputs that stay on the device (`preferredOutputLocation: 'gpu-buffer'`)
+   * so that later runs take them as inputs without a round trip through the
+   * host. On the CPU EP every output is host memory, so this changes nothing.
+   */
+  deviceOutputs?: readonly string[];
 };
 
 /**
@@ -48,6 +54,9 @@ export async function createOrtSession({
       enableMemPattern: true,
       extra: { session: { intra_op: { allow_spinning: '1' } } },
       ...(settings.profileFilePrefix === undefined ? {} : { enableProfiling: true, profileFilePrefix: settings.profileFilePrefix }),
+      ...(executionProvider === 'cpu' || settings.deviceOutputs === undefined || settings.deviceOutputs.length === 0
+        ? {}
+        : { preferredOutputLocation: Object.fromEntries(settings.deviceOutputs.map((name) => [name, 'gpu-buffer' as const])) }),
     });
   } catch (cause) {
     if (executionProvider !== 'cpu') {

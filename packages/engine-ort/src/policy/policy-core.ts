@@ -143,6 +143,8 @@ export class PolicyCore {
 
   /** Writes config, weights, optimizer state and tokenizer files. */
   async save(directory: string): Promise<void> {
+    // Resident weights and moments are read back through a host-located output first.
+    await this.engine.syncToHost();
     const state = this.engine.optimizerState;
     await writeModelDirectory({
       directory,
@@ -168,6 +170,7 @@ export class PolicyCore {
         message: `${directory}: vocabulary of ${directoryConfig.vocabSize} does not match the policy's ${this.engine.config.vocabSize}`,
       });
     }
+    await this.engine.syncToHost();
     this.engine.setWeights(contents.weights);
     const optimizer = contents.optimizer;
     const total = contents.weights.buffer.length;
