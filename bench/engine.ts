@@ -1,5 +1,5 @@
 /**
- * `pnpm bench engine [--configs 2m,10m,50m] [--quick] [--device cpu|webgpu|cuda|auto]`:
+ * `pnpm bench engine [--configs 2m,10m,50m] [--quick] [--device cpu|webgpu|cuda|auto] [--resident on|off]`:
  * throughput of the ONNX Runtime policy engine on this machine's CPU (default)
  * or GPU.
  *
@@ -23,6 +23,8 @@
  * the family's first session) and, on a GPU device, exits with 1 when a node
  * of the hot path fell back to the CPU. A `350m` config (not in the default
  * list) is for GPUs. The MatMul peak and MFU are measured on the CPU EP only.
+ * `--resident` keeps weights, moments and gradients on the device between
+ * runs (default: on for a GPU, off for the CPU; see OrtEngineSettings).
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -156,7 +158,7 @@ type ConfigResult = {
   placements: GraphPlacement[];
 };
 
-async function measureConfig(name: string, quick: boolean, device: ExecutionProvider): Promise<ConfigResult> {
+async function measureConfig(name: string, quick: boolean, device: ExecutionProvider, resident: boolean | undefined): Promise<ConfigResult> {
   const config = configs[name]!;
   const engine = new OrtEngine({
     config,
@@ -167,6 +169,7 @@ async function measureConfig(name: string, quick: boolean, device: ExecutionProv
       microBatchTokens: trainBatch * trainLength,
       maxGenerateBatch: 64,
       recordPlacement: true,
+      ...(resident === undefined ? {} : { resident }),
     },
   });
   const settings = {
@@ -269,7 +272,12 @@ const child = option('child');
 const quick = process.argv.includes('--quick');
 if (child !== undefined) {
   // Child mode: measure one config and print it as JSON.
-  console.log(JSON.stringify(await measureConfig(child, quick, parseDeviceRequest(option('device') ?? 'cpu') as ExecutionProvider)));
+  const resident = option('resident');
+  console.log(
+    JSON.stringify(
+      await measureConfig(child, quick, parseDeviceRequest(option('device') ?? 'cpu') as ExecutionProvider, resident === undefined ? undefined : resident === 'on'),
+    ),
+  );
 } else {
   const names = (option('configs') ?? '2m,10m,50m').split(',');
   const unknown = names.filter((name) => configs[name] === undefined);
@@ -287,13 +295,13 @@ if (child !== undefined) {
   }
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`engine benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}`);
+  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}`);
   console.log(`intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`);
   let peak = device === 'cpu' ? await measureMatmulPeak() : Number.NaN;
   const script = fileURLToPath(import.meta.url);
   const results: ConfigResult[] = [];
   for (const name of names) {
-    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, '--device', device, ...(quick ? ['--quick'] : [])], {
+    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, '--device', device, ...(quick ? ['--quick'] : []), ...(option('resident') === undefined ? [] : ['--resident', option('resident')!])], {
       encoding: 'utf8',
       maxBuffer: 256 << 20,
     });
