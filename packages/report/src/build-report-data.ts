@@ -6,6 +6,7 @@ import {
 } from '@seal/spec';
 import type { RunData } from './read-run-directory';
 import type {
+  CurriculumStageSpan,
   OverlaySummary,
   ReportData,
   Series,
@@ -105,6 +106,45 @@ function overlayChanges(previous: InterfaceOverlay, next: InterfaceOverlay): str
   }
   if (changes.length === 0 && JSON.stringify(previous) !== JSON.stringify(next)) changes.push('wording of existing entries');
   return changes;
+}
+
+/**
+ * Environment Tuning's stage timeline: from the stage events (each ends the
+ * stage it leaves after its step), or, for runs recorded before them, from
+ * the stage of each training step. Null when the run has no curriculum.
+ */
+function buildCurriculum(run: RunData): ReportData['curriculum'] {
+  const stepStages = run.steps.filter((event) => event.curriculumStage);
+  if (run.stages.length === 0 && run.validations.length === 0 && stepStages.length === 0) return null;
+  const stages: CurriculumStageSpan[] = [];
+  const lastStep = run.steps.at(-1)?.step ?? 0;
+  if (run.stages.length > 0) {
+    let fromStep = 1;
+    for (const change of run.stages) {
+      stages.push({ name: change.from, fromStep, toStep: change.step, endedBy: change.reason ?? null, endValidation: change.validation ?? null });
+      fromStep = change.step + 1;
+    }
+    stages.push({ name: run.stages.at(-1)!.to, fromStep, toStep: null, endedBy: null, endValidation: null });
+  } else {
+    for (const event of stepStages) {
+      const current = stages.at(-1);
+      if (current && current.name === event.curriculumStage) current.toStep = event.step;
+      else stages.push({ name: event.curriculumStage!, fromStep: event.step, toStep: event.step, endedBy: null, endValidation: null });
+    }
+    if (stages.length > 0) stages.at(-1)!.toStep = null;
+  }
+  // The stage the run ended in spans to its last recorded step.
+  const open = stages.at(-1);
+  if (open && open.fromStep <= lastStep) open.toStep = lastStep;
+  return {
+    stages,
+    validation: {
+      steps: run.validations.map((event) => event.step),
+      accuracy: run.validations.map((event) => value(event.accuracy)),
+      stage: run.validations.map((event) => event.stage ?? null),
+      tasks: run.validations[0]?.tasks ?? null,
+    },
+  };
 }
 
 function buildOverlays(run: RunData): ReportData['overlays'] {
@@ -279,6 +319,7 @@ export function buildReportData({ run, training, now = new Date() }: BuildReport
       totals: capability ? rates(capability.total.tags) : null,
       categoryTotals,
     },
+    curriculum: buildCurriculum(run),
     overlays: buildOverlays(run),
     rho: {
       steps,

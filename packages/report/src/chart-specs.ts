@@ -160,6 +160,29 @@ function learningCharts(data: ReportData): ChartSpec[] {
       }),
     });
   }
+  const validation = data.curriculum?.validation;
+  if (validation && validation.steps.length > 0) {
+    // One line per stage, broken between stages: the stage timeline on the validation curve.
+    const stages = [...new Set(validation.stage.map((stage) => stage ?? 'unknown'))];
+    charts.push({
+      id: 'curriculum-validation',
+      title: 'Curriculum: validation accuracy by stage',
+      caption: `Greedy accuracy on the validation split (${validation.tasks ?? '?'} training tasks set aside, never trained on) on the untouched interface, by the curriculum stage the weights were trained in (step 0: before training).`,
+      format: 'percent',
+      config: lineConfig({
+        yTitle: 'validation accuracy',
+        percent: true,
+        datasets: stages.map((stage, i) =>
+          lineDataset(
+            stage,
+            palette[i % palette.length]!,
+            validation.steps.map((step, j) => ({ x: step, y: (validation.stage[j] ?? 'unknown') === stage ? (validation.accuracy[j] ?? null) : null })),
+            { spanGaps: false },
+          ),
+        ),
+      }),
+    });
+  }
   if (training.steps.length > 0) {
     charts.push({
       id: 'optimizer',

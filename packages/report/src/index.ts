@@ -13,15 +13,19 @@ export {
 export { parseJsonLines, readJsonLines, type JsonLinesResult } from './read-json-lines';
 export type { EpisodeAssessment, EpisodeDiagnoser } from './episode-assessment';
 export { conversationTurns, type Conversation, type ConversationStep, type ConversationTurn, type StepCall } from './viewer/conversation-turns';
-export type { OverlaySummary, ReportData, Series, TrainingCategories } from './report-data';
+export type { CurriculumStageSpan, OverlaySummary, ReportData, Series, TrainingCategories } from './report-data';
 export {
   evalEventSchema,
   overlayLineSchema,
   runConfigSchema,
+  stageEventSchema,
   trainStepEventSchema,
+  validationEventSchema,
   type EvalRecord,
   type OverlayLine,
   type RunConfig,
+  type StageRecord,
   type TrainStepRecord,
+  type ValidationRecord,
 } from './run-records';
 export { escapeHtml } from './html';

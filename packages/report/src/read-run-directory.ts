@@ -15,11 +15,15 @@ import {
   evalEventSchema,
   overlayLineSchema,
   runConfigSchema,
+  stageEventSchema,
   trainStepEventSchema,
+  validationEventSchema,
   type EvalRecord,
   type OverlayLine,
   type RunConfig,
+  type StageRecord,
   type TrainStepRecord,
+  type ValidationRecord,
 } from './run-records';
 
 /** Everything a report needs from a run directory, parsed. */
@@ -35,6 +39,9 @@ export type RunData = {
   evaluations: EvalRecord[];
   /** `overlays.jsonl`, by step. */
   overlays: OverlayLine[];
+  /** Environment Tuning's stage changes and validations, by step (empty for other methods). */
+  stages: StageRecord[];
+  validations: ValidationRecord[];
   /** `capability_state.json`, when present. */
   capability?: CapabilityStateRecord;
   /** The files of `episodes/`. */
@@ -91,6 +98,8 @@ export async function readRunDirectory({
     steps: [],
     evaluations: [],
     overlays: [],
+    stages: [],
+    validations: [],
     episodeFiles: await listEpisodeFiles(root),
     warnings,
   };
@@ -121,6 +130,13 @@ export async function readRunDirectory({
     data.evaluations = lastByKey(evaluations.values, (event) => `${event.step}\u0000${event.set}`).sort(
       (a, b) => a.step - b.step || a.set.localeCompare(b.set),
     );
+    const stages = await readJsonLines({ path: eventsPath, schema: stageEventSchema, accept: hasType('stage') });
+    const validations = await readJsonLines({ path: eventsPath, schema: validationEventSchema, accept: hasType('validation') });
+    for (const warning of [...stages.warnings, ...validations.warnings]) {
+      if (!warnings.some((seen) => JSON.stringify(seen) === JSON.stringify(warning))) warnings.push(warning);
+    }
+    data.stages = lastByKey(stages.values, (event) => event.step).sort((a, b) => a.step - b.step);
+    data.validations = lastByKey(validations.values, (event) => event.step).sort((a, b) => a.step - b.step);
   } else {
     warnings.push({ type: 'other', message: 'events.jsonl is missing' });
   }

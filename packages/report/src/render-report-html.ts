@@ -121,6 +121,28 @@ function tagTable(data: ReportData): RawHtml {
   )}</tbody></table>`;
 }
 
+/** Environment Tuning's stage timeline: each stage's training steps and what ended it. */
+function curriculumTable(data: ReportData): RawHtml {
+  const curriculum = data.curriculum;
+  if (!curriculum || curriculum.stages.length === 0) return html``;
+  const last = curriculum.stages.length - 1;
+  return html`<h3 id="curriculum">Curriculum stages</h3><table class="curriculum">
+<thead><tr><th>stage</th><th>training steps</th><th>ended by</th><th class="num">validation when it ended</th></tr></thead>
+<tbody>${curriculum.stages.map((stage, i) => {
+    const steps =
+      stage.toStep === null ? 'reached after the last step' : stage.fromStep === stage.toStep ? `${stage.fromStep}` : `${stage.fromStep}–${stage.toStep}`;
+    const ended =
+      stage.endedBy === 'plateau'
+        ? `validation plateau after step ${stage.toStep}`
+        : stage.endedBy === 'budget'
+          ? `step budget, after step ${stage.toStep}`
+          : i === last
+            ? 'in force at the end of the run'
+            : '—';
+    return html`<tr data-stage="${stage.name}"><td>${i + 1} · ${stage.name}</td><td>${steps}</td><td>${ended}</td><td class="num">${percent(stage.endValidation)}</td></tr>`;
+  })}</tbody></table>`;
+}
+
 /** `1–3, 6, 8–9` for steps 1, 2, 3, 6, 8, 9 (sorted input). */
 export function stepRanges(steps: readonly number[]): string {
   const ranges: string[] = [];
@@ -234,7 +256,8 @@ export function renderReportHtml({ data, chartLibrary }: RenderReportHtmlOptions
 <main>
 <section id="summary">${summaryCards(data)}</section>
 <section id="learning"><h2>Learning curves</h2>
-${charts.learning.length > 0 ? html`<div class="charts">${charts.learning.map((chart) => chartFigure(chart))}</div>` : html`<p class="note">No training step or evaluation has been recorded yet.</p>`}</section>
+${charts.learning.length > 0 ? html`<div class="charts">${charts.learning.map((chart) => chartFigure(chart))}</div>` : html`<p class="note">No training step or evaluation has been recorded yet.</p>`}
+${curriculumTable(data)}</section>
 <section id="categories"><h2>Categories</h2>
 ${training.source === 'absent' ? html`<p class="note">Training success by category is not shown: ${training.reason}.</p>` : ''}
 <div class="charts">${charts.categories.map((chart) => chartFigure(chart))}</div>

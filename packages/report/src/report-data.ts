@@ -24,6 +24,20 @@ export type OverlaySummary = {
   changes: string[];
 };
 
+/** One stage of Environment Tuning's curriculum, as the run went through it. */
+export type CurriculumStageSpan = {
+  /** The stage's name (`syntax`, `hints`, `hard`, `independent`). */
+  name: string;
+  /** The first training step of the stage (past the last step: reached at the end of the run). */
+  fromStep: number;
+  /** Its last training step (null when the run recorded no step in it: a stage reached after the last step). */
+  toStep: number | null;
+  /** What ended it: `plateau` of the validation score or its step `budget`; null for the stage the run ended in. */
+  endedBy: string | null;
+  /** The validation accuracy at the step that ended it. */
+  endValidation: number | null;
+};
+
 /** Per-category training outcomes, when episodes could be re-verified. */
 export type TrainingCategories =
   | {
@@ -98,6 +112,22 @@ export type ReportData = {
     /** All-time occurrences per category and tag from `capability_state.json`. */
     categoryTotals: Record<string, Record<string, number>> | null;
   };
+  /**
+   * Environment Tuning's stage timeline and validation accuracy (null for
+   * other methods). Runs recorded before stage events had only the stage per
+   * step: their spans have no reasons.
+   */
+  curriculum: {
+    stages: CurriculumStageSpan[];
+    validation: {
+      steps: number[];
+      accuracy: Series;
+      /** The stage each validated checkpoint was trained in. */
+      stage: (string | null)[];
+      /** Size of the validation split. */
+      tasks: number | null;
+    };
+  } | null;
   overlays: {
     /** Consecutive steps with the same overlay. */
     segments: { overlay: number; hash: string; fromStep: number; toStep: number }[];

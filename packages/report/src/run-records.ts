@@ -69,6 +69,40 @@ export const evalEventSchema = z.object({
 /** See {@link evalEventSchema}. */
 export type EvalRecord = z.infer<typeof evalEventSchema>;
 
+/**
+ * An `events.jsonl` record of an Environment Tuning stage change
+ * (`type: 'stage'`): after `step`, from stage `from` to `to`.
+ */
+export const stageEventSchema = z.object({
+  type: z.literal('stage'),
+  step: z.number().int().nonnegative(),
+  from: z.string(),
+  to: z.string(),
+  /** `plateau` (the validation score stopped improving) or `budget` (the stage's steps were spent). */
+  reason: z.string().nullish(),
+  /** The validation accuracy of `step`, when it was validated. */
+  validation: z.number().nullish(),
+});
+
+/** See {@link stageEventSchema}. */
+export type StageRecord = z.infer<typeof stageEventSchema>;
+
+/**
+ * An `events.jsonl` record of an Environment Tuning validation
+ * (`type: 'validation'`): greedy accuracy on the held-out training tasks after `step`.
+ */
+export const validationEventSchema = z.object({
+  type: z.literal('validation'),
+  step: z.number().int().nonnegative(),
+  /** The stage the validated weights were trained in. */
+  stage: z.string().nullish(),
+  accuracy: z.number(),
+  tasks: z.number().int().nullish(),
+});
+
+/** See {@link validationEventSchema}. */
+export type ValidationRecord = z.infer<typeof validationEventSchema>;
+
 /** One `overlays.jsonl` line: the overlay in force at a training step. */
 export const overlayLineSchema = z.object({
   step: z.number().int().nonnegative(),

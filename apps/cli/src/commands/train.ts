@@ -406,5 +406,16 @@ function report({ output, summary, started, runDirectory }: { output: Output; su
       `gap monitor: after step ${rollback.step} the gain over the warm start fell to ${points(rollback.windowGain)}; weights restored to step ${rollback.toStep}, learning rate now ${rollback.learningRate}`,
     );
   }
-  output.result({ runDirectory, config: summary.config, steps: summary.steps, evaluations: summary.evaluations, rollbacks: summary.rollbacks });
+  if (summary.config.method === 'envtuning') {
+    // The curriculum's stage timeline: each stage's steps and what ended it.
+    const span = (from: number, to: number) => (from > to ? 'reached after the last step' : from === to ? `step ${from}` : `steps ${from}–${to}`);
+    output.line(`curriculum stages (validation: ${summary.validations[0]?.tasks ?? 0} held-out training tasks, greedy, untouched interface; before training ${pct(summary.validations[0]?.accuracy).trim()}):`);
+    summary.stages.forEach((change, i) => {
+      const score = change.validation === undefined ? '' : `, validation ${pct(change.validation).trim()}`;
+      output.line(`  ${i + 1} ${change.from}: ${span((summary.stages[i - 1]?.step ?? 0) + 1, change.step)}, ended by ${change.reason === 'plateau' ? 'a validation plateau' : 'its step budget'}${score}`);
+    });
+    const last = summary.validations.at(-1);
+    output.line(`  ${summary.stages.length + 1} ${summary.stages.at(-1)?.to ?? 'syntax'}: ${span((summary.stages.at(-1)?.step ?? 0) + 1, summary.config.steps)}${last ? `, validation ${pct(last.accuracy).trim()} after step ${last.step}` : ''}`);
+  }
+  output.result({ runDirectory, config: summary.config, steps: summary.steps, evaluations: summary.evaluations, rollbacks: summary.rollbacks, stages: summary.stages, validations: summary.validations });
 }
