@@ -70,6 +70,24 @@ export function actionableErrorRewrites(): ErrorRewrite[] {
       String.raw`(cp|mv): (?:don't allow|no) path (?:allowed )?in destination[^"]*`,
       '$1: the destination must be a bare file or folder name in the current directory, not a path.',
     ),
+    // Logins, by service: name the tool that logs in (ticket before trading,
+    // whose messages share the "Please log in to" wording). The new texts
+    // avoid "not logged in", which the generic rule below would rewrite again.
+    rewrite(
+      'twitter-login',
+      String.raw`User not authenticated\. Please authenticate before ([a-z ]+)\.`,
+      "Twitter login required: call 'authenticate_twitter' with the user's username and password first, then retry $1.",
+    ),
+    rewrite(
+      'ticket-login',
+      String.raw`User not authenticated\. Please log in to (create a ticket|view tickets)\.`,
+      "Ticket system login required: call 'ticket_login' with the user's username and password first, then retry (to $1).",
+    ),
+    rewrite(
+      'trading-login',
+      String.raw`User not authenticated\. Please log in to ([a-z ]+)\.`,
+      "Trading account login required: call 'trading_login' with the user's username and password first, then retry (to $1).",
+    ),
     rewrite(
       'not-authenticated',
       String.raw`User not authenticated\.[^"]*|not logged in`,
