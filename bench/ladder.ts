@@ -31,6 +31,8 @@ const { values } = parseArgs({
     categories: { type: 'string', default: 'multi_turn_base' },
     temperature: { type: 'string', default: '1' },
     kl: { type: 'string', default: '0.001' },
+    progress: { type: 'string', default: '0' },
+    'minibatches': { type: 'string', default: '2' },
     seed: { type: 'string', default: '1' },
     cache: { type: 'string', default: '.seal-cache' },
     out: { type: 'string', default: 'bench/out/ladder' },
@@ -81,7 +83,7 @@ if (values.scan) {
   const steps = Number(values.steps);
   const every = Number(values['eval-every']);
   const started = Date.now();
-  const runDirectory = join(resolve(values.out), `rung1-${family}-lr${values.lr}-g${values.group}-s${values.seed}`);
+  const runDirectory = join(resolve(values.out), `rung1-${family}-lr${values.lr}-g${values.group}-t${values.temperature}-p${values.progress}-s${values.seed}`);
   await rm(runDirectory, { recursive: true, force: true });
   let done = 0;
   while (done < steps) {
@@ -94,7 +96,8 @@ if (values.scan) {
         steps: next,
         tasksPerStep: Number(values['tasks-per-step']),
         groupSize: Number(values.group),
-        optimizerStepsPerStep: 2,
+        optimizerStepsPerStep: Number(values.minibatches),
+        progressWeight: Number(values.progress),
         sampling: { maxTokens: preset.rl.maxTokens, temperature: Number(values.temperature) },
         episode: { ...embeddedEpisode, maxModelCalls: preset.rl.maxModelCalls },
         ppo: { learningRate: Number(values.lr), klCoef: Number(values.kl) },

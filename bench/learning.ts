@@ -1,21 +1,26 @@
 /**
- * `pnpm bench learning [--preset default|smoke|study] [--steps N] [--seeds 1,2,3] [--only seal,grpo] [--out DIR] [--report-only]`
+ * `pnpm bench learning [--preset study|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--out DIR] [--report-only] [--restart]`
  *
- * The learning study of the loop issue: SEAL and vanilla GRPO with three RL
- * seeds each, every single-sided ablation (no-env, no-reweight, no-loop) and
- * Environment Tuning with one seed, and a frozen control (GRPO's loop at
- * learning rate 0, seed 1), all from the same cached warm start, on the same
- * generated tasks, at equal budget (steps × tasks × group size). `--only`
- * takes method names and `frozen`.
+ * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
+ * no-loop, Environment Tuning and a frozen control (GRPO's loop at learning
+ * rate 0), each with every seed, all from the same warm start, on the same
+ * generated tasks, at equal budget (steps × tasks × group size). Every
+ * evaluation (before training, every `evalEvery` steps and at the end) is
+ * greedy and sampled pass@1 (4 samples at temperature 1) on the held-out
+ * in-distribution and out-of-distribution test sets.
  *
- * Each run is a real `runTraining` run directory under `--out`
- * (default bench/out/learning); a finished run made with the same setup
- * (warm start, tasks, RL settings) is skipped on a rerun, so the study
- * resumes after an interruption, and one made with another setup runs again.
- * At the end it prints a markdown table of in-distribution and
- * out-of-distribution success per category (mean over seeds ± standard error;
- * for one seed, the binomial standard error over tasks) and writes learning
- * curves as SVG beside the runs.
+ * The table gives each arm's final success (mean over seeds ± standard
+ * error), the paired differences arm − GRPO and arm − frozen with paired
+ * bootstrap 95% intervals over (seed, task) cells, and the minimum detectable
+ * effect of the design (α = 0.05, power 0.8, from the spread of the paired
+ * differences). Curves are written as SVG beside the runs.
+ *
+ * Runs are seed-major (every arm of seed 1, then of seed 2, ...), so a study
+ * cut short stays balanced. Each run is a `runTraining` run directory under
+ * `--out` (default bench/out/learning) and resumes from its checkpoint after
+ * a kill; a finished run is kept. A run directory recorded under another
+ * setup (warm start, tasks, RL settings) is an error naming what differs,
+ * unless `--restart` is given.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,51 +29,62 @@ import { parseArgs } from 'node:util';
 import { createBfclBackend, createGeneratorRuntime } from '@seal/bfcl';
 import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, warmStartKey } from '@seal/cli';
 import { createOrtPolicy } from '@seal/engine-ort';
-import { runTraining, type EvalEvent, type TrainMethod, type TrainStepEvent } from '@seal/rl';
+import {
+  formatPoints,
+  minimumDetectableEffect,
+  pairedBootstrap,
+  runTraining,
+  sampleStandardDeviation,
+  type EvalEvent,
+  type TrainMethod,
+  type TrainStepEvent,
+} from '@seal/rl';
+import { SealError } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 
 const { values } = parseArgs({
   options: {
-    preset: { type: 'string', default: 'default' },
+    preset: { type: 'string', default: 'study' },
     steps: { type: 'string' },
-    seeds: { type: 'string', default: '1,2,3' },
+    seeds: { type: 'string', default: '1,2,3,4,5' },
     only: { type: 'string' },
     out: { type: 'string', default: 'bench/out/learning' },
     cache: { type: 'string', default: '.seal-cache' },
+    samples: { type: 'string', default: '4' },
     /** Print the table and curves from the finished runs only; run nothing. */
     'report-only': { type: 'boolean', default: false },
+    /** Start over runs recorded under another setup instead of stopping. */
+    restart: { type: 'boolean', default: false },
   },
 });
-const presetName = values.preset === 'smoke' || values.preset === 'study' ? values.preset : 'default';
-const preset = embeddedPresets[presetName];
+if (values.preset !== 'study' && values.preset !== 'smoke') {
+  throw new SealError({ code: 'INVALID_ARGUMENT', message: `--preset must be study or smoke, got ${values.preset}` });
+}
+const preset = embeddedPresets[values.preset];
 const seeds = values.seeds.split(',').map(Number);
+if (seeds.some((seed) => !Number.isInteger(seed))) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--seeds must be integers, got ${values.seeds}` });
 const outDirectory = resolve(values.out);
 const steps = values.steps === undefined ? preset.rl.steps : Number(values.steps);
+const evalSamples = Number(values.samples);
+
+/** An arm of the study: a method, or the frozen control (GRPO's loop at learning rate 0). */
+type Arm = TrainMethod | 'frozen';
+const arms: Arm[] = ['seal', 'grpo', 'no-env', 'no-reweight', 'no-loop', 'envtuning', 'frozen'];
+const known = new Set<string>(arms);
+const only = values.only?.split(',');
+const unknownArms = (only ?? []).filter((arm) => !known.has(arm));
+if (unknownArms.length > 0) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--only: unknown arm ${unknownArms.join(', ')} (arms: ${arms.join(', ')})` });
+type Run = { arm: Arm; seed: number };
+const plan: Run[] = seeds.flatMap((seed) => arms.filter((arm) => only === undefined || only.includes(arm)).map((arm) => ({ arm, seed })));
 
 /**
- * A run of the study. `frozen` is the control: GRPO's loop at learning rate 0,
- * so its rollouts, verdicts and evaluations are those of the warm start on the
- * same task stream; the other runs' per-step success is read against it.
+ * What a run is made with: the warm start, the preset's tasks and RL
+ * settings, the steps and the evaluation samples. A run recorded under
+ * another setup is never mixed into the table.
  */
-type Run = { method: TrainMethod; seed: number; frozen?: boolean };
-const label = (run: { method: TrainMethod; frozen?: boolean }): string => (run.frozen ? 'frozen' : run.method);
-const plan: Run[] = [
-  // First one run of every method (a study cut short still covers them all),
-  // then the remaining SEAL and GRPO seeds, interleaved.
-  ...(['seal', 'envtuning', 'grpo'] as const).map((method): Run => ({ method, seed: seeds[0]! })),
-  ...(['no-env', 'no-reweight', 'no-loop'] as const).map((method): Run => ({ method, seed: seeds[0]! })),
-  { method: 'grpo', seed: seeds[0]!, frozen: true } satisfies Run,
-  ...seeds.slice(1).flatMap((seed) => (['seal', 'grpo'] as const).map((method): Run => ({ method, seed }))),
-].filter((run) => values.only === undefined || values.only.split(',').includes(label(run)));
+const setup = { warmStart: warmStartKey(preset), tasks: preset.tasks, rl: preset.rl, steps, evalSamples };
 
-/**
- * What a finished run was made with: the warm start's cache key, the preset's
- * tasks and RL settings and the step count. A run made with another setup is
- * not mixed into the table; it is run again.
- */
-const setup = `${warmStartKey(preset)}:${JSON.stringify({ tasks: preset.tasks, rl: preset.rl, steps })}`;
-
-type RunResult = { method: TrainMethod; frozen?: boolean; seed: number; steps: TrainStepEvent[]; evaluations: EvalEvent[]; seconds: number; setup?: string };
+type RunResult = { arm: Arm; seed: number; steps: TrainStepEvent[]; evaluations: EvalEvent[]; seconds: number; setup: typeof setup };
 
 const assets = await prepareEmbedded({
   preset,
@@ -81,42 +97,54 @@ const assets = await prepareEmbedded({
 const runtime = createGeneratorRuntime();
 const results: RunResult[] = [];
 const studyStarted = Date.now();
+await mkdir(outDirectory, { recursive: true });
 for (const [index, run] of plan.entries()) {
-  const { method, seed } = run;
-  const name = `${label(run)}-s${seed}`;
+  const name = `${run.arm}-s${run.seed}`;
   const runDirectory = join(outDirectory, name);
+  const setupFile = join(runDirectory, 'study-setup.json');
   const resultFile = join(runDirectory, 'result.json');
-  if (existsSync(resultFile)) {
-    const earlier = JSON.parse(await readFile(resultFile, 'utf8')) as RunResult;
-    if (earlier.setup !== setup) {
-      // A result made with another warm start or preset, or one that predates
-      // recorded setups (so it cannot be checked), is not mixed into the table.
-      const why = earlier.setup === undefined ? 'no recorded setup' : 'made with another warm start or preset';
-      console.error(`[${index + 1}/${plan.length}] ${name}: ${why}; running it again`);
+  if (existsSync(setupFile)) {
+    const recorded = JSON.parse(await readFile(setupFile, 'utf8')) as typeof setup;
+    const differs = (Object.keys(setup) as (keyof typeof setup)[]).filter((key) => JSON.stringify(recorded[key]) !== JSON.stringify(setup[key]));
+    if (differs.length > 0) {
+      if (!values.restart) {
+        throw new SealError({
+          code: 'INVALID_STATE',
+          message: `${runDirectory} was recorded under another setup (${differs.join(', ')} differ); pass --restart to run it again, or --out another directory`,
+          details: { differs },
+        });
+      }
+      console.error(`[${index + 1}/${plan.length}] ${name}: recorded under another setup (${differs.join(', ')}); starting it over (--restart)`);
       await rm(runDirectory, { recursive: true, force: true });
-    } else {
-      results.push(earlier);
-      console.error(`[${index + 1}/${plan.length}] ${name}: done earlier`);
-      continue;
     }
+  }
+  if (existsSync(resultFile)) {
+    results.push(JSON.parse(await readFile(resultFile, 'utf8')) as RunResult);
+    console.error(`[${index + 1}/${plan.length}] ${name}: done earlier`);
+    continue;
   }
   if (values['report-only']) {
     console.error(`[${index + 1}/${plan.length}] ${name}: not run (--report-only)`);
     continue;
   }
+  await mkdir(runDirectory, { recursive: true });
+  await writeFile(setupFile, `${JSON.stringify(setup)}\n`);
   const started = Date.now();
   const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
   const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
   try {
+    const method: TrainMethod = run.arm === 'frozen' ? 'grpo' : run.arm;
     const config = embeddedTrainConfig({ preset, method, steps });
     const summary = await runTraining({
       // Same tasks and warm start for every run; the RL seed drives sampling and batch order.
       config: {
         ...config,
-        ...(run.frozen ? { ppo: { ...config.ppo, learningRate: 0 } } : {}),
-        seed,
+        ...(run.arm === 'frozen' ? { ppo: { ...config.ppo, learningRate: 0 } } : {}),
+        seed: run.seed,
         runId: `learning-${name}`,
-        checkpointEvery: 4,
+        frozenBaseline: false,
+        evalSamples,
+        checkpointEvery: 2,
       },
       policy,
       ...(referencePolicy ? { referencePolicy } : {}),
@@ -128,13 +156,13 @@ for (const [index, run] of plan.entries()) {
       onProgress: (progress) => {
         if (progress.type === 'step-end') {
           const e = progress.event;
-          console.error(`[${index + 1}/${plan.length}] ${name} step ${e.step}/${steps}: success ${(100 * e.successRate).toFixed(1)}% reward ${e.rewardMean.toFixed(3)} (${(e.timing.total / 1000).toFixed(1)} s)`);
+          console.error(`[${index + 1}/${plan.length}] ${name} step ${e.step}/${steps}: success ${(100 * e.successRate).toFixed(1)}% (${(e.timing.total / 1000).toFixed(1)} s)`);
         } else if (progress.type === 'eval-end') {
-          console.error(`[${index + 1}/${plan.length}] ${name} eval step ${progress.step} ${progress.set}: ${(100 * progress.evaluation.accuracy).toFixed(1)}%`);
+          console.error(`[${index + 1}/${plan.length}] ${name} eval step ${progress.step} ${progress.set}: greedy ${(100 * progress.evaluation.accuracy).toFixed(1)}%`);
         }
       },
     });
-    const result: RunResult = { method, ...(run.frozen ? { frozen: true } : {}), seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup };
+    const result: RunResult = { arm: run.arm, seed: run.seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup };
     await writeFile(resultFile, `${JSON.stringify(result)}\n`);
     results.push(result);
   } finally {
@@ -144,78 +172,83 @@ for (const [index, run] of plan.entries()) {
 
 // ---- The table -------------------------------------------------------------
 
-const categories = ['multi_turn_base', 'multi_turn_miss_param', 'multi_turn_miss_func', 'multi_turn_long_context'];
-const short = (category: string) => category.replace('multi_turn_', '');
-const methods = [...new Set(results.map(label))];
+const sets = assets.evalSets.map((set) => set.name);
+type Measure = 'greedy' | 'sampled';
+const finalEval = (result: RunResult, set: string): EvalEvent | undefined => result.evaluations.filter((e) => e.set === set).at(-1);
+const successOf = (event: EvalEvent | undefined, measure: Measure): Record<string, number> | undefined =>
+  measure === 'greedy' ? event?.taskSuccess : event?.sampled?.taskSuccess;
+const accuracyOf = (event: EvalEvent | undefined, measure: Measure): number | undefined => {
+  const success = successOf(event, measure);
+  if (!success) return undefined;
+  const values = Object.values(success);
+  return values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+};
 
-function finalEval(result: RunResult, set: string): EvalEvent | undefined {
-  return result.evaluations.filter((e) => e.set === set).at(-1);
+/** Per (seed, task) cell, an arm's final success under a measure. */
+function cells(arm: Arm, set: string, measure: Measure, step?: number): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const result of results.filter((r) => r.arm === arm)) {
+    const event = step === undefined ? finalEval(result, set) : result.evaluations.find((e) => e.set === set && e.step === step);
+    for (const [task, value] of Object.entries(successOf(event, measure) ?? {})) map.set(`${result.seed}:${task}`, value);
+  }
+  return map;
 }
-function initialEval(result: RunResult, set: string): EvalEvent | undefined {
-  return result.evaluations.find((e) => e.set === set && e.step === 0);
+
+function difference(a: Map<string, number>, b: Map<string, number>): { before: number[]; after: number[] } {
+  const keys = [...a.keys()].filter((key) => b.has(key)).sort();
+  return { before: keys.map((key) => b.get(key)!), after: keys.map((key) => a.get(key)!) };
 }
-function meanAndError(values: number[], binomialN?: number): string {
+
+function meanAndError(values: number[]): string {
   if (values.length === 0) return '–';
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  let error: number;
-  if (values.length > 1) {
-    const variance = values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1);
-    error = Math.sqrt(variance / values.length);
-  } else {
-    error = binomialN ? Math.sqrt((mean * (1 - mean)) / binomialN) : 0;
-  }
+  const error = values.length > 1 ? sampleStandardDeviation(values) / Math.sqrt(values.length) : 0;
   return `${(100 * mean).toFixed(1)} ± ${(100 * error).toFixed(1)}`;
 }
 
-/** Share of evaluated turns the model got right (SEAL tags `pass` and `correct_abstention`). */
-function turnPass(e: EvalEvent | undefined): number | undefined {
-  if (!e) return undefined;
-  const total = Object.values(e.tagCounts).reduce((a, b) => a + b, 0);
-  return total === 0 ? undefined : ((e.tagCounts['pass'] ?? 0) + (e.tagCounts['correct_abstention'] ?? 0)) / total;
-}
-function turnTotal(e: EvalEvent | undefined): number | undefined {
-  return e ? Object.values(e.tagCounts).reduce((a, b) => a + b, 0) : undefined;
-}
-
+const present = arms.filter((arm) => results.some((r) => r.arm === arm));
 const lines: string[] = [];
-const header = ['method', 'seeds', ...['test-id', 'test-ood'].flatMap((set) => [...categories.map((c) => `${set === 'test-id' ? 'ID' : 'OOD'} ${short(c)}`), `${set === 'test-id' ? 'ID' : 'OOD'} overall`, `${set === 'test-id' ? 'ID' : 'OOD'} turns ok`])];
-lines.push(`| ${header.join(' | ')} |`);
-lines.push(`| ${header.map((_, i) => (i < 2 ? '---' : '---:')).join(' | ')} |`);
-const reference = results[0];
-if (reference) {
-  const cells = ['warm start (step 0)', '–'];
-  for (const set of ['test-id', 'test-ood']) {
-    const e = initialEval(reference, set);
-    for (const c of categories) cells.push(meanAndError(e?.categories[c] ? [e.categories[c].accuracy] : [], e?.categories[c]?.totalCount));
-    cells.push(meanAndError(e ? [e.accuracy] : [], e ? Object.values(e.categories).reduce((a, b) => a + b.totalCount, 0) : undefined));
-    const pass = turnPass(e);
-    cells.push(meanAndError(pass === undefined ? [] : [pass], turnTotal(e)));
-  }
-  lines.push(`| ${cells.join(' | ')} |`);
-}
-for (const method of methods) {
-  const runs = results.filter((r) => label(r) === method);
-  const cells = [method, String(runs.length)];
-  for (const set of ['test-id', 'test-ood']) {
-    const finals = runs.map((r) => finalEval(r, set)).filter((e): e is EvalEvent => e !== undefined);
-    for (const c of categories) {
-      const values = finals.flatMap((e) => (e.categories[c] ? [e.categories[c].accuracy] : []));
-      cells.push(meanAndError(values, finals[0]?.categories[c]?.totalCount));
+const measures: Measure[] = ['sampled', 'greedy'];
+for (const set of sets) {
+  for (const measure of measures) {
+    lines.push('', `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples, T = 1)` : 'greedy'}** — final success, mean over seeds ± s.e.; paired differences in points with 95% bootstrap intervals over (seed, task) cells`, '');
+    lines.push('| arm | seeds | warm start | final | arm − GRPO | arm − frozen |');
+    lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const arm of present) {
+      const runs = results.filter((r) => r.arm === arm);
+      const initial = runs.map((r) => accuracyOf(r.evaluations.find((e) => e.set === set && e.step === 0), measure)).filter((v): v is number => v !== undefined);
+      const finals = runs.map((r) => accuracyOf(finalEval(r, set), measure)).filter((v): v is number => v !== undefined);
+      const versus = (other: Arm): string => {
+        if (other === arm || !present.includes(other)) return '–';
+        const { before, after } = difference(cells(arm, set, measure), cells(other, set, measure));
+        if (before.length === 0) return '–';
+        return formatPoints(pairedBootstrap({ before, after, seed: 17 }));
+      };
+      lines.push(`| ${arm} | ${runs.length} | ${meanAndError(initial)} | ${meanAndError(finals)} | ${versus('grpo')} | ${versus('frozen')} |`);
     }
-    cells.push(meanAndError(finals.map((e) => e.accuracy), finals[0] ? Object.values(finals[0].categories).reduce((a, b) => a + b.totalCount, 0) : undefined));
-    cells.push(meanAndError(finals.flatMap((e) => { const p = turnPass(e); return p === undefined ? [] : [p]; }), turnTotal(finals[0])));
+    // The design's minimum detectable effect: from the spread of paired (seed, task)
+    // differences between two arms (GRPO and the frozen control when both ran).
+    const [a, b] = present.includes('grpo') && present.includes('frozen') ? (['grpo', 'frozen'] as const) : [present[0], present[1]];
+    if (a && b) {
+      const { before, after } = difference(cells(a, set, measure), cells(b, set, measure));
+      const sd = sampleStandardDeviation(after.map((value, i) => value - before[i]!));
+      if (before.length > 1) {
+        lines.push('', `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: before.length, sdDifference: sd })).toFixed(1)} points (n = ${before.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)})`);
+      }
+    }
   }
-  lines.push(`| ${cells.join(' | ')} |`);
 }
-const budget = `${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts`;
+const episodes = steps * preset.rl.tasksPerStep * preset.rl.groupSize;
 const evalSizes = assets.evalSets.map((set) => `${set.name} ${set.tasks.length}`).join(', ');
-console.log(`\nbench learning: preset ${preset.name}, budget ${budget} per run, eval sets ${evalSizes}, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`);
-console.log('Task success (%) on the untouched interface after the last step, per category and overall, and the share of turns done right (SEAL tags pass + correct_abstention); mean ± standard error over seeds (one seed: binomial over tasks or turns).\n');
+console.log(`\nbench learning: preset ${preset.name}, ${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts = ${episodes} RL episodes per run, eval sets ${evalSizes}, ${results.length} runs, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`);
 console.log(lines.join('\n'));
 
 // ---- Curves (SVG) ---------------------------------------------------------
 
+const methods: string[] = present;
+const label = (result: RunResult): string => result.arm;
 const palette: Record<string, string> = {
+  frozen: '#999999',
   seal: '#1b6ac9',
   grpo: '#d1495b',
   'no-env': '#66a182',
@@ -270,16 +303,24 @@ function meanSeries(method: string, pick: (result: RunResult) => [number, number
 
 await mkdir(outDirectory, { recursive: true });
 const svgFiles: string[] = [];
-for (const set of ['test-id', 'test-ood']) {
-  const file = join(outDirectory, `curve-${set}.svg`);
-  await writeFile(
-    file,
-    curveSvg({
-      title: `Evaluation success, ${set} (mean over seeds)`,
-      series: methods.map((method) => ({ name: method, points: meanSeries(method, (r) => r.evaluations.filter((e) => e.set === set).map((e) => [e.step, e.accuracy])) })),
-    }),
-  );
-  svgFiles.push(file);
+for (const set of sets) {
+  for (const measure of measures) {
+    const file = join(outDirectory, `curve-${set}-${measure}.svg`);
+    await writeFile(
+      file,
+      curveSvg({
+        title: `Held-out success, ${set}, ${measure} (mean over seeds)`,
+        series: methods.map((method) => ({
+          name: method,
+          points: meanSeries(method, (r) => r.evaluations.filter((e) => e.set === set).flatMap((e): [number, number][] => {
+            const value = accuracyOf(e, measure);
+            return value === undefined ? [] : [[e.step, value]];
+          })),
+        })),
+      }),
+    );
+    svgFiles.push(file);
+  }
 }
 const window = 4;
 const trainFile = join(outDirectory, 'curve-train.svg');

@@ -116,6 +116,14 @@ export const trainConfigSchema = z.object({
     .array(z.enum(['schema', 'err', 'cap']), { error: "overlays: each module is one of 'schema', 'err', 'cap'" })
     .refine((modules) => new Set(modules).size === modules.length, { message: 'overlays: a module is named twice' })
     .optional(),
+  /**
+   * Weight of the dense per-turn progress reward (the share of turns the
+   * verifier passes, as SEAL's dense grader and Environment Tuning use)
+   * added to the binary task verdict: reward = binary + w · progress. 0 (the
+   * default): the binary verdict alone. Environment Tuning's stages set
+   * their own reward. Success rates always count the binary verdict.
+   */
+  progressWeight: z.number().min(0).max(10).default(0),
   /** Drop groups whose rewards are all equal before the update (DAPO-style dynamic sampling). */
   dynamicSampling: z.boolean().default(false),
   /**

@@ -639,7 +639,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
     }
     mark('verify', t0);
     const rewards = verdicts.map((verdict) => {
-      if (!stage) return verdict.rewards.binary;
+      if (!stage) return verdict.rewards.binary + config.progressWeight * verdict.rewards.progress;
       return stage.reward === 'format' ? verdict.rewards.format / 2 : verdict.rewards.progress;
     });
     const tags = verdicts.map((verdict) => verdict.turns.map((turn) => turn.tag));
