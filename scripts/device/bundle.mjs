@@ -3,6 +3,7 @@
 // condition; onnxruntime-node stays external: it is a native package).
 // esbuild comes with tsx, which the workspace already installs.
 import { createRequire } from 'node:module';
+import process from 'node:process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
