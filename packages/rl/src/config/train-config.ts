@@ -41,7 +41,9 @@ export const curriculumSettingsSchema = z.strictObject({
    * Training steps a stage gets at most (the last stage never ends), or
    * `auto`: the run's steps split evenly over the stages (at least 1).
    */
-  maxStepsPerStage: z.union([z.literal('auto'), z.number().int().min(1).max(1_000_000)]).default('auto'),
+  maxStepsPerStage: z
+    .union([z.literal('auto'), z.number().int().min(1).max(1_000_000)], { error: "expected 'auto' or a whole number of steps from 1 to 1000000" })
+    .default('auto'),
   /** Actions per turn before the environment moves on to the next turn (Environment Tuning: 5). */
   maxAttemptsPerTurn: z.number().int().min(1).max(100).default(5),
 });
