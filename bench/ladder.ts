@@ -33,12 +33,14 @@ const { values } = parseArgs({
     kl: { type: 'string', default: '0.001' },
     progress: { type: 'string', default: '0' },
     'minibatches': { type: 'string', default: '2' },
+    epochs: { type: 'string', default: '1' },
+    base: { type: 'string', default: 'default' },
     seed: { type: 'string', default: '1' },
     cache: { type: 'string', default: '.seal-cache' },
     out: { type: 'string', default: 'bench/out/ladder' },
   },
 });
-const preset = embeddedPresets.default;
+const preset = embeddedPresets[values.base === 'base' ? 'base' : 'default'];
 const assets = await prepareEmbedded({ preset, cacheDirectory: resolve(values.cache) });
 const runtime = createGeneratorRuntime();
 const backend = createBfclBackend({ runtime });
@@ -83,7 +85,7 @@ if (values.scan) {
   const steps = Number(values.steps);
   const every = Number(values['eval-every']);
   const started = Date.now();
-  const runDirectory = join(resolve(values.out), `rung1-${family}-lr${values.lr}-g${values.group}-t${values.temperature}-p${values.progress}-s${values.seed}`);
+  const runDirectory = join(resolve(values.out), `rung1-${preset.name}-${family}-lr${values.lr}-g${values.group}-t${values.temperature}-p${values.progress}-e${values.epochs}-s${values.seed}`);
   await rm(runDirectory, { recursive: true, force: true });
   let done = 0;
   while (done < steps) {
@@ -100,7 +102,7 @@ if (values.scan) {
         progressWeight: Number(values.progress),
         sampling: { maxTokens: preset.rl.maxTokens, temperature: Number(values.temperature) },
         episode: { ...embeddedEpisode, maxModelCalls: preset.rl.maxModelCalls },
-        ppo: { learningRate: Number(values.lr), klCoef: Number(values.kl) },
+        ppo: { learningRate: Number(values.lr), klCoef: Number(values.kl), epochs: Number(values.epochs) },
         evalEvery: 0,
         checkpointEvery: 1,
         keepEpisodes: false,

@@ -105,8 +105,10 @@ export const trainConfigSchema = z.object({
       klCoef: z.number().nonnegative().default(0.001),
       maxGradNorm: z.number().positive().default(1),
       weightDecay: z.number().nonnegative().default(0.01),
+      /** Passes over each step's rollouts (PPO epochs; SEAL: 1). */
+      epochs: z.number().int().min(1).max(16).default(1),
     })
-    .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01 }),
+    .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01, epochs: 1 }),
   /**
    * SEAL's interface modules switched on in training (`schema` φ_schema,
    * `err` φ_err, `cap` φ_cap), for methods with environment-side adaptation

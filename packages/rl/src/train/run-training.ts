@@ -698,24 +698,28 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
       });
       for (const miniBatch of batches) for (const sequence of miniBatch) sequence.tokenWeights = sequence.tokenWeights.map((w) => w / miniBatch.length);
       mark('bookkeeping', t0);
-      for (const miniBatch of batches) {
-        if (miniBatch.length === 0) continue;
-        trainResults.push(
-          await policy.train({
-            objective: 'ppo',
-            sequences: miniBatch,
-            options: {
-              learningRate: config.ppo.learningRate * (state.gapMonitor?.learningRateScale ?? 1),
-              clipLow: config.ppo.clipLow,
-              clipHigh: config.ppo.clipHigh,
-              dualClipC: config.ppo.dualClipC,
-              klCoef: config.ppo.klCoef,
-              maxGradNorm: config.ppo.maxGradNorm,
-              weightDecay: config.ppo.weightDecay,
-              temperature,
-            },
-          }),
-        );
+      // PPO epochs: each pass goes over every mini-batch again against the
+      // same old log-probabilities (the clip bounds how far the policy moves).
+      for (let epoch = 0; epoch < config.ppo.epochs; epoch++) {
+        for (const miniBatch of batches) {
+          if (miniBatch.length === 0) continue;
+          trainResults.push(
+            await policy.train({
+              objective: 'ppo',
+              sequences: miniBatch,
+              options: {
+                learningRate: config.ppo.learningRate * (state.gapMonitor?.learningRateScale ?? 1),
+                clipLow: config.ppo.clipLow,
+                clipHigh: config.ppo.clipHigh,
+                dualClipC: config.ppo.dualClipC,
+                klCoef: config.ppo.klCoef,
+                maxGradNorm: config.ppo.maxGradNorm,
+                weightDecay: config.ppo.weightDecay,
+                temperature,
+              },
+            }),
+          );
+        }
       }
     }
 
