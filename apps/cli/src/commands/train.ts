@@ -272,7 +272,13 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     },
   });
   warmBar?.done();
-  output.line(assets.cached ? '  warm start loaded from the cache' : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`);
+  output.line(
+    assets.source === 'shipped'
+      ? '  starting from the shipped base model (apps/cli/assets/base; seal warmstart --preset base rebuilds it)'
+      : assets.cached
+        ? '  warm start loaded from the cache'
+        : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`,
+  );
   const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device });
   const referencePolicy = preset.rl.klCoef > 0 || preset.rl.frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device }) : undefined;
   try {

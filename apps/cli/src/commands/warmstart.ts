@@ -3,7 +3,9 @@ import { copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises
 import { join, resolve } from 'node:path';
 import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies } from '@seal/bfcl';
 import { createOrtPolicy } from '@seal/engine-ort';
-import { evaluateCopying, evaluatePolicy, writeJsonAtomic, type CopyEvaluation } from '@seal/rl';
+import { createEpisode } from '@seal/env';
+import { evolveSealOverlay, sealSettingsForModules, type SealOverlayModule } from '@seal/evolve';
+import { evaluateCopying, evaluatePolicy, runRollouts, writeJsonAtomic, type CopyEvaluation } from '@seal/rl';
 import { SealError } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
@@ -51,9 +53,18 @@ Exit codes: 0 done (and --check agreed), 1 --check disagreed, 2 bad flags.`;
 
 /** The figures of a warm start (what `--check` compares). */
 export type WarmStartFigures = {
+  /** Held-out turn drills asked alone, as the copy drills are trained. */
   copy: CopyEvaluation;
+  /** The first turn of held-out base tasks asked in the episode's own context (system prompt with the tools). */
+  firstTurn: CopyEvaluation;
   /** Greedy success on held-out test-id tasks per category. */
   heldOut: Record<string, { correct: number; total: number }>;
+  /**
+   * Greedy success on the same held-out tasks under each SEAL training
+   * overlay (`none`: the training interface with every module off), with the
+   * paired count of tasks won and lost against `none`.
+   */
+  overlays?: Record<string, { correct: number; total: number; won: number; lost: number }>;
 };
 
 /** Wilson 95% interval of a proportion. */
@@ -82,7 +93,15 @@ export async function measureWarmStart({ directory, preset }: { directory: strin
   const tasks = generateTasks({ seed: preset.seed, split: 'test-id', count: 128, families });
   const policy = await createOrtPolicy({ model: { directory } });
   try {
-    const copy = await evaluateCopying({ policy, tasks: tasks.filter((task) => task.category === 'multi_turn_base'), maxTokens: preset.rl.maxTokens });
+    const base = tasks.filter((task) => task.category === 'multi_turn_base');
+    const copy = await evaluateCopying({ policy, tasks: base, maxTokens: preset.rl.maxTokens });
+    const firstTurn = await evaluateCopying({
+      policy,
+      tasks: base,
+      maxTokens: preset.rl.maxTokens,
+      context: (task, turn) =>
+        turn === 0 ? createEpisode({ task, backend, ...embeddedEpisode }).reset().map((m) => ({ role: m.role, content: m.content })) : undefined,
+    });
     const evaluation = await evaluatePolicy({
       policy,
       tasks,
@@ -98,25 +117,61 @@ export async function measureWarmStart({ directory, preset }: { directory: strin
       entry.total++;
       if (episode.result.official.valid) entry.correct++;
     }
-    return { copy, heldOut };
+    // The same tasks under each overlay module alone (φ_cap with guidelines
+    // chosen as if every failure tag were frequent), in the training interface.
+    const tools = tasks.flatMap((task) => task.tools);
+    const statistics = Object.fromEntries(['spurious_tool_call', 'empty_turn_model_response', 'state_mismatch'].map((tag) => [tag, { count: 20, rewardSum: 0 }]));
+    const outcomes: Record<string, Map<string, boolean>> = {};
+    for (const name of ['none', 'schema', 'err', 'cap'] as const) {
+      const modules: SealOverlayModule[] = name === 'none' ? [] : [name];
+      const { overlay } = evolveSealOverlay({ tools, statistics, settings: sealSettingsForModules({ modules, protocol: embeddedEpisode.protocol }) });
+      const rollouts = await runRollouts({
+        policy,
+        tasks,
+        groupSize: 1,
+        sampling: { maxTokens: preset.rl.maxTokens, temperature: 0, seed: 0 },
+        createEpisode: ({ task }) =>
+          createEpisode({ task, backend, ...embeddedEpisode, mode: 'train', overlay, limits: { maxModelCalls: preset.rl.maxModelCalls }, episodeId: `overlay-${name}:${task.id}` }),
+      });
+      outcomes[name] = new Map(rollouts.map((rollout) => [rollout.task.id, verifier.verifySync({ task: rollout.task, record: rollout.record }).official.valid]));
+    }
+    const overlays: NonNullable<WarmStartFigures['overlays']> = {};
+    for (const [name, results] of Object.entries(outcomes)) {
+      const plain = outcomes['none']!;
+      const ids = [...results.keys()];
+      overlays[name] = {
+        correct: ids.filter((id) => results.get(id)).length,
+        total: ids.length,
+        won: ids.filter((id) => results.get(id) && !plain.get(id)).length,
+        lost: ids.filter((id) => !results.get(id) && plain.get(id)).length,
+      };
+    }
+    return { copy, firstTurn, heldOut, overlays };
   } finally {
     await policy.close();
   }
 }
 
 function printFigures(output: Output, figures: WarmStartFigures): void {
-  output.line(`held-out turn drills: exact calls ${rate(figures.copy.exact, figures.copy.drills)}`);
-  output.line(`                      literal values copied ${rate(figures.copy.literalsCopied, figures.copy.literals)}`);
+  output.line(`held-out first turns in context: exact calls ${rate(figures.firstTurn.exact, figures.firstTurn.drills)}`);
+  output.line(`                                 literal values copied ${rate(figures.firstTurn.literalsCopied, figures.firstTurn.literals)}`);
+  output.line(`held-out turn drills (request alone): exact calls ${rate(figures.copy.exact, figures.copy.drills)}`);
+  output.line(`                                      literal values copied ${rate(figures.copy.literalsCopied, figures.copy.literals)}`);
   const all = Object.values(figures.heldOut).reduce((sum, entry) => ({ correct: sum.correct + entry.correct, total: sum.total + entry.total }), { correct: 0, total: 0 });
   for (const [category, entry] of Object.entries(figures.heldOut).sort()) output.line(`held-out ${category.replace('multi_turn_', '')}: ${rate(entry.correct, entry.total)}`);
   output.line(`held-out overall: ${rate(all.correct, all.total)}`);
+  for (const [name, entry] of Object.entries(figures.overlays ?? {})) {
+    output.line(`held-out under overlay ${name}: ${rate(entry.correct, entry.total)}${name === 'none' ? '' : `, ${entry.won} tasks won and ${entry.lost} lost against none`}`);
+  }
 }
 
 /** Whether two measurements agree: every figure of one lies in the other's 95% interval. */
 function figuresAgree(a: WarmStartFigures, b: WarmStartFigures): { agree: boolean; disagreements: string[] } {
   const pairs: [string, number, number, number, number][] = [
-    ['exact calls', a.copy.exact, a.copy.drills, b.copy.exact, b.copy.drills],
-    ['literals copied', a.copy.literalsCopied, a.copy.literals, b.copy.literalsCopied, b.copy.literals],
+    ['first-turn exact calls', a.firstTurn.exact, a.firstTurn.drills, b.firstTurn.exact, b.firstTurn.drills],
+    ['first-turn literals copied', a.firstTurn.literalsCopied, a.firstTurn.literals, b.firstTurn.literalsCopied, b.firstTurn.literals],
+    ['drill exact calls', a.copy.exact, a.copy.drills, b.copy.exact, b.copy.drills],
+    ['drill literals copied', a.copy.literalsCopied, a.copy.literals, b.copy.literalsCopied, b.copy.literals],
     ...Object.keys(a.heldOut).map((category): [string, number, number, number, number] => [
       category,
       a.heldOut[category]!.correct,

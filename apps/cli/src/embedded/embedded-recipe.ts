@@ -86,45 +86,68 @@ export type EmbeddedPreset = {
      * tasks, which the step-to-step success rate cannot (decision 0015).
      */
     frozenBaseline?: boolean;
+    /** Sampled pass@1 samples per evaluation task beside greedy (`evalSamples`); 0 or absent: greedy only. */
+    evalSamples?: number;
+    /** The gap monitor (needs the frozen baseline). */
+    gapMonitor?: { window?: number; threshold?: number; learningRateFactor?: number; maxRollbacks?: number };
   };
 };
 
-/**
- * The embedded presets. `default` is sized to run `seal train` within 15
- * minutes on 2 CPU cores; `smoke` within 3 minutes (a plumbing check: it
- * learns little). Both use the same code as real runs.
- */
 /** The default's model shape (Qwen2-style: 4 layers, hidden size 160, grouped-query attention). */
 const defaultModelShape = { vocabSize: 2048, hiddenSize: 160, intermediateSize: 448, numLayers: 4, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 };
 
-const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
-  default: {
-    name: 'default',
-    seed: 1,
-    model: { ...defaultModelShape, initializerRange: 0.05 },
-    difficulties: ['easy', 'medium'],
-    warmup: {
-      tasks: 3200,
-      epochs: 1,
-      batchSize: 8,
-      learningRate: 2e-3,
-      contextWeight: 0.1,
-      drill: { steps: 480, batchSize: 32, learningRate: 2e-3, repeats: 4000 },
-    },
-    tasks: { train: 400, testId: 32, testOod: 32 },
-    rl: {
-      steps: 12,
-      tasksPerStep: 8,
-      groupSize: 4,
-      optimizerStepsPerStep: 2,
-      learningRate: 1e-4,
-      maxTokens: 96,
-      klCoef: 0.001,
-      evalEvery: 12,
-      maxModelCalls: 14,
-      frozenBaseline: false,
-    },
+/**
+ * The recipe of the shipped base model (`base`, and the warm start of
+ * `default`, `extended` and `study`): 1,000 copy-drill steps, then 6,000
+ * base demonstrations and 1,500 missing-value/missing-tool demonstrations,
+ * half of them under random SEAL overlays. About 40 minutes on 2 cores; it
+ * ships in apps/cli/assets/base, so runs start from it (decision 0019).
+ */
+const baseWarmup: EmbeddedPreset['warmup'] = {
+  tasks: 6000,
+  epochs: 1,
+  batchSize: 8,
+  learningRate: 2e-3,
+  contextWeight: 0.1,
+  drill: { steps: 1000, batchSize: 32, learningRate: 2e-3, repeats: 8000 },
+  missing: 1500,
+  overlayShare: 0.5,
+};
+
+/**
+ * The embedded presets. `default` starts from the shipped base model and
+ * spends `seal train`'s 15 minutes on 2 CPU cores on RL; `smoke` trains its
+ * own tiny warm start and runs within a minute (a plumbing check: it learns
+ * little); `base` names the base model's recipe (`seal warmstart`);
+ * `extended` runs RL longer with the frozen baseline and the gap monitor;
+ * `study` is the learning study's preset (larger test sets, 32 steps of
+ * 64 episodes). All use the same code.
+ */
+const defaultPreset: EmbeddedPreset = {
+  name: 'default',
+  seed: 1,
+  model: { ...defaultModelShape, initializerRange: 0.05 },
+  difficulties: ['easy', 'medium'],
+  warmup: baseWarmup,
+  tasks: { train: 400, testId: 64, testOod: 32 },
+  rl: {
+    steps: 14,
+    tasksPerStep: 8,
+    groupSize: 8,
+    optimizerStepsPerStep: 2,
+    // Decision 0018: 3e-4 learns; 1e-3 destroys the warm start's copying.
+    learningRate: 3e-4,
+    maxTokens: 96,
+    klCoef: 0.001,
+    evalEvery: 14,
+    maxModelCalls: 14,
+    frozenBaseline: false,
+    evalSamples: 4,
   },
+};
+
+export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended' | 'base', EmbeddedPreset> = {
+  default: defaultPreset,
   smoke: {
     name: 'smoke',
     seed: 1,
@@ -134,45 +157,17 @@ const basePresets: Record<'default' | 'smoke', EmbeddedPreset> = {
     tasks: { train: 400, testId: 16, testOod: 16 },
     rl: { steps: 2, tasksPerStep: 4, groupSize: 2, optimizerStepsPerStep: 1, learningRate: 2e-5, maxTokens: 32, klCoef: 0.001, evalEvery: 2, maxModelCalls: 10, frozenBaseline: true },
   },
-};
-
-/**
- * The embedded presets: `default` and `smoke` above; `extended`, the default
- * with the longer warm start of decision 0013 (600 drill steps, 4,000
- * demonstrations), 16 RL steps, evaluation every 8 and the frozen baseline,
- * where RL's gain over the warm start shows (decisions 0015, 0016); and
- * `study`, the learning study's preset: the default's model, warm start (the
- * same cache entry), training tasks and RL, with larger test sets (48 + 48
- * tasks), 16 RL steps and no frozen baseline (the study has its own frozen
- * control run).
- */
-export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended' | 'base', EmbeddedPreset> = {
-  ...basePresets,
-  base: {
-    ...basePresets.default,
-    name: 'base',
-    warmup: {
-      tasks: 6000,
-      epochs: 1,
-      batchSize: 8,
-      learningRate: 2e-3,
-      contextWeight: 0.1,
-      drill: { steps: 1000, batchSize: 32, learningRate: 2e-3, repeats: 8000 },
-      missing: 1500,
-      overlayShare: 0.5,
-    },
-  },
+  base: { ...defaultPreset, name: 'base' },
   extended: {
-    ...basePresets.default,
+    ...defaultPreset,
     name: 'extended',
-    warmup: { ...basePresets.default.warmup, tasks: 4000, drill: { steps: 600, batchSize: 32, learningRate: 2e-3, repeats: 4000 } },
-    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 8, frozenBaseline: true },
+    rl: { ...defaultPreset.rl, steps: 48, evalEvery: 16, frozenBaseline: true, gapMonitor: {} },
   },
   study: {
-    ...basePresets.default,
+    ...defaultPreset,
     name: 'study',
-    tasks: { ...basePresets.default.tasks, testId: 48, testOod: 48 },
-    rl: { ...basePresets.default.rl, steps: 16, evalEvery: 16 },
+    tasks: { train: 400, testId: 192, testOod: 192 },
+    rl: { ...defaultPreset.rl, steps: 32, evalEvery: 8 },
   },
 };
 
@@ -205,6 +200,8 @@ export function embeddedTrainConfig({
     ppo: { learningRate: preset.rl.learningRate, klCoef: preset.rl.klCoef },
     evalEvery: preset.rl.evalEvery,
     frozenBaseline: preset.rl.frozenBaseline ?? false,
+    evalSamples: preset.rl.evalSamples ?? 0,
+    ...(preset.rl.gapMonitor && preset.rl.frozenBaseline ? { gapMonitor: preset.rl.gapMonitor } : {}),
     checkpointEvery: 1,
   };
 }
@@ -398,6 +395,10 @@ export async function prepareEmbedded({
     await rm(temporary, { recursive: true, force: true });
     await mkdir(temporary, { recursive: true });
     await policy.save({ directory: temporary });
+    // A warm start is weights, not an optimiser run to continue: RL starts
+    // with fresh Adam moments whether the base came from the cache, the
+    // shipped copy or a rebuild.
+    await rm(join(temporary, 'optimizer.safetensors'), { force: true });
     const manifest: WarmStartManifest = {
       key: warmStartKey(preset),
       preset,

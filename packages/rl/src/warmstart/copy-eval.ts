@@ -1,4 +1,4 @@
-import type { PolicyV1, Task } from '@seal/spec';
+import type { PolicyV1, PolicyV1ChatMessage, Task } from '@seal/spec';
 import { callLiterals, turnDrillPairs } from './copy-drills';
 
 /** What {@link evaluateCopying} measures. */
@@ -24,20 +24,36 @@ export async function evaluateCopying({
   tasks,
   maxTokens = 96,
   batchSize = 32,
+  context,
 }: {
   policy: PolicyV1;
   tasks: readonly Task[];
   maxTokens?: number;
   batchSize?: number;
+  /**
+   * The conversation a drill's request is asked in (for example an
+   * episode's system prompt and first user turn), or undefined to skip the
+   * drill. Default: the request alone, as the copy drills are trained.
+   */
+  context?: (task: Task, turn: number) => PolicyV1ChatMessage[] | undefined;
 }): Promise<CopyEvaluation> {
-  const pairs = turnDrillPairs(tasks);
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const pairs = turnDrillPairs(tasks).flatMap((pair) => {
+    if (!context) return [{ ...pair, messages: [{ role: 'user' as const, content: pair.user }] }];
+    const [taskId, turn] = pair.id.split('#turn');
+    const messages = context(byId.get(taskId!)!, Number(turn));
+    return messages ? [{ ...pair, messages }] : [];
+  });
   const result: CopyEvaluation = { drills: pairs.length, exact: 0, literals: 0, literalsCopied: 0 };
+  const stop = new Set(policy.tokenizer.stopTokenIds);
   for (let start = 0; start < pairs.length; start += batchSize) {
     const batch = pairs.slice(start, start + batchSize);
-    const prompts = batch.map((pair) => [...policy.tokenizer.renderChat({ messages: [{ role: 'user', content: pair.user }], addGenerationPrompt: true }).tokenIds]);
+    const prompts = batch.map((pair) => [...policy.tokenizer.renderChat({ messages: pair.messages, addGenerationPrompt: true }).tokenIds]);
     const { generations } = await policy.generate({ prompts, maxTokens, temperature: 0 });
     batch.forEach((pair, i) => {
-      const answer = generations[i]!.text.trim();
+      // The answer without its stop token (as an episode reads a response).
+      const tokens = generations[i]!.tokenIds;
+      const answer = (tokens.length > 0 ? policy.tokenizer.decode(stop.has(tokens[tokens.length - 1]!) ? tokens.slice(0, -1) : tokens) : generations[i]!.text).trim();
       if (answer === pair.call) result.exact++;
       const expected = callLiterals(pair.call);
       const got = callLiterals(answer);
