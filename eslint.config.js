@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/coverage/**', '**/node_modules/**', 'docs/api/**', 'bench/out/**'],
+    ignores: ['**/dist/**', '**/coverage/**', '**/node_modules/**', 'docs/api/**', 'bench/out/**', '.device/**', '.gl/**', '.seal-cache/**', 'runs/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

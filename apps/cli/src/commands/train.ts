@@ -20,6 +20,8 @@ const flagsSchema = z.object({
   steps: z.coerce.number().int().positive().optional(),
   temperature: z.coerce.number().positive().optional(),
   overlays: z.string().optional(),
+  lr: z.coerce.number().nonnegative().optional(),
+  kl: z.coerce.number().nonnegative().optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -32,7 +34,7 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--baseline on|off] [--overlays schema,err,cap|none]
+                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
 
@@ -49,6 +51,9 @@ unless --fresh is given.
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
   --temperature    rollout sampling temperature (default 1); the PPO ratio and
                    KL use log-probabilities at the same temperature
+  --seed N         the RL seed (sampling and batch order); tasks and the
+                   warm start stay the preset's
+  --lr X, --kl X   override the preset's RL learning rate and KL coefficient
   --overlays       SEAL's interface modules in training: a comma list of
                    schema (φ_schema cues), err (φ_err hints), cap (φ_cap
                    guidelines), or none (the untouched interface); default:
@@ -194,6 +199,8 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       steps: { type: 'string' },
       temperature: { type: 'string' },
       overlays: { type: 'string' },
+      lr: { type: 'string' },
+      kl: { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
@@ -250,14 +257,21 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     throw new SealError({ code: 'INVALID_ARGUMENT', message: `--overlays: method ${flags.method} has no environment-side adaptation (use seal, no-reweight or no-loop)` });
   }
   const chosen = embeddedPresets[flags.preset];
+  // --seed is the RL seed (sampling, batch order); the tasks and the warm
+  // start stay the preset's, so every seed starts from the same base model.
   const preset: EmbeddedPreset = {
     ...chosen,
-    ...(flags.seed === undefined ? {} : { seed: flags.seed }),
-    ...(flags.baseline === undefined ? {} : { rl: { ...chosen.rl, frozenBaseline: flags.baseline === 'on' } }),
+    rl: {
+      ...chosen.rl,
+      ...(flags.baseline === undefined ? {} : { frozenBaseline: flags.baseline === 'on' }),
+      ...(flags.lr === undefined ? {} : { learningRate: flags.lr }),
+      ...(flags.kl === undefined ? {} : { klCoef: flags.kl }),
+    },
   };
-  const runDirectory = resolve(flags['run-dir'] ?? join('runs', `${preset.name}-${flags.method}-s${preset.seed}`));
+  const rlSeed = flags.seed ?? preset.seed;
+  const runDirectory = resolve(flags['run-dir'] ?? join('runs', `${preset.name}-${flags.method}-s${rlSeed}`));
   if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
-  output.line(`seal train: preset ${preset.name}, method ${flags.method}, seed ${preset.seed}, run ${runDirectory}`);
+  output.line(`seal train: preset ${preset.name}, method ${flags.method}, seed ${rlSeed}, run ${runDirectory}`);
   let warmBar: ReturnType<Output['progress']> | undefined;
   const assets = await prepareEmbedded({
     preset,
@@ -288,6 +302,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
         ...embeddedTrainConfig({
           preset,
           method: flags.method,
+          seed: rlSeed,
           ...(flags.steps ? { steps: flags.steps } : {}),
           ...(flags.temperature ? { temperature: flags.temperature } : {}),
         }),

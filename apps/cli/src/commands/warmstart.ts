@@ -14,7 +14,6 @@ import type { CommandContext } from '../command';
 import {
   embeddedEpisode,
   embeddedPresets,
-  fileSha256,
   prepareEmbedded,
   shippedBaseDirectory,
   warmStartKey,

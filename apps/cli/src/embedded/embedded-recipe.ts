@@ -180,15 +180,18 @@ export function embeddedTrainConfig({
   method,
   steps,
   temperature = 1,
+  seed = preset.seed,
 }: {
   preset: EmbeddedPreset;
   method: TrainMethod;
   steps?: number;
   temperature?: number;
+  /** The RL seed (default: the preset's); the tasks and warm start stay the preset's. */
+  seed?: number;
 }): TrainConfigInput {
   return {
-    runId: `${preset.name}-${method}-s${preset.seed}`,
-    seed: preset.seed,
+    runId: `${preset.name}-${method}-s${seed}`,
+    seed,
     initialPolicy: `warmstart-${warmStartKey(preset)}`,
     method,
     steps: steps ?? preset.rl.steps,
