@@ -138,7 +138,10 @@ const defaultPreset: EmbeddedPreset = {
     // Decision 0018: 3e-4 learns; 1e-3 destroys the warm start's copying.
     learningRate: 3e-4,
     maxTokens: 96,
-    klCoef: 0.001,
+    // Decision 0020: at 0.001 the reply tokens no reward constrains drift (the
+    // chat template's control tokens appear in replies) and miss_param
+    // collapses; 0.05 keeps the policy near the base.
+    klCoef: 0.05,
     evalEvery: 14,
     maxModelCalls: 14,
     frozenBaseline: false,
