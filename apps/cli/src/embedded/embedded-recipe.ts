@@ -280,17 +280,25 @@ export function warmStartKey(preset: EmbeddedPreset): string {
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
-/** Generates the embedded suite's tasks (deterministic for the preset's seed). */
-export function embeddedTasks(preset: EmbeddedPreset): { warmup: Task[]; train: Task[]; testId: Task[]; testOod: Task[] } {
+/**
+ * Generates the embedded suite's tasks (deterministic for the preset's
+ * seed). The warmup pool (thousands of tasks) is drawn on first use only: a
+ * run that starts from a cached or shipped warm start never needs it.
+ */
+export function embeddedTasks(preset: EmbeddedPreset): { readonly warmup: Task[]; train: Task[]; testId: Task[]; testOod: Task[] } {
   const families = taskFamilies.filter((family) => preset.difficulties.includes(family.difficulty)).map((family) => family.id);
   const missing = preset.warmup.missing ?? 0;
+  let warmup: Task[] | undefined;
   return {
-    warmup: [
-      ...generateTasks({ seed: preset.seed, split: 'warmup', count: preset.warmup.tasks, families }),
-      ...(missing > 0
-        ? generateTasks({ seed: preset.seed, split: 'warmup', count: missing, families, variants: ['multi_turn_miss_param', 'multi_turn_miss_func'] })
-        : []),
-    ],
+    get warmup(): Task[] {
+      warmup ??= [
+        ...generateTasks({ seed: preset.seed, split: 'warmup', count: preset.warmup.tasks, families }),
+        ...(missing > 0
+          ? generateTasks({ seed: preset.seed, split: 'warmup', count: missing, families, variants: ['multi_turn_miss_param', 'multi_turn_miss_func'] })
+          : []),
+      ];
+      return warmup;
+    },
     train: generateTasks({ seed: preset.seed, split: 'train', count: preset.tasks.train, families }),
     testId: generateTasks({ seed: preset.seed, split: 'test-id', count: preset.tasks.testId, families }),
     testOod: generateTasks({ seed: preset.seed, split: 'test-ood', count: preset.tasks.testOod, families }),
@@ -308,12 +316,15 @@ export async function prepareEmbedded({
   cacheDirectory,
   onProgress,
   useShipped = true,
+  shippedDirectory = shippedBaseDirectory(),
 }: {
   preset: EmbeddedPreset;
   cacheDirectory: string;
   onProgress?: (progress: EmbeddedProgress) => void;
   /** Start from the shipped base when its key matches (default); false trains one (`seal warmstart`). */
   useShipped?: boolean;
+  /** Where the shipped base is (default: apps/cli/assets/base). */
+  shippedDirectory?: string;
 }): Promise<EmbeddedAssets> {
   const backend = createBfclBackend({ runtime: createGeneratorRuntime() });
   onProgress?.({ type: 'phase', phase: 'generating tasks' });
@@ -326,7 +337,7 @@ export async function prepareEmbedded({
   if (existsSync(join(warmStartDirectory, 'model.safetensors'))) {
     return { warmStartDirectory, cached: true, source: 'cache', trainTasks: tasks.train, evalSets, warmupLosses: [] };
   }
-  const shipped = useShipped ? shippedBaseDirectory() : undefined;
+  const shipped = useShipped && shippedDirectory !== undefined && existsSync(join(shippedDirectory, 'warmstart.json')) ? shippedDirectory : undefined;
   if (shipped) {
     const manifest = JSON.parse(await readFile(join(shipped, 'warmstart.json'), 'utf8')) as WarmStartManifest;
     if (manifest.key === warmStartKey(preset)) {
