@@ -232,7 +232,9 @@ for (const set of sets) {
     if (a && b) {
       const { before, after } = difference(cells(a, set, measure), cells(b, set, measure));
       const sd = sampleStandardDeviation(after.map((value, i) => value - before[i]!));
-      if (before.length > 1) {
+      if (before.length > 1 && sd === 0) {
+        lines.push('', `minimum detectable effect: not estimable (the paired ${a} − ${b} differences do not vary over ${before.length} cells)`);
+      } else if (before.length > 1) {
         lines.push('', `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: before.length, sdDifference: sd })).toFixed(1)} points (n = ${before.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)})`);
       }
     }

@@ -25,4 +25,14 @@ if (!existsSync(file)) {
   process.exit(2);
 }
 process.argv = [process.argv[0]!, file, ...rest];
-await import(pathToFileURL(file).href);
+try {
+  await import(pathToFileURL(file).href);
+} catch (error) {
+  // Bad input and refused states are one line, as in the CLI; anything else keeps its stack.
+  const code = (error as { code?: unknown }).code;
+  if (error instanceof Error && (code === 'INVALID_ARGUMENT' || code === 'INVALID_STATE' || code === 'FILE_NOT_FOUND')) {
+    console.error(`bench ${name}: ${error.message}`);
+    process.exit(2);
+  }
+  throw error;
+}
