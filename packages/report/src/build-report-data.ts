@@ -320,6 +320,7 @@ export function buildReportData({ run, training, now = new Date() }: BuildReport
       categoryTotals,
     },
     curriculum: buildCurriculum(run),
+    rollbacks: run.rollbacks.map(({ step, toStep, windowGain, learningRate }) => ({ step, toStep, windowGain, learningRate })),
     overlays: buildOverlays(run),
     rho: {
       steps,

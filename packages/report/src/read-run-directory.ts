@@ -21,6 +21,8 @@ import {
   type EvalRecord,
   type OverlayLine,
   type RunConfig,
+  rollbackEventSchema,
+  type RollbackRecord,
   type StageRecord,
   type TrainStepRecord,
   type ValidationRecord,
@@ -42,6 +44,8 @@ export type RunData = {
   /** Environment Tuning's stage changes and validations, by step (empty for other methods). */
   stages: StageRecord[];
   validations: ValidationRecord[];
+  /** Gap-monitor rollbacks, by step (empty without the monitor). */
+  rollbacks: RollbackRecord[];
   /** `capability_state.json`, when present. */
   capability?: CapabilityStateRecord;
   /** The files of `episodes/`. */
@@ -100,6 +104,7 @@ export async function readRunDirectory({
     overlays: [],
     stages: [],
     validations: [],
+    rollbacks: [],
     episodeFiles: await listEpisodeFiles(root),
     warnings,
   };
@@ -137,6 +142,11 @@ export async function readRunDirectory({
     }
     data.stages = lastByKey(stages.values, (event) => event.step).sort((a, b) => a.step - b.step);
     data.validations = lastByKey(validations.values, (event) => event.step).sort((a, b) => a.step - b.step);
+    const rollbacks = await readJsonLines({ path: eventsPath, schema: rollbackEventSchema, accept: hasType('rollback') });
+    for (const warning of rollbacks.warnings) {
+      if (!warnings.some((seen) => JSON.stringify(seen) === JSON.stringify(warning))) warnings.push(warning);
+    }
+    data.rollbacks = lastByKey(rollbacks.values, (event) => event.step).sort((a, b) => a.step - b.step);
   } else {
     warnings.push({ type: 'other', message: 'events.jsonl is missing' });
   }

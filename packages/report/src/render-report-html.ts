@@ -143,6 +143,17 @@ function curriculumTable(data: ReportData): RawHtml {
   })}</tbody></table>`;
 }
 
+/** The gap monitor's rollbacks: when the policy fell behind the frozen warm start and what was restored. */
+function rollbackTable(data: ReportData): RawHtml {
+  if (data.rollbacks.length === 0) return html``;
+  return html`<h3 id="rollbacks">Gap-monitor rollbacks</h3><table class="rollbacks">
+<thead><tr><th>after step</th><th class="num">window gain over the warm start</th><th>weights restored to</th><th class="num">learning rate from then</th></tr></thead>
+<tbody>${data.rollbacks.map(
+    (rollback) =>
+      html`<tr><td>${rollback.step}</td><td class="num">${(rollback.windowGain * 100).toFixed(1)} points</td><td>${rollback.toStep === 0 ? 'the starting weights' : `step ${rollback.toStep}`}</td><td class="num">${rollback.learningRate.toExponential(2)}</td></tr>`,
+  )}</tbody></table>`;
+}
+
 /** `1–3, 6, 8–9` for steps 1, 2, 3, 6, 8, 9 (sorted input). */
 export function stepRanges(steps: readonly number[]): string {
   const ranges: string[] = [];
@@ -257,7 +268,8 @@ export function renderReportHtml({ data, chartLibrary }: RenderReportHtmlOptions
 <section id="summary">${summaryCards(data)}</section>
 <section id="learning"><h2>Learning curves</h2>
 ${charts.learning.length > 0 ? html`<div class="charts">${charts.learning.map((chart) => chartFigure(chart))}</div>` : html`<p class="note">No training step or evaluation has been recorded yet.</p>`}
-${curriculumTable(data)}</section>
+${curriculumTable(data)}
+${rollbackTable(data)}</section>
 <section id="categories"><h2>Categories</h2>
 ${training.source === 'absent' ? html`<p class="note">Training success by category is not shown: ${training.reason}.</p>` : ''}
 <div class="charts">${charts.categories.map((chart) => chartFigure(chart))}</div>

@@ -128,6 +128,8 @@ export type ReportData = {
       tasks: number | null;
     };
   } | null;
+  /** Gap-monitor rollbacks: after `step`, weights restored to `toStep`, the learning rate lowered. */
+  rollbacks: { step: number; toStep: number; windowGain: number; learningRate: number }[];
   overlays: {
     /** Consecutive steps with the same overlay. */
     segments: { overlay: number; hash: string; fromStep: number; toStep: number }[];

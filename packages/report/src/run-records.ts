@@ -84,6 +84,24 @@ export const stageEventSchema = z.object({
   validation: z.number().nullish(),
 });
 
+/**
+ * An `events.jsonl` record of a gap-monitor rollback (`type: 'rollback'`):
+ * after `step` the weights were restored to those of `toStep` and the
+ * learning rate lowered.
+ */
+export const rollbackEventSchema = z.object({
+  type: z.literal('rollback'),
+  step: z.number().int().nonnegative(),
+  toStep: z.number().int().nonnegative(),
+  /** The window's mean paired gain over the frozen warm start that triggered it. */
+  windowGain: z.number(),
+  /** The learning rate from the next step on. */
+  learningRate: z.number(),
+});
+
+/** See {@link rollbackEventSchema}. */
+export type RollbackRecord = z.infer<typeof rollbackEventSchema>;
+
 /** See {@link stageEventSchema}. */
 export type StageRecord = z.infer<typeof stageEventSchema>;
 
