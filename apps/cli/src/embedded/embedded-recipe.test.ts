@@ -40,7 +40,7 @@ describe('the shipped base model', () => {
     const tampered = temporary();
     cpSync(shipped, tampered, { recursive: true });
     const weights = readFileSync(join(tampered, 'model.safetensors'));
-    weights[weights.length - 1] ^= 0x01;
+    weights.writeUInt8(weights.readUInt8(weights.length - 1) ^ 0x01, weights.length - 1);
     writeFileSync(join(tampered, 'model.safetensors'), weights);
     const cache = temporary();
     await expect(prepareEmbedded({ preset: embeddedPresets.default, cacheDirectory: cache, shippedDirectory: tampered })).rejects.toMatchObject({
