@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies } from '@seal/bfcl';
 import { createOrtPolicy } from '@seal/engine-ort';
@@ -12,6 +12,7 @@ import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import {
+  copyDirectory,
   embeddedEpisode,
   embeddedPresets,
   prepareEmbedded,
@@ -186,15 +187,6 @@ function figuresAgree(a: WarmStartFigures, b: WarmStartFigures): { agree: boolea
     if (other < low || other > high) disagreements.push(`${name}: ${rate(sb, nb)} outside ${rate(sa, na)}`);
   }
   return { agree: disagreements.length === 0, disagreements };
-}
-
-async function copyDirectory(from: string, to: string): Promise<void> {
-  const temporary = `${to}.tmp-${process.pid}`;
-  await rm(temporary, { recursive: true, force: true });
-  await mkdir(temporary, { recursive: true });
-  for (const name of await readdir(from)) await copyFile(join(from, name), join(temporary, name));
-  await rm(to, { recursive: true, force: true });
-  await rename(temporary, to);
 }
 
 /** `seal warmstart`. */

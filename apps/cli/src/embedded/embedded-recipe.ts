@@ -246,7 +246,8 @@ export type WarmStartManifest = {
   seconds?: number;
 };
 
-async function copyDirectory(from: string, to: string): Promise<void> {
+/** Copies a flat directory through a temporary sibling and a rename: a crash never leaves half a copy. */
+export async function copyDirectory(from: string, to: string): Promise<void> {
   const temporary = `${to}.tmp-${process.pid}`;
   await rm(temporary, { recursive: true, force: true });
   await mkdir(temporary, { recursive: true });

@@ -430,7 +430,8 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   const evaluate = async (step: number): Promise<void> => {
     for (const set of options.evalSets ?? []) {
       options.onProgress?.({ type: 'eval-start', step, set: set.name, tasks: set.tasks.length });
-      const evaluation = await evaluatePolicy({
+      // Greedy and sampled evaluations share everything but the sampling.
+      const common = {
         policy,
         tasks: set.tasks,
         backend: options.backend,
@@ -438,32 +439,20 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
         protocol: config.episode.protocol,
         promptMode: config.episode.promptMode,
         maxTokens: config.sampling.maxTokens,
-        seed: deriveSeed(config.seed, 0xe7a1, step),
         limits: {
           maxModelCalls: config.episode.maxModelCalls,
           ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
           ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
         },
-        episodeIdPrefix: `${config.runId}:eval${step}:${set.name}`,
-      });
+      };
+      const evaluation = await evaluatePolicy({ ...common, seed: deriveSeed(config.seed, 0xe7a1, step), episodeIdPrefix: `${config.runId}:eval${step}:${set.name}` });
       let sampled: EvalEvent['sampled'];
       if (config.evalSamples > 0) {
         const samples = await evaluatePolicy({
-          policy,
-          tasks: set.tasks,
-          backend: options.backend,
-          verifier: options.verifier,
-          protocol: config.episode.protocol,
-          promptMode: config.episode.promptMode,
-          maxTokens: config.sampling.maxTokens,
+          ...common,
           temperature: 1,
           samples: config.evalSamples,
           seed: deriveSeed(config.seed, 0xe7a2, step),
-          limits: {
-            maxModelCalls: config.episode.maxModelCalls,
-            ...(config.episode.maxStepsPerTurn ? { maxStepsPerTurn: config.episode.maxStepsPerTurn } : {}),
-            ...(config.episode.maxObservationTokens ? { maxObservationTokens: config.episode.maxObservationTokens } : {}),
-          },
           episodeIdPrefix: `${config.runId}:eval${step}:${set.name}:sampled`,
         });
         sampled = { samples: config.evalSamples, temperature: 1, accuracy: samples.accuracy, taskSuccess: samples.taskSuccess };

@@ -7,6 +7,14 @@ export function callLiterals(call: string): string[] {
   return [...call.matchAll(/'([^']*)'|"([^"]*)"|(-?\d+(?:\.\d+)?)/g)].map((match) => match[1] ?? match[2] ?? match[3] ?? '');
 }
 
+/** The user messages of a turn, joined. */
+function userText(messages: Task['turns'][number]): string {
+  return messages
+    .filter((message) => message.role === 'user')
+    .map((message) => message.content)
+    .join('\n');
+}
+
 /**
  * The turn drills of tasks: each turn's user message with the turn's first
  * ground-truth call, kept only when every literal of the call appears in the
@@ -17,10 +25,7 @@ export function turnDrillPairs(tasks: readonly Task[]): { id: string; user: stri
   for (const task of tasks) {
     const responses = demonstrationResponses(task);
     task.turns.forEach((messages, turn) => {
-      const user = messages
-        .filter((message) => message.role === 'user')
-        .map((message) => message.content)
-        .join('\n');
+      const user = userText(messages);
       const call = responses[turn]?.[0];
       if (user.length === 0 || call === undefined || !call.startsWith('[')) return;
       if (callLiterals(call).every((literal) => user.includes(literal))) pairs.push({ id: `${task.id}#turn${turn}`, user, call });
@@ -74,20 +79,17 @@ export function buildCopyDrills({
     };
   };
 
-  const drills: Demonstration[] = [];
+  const drills: Demonstration[] = turnDrillPairs(tasks).map((pair) => drill(pair.id, pair.user, pair.call));
+  // Repeat drills draw their words from every request and every first call.
   const words: string[] = [];
   for (const task of tasks) {
     const responses = demonstrationResponses(task);
     task.turns.forEach((messages, turn) => {
-      const user = messages
-        .filter((message) => message.role === 'user')
-        .map((message) => message.content)
-        .join('\n');
+      const user = userText(messages);
       words.push(...user.split(/\s+/).filter((word) => word.length > 0));
       const call = responses[turn]?.[0];
       if (user.length === 0 || call === undefined || !call.startsWith('[')) return;
       words.push(...call.split(/\s+/).filter((word) => word.length > 0));
-      if (callLiterals(call).every((literal) => user.includes(literal))) drills.push(drill(`${task.id}#turn${turn}`, user, call));
     });
   }
   if (repeats > 0 && words.length === 0) throw new Error('buildCopyDrills: the tasks have no user messages to draw repeat drills from');
