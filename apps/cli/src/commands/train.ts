@@ -22,6 +22,7 @@ const flagsSchema = z.object({
   overlays: z.string().optional(),
   lr: z.coerce.number().nonnegative().optional(),
   kl: z.coerce.number().nonnegative().optional(),
+  'embedding-lr-scale': z.coerce.number().min(0).max(1).optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -34,7 +35,7 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--baseline on|off] [--overlays schema,err,cap|none]
+                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
 
@@ -54,6 +55,9 @@ unless --fresh is given.
   --seed N         the RL seed (sampling and batch order); tasks and the
                    warm start stay the preset's
   --lr X, --kl X   override the preset's RL learning rate and KL coefficient
+  --embedding-lr-scale X
+                   the token embeddings' learning rate as a share of --lr
+                   (0 freezes them)
   --overlays       SEAL's interface modules in training: a comma list of
                    schema (φ_schema cues), err (φ_err hints), cap (φ_cap
                    guidelines), or none (the untouched interface); default:
@@ -201,6 +205,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       overlays: { type: 'string' },
       lr: { type: 'string' },
       kl: { type: 'string' },
+      'embedding-lr-scale': { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
@@ -266,6 +271,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags.baseline === undefined ? {} : { frozenBaseline: flags.baseline === 'on' }),
       ...(flags.lr === undefined ? {} : { learningRate: flags.lr }),
       ...(flags.kl === undefined ? {} : { klCoef: flags.kl }),
+      ...(flags['embedding-lr-scale'] === undefined ? {} : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
     },
   };
   const rlSeed = flags.seed ?? preset.seed;

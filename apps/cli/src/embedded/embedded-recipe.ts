@@ -76,6 +76,8 @@ export type EmbeddedPreset = {
     groupSize: number;
     optimizerStepsPerStep: number;
     learningRate: number;
+    /** Learning-rate multiplier of the token embeddings in RL (0 freezes them; default 1). */
+    embeddingLearningRateScale?: number;
     maxTokens: number;
     klCoef: number;
     evalEvery: number;
@@ -203,7 +205,11 @@ export function embeddedTrainConfig({
     optimizerStepsPerStep: preset.rl.optimizerStepsPerStep,
     sampling: { maxTokens: preset.rl.maxTokens, temperature },
     episode: { ...embeddedEpisode, maxModelCalls: preset.rl.maxModelCalls },
-    ppo: { learningRate: preset.rl.learningRate, klCoef: preset.rl.klCoef },
+    ppo: {
+      learningRate: preset.rl.learningRate,
+      klCoef: preset.rl.klCoef,
+      ...(preset.rl.embeddingLearningRateScale === undefined ? {} : { embeddingLearningRateScale: preset.rl.embeddingLearningRateScale }),
+    },
     evalEvery: preset.rl.evalEvery,
     frozenBaseline: preset.rl.frozenBaseline ?? false,
     evalSamples: preset.rl.evalSamples ?? 0,

@@ -102,6 +102,8 @@ export type EngineTrainSettings = {
   klCoef: number;
   maxGradNorm: number;
   weightDecay: number;
+  /** Learning-rate multiplier of the embedding tensors (0 freezes them; default 1). */
+  embeddingLearningRateScale?: number;
   betas: [number, number];
   eps: number;
   /** The loss's log-probabilities are those of `softmax(logits / temperature)`. */
@@ -129,6 +131,12 @@ export type EngineGenerateOptions = {
   maxTokens: number;
   sampling: SamplingSettings;
   stopTokenIds: readonly number[];
+  /**
+   * Token ids that are never drawn, greedy or not: control tokens a reply
+   * cannot contain. They stay in the normaliser, so the reported
+   * log-probabilities are the model's, as `score` computes them.
+   */
+  suppressTokenIds?: readonly number[];
   seed: number;
   /** Optional extra stop test on the generated ids so far (stop strings). */
   shouldStop?: (tokenIds: readonly number[]) => boolean;
@@ -877,6 +885,7 @@ export class OrtEngine {
     const randoms = indices.map((i) => new SeededRandom(mixSeed(options.seed, i)));
     const modelWeights = await this.modelWeightFeeds();
     const stop = new Set(options.stopTokenIds);
+    const suppress = options.suppressTokenIds ?? [];
     let rows = batch;
     let cacheKeys: Float32Array[] = [];
     let cacheValues: Float32Array[] = [];
@@ -1065,7 +1074,7 @@ export class OrtEngine {
     const active = new Set<number>(prompts.map((_, i) => i));
     const accept = (prompt: number, row: number, logits: Float32Array): void => {
       const generation = generations[prompt]!;
-      const sampled = sampleToken({ logits, settings: options.sampling, random: randoms[prompt]! });
+      const sampled = sampleToken({ logits, settings: options.sampling, random: randoms[prompt]!, suppress });
       generation.tokenIds.push(sampled.tokenId);
       generation.logprobs.push(sampled.logprob);
       generation.modelLogprobs.push(sampled.modelLogprob);
@@ -1207,6 +1216,7 @@ function optimizerScalars(settings: EngineTrainSettings, step: number): Record<s
   const scalar = (x: number): ort.Tensor => floatTensor(Float32Array.of(x), []);
   return {
     learning_rate: scalar(settings.learningRate),
+    embedding_learning_rate: scalar(settings.learningRate * (settings.embeddingLearningRateScale ?? 1)),
     beta1: scalar(beta1),
     beta2: scalar(beta2),
     bias_correction1: scalar(1 / (1 - beta1 ** step)),

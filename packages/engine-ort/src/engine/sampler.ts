@@ -1,3 +1,4 @@
+import { SealError } from '@seal/spec';
 import type { SeededRandom } from '../io/seeded-random';
 
 /** Sampling settings of one generate call. */
@@ -23,25 +24,30 @@ export type SampledToken = {
 /**
  * Samples one token from a row of logits with temperature, top-k and top-p
  * (nucleus) truncation, in fp64. Ties in greedy decoding go to the lowest id.
+ * `suppress` lists ids that are never drawn; they stay in every normaliser,
+ * so the log-probabilities reported are those of the unconstrained model.
  */
 export function sampleToken({
   logits,
   settings,
   random,
+  suppress = [],
 }: {
   logits: ArrayLike<number>;
   settings: SamplingSettings;
   random: SeededRandom;
+  suppress?: readonly number[];
 }): SampledToken {
   const vocab = logits.length;
   let max = -Infinity;
-  let argmax = 0;
+  for (let i = 0; i < vocab; i++) if (logits[i]! > max) max = logits[i]!;
+  const banned = suppress.length === 0 ? undefined : new Set(suppress);
+  let argmax = -1;
   for (let i = 0; i < vocab; i++) {
-    if (logits[i]! > max) {
-      max = logits[i]!;
-      argmax = i;
-    }
+    if (banned?.has(i)) continue;
+    if (argmax < 0 || logits[i]! > logits[argmax]!) argmax = i;
   }
+  if (argmax < 0) throw new SealError({ code: 'INVALID_ARGUMENT', message: 'sampling: every token is suppressed' });
   let total = 0;
   for (let i = 0; i < vocab; i++) total += Math.exp(logits[i]! - max);
   const logNormaliser = max + Math.log(total);
@@ -72,12 +78,23 @@ export function sampleToken({
   let sum = 0;
   if (candidates === undefined) for (let i = 0; i < vocab; i++) sum += weightOf(i);
   else for (const id of candidates) sum += weightOf(id);
-  let threshold = random.nextFloat() * sum;
-  let chosen = candidates === undefined ? vocab - 1 : candidates[candidates.length - 1]!;
+  // The draw runs over the candidates that are not suppressed.
   const ids = candidates ?? null;
   const count = ids === null ? vocab : ids.length;
+  let drawable = sum;
+  let chosen = -1;
+  if (banned) {
+    for (const id of banned) if (id < vocab && (ids === null || ids.includes(id))) drawable -= weightOf(id);
+  }
+  for (let k = count - 1; k >= 0 && chosen < 0; k--) {
+    const id = ids === null ? k : ids[k]!;
+    if (!banned?.has(id)) chosen = id;
+  }
+  if (chosen < 0 || !(drawable > 0)) chosen = argmax;
+  let threshold = random.nextFloat() * drawable;
   for (let k = 0; k < count; k++) {
     const id = ids === null ? k : ids[k]!;
+    if (banned?.has(id)) continue;
     threshold -= weightOf(id);
     if (threshold < 0) {
       chosen = id;

@@ -396,7 +396,8 @@ export function buildDecodeGraph({
 /**
  * The optimizer graph: global-norm clipping and AdamW, elementwise per
  * tensor. Inputs per weight `param.<n>`, `grad.<n>`, `m.<n>`, `v.<n>`;
- * scalars `learning_rate`, `beta1`, `beta2`, `bias_correction1`
+ * scalars `learning_rate`, `embedding_learning_rate` (the rate of
+ * embedding tensors), `beta1`, `beta2`, `bias_correction1`
  * (`1/(1−β1ᵗ)`), `bias_correction2` (`1/(1−β2ᵗ)`), `eps`, `weight_decay`,
  * `max_grad_norm`. Outputs `new_param.<n>`, `new_m.<n>`, `new_v.<n>` and
  * `grad_norm` (before clipping). Decay applies to matrices and embeddings,
@@ -406,6 +407,7 @@ export function buildOptimizerGraph({ specs }: { specs: readonly WeightSpec[] })
   const g = new GraphBuilder({ floatType: 'float32' });
   const scalar = (name: string): Value => g.input({ name, shape: [] });
   const learningRate = scalar('learning_rate');
+  const embeddingLearningRate = scalar('embedding_learning_rate');
   const beta1 = scalar('beta1');
   const beta2 = scalar('beta2');
   const correction1 = scalar('bias_correction1');
@@ -432,14 +434,17 @@ export function buildOptimizerGraph({ specs }: { specs: readonly WeightSpec[] })
   const oneMinusBeta1 = g.sub(one, beta1);
   const oneMinusBeta2 = g.sub(one, beta2);
   const decayFactor = g.sub(one, g.mul(learningRate, weightDecay));
+  const embeddingDecayFactor = g.sub(one, g.mul(embeddingLearningRate, weightDecay));
   for (const { spec, param, grad, m, v } of tensors) {
+    const embedding = spec.kind === 'embedding';
+    const rate = embedding ? embeddingLearningRate : learningRate;
     const clippedGrad = g.mul(grad, clipCoefficient);
     const newM = g.add(g.mul(beta1, m), g.mul(oneMinusBeta1, clippedGrad));
     const newV = g.add(g.mul(beta2, v), g.mul(oneMinusBeta2, g.mul(clippedGrad, clippedGrad)));
     const update = g.div(g.mul(newM, correction1), g.add(g.sqrt(g.mul(newV, correction2)), eps));
     const decays = spec.kind === 'matrix' || spec.kind === 'embedding';
-    const decayed = decays ? g.mul(param, decayFactor) : param;
-    g.output(g.sub(decayed, g.mul(learningRate, update)), `new_param.${spec.name}`);
+    const decayed = decays ? g.mul(param, embedding ? embeddingDecayFactor : decayFactor) : param;
+    g.output(g.sub(decayed, g.mul(rate, update)), `new_param.${spec.name}`);
     g.output(newM, `new_m.${spec.name}`);
     g.output(newV, `new_v.${spec.name}`);
   }

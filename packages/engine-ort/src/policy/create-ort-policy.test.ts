@@ -328,6 +328,39 @@ describe('OrtEngine', () => {
     await engine.close();
   });
 
+  it('should not move the token embeddings at embeddingLearningRateScale 0, and move them at 1', async () => {
+    const settings = { learningRate: 0.05, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0, maxGradNorm: 1, weightDecay: 0.01, betas: [0.9, 0.999] as [number, number], eps: 1e-8, temperature: 1 };
+    const sequence = { tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] };
+    for (const scale of [0, 1]) {
+      const engine = new OrtEngine({ config, weights: initializeWeights({ config, seed: 9 }), settings: { threads: 1 } });
+      const embedding = engine.currentWeights.get('model.embed_tokens.weight').slice();
+      const layer = engine.currentWeights.get('model.layers.0.mlp.up_proj.weight').slice();
+      await engine.train({ objective: 'cross-entropy', sequences: [sequence], settings: { ...settings, embeddingLearningRateScale: scale } });
+      const embeddingAfter = engine.currentWeights.get('model.embed_tokens.weight');
+      const layerAfter = engine.currentWeights.get('model.layers.0.mlp.up_proj.weight');
+      if (scale === 0) expect(embeddingAfter).toEqual(embedding);
+      else expect(embeddingAfter).not.toEqual(embedding);
+      expect(layerAfter).not.toEqual(layer);
+      await engine.close();
+    }
+  });
+
+  it('should never sample a suppressed token, greedy or sampled', async () => {
+    const engine = new OrtEngine({ config, weights: initializeWeights({ config, seed: 3 }), settings: { threads: 1 } });
+    const request = { prompts: [[5, 17, 3], [12]], maxTokens: 6, stopTokenIds: [], seed: 4 };
+    const free = await engine.generate({ ...request, sampling: { temperature: 0, topP: 1, topK: 0 } });
+    // Suppress every token the unconstrained greedy run chose.
+    const chosen = [...new Set(free.flatMap((generation) => generation.tokenIds))];
+    for (const temperature of [0, 1]) {
+      const constrained = await engine.generate({ ...request, sampling: { temperature, topP: 1, topK: 0 }, suppressTokenIds: chosen });
+      for (const generation of constrained) {
+        expect(generation.tokenIds).toHaveLength(6);
+        for (const id of generation.tokenIds) expect(chosen).not.toContain(id);
+      }
+    }
+    await engine.close();
+  });
+
   it('should leave the weights as they are at learning rate 0 (a frozen control run)', async () => {
     const weights = initializeWeights({ config, seed: 6 });
     const engine = new OrtEngine({ config, weights, settings: { threads: 1 } });

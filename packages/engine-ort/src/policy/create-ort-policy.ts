@@ -311,6 +311,7 @@ class OrtPolicy implements PolicyV1 {
       sampling: { temperature: parsed.temperature ?? 1, topP: parsed.topP ?? 1, topK: parsed.topK ?? 0 },
       stopTokenIds: parsed.stopTokenIds ?? [...this.tokenizer.stopTokenIds],
       stopStrings: parsed.stopStrings ?? [],
+      suppressTokenIds: [...this.tokenizer.controlTokenIds],
       seed: parsed.seed ?? 0,
     };
     return this.serial(async () => {
@@ -356,6 +357,7 @@ class OrtPolicy implements PolicyV1 {
         klCoef: o.klCoef ?? 0,
         maxGradNorm: o.maxGradNorm ?? 1,
         weightDecay: o.weightDecay ?? 0.01,
+        embeddingLearningRateScale: o.embeddingLearningRateScale ?? 1,
         betas: o.betas ?? [0.9, 0.999],
         eps: o.eps ?? 1e-8,
         temperature: o.temperature ?? 1,

@@ -39,6 +39,8 @@ export type CoreGenerateRequest = {
   sampling: SamplingSettings;
   stopTokenIds: number[];
   stopStrings: string[];
+  /** Token ids never sampled (the tokenizer's control tokens). */
+  suppressTokenIds?: number[];
   seed: number;
 };
 
@@ -119,6 +121,7 @@ export class PolicyCore {
       maxTokens: request.maxTokens,
       sampling: request.sampling,
       stopTokenIds: request.stopTokenIds,
+      ...(request.suppressTokenIds === undefined ? {} : { suppressTokenIds: request.suppressTokenIds }),
       seed: request.seed,
       ...(stopStrings.length === 0
         ? {}

@@ -60,6 +60,11 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
   readonly vocabSize: number;
   readonly eosTokenId: number | undefined;
   readonly stopTokenIds: readonly number[];
+  /**
+   * Special tokens that are not stop tokens (ChatML's `<|im_start|>`): they
+   * open a new message, so a reply never contains one. Generation masks them.
+   */
+  readonly controlTokenIds: readonly number[];
   private readonly tokenizer: Tokenizer;
   private readonly template: Template | undefined;
   private readonly templateContext: Record<string, unknown>;
@@ -94,6 +99,10 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
       if (id !== undefined) stops.add(id);
     }
     this.stopTokenIds = [...stops];
+    this.controlTokenIds = (parsed.data.added_tokens ?? [])
+      .filter((token) => token.special === true && !stops.has(token.id))
+      .map((token) => token.id)
+      .sort((a, b) => a - b);
     const chatTemplate = Array.isArray(config.chat_template)
       ? config.chat_template.find((entry) => entry.name === 'default')?.template
       : config.chat_template;

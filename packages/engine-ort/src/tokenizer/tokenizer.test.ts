@@ -43,6 +43,10 @@ describe('buildBpeTokenizer', () => {
     expect(tokenizer.eosTokenId).toBe(imEnd);
   });
 
+  it("should name ChatML's <|im_start|> as the one control token (special, not a stop token)", () => {
+    expect(tokenizer.controlTokenIds).toEqual([tokenizer.tokenToId('<|im_start|>')!]);
+  });
+
   it('should be deterministic', () => {
     const again = buildBpeTokenizer({ corpus: [...corpus, ...corpus], vocabSize: 320 });
     expect(JSON.stringify(again)).toBe(JSON.stringify(files));

@@ -105,10 +105,16 @@ export const trainConfigSchema = z.object({
       klCoef: z.number().nonnegative().default(0.001),
       maxGradNorm: z.number().positive().default(1),
       weightDecay: z.number().nonnegative().default(0.01),
+      /**
+       * Learning-rate multiplier of the token-embedding matrix (tied to the
+       * output head in the embedded model). 0 freezes it, so that RL's noisy
+       * advantages cannot move the rows the model copies values through.
+       */
+      embeddingLearningRateScale: z.number().min(0).max(1).default(1),
       /** Passes over each step's rollouts (PPO epochs; SEAL: 1). */
       epochs: z.number().int().min(1).max(16).default(1),
     })
-    .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01, epochs: 1 }),
+    .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01, embeddingLearningRateScale: 1, epochs: 1 }),
   /**
    * SEAL's interface modules switched on in training (`schema` φ_schema,
    * `err` φ_err, `cap` φ_cap), for methods with environment-side adaptation

@@ -704,6 +704,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
                 klCoef: config.ppo.klCoef,
                 maxGradNorm: config.ppo.maxGradNorm,
                 weightDecay: config.ppo.weightDecay,
+                embeddingLearningRateScale: config.ppo.embeddingLearningRateScale,
                 temperature,
               },
             }),

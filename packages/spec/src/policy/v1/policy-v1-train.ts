@@ -52,6 +52,13 @@ export const policyV1TrainSettingsSchema = z.strictObject({
   maxGradNorm: z.number().positive().optional(),
   /** AdamW decoupled weight decay (not applied to norms and biases). Default 0.01. */
   weightDecay: z.number().nonnegative().optional(),
+  /**
+   * Multiplies the learning rate (and decay) of the token-embedding matrix
+   * (also the output head where the model ties them). 0 freezes it: the
+   * update then moves only the transformer layers, norms and an untied head.
+   * Default 1.
+   */
+  embeddingLearningRateScale: z.number().min(0).max(1).optional(),
   /** AdamW betas. Default `[0.9, 0.999]`. */
   betas: z.tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)]).optional(),
   /** AdamW epsilon. Default 1e-8. */
