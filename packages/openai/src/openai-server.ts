@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '@seal/http';
 import { isContextLengthExceeded } from '@seal/rl';
 import { SealError, parseJsonText, toSealError } from '@seal/spec';
 import {
@@ -14,7 +15,6 @@ import {
   toOpenAiResponse,
 } from './openai-wire';
 import type { PolicyChatModel } from './policy-chat-model';
-import { readBody } from '../read-body';
 
 /** What the server needs of a model (a {@link PolicyChatModel} has it all). */
 export type ServedChatModel = Pick<

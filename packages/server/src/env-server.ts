@@ -5,6 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '@seal/http';
 import { SealError, parseJsonText } from '@seal/spec';
 import {
   createEnvService,
@@ -14,7 +15,6 @@ import {
   type EnvServiceSettings,
 } from './env-service';
 import { errorResponse } from './error-response';
-import { readBody } from './read-body';
 
 /** Options of {@link startEnvServer}: the service settings plus the transport's. */
 export type EnvServerOptions = EnvServiceSettings & {

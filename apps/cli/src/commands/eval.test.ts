@@ -33,7 +33,7 @@ import {
   createOpenAiChatModel,
   createPolicyChatModel,
   startOpenAiServer,
-} from '@seal/server';
+} from '@seal/openai';
 import {
   toSealError,
   type PolicyV1GenerateOptions,

@@ -38,7 +38,7 @@ import {
   createOpenAiChatModel,
   createPolicyChatModel,
   listOpenAiModels,
-} from '@seal/server';
+} from '@seal/openai';
 import {
   SealError,
   type DiagnosisSummary,

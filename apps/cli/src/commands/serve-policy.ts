@@ -6,7 +6,7 @@ import {
   createPolicyChatModel,
   startOpenAiServer,
   type OpenAiServer,
-} from '@seal/server';
+} from '@seal/openai';
 import { SealError, toSealError } from '@seal/spec';
 import * as z from 'zod';
 import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, resolveDevice } from '../device-flag';

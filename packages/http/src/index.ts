@@ -1,0 +1,1 @@
+export { readBody, type ReadBodyResult } from './read-body';
