@@ -1,10 +1,20 @@
 /**
- * `pnpm bench env [--data DIR] [--repeat N]`: replays the ground truth of all
- * 800 BFCL v3 multi-turn entries on fresh instances, with a comparable-state
- * snapshot after every turn, and prints entries per second and mean
- * microseconds per tool call. The same replay without snapshots runs side by
- * side, so the snapshot share is a ratio from one run.
+ * `pnpm bench env [--data DIR] [--repeat N] [--bfcl-python DIR]`: replays the
+ * ground truth of all 800 BFCL v3 multi-turn entries on fresh instances, with
+ * a comparable-state snapshot after every turn, and prints entries per second
+ * and mean microseconds per tool call. The same replay without snapshots runs
+ * side by side, so the snapshot share is a ratio from one run.
+ *
+ * With `--bfcl-python DIR` (or `SEAL_BFCL_PYTHON`), the folder
+ * `berkeley-function-call-leaderboard` of a BFCL checkout at commit cd9429cc,
+ * BFCL's own Python executor replays the same calls in a child process
+ * (`bench/env-bfcl-python.py`, timed inside Python, so start-up is not
+ * counted), alternated with the TypeScript runs, and the table gets a
+ * "× faster than BFCL's Python" column.
  */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { BfclRealm, BfclSession, loadBfclData, resolveBfclDataDir, type BfclDataset } from '@seal/bfcl';
 import { sharedBfclDataDir } from '@seal/bfcl/test';
@@ -16,7 +26,28 @@ const flag = (name: string) => {
 };
 const dir = resolveBfclDataDir({ flag: flag('data') ?? process.env['SEAL_BFCL_DATA'] ?? sharedBfclDataDir });
 const repeat = Number(flag('repeat') ?? 5);
+const bfclPython = flag('bfcl-python') ?? process.env['SEAL_BFCL_PYTHON'];
 const dataset = await loadBfclData({ dir });
+
+/** BFCL's Python replay in a child process, one `run` per call. */
+function startPythonReplay(bfclDir: string) {
+  const script = fileURLToPath(new URL('./env-bfcl-python.py', import.meta.url));
+  const child = spawn(process.env['PYTHON'] ?? 'python3', [script, bfclDir, dir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    async run(): Promise<{ ms: number; calls: number; entries: number }> {
+      child.stdin.write('run\n');
+      const next = await lines.next();
+      if (next.done) throw new Error('the BFCL Python replay exited early');
+      return JSON.parse(next.value) as { ms: number; calls: number; entries: number };
+    },
+    stop() {
+      child.stdin.end('quit\n');
+    },
+  };
+}
 
 function replayAll(data: BfclDataset, snapshots: boolean): { calls: number; entries: number } {
   let calls = 0;
@@ -39,10 +70,13 @@ function replayAll(data: BfclDataset, snapshots: boolean): { calls: number; entr
   return { calls, entries: data.entries.length };
 }
 
-// Warm up the JIT, then alternate the two variants so drift hits both alike.
+const python = bfclPython === undefined ? undefined : startPythonReplay(bfclPython);
+// Warm up the JIT (and Python's imports), then alternate the variants so
+// drift and other load on the machine hit all of them alike.
 replayAll(dataset, true);
 replayAll(dataset, false);
-const times = { with: [] as number[], without: [] as number[] };
+await python?.run();
+const times = { with: [] as number[], without: [] as number[], python: [] as number[] };
 let counts = { calls: 0, entries: 0 };
 for (let i = 0; i < repeat; i++) {
   for (const snapshots of [true, false]) {
@@ -50,20 +84,35 @@ for (let i = 0; i < repeat; i++) {
     counts = replayAll(dataset, snapshots);
     times[snapshots ? 'with' : 'without'].push(performance.now() - start);
   }
+  if (python !== undefined) {
+    const run = await python.run();
+    if (run.calls !== counts.calls || run.entries !== counts.entries) {
+      throw new Error(`BFCL's Python replayed ${run.calls} calls of ${run.entries} entries, we ${counts.calls} of ${counts.entries}`);
+    }
+    times.python.push(run.ms);
+  }
 }
+python?.stop();
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const withMs = median(times.with);
 const withoutMs = median(times.without);
-const rows = [
+const pythonMs = times.python.length > 0 ? median(times.python) : undefined;
+const rows: [string, number][] = [
   ['replay + state snapshots', withMs],
   ['replay only', withoutMs],
-] as const;
+];
+if (pythonMs !== undefined) rows.push(["BFCL's Python executor (replay only, cd9429cc)", pythonMs]);
 console.log(`BFCL v3 ground-truth replay: ${counts.entries} entries, ${counts.calls} tool calls, median of ${repeat} runs\n`);
-console.log('| variant | total ms | entries/s | µs per tool call |');
-console.log('| --- | ---: | ---: | ---: |');
+const speedupHeader = pythonMs === undefined ? '' : " × faster than BFCL's Python |";
+console.log(`| variant | total ms | entries/s | µs per tool call |${speedupHeader}`);
+console.log(`| --- | ---: | ---: | ---: |${pythonMs === undefined ? '' : ' ---: |'}`);
 for (const [label, ms] of rows) {
+  const speedup = pythonMs === undefined ? '' : ` ${(pythonMs / ms).toFixed(2)} |`;
   console.log(
-    `| ${label} | ${ms.toFixed(0)} | ${((counts.entries / ms) * 1000).toFixed(0)} | ${((ms * 1000) / counts.calls).toFixed(1)} |`,
+    `| ${label} | ${ms.toFixed(0)} | ${((counts.entries / ms) * 1000).toFixed(0)} | ${((ms * 1000) / counts.calls).toFixed(1)} |${speedup}`,
   );
 }
 console.log(`\nsnapshot overhead: ${(withMs / withoutMs).toFixed(2)}x the replay alone`);
+if (pythonMs !== undefined) {
+  console.log(`replay only: ${(pythonMs / withoutMs).toFixed(2)}x faster than BFCL's Python in process`);
+}

@@ -4,6 +4,8 @@ export {
   PyObject,
   PySet,
   PyTuple,
+  freezePyValue,
+  isFrozenPyList,
   isPyFloat,
   isPyInt,
   isPyKey,

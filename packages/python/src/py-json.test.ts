@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PyException } from './py-exception';
 import { parsePyJson, pyJsonDumps } from './py-json';
-import { PyDict, PyEllipsis, PySet, PyTuple } from './py-value';
+import { PyDict, PyEllipsis, PySet, PyTuple, freezePyValue, isFrozenPyList } from './py-value';
 
 describe('pyJsonDumps', () => {
   it('should use Python separators, float repr and int keys', () => {
@@ -52,6 +52,40 @@ describe('pyJsonDumps', () => {
     const list: unknown[] = [];
     list.push(list);
     expect(() => pyJsonDumps(list as never)).toThrow('Circular reference detected');
+    // A cycle that closes below a deep, acyclic prefix.
+    const dict = new PyDict();
+    let deep: unknown = dict;
+    for (let i = 0; i < 100; i++) deep = [deep];
+    dict.set('self', deep as never);
+    expect(() => pyJsonDumps(dict)).toThrow('Circular reference detected');
+  });
+
+  it('should escape lone surrogates and control characters unit by unit', () => {
+    // Expected strings printed by CPython's json.dumps.
+    expect(pyJsonDumps('a\ud800b\udc00')).toBe('"a\\ud800b\\udc00"');
+    expect(pyJsonDumps('x\u0001é\b\f"', { ensureAscii: false })).toBe('"x\\u0001é\\b\\f\\""');
+  });
+
+  it('should render a frozen list the same as a live one, under every option', () => {
+    const live = [1.5, 1e-7, 10n, 'é', [2.0, null], new PyTuple([true])];
+    const frozen = freezePyValue([1.5, 1e-7, 10n, 'é', [2.0, null], new PyTuple([true])]);
+    expect(isFrozenPyList(frozen)).toBe(true);
+    const options = [{}, { ensureAscii: false }, { separators: [',', ':'] as const }];
+    for (const option of options) {
+      // Twice: the second call may come from the cache.
+      expect(pyJsonDumps(frozen, option)).toBe(pyJsonDumps(live, option));
+      expect(pyJsonDumps(frozen, option)).toBe(pyJsonDumps(live, option));
+    }
+    expect(() => (frozen as unknown[]).push(1n)).toThrow(TypeError);
+  });
+
+  it('should not freeze lists that hold mutable values', () => {
+    const dictInside = [new PyDict([['a', 1n]])];
+    const numbers = [1n];
+    freezePyValue(new PyDict([['x', dictInside], ['y', numbers]]));
+    expect(isFrozenPyList(dictInside)).toBe(false);
+    expect(Object.isFrozen(dictInside)).toBe(false);
+    expect(isFrozenPyList(numbers)).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { PyException } from './py-exception';
 import { floatRepr, intRepr } from './py-repr';
-import { PyDict, PyTuple, pyTypeName, type PyKey, type PyValue } from './py-value';
+import { PyDict, PyTuple, isFrozenPyList, pyTypeName, type PyKey, type PyValue } from './py-value';
 
 /** Options of {@link pyJsonDumps}, named after `json.dumps`'s keywords. */
 export type PyJsonDumpsOptions = {
@@ -20,49 +20,112 @@ export type PyJsonDumpsOptions = {
  */
 export function pyJsonDumps(value: PyValue, options: PyJsonDumpsOptions = {}): string {
   const ensureAscii = options.ensureAscii ?? true;
-  const sortKeys = options.sortKeys ?? false;
-  const [itemSep, keySep] = options.separators ?? [', ', ': '];
-  const active = new Set<unknown>();
-  const encodeString = ensureAscii ? encodeStringAscii : encodeStringUnicode;
+  const [itemSeparator, keySeparator] = options.separators ?? defaultSeparators;
+  const encoder: JsonEncoder = {
+    encodeString: ensureAscii ? encodeStringAscii : encodeStringUnicode,
+    sortKeys: options.sortKeys ?? false,
+    itemSeparator,
+    keySeparator,
+    // Immutable lists render the same every time; BFCL's defaults are the
+    // only settings worth a cache (its long-context padding goes through them).
+    cache:
+      ensureAscii && itemSeparator === ', ' && keySeparator === ': ' ? defaultJsonCache : undefined,
+    stack: [],
+  };
+  return encodeJson(value, encoder);
+}
 
-  const encode = (v: PyValue): string => {
-    if (v === null) return 'null';
-    switch (typeof v) {
-      case 'boolean':
-        return v ? 'true' : 'false';
-      case 'bigint':
-        return intRepr(v);
-      case 'number':
-        return encodeFloat(v);
-      case 'string':
-        return encodeString(v);
+const defaultSeparators = [', ', ': '] as const;
+
+/** Rendered `json.dumps` text of frozen lists under the default options. */
+const defaultJsonCache = new WeakMap<object, string>();
+
+/** The settings of one {@link pyJsonDumps} call (a plain object: no closures per call). */
+type JsonEncoder = {
+  readonly encodeString: (value: string) => string;
+  readonly sortKeys: boolean;
+  readonly itemSeparator: string;
+  readonly keySeparator: string;
+  readonly cache: WeakMap<object, string> | undefined;
+  /** Containers being encoded, innermost last (Python's `markers`). */
+  readonly stack: unknown[];
+};
+
+/** Below this depth a cycle is impossible to miss later, so the stack is only scanned past it. */
+const cycleScanDepth = 32;
+
+function encodeJson(v: PyValue, encoder: JsonEncoder): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return intRepr(v);
+    case 'number':
+      return encodeFloat(v);
+    case 'string':
+      return encoder.encodeString(v);
+  }
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    const cached = encoder.cache === undefined || !isFrozenPyList(v) ? undefined : encoder.cache.get(v);
+    if (cached !== undefined) return cached;
+    enterContainer(v, encoder);
+    let out = '[' + encodeJson(v[0]!, encoder);
+    for (let i = 1; i < v.length; i++) out += encoder.itemSeparator + encodeJson(v[i]!, encoder);
+    out += ']';
+    encoder.stack.pop();
+    if (encoder.cache !== undefined && isFrozenPyList(v)) encoder.cache.set(v, out);
+    return out;
+  }
+  if (v instanceof PyTuple) {
+    const items = v.items;
+    if (items.length === 0) return '[]';
+    enterContainer(v, encoder);
+    let out = '[' + encodeJson(items[0]!, encoder);
+    for (let i = 1; i < items.length; i++) out += encoder.itemSeparator + encodeJson(items[i]!, encoder);
+    out += ']';
+    encoder.stack.pop();
+    return out;
+  }
+  if (v instanceof PyDict) {
+    if (v.size === 0) return '{}';
+    enterContainer(v, encoder);
+    let out = '{';
+    let first = true;
+    if (encoder.sortKeys) {
+      const entries: [string, PyValue][] = [];
+      for (const [k, item] of v) entries.push([encodeKey(k), item]);
+      entries.sort(([a], [b]) => compareCodePoints(a, b));
+      for (const [k, item] of entries) {
+        if (!first) out += encoder.itemSeparator;
+        first = false;
+        out += encoder.encodeString(k) + encoder.keySeparator + encodeJson(item, encoder);
+      }
+    } else {
+      // Python encodes each key before its value, so a bad key raises first.
+      for (const [k, item] of v) {
+        if (!first) out += encoder.itemSeparator;
+        first = false;
+        const key = encoder.encodeString(typeof k === 'string' ? k : encodeKey(k));
+        out += key + encoder.keySeparator + encodeJson(item, encoder);
+      }
     }
-    if (Array.isArray(v) || v instanceof PyTuple) {
-      const items = Array.isArray(v) ? v : v.items;
-      if (items.length === 0) return '[]';
-      enter(v);
-      const out = `[${items.map(encode).join(itemSep)}]`;
-      active.delete(v);
-      return out;
-    }
-    if (v instanceof PyDict) {
-      if (v.size === 0) return '{}';
-      enter(v);
-      let entries = [...v].map(([k, item]) => [encodeKey(k), item] as const);
-      if (sortKeys) entries = entries.sort(([a], [b]) => compareCodePoints(a, b));
-      const out = `{${entries
-        .map(([k, item]) => `${encodeString(k)}${keySep}${encode(item)}`)
-        .join(itemSep)}}`;
-      active.delete(v);
-      return out;
-    }
-    throw PyException.typeError(`Object of type ${pyTypeName(v)} is not JSON serializable`);
-  };
-  const enter = (container: unknown) => {
-    if (active.has(container)) throw PyException.valueError('Circular reference detected');
-    active.add(container);
-  };
-  return encode(value);
+    out += '}';
+    encoder.stack.pop();
+    return out;
+  }
+  throw PyException.typeError(`Object of type ${pyTypeName(v)} is not JSON serializable`);
+}
+
+function enterContainer(container: unknown, encoder: JsonEncoder): void {
+  const stack = encoder.stack;
+  // A cycle re-enters a container already on the stack; scanning only deep
+  // stacks finds it all the same (one more lap), at no cost to shallow data.
+  if (stack.length >= cycleScanDepth && stack.includes(container)) {
+    throw PyException.valueError('Circular reference detected');
+  }
+  stack.push(container);
 }
 
 function encodeFloat(value: number): string {
@@ -83,43 +146,57 @@ function encodeKey(key: PyKey): string {
   );
 }
 
-const shortEscapes: Record<string, string> = {
-  '"': '\\"',
-  '\\': '\\\\',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\b': '\\b',
-  '\f': '\\f',
-};
+/** JSON's two-character escapes, by UTF-16 code unit. */
+const shortEscapes: readonly (string | undefined)[] = (() => {
+  const table: (string | undefined)[] = [];
+  table[0x22] = '\\"';
+  table[0x5c] = '\\\\';
+  table[0x0a] = '\\n';
+  table[0x0d] = '\\r';
+  table[0x09] = '\\t';
+  table[0x08] = '\\b';
+  table[0x0c] = '\\f';
+  return table;
+})();
 
-const plainAscii = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+function unicodeEscape(code: number): string {
+  return `\\u${code.toString(16).padStart(4, '0')}`;
+}
 
+/**
+ * `ensure_ascii=True`: printable ASCII as is, the short escapes, everything
+ * else as `\uXXXX` of each UTF-16 code unit (exactly the surrogate pairs
+ * Python emits, lone surrogates included). Runs of plain characters are
+ * copied as slices.
+ */
 function encodeStringAscii(value: string): string {
-  if (plainAscii.test(value)) return `"${value}"`;
   let out = '"';
+  let start = 0;
   for (let i = 0; i < value.length; i++) {
-    const char = value[i]!;
     const code = value.charCodeAt(i);
-    const short = shortEscapes[char];
-    if (short !== undefined) out += short;
-    else if (code >= 0x20 && code <= 0x7e) out += char;
-    // UTF-16 code units are exactly the surrogate pairs Python emits.
-    else out += `\\u${code.toString(16).padStart(4, '0')}`;
+    if (code >= 0x20 && code <= 0x7e && code !== 0x22 && code !== 0x5c) continue;
+    if (i > start) out += value.slice(start, i);
+    out += shortEscapes[code] ?? unicodeEscape(code);
+    start = i + 1;
   }
+  if (start === 0) return `"${value}"`;
+  if (start < value.length) out += value.slice(start);
   return out + '"';
 }
 
+/** `ensure_ascii=False`: only quotes, backslashes and control characters are escaped. */
 function encodeStringUnicode(value: string): string {
   let out = '"';
+  let start = 0;
   for (let i = 0; i < value.length; i++) {
-    const char = value[i]!;
     const code = value.charCodeAt(i);
-    const short = shortEscapes[char];
-    if (short !== undefined) out += short;
-    else if (code < 0x20) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += char;
+    if (code >= 0x20 && code !== 0x22 && code !== 0x5c) continue;
+    if (i > start) out += value.slice(start, i);
+    out += shortEscapes[code] ?? unicodeEscape(code);
+    start = i + 1;
   }
+  if (start === 0) return `"${value}"`;
+  if (start < value.length) out += value.slice(start);
   return out + '"';
 }
 

@@ -206,6 +206,48 @@ export function isPyNumber(value: unknown): value is bigint | number | boolean {
     typeof value === 'boolean'
   );
 }
+const frozenLists = new WeakSet<readonly PyValue[]>();
+
+/**
+ * Freezes the lists inside `value` whose items are all immutable (numbers,
+ * strings, `None`, bools and such lists, at any depth) and returns `value`.
+ * Renderers may cache the text of a frozen list: it can never change. Meant
+ * for constants shared by every instance, such as BFCL's long-context
+ * padding; a later attempt to mutate one throws a `TypeError`.
+ */
+export function freezePyValue<T extends PyValue>(value: T): T {
+  freezeImmutableLists(value);
+  return value;
+}
+
+function freezeImmutableLists(value: PyValue): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    let immutable = true;
+    for (const item of value) if (!freezeImmutableLists(item)) immutable = false;
+    if (immutable) {
+      Object.freeze(value);
+      frozenLists.add(value);
+    }
+    return immutable;
+  }
+  if (value instanceof PyDict) {
+    for (const item of value.values()) freezeImmutableLists(item);
+    return false;
+  }
+  if (value instanceof PyTuple) {
+    let immutable = true;
+    for (const item of value.items) if (!freezeImmutableLists(item)) immutable = false;
+    return immutable;
+  }
+  return false;
+}
+
+/** True for a list frozen by {@link freezePyValue} (deeply immutable). */
+export function isFrozenPyList(value: readonly PyValue[]): boolean {
+  return frozenLists.has(value);
+}
+
 /** True for a Python list. */
 export function isPyList(value: unknown): value is PyValue[] {
   return Array.isArray(value);

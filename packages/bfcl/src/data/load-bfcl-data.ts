@@ -5,6 +5,7 @@ import {
   PyDict,
   PyEllipsis,
   PyJsonSyntaxError,
+  freezePyValue,
   parsePyJson,
   toJsonValue,
   type PyValue,
@@ -256,7 +257,11 @@ export async function loadBfclData({
   const defaultStatesPath = join(root, 'default_states.json');
   const defaultStates = parsePyLine(await readText(defaultStatesPath), defaultStatesPath);
   const longContextPath = join(root, 'long_context_constants.json');
-  const longContext = restoreEllipsis(parsePyLine(await readText(longContextPath), longContextPath));
+  // The padding is shared by every instance and never mutated: frozen, its
+  // lists (2,000-float moving averages, city lists) render once per process.
+  const longContext = freezePyValue(
+    restoreEllipsis(parsePyLine(await readText(longContextPath), longContextPath)),
+  );
   for (const [value, path] of [
     [defaultStates, defaultStatesPath],
     [longContext, longContextPath],
