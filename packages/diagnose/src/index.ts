@@ -35,3 +35,15 @@ export {
   writeCapabilitySnapshot,
 } from './capability-state-file';
 export { summarizeDiagnoses } from './summarize-diagnoses';
+export {
+  applyAPatch,
+  defaultTagWeights,
+  excludedTags,
+  trajectoryWeight,
+  type APatchSettings,
+} from './apatch';
+export {
+  updateDynamicTagWeights,
+  type ClosedLoopSettings,
+  type LoopTagStatistics,
+} from './closed-loop';

@@ -1,6 +1,4 @@
 export { grpoAdvantages, grpoEpsilon, zeroVarianceGroups } from './advantages/grpo';
-export { applyAPatch, defaultTagWeights, excludedTags, trajectoryWeight, type APatchSettings } from './advantages/apatch';
-export { updateDynamicTagWeights, type ClosedLoopSettings, type LoopTagStatistics } from './advantages/closed-loop';
 export {
   curriculumSettingsSchema,
   methodComponents,

@@ -2,7 +2,7 @@ import {
   applyAPatch,
   defaultTagWeights,
   updateDynamicTagWeights,
-} from '@seal/rl';
+} from '@seal/diagnose';
 import { SealError } from '@seal/spec';
 import * as z from 'zod';
 import { parseRequestPart } from './wire';

@@ -1,6 +1,6 @@
 import { readFile, readdir, rename, rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { CapabilityState, loadCapabilityState, saveCapabilityState } from '@seal/diagnose';
+import { CapabilityState, applyAPatch, defaultTagWeights, loadCapabilityState, saveCapabilityState, updateDynamicTagWeights } from '@seal/diagnose';
 import { createEpisode, emptyOverlayHash } from '@seal/env';
 import {
   advanceCurriculum,
@@ -27,8 +27,6 @@ import {
   type ToolBackendV1,
   type ToolDoc,
 } from '@seal/spec';
-import { applyAPatch, defaultTagWeights } from '../advantages/apatch';
-import { updateDynamicTagWeights } from '../advantages/closed-loop';
 import { grpoAdvantages, zeroVarianceGroups } from '../advantages/grpo';
 import { methodComponents, trainConfigSchema, type TrainConfig, type TrainConfigInput } from '../config/train-config';
 import { evaluatePolicy, type PolicyEvaluation, type SyncVerifier } from '../evaluate/evaluate-policy';
