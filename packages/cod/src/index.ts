@@ -26,3 +26,47 @@ export {
 export { buildUpdateContextMessages, updateContextSystemPrompt } from './hints/update-context-prompt';
 export { hintReward, taskReward, type TaskRewardSettings } from './hints/rewards';
 export { applyHintUpdate, type HintUpdate } from './hints/apply-hint-update';
+export { createPackRandom, mixSeed, type PackRandom } from './packs/pack-random';
+export {
+  buildPacks,
+  derivePackSeed,
+  evalPackSize,
+  packStrategies,
+  trainPackSize,
+  type BuildPacksOptions,
+  type Pack,
+  type PackStrategy,
+} from './packs/build-packs';
+export type {
+  PackEnvironment,
+  PackSolveEpisode,
+  PackSolveResult,
+  PackSolveStep,
+} from './environment/pack-environment';
+export {
+  generateFrozenLakeTasks,
+  shortestFrozenLakePath,
+  type FrozenLakeTask,
+  type GenerateFrozenLakeOptions,
+} from './frozen-lake/frozen-lake-tasks';
+export {
+  createFrozenLakeEnvironment,
+  frozenLakeDirections,
+  frozenLakeMapping,
+  frozenLakeSystemPrompt,
+  type FrozenLakeDirection,
+  type FrozenLakeSettings,
+} from './frozen-lake/frozen-lake-environment';
+export {
+  aliasArgumentName,
+  bfclArgumentStyles,
+  bfclPackRegularity,
+  bfclToolPrefixes,
+  createAliasedBackend,
+  createBfclPackAliases,
+  describeBfclRegularity,
+  type BfclPackAliases,
+  type BfclPackRegularity,
+  type CanonicalCall,
+} from './bfcl-packs/bfcl-pack-regularity';
+export { bfclTasksetId, createBfclPackEnvironment, type BfclPackSettings } from './bfcl-packs/bfcl-pack-environment';

@@ -1,0 +1,134 @@
+import type { ChatMessage } from '@seal/spec';
+import type { PackEnvironment, PackSolveEpisode, PackSolveResult } from '../environment/pack-environment';
+import { createPackRandom, mixSeed } from '../packs/pack-random';
+import type { FrozenLakeTask } from './frozen-lake-tasks';
+
+/** The four real moves. */
+export const frozenLakeDirections = ['up', 'down', 'left', 'right'] as const;
+
+/** One real move. */
+export type FrozenLakeDirection = (typeof frozenLakeDirections)[number];
+
+const delta: Record<FrozenLakeDirection, [number, number]> = { up: [-1, 0], down: [1, 0], left: [0, -1], right: [0, 1] };
+
+/**
+ * The pack's hidden regularity: what `Direction 1..4` do. Entry `k − 1` is
+ * the real move of `Direction k`; a permutation drawn from the pack seed
+ * (`mapping_mode: per_pack`).
+ */
+export function frozenLakeMapping(packSeed: number): FrozenLakeDirection[] {
+  return createPackRandom(mixSeed(packSeed, 0xd1ec)).shuffle(frozenLakeDirections);
+}
+
+/** Settings of {@link createFrozenLakeEnvironment}. */
+export type FrozenLakeSettings = {
+  /** Moves per task. Default 8 (the paper's `agent_max_steps`). */
+  maxSteps?: number;
+};
+
+/** The system prompt of a FrozenLake-Obscure solve episode (without hints). */
+export function frozenLakeSystemPrompt(maxSteps: number): string {
+  return [
+    'You walk on a frozen lake grid: S start, F frozen, H hole, G goal. Row 0 is the top, column 0 the left.',
+    'Reach G without stepping on H. The actions are Direction 1, Direction 2, Direction 3 and Direction 4; which way each one moves is not told.',
+    `Reply with exactly <answer>Direction k</answer>. You have ${maxSteps} moves.`,
+  ].join('\n');
+}
+
+const answerPattern = /^\s*<answer>\s*Direction\s*([1-4])\s*<\/answer>\s*$/;
+
+function locate(rows: readonly string[], tile: string): [number, number] {
+  for (let r = 0; r < rows.length; r++) {
+    const c = rows[r]!.indexOf(tile);
+    if (c >= 0) return [r, c];
+  }
+  return [0, 0];
+}
+
+const at = ([r, c]: readonly [number, number]) => `(${r},${c})`;
+
+/**
+ * FrozenLake-Obscure (spec B5): the model moves with numbered directions
+ * whose meaning is a per-pack permutation; after each move it is told how its
+ * position changed. A malformed answer ends the episode with outcome 0;
+ * reaching G gives 1; a hole or the move budget end it with 0.
+ */
+export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): PackEnvironment<FrozenLakeTask> {
+  const maxSteps = settings.maxSteps ?? 8;
+  const systemPrompt = frozenLakeSystemPrompt(maxSteps);
+  return {
+    environmentId: 'frozen-lake-obscure',
+    taskId: (task) => task.taskId,
+    tasksetId: (task) => task.tasksetId,
+    describeRegularity: (packSeed) =>
+      frozenLakeMapping(packSeed)
+        .map((direction, k) => `Direction ${k + 1} = ${direction}`)
+        .join(', '),
+    startSolve: ({ task, packSeed }) => startEpisode(task, packSeed),
+  };
+
+  function startEpisode(task: FrozenLakeTask, packSeed: number): PackSolveEpisode {
+    const mapping = frozenLakeMapping(packSeed);
+    const rows = task.rows;
+    let position = locate(rows, 'S');
+    const goal = locate(rows, 'G');
+    let steps = 0;
+    let done = false;
+    let result: Omit<PackSolveResult, 'stepsUsed' | 'maxSteps'> | undefined;
+    const end = (outcome: number, feedback: string) => {
+      done = true;
+      result = { outcome, success: outcome >= 1, feedback };
+    };
+    return {
+      reset(): ChatMessage[] {
+        return [
+          { role: 'system', content: systemPrompt },
+          { role: 'user', content: `Map:\n${rows.join('\n')}\nYou are at ${at(position)}. The goal is at ${at(goal)}.` },
+        ];
+      },
+      step(response: string) {
+        if (done) return { observation: [], done: true };
+        steps++;
+        const match = answerPattern.exec(response);
+        if (match === null) {
+          end(0, 'Failed: invalid action format; reply with exactly <answer>Direction k</answer>, k from 1 to 4');
+          return { observation: [], done: true };
+        }
+        const k = Number(match[1]);
+        const [dr, dc] = delta[mapping[k - 1]!];
+        const target: [number, number] = [position[0] + dr, position[1] + dc];
+        let text: string;
+        if (target[0] < 0 || target[1] < 0 || target[0] >= rows.length || target[1] >= rows[0]!.length) {
+          text = `Direction ${k}: your position ${at(position)} did not change (maybe the edge).`;
+        } else {
+          text = `Direction ${k}: you moved from ${at(position)} to ${at(target)}.`;
+          position = target;
+          const tile = rows[target[0]]![target[1]];
+          if (tile === 'H') {
+            end(0, `Failed: fell into a hole at ${at(target)}`);
+            return { observation: [{ role: 'user', content: `${text} It is a hole.` }], done: true };
+          }
+          if (tile === 'G') {
+            end(1, 'Success! Reached the goal');
+            return { observation: [{ role: 'user', content: `${text} You reached the goal.` }], done: true };
+          }
+        }
+        if (steps >= maxSteps) {
+          end(0, `Failed: ran out of moves (${steps}/${maxSteps}) at ${at(position)}, the goal is at ${at(goal)}`);
+          return { observation: [{ role: 'user', content: text }], done: true };
+        }
+        return { observation: [{ role: 'user', content: text }], done: false };
+      },
+      get done() {
+        return done;
+      },
+      abort() {
+        if (!done) end(0, `Failed: the conversation no longer fits the model (${steps}/${maxSteps} moves)`);
+      },
+      finish() {
+        const final = result ?? { outcome: 0, success: false, feedback: 'Failed: the episode did not finish' };
+        return Promise.resolve({ ...final, stepsUsed: steps, maxSteps });
+      },
+    };
+  }
+}
