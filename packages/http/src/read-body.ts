@@ -10,10 +10,17 @@ export type ReadBodyResult =
  * reset), then refused; beyond that the connection is to be cut (`cut`).
  * A declared `content-length` over `limit` is refused without buffering.
  */
-export function readBody(
-  request: IncomingMessage,
-  { limit, drainLimit }: { limit: number; drainLimit: number },
-): Promise<ReadBodyResult> {
+export function readBody({
+  request,
+  limit,
+  drainLimit,
+}: {
+  request: IncomingMessage;
+  /** Largest body read, in bytes. */
+  limit: number;
+  /** Bytes read on and discarded past `limit` before the connection is to be cut. */
+  drainLimit: number;
+}): Promise<ReadBodyResult> {
   const declared = Number(request.headers['content-length'] ?? Number.NaN);
   return new Promise((resolve, reject) => {
     if (Number.isFinite(declared) && declared > limit) {

@@ -5,8 +5,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readBody } from '@seal/http';
+import { HttpError, listen, readBody, sendJson } from '@seal/http';
 import { isContextLengthExceeded } from '@seal/rl';
 import { SealError, parseJsonText, toSealError } from '@seal/spec';
 import {
@@ -71,14 +70,11 @@ export type OpenAiErrorBody = {
   };
 };
 
-class HttpError extends Error {
-  readonly status: number;
+/** An HTTP error with the fields of OpenAI's error body. */
+class OpenAiHttpError extends HttpError {
   readonly type: string;
   readonly code: string | null;
   readonly param: string | null;
-  readonly headers: Record<string, string>;
-  /** Close the connection once the answer is sent (an oversized body still arriving). */
-  readonly cut: boolean;
   constructor({
     status,
     message,
@@ -86,7 +82,7 @@ class HttpError extends Error {
     code = null,
     param = null,
     headers = {},
-    cut = false,
+    closeConnection = false,
   }: {
     status: number;
     message: string;
@@ -94,37 +90,19 @@ class HttpError extends Error {
     code?: string | null;
     param?: string | null;
     headers?: Record<string, string>;
-    cut?: boolean;
+    closeConnection?: boolean;
   }) {
-    super(message);
-    this.status = status;
+    super({ status, message, headers, closeConnection });
     this.type = type;
     this.code = code;
     this.param = param;
-    this.headers = headers;
-    this.cut = cut;
   }
 }
 
-function send(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  response.end(text);
-}
-
 /** A SealError from the model as an HTTP error (4xx for the caller's mistakes). */
-function fromModelError(error: unknown): HttpError | undefined {
+function fromModelError(error: unknown): OpenAiHttpError | undefined {
   if (isContextLengthExceeded(error)) {
-    return new HttpError({
+    return new OpenAiHttpError({
       status: 400,
       message: toSealError(error).message,
       code: 'context_length_exceeded',
@@ -136,13 +114,13 @@ function fromModelError(error: unknown): HttpError | undefined {
     case 'INVALID_ARGUMENT':
     case 'INVALID_DATA':
     case 'PARSE_ERROR':
-      return new HttpError({
+      return new OpenAiHttpError({
         status: 400,
         message: error.message,
         code: 'invalid_value',
       });
     case 'BACKEND_UNAVAILABLE':
-      return new HttpError({
+      return new OpenAiHttpError({
         status: 503,
         message: error.message,
         code: 'overloaded',
@@ -192,24 +170,25 @@ export async function startOpenAiServer(
   };
 
   const completions = async (request: IncomingMessage): Promise<unknown> => {
-    const read = await readBody(request, {
+    const read = await readBody({
+      request,
       limit: maxBodyBytes,
       drainLimit: Math.max(maxBodyBytes * 4, 16 * 1024 * 1024),
     });
     if ('tooLarge' in read) {
-      throw new HttpError({
+      throw new OpenAiHttpError({
         status: 413,
         message: `request body is larger than the server's limit of ${maxBodyBytes} bytes (seal serve-policy --max-body)`,
         code: 'request_too_large',
         headers: { connection: 'close' },
-        cut: read.cut,
+        closeConnection: read.cut,
       });
     }
     let json: unknown;
     try {
       json = parseJsonText({ text: read.text, source: 'request body' });
     } catch (error) {
-      throw new HttpError({
+      throw new OpenAiHttpError({
         status: 400,
         message: toSealError(error).message,
         code: 'invalid_json',
@@ -219,7 +198,7 @@ export async function startOpenAiServer(
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const param = issue?.path.map(String).join('.') ?? '';
-      throw new HttpError({
+      throw new OpenAiHttpError({
         status: 400,
         message: `${param === '' ? 'body' : param}: ${issue?.message ?? 'invalid value'}`,
         code: 'invalid_value',
@@ -233,14 +212,14 @@ export async function startOpenAiServer(
       unsupported,
     } = fromOpenAiRequest(parsed.data);
     if (unsupported.length > 0) {
-      throw new HttpError({
+      throw new OpenAiHttpError({
         status: 400,
         message: `unsupported: ${unsupported.join('; ')}`,
         code: 'unsupported_value',
       });
     }
     if (asked !== undefined && asked !== modelName) {
-      throw new HttpError({
+      throw new OpenAiHttpError({
         status: 404,
         message: `the model '${asked}' does not exist; this server serves '${modelName}'`,
         code: 'model_not_found',
@@ -264,7 +243,7 @@ export async function startOpenAiServer(
   ): Promise<unknown> => {
     const get = method === 'GET' || method === 'HEAD';
     const allow = (allowed: string): never => {
-      throw new HttpError({
+      throw new OpenAiHttpError({
         status: 405,
         message: `${method} ${path}: use ${allowed}`,
         code: 'method_not_allowed',
@@ -280,7 +259,7 @@ export async function startOpenAiServer(
       if (!get) allow('GET');
       const id = decodeURIComponent(path.slice('/v1/models/'.length));
       if (id === modelName) return modelCard;
-      throw new HttpError({
+      throw new OpenAiHttpError({
         status: 404,
         message: `the model '${id}' does not exist`,
         code: 'model_not_found',
@@ -289,7 +268,7 @@ export async function startOpenAiServer(
     if (path === '/v1/chat/completions') {
       return method === 'POST' ? completions(request) : allow('POST');
     }
-    throw new HttpError({
+    throw new OpenAiHttpError({
       status: 404,
       message: `unknown route ${method} ${path}; routes: POST /v1/chat/completions, GET /v1/models, GET /health`,
       code: 'not_found',
@@ -314,13 +293,13 @@ export async function startOpenAiServer(
           'content-length': '2',
         });
         response.end(method === 'HEAD' ? undefined : 'OK');
-      } else send(response, 200, body);
+      } else sendJson({ response, status: 200, body });
       return 200;
     } catch (thrown) {
       // Whatever the body was, it is not read any further.
       if (!request.readableEnded) request.resume();
       const error =
-        thrown instanceof HttpError ? thrown : fromModelError(thrown);
+        thrown instanceof OpenAiHttpError ? thrown : fromModelError(thrown);
       if (error !== undefined) {
         const body: OpenAiErrorBody = {
           error: {
@@ -330,8 +309,14 @@ export async function startOpenAiServer(
             code: error.code,
           },
         };
-        if (error.cut) response.once('finish', () => request.socket.destroy());
-        send(response, error.status, body, error.headers);
+        if (error.closeConnection)
+          response.once('finish', () => request.socket.destroy());
+        sendJson({
+          response,
+          status: error.status,
+          body,
+          headers: error.headers,
+        });
         return error.status;
       }
       const reference = randomBytes(4).toString('hex');
@@ -344,7 +329,7 @@ export async function startOpenAiServer(
           code: 'internal_error',
         },
       };
-      send(response, 500, body);
+      sendJson({ response, status: 500, body });
       return 500;
     }
   };
@@ -364,54 +349,17 @@ export async function startOpenAiServer(
   });
   server.keepAliveTimeout = 30_000;
 
-  const port = options.port ?? 8000;
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException): void => {
-      server.off('listening', onListening);
-      reject(
-        error.code === 'EADDRINUSE' ||
-          error.code === 'EACCES' ||
-          error.code === 'EADDRNOTAVAIL'
-          ? new SealError({
-              code: 'INVALID_ARGUMENT',
-              message:
-                error.code === 'EADDRINUSE'
-                  ? `${host}:${port} is already in use; pick another --port (0 picks a free one)`
-                  : `cannot listen on ${host}:${port} (${error.code})`,
-              cause: error,
-              details: { host, port },
-            })
-          : error,
-      );
-    };
-    const onListening = (): void => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
+  const listening = await listen({
+    server,
+    host,
+    port: options.port ?? 8000,
   });
-
-  const address = server.address() as AddressInfo;
-  const urlHost =
-    address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      // Requests in flight finish; their connections then close.
-      setTimeout(() => server.closeAllConnections(), 2_000).unref();
-    });
-    return closing;
-  };
   return {
-    url: `http://${urlHost}:${address.port}`,
-    host: address.address,
-    port: address.port,
+    url: listening.url,
+    host: listening.host,
+    port: listening.port,
     modelName,
-    close,
-    [Symbol.asyncDispose]: close,
+    close: listening.close,
+    [Symbol.asyncDispose]: listening.close,
   };
 }

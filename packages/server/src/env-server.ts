@@ -4,8 +4,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readBody } from '@seal/http';
+import { listen, readBody, sendJson } from '@seal/http';
 import { SealError, parseJsonText } from '@seal/spec';
 import {
   createEnvService,
@@ -50,21 +49,6 @@ export type EnvServer = {
 
 const endpointSet: ReadonlySet<string> = new Set(envServiceEndpoints);
 
-function send(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  response.end(text);
-}
-
 function methodNotAllowed(
   response: ServerResponse,
   message: string,
@@ -73,7 +57,7 @@ function methodNotAllowed(
   const { body } = errorResponse({
     error: new SealError({ code: 'INVALID_ARGUMENT', message }),
   });
-  send(response, 405, body, { allow });
+  sendJson({ response, status: 405, body, headers: { allow } });
 }
 
 /**
@@ -111,7 +95,7 @@ export async function startEnvServer(
         ? { onInternalError: options.onInternalError }
         : {}),
     });
-    send(response, status, body, headers);
+    sendJson({ response, status, body, ...(headers ? { headers } : {}) });
   };
 
   const handleRequest = async (
@@ -159,7 +143,8 @@ export async function startEnvServer(
       request.resume();
       return;
     }
-    const read = await readBody(request, {
+    const read = await readBody({
+      request,
       limit: maxBodyBytes,
       drainLimit: Math.max(maxBodyBytes * 8, 8 * 1024 * 1024),
     });
@@ -185,7 +170,7 @@ export async function startEnvServer(
         endpoint: endpoint as EnvServiceEndpoint,
         body,
       });
-      send(response, 200, result);
+      sendJson({ response, status: 200, body: result });
     } catch (error) {
       fail(response, error);
     }
@@ -200,37 +185,10 @@ export async function startEnvServer(
   // A client that keeps a connection open must not hold the process.
   server.keepAliveTimeout = 30_000;
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      const port = options.port ?? 8082;
-      if (error.code === 'EADDRINUSE') {
-        reject(
-          new SealError({
-            code: 'INVALID_ARGUMENT',
-            message: `${host}:${port} is already in use; pick another --port (0 picks a free one)`,
-            cause: error,
-            details: { host, port },
-          }),
-        );
-      } else if (error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL') {
-        reject(
-          new SealError({
-            code: 'INVALID_ARGUMENT',
-            message: `cannot listen on ${host}:${port} (${error.code})`,
-            cause: error,
-            details: { host, port },
-          }),
-        );
-      } else reject(error);
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(options.port ?? 8082, host);
+  const listening = await listen({
+    server,
+    host,
+    port: options.port ?? 8082,
   });
 
   const timer = setInterval(() => {
@@ -239,24 +197,18 @@ export async function startEnvServer(
   }, reclaimIntervalMs);
   timer.unref?.();
 
-  const address = server.address() as AddressInfo;
-  const urlHost =
-    address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve) => {
+    if (closing === undefined) {
       clearInterval(timer);
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      // Requests in flight finish; their connections then close.
-      setTimeout(() => server.closeAllConnections(), 2_000).unref();
-    }).then(() => service.releaseAll());
+      closing = listening.close().then(() => service.releaseAll());
+    }
     return closing;
   };
   return {
-    url: `http://${urlHost}:${address.port}`,
-    host: address.address,
-    port: address.port,
+    url: listening.url,
+    host: listening.host,
+    port: listening.port,
     service,
     close,
     [Symbol.asyncDispose]: close,

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { SealError, toSealError, type EpisodeRecord, type InterfaceOverlay } from '@seal/spec';
+import { HttpError, listen, sendJson as sendJsonBody } from '@seal/http';
+import { toSealError, type EpisodeRecord, type InterfaceOverlay } from '@seal/spec';
 import type { EpisodeAssessment, EpisodeDiagnoser } from '../episode-assessment';
 import { listEpisodeFiles, parseEpisodeFileName, readEpisodeFile, type EpisodeFile } from '../episode-files';
 import { readJsonLines } from '../read-json-lines';
@@ -41,16 +41,6 @@ const securityHeaders = {
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 };
-
-/** A request the viewer answers with an error status (404, 405). */
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 type CachedFile = { key: string; records: EpisodeRecord[]; warnings: string[] };
 
@@ -137,7 +127,7 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
   const findFile = async (name: string): Promise<EpisodeFile> => {
     const file = parseEpisodeFileName(name);
     if (!file || !existsSync(join(root, 'episodes', name))) {
-      throw new HttpError(404, `no episode file ${JSON.stringify(name)} in ${join(root, 'episodes')}`);
+      throw new HttpError({ status: 404, message: `no episode file ${JSON.stringify(name)} in ${join(root, 'episodes')}` });
     }
     return file;
   };
@@ -145,14 +135,14 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
   const findEpisode = async (name: string, indexText: string) => {
     const file = await findFile(name);
     const { records } = await loadFile(file);
-    if (!/^\d+$/.test(indexText)) throw new HttpError(404, `episode index must be a whole number, not ${JSON.stringify(indexText)}`);
+    if (!/^\d+$/.test(indexText)) throw new HttpError({ status: 404, message: `episode index must be a whole number, not ${JSON.stringify(indexText)}` });
     const index = Number(indexText);
     const record = records[index];
     if (!record) {
-      throw new HttpError(
-        404,
-        `no episode ${index} in ${name}: it holds ${records.length} episode${records.length === 1 ? '' : 's'}${records.length > 0 ? ` (0–${records.length - 1})` : ''}`,
-      );
+      throw new HttpError({
+        status: 404,
+        message: `no episode ${index} in ${name}: it holds ${records.length} episode${records.length === 1 ? '' : 's'}${records.length > 0 ? ` (0–${records.length - 1})` : ''}`,
+      });
     }
     return { file, index, record, count: records.length, assessment: assess(file, index, record) };
   };
@@ -174,14 +164,13 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
     response.end(body);
   };
   const sendHtml = (response: ServerResponse, status: number, body: string) => send(response, status, body, 'text/html; charset=utf-8');
-  const sendJson = (response: ServerResponse, status: number, value: unknown) =>
-    send(response, status, `${JSON.stringify(value, null, 2)}\n`, 'application/json; charset=utf-8');
+  const sendJson = (response: ServerResponse, status: number, value: unknown) => sendJsonBody({ response, status, body: value, headers: securityHeaders, space: 2 });
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://viewer.invalid');
     const api = url.pathname.startsWith('/api/');
     try {
-      if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, `${request.method} is not supported; the viewer only reads`);
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError({ status: 405, message: `${request.method} is not supported; the viewer only reads` });
       const parts = url.pathname
         .split('/')
         .filter((part) => part !== '')
@@ -189,7 +178,7 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
           try {
             return decodeURIComponent(part);
           } catch {
-            throw new HttpError(404, `malformed path ${url.pathname}`);
+            throw new HttpError({ status: 404, message: `malformed path ${url.pathname}` });
           }
         });
       if (url.pathname === '/' || url.pathname === '/index.html') {
@@ -267,9 +256,9 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
         sendJson(response, 200, { record, assessment, overlay: (await overlays()).get(record.overlayHash)?.overlay ?? null });
         return;
       }
-      throw new HttpError(404, `nothing at ${url.pathname}: see / for the episode list`);
+      throw new HttpError({ status: 404, message: `nothing at ${url.pathname}: see / for the episode list` });
     } catch (error) {
-      if (error instanceof HttpError) {
+      if (HttpError.isInstance(error)) {
         if (api) sendJson(response, error.status, { error: { code: error.status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT', message: error.message } });
         else sendHtml(response, error.status, renderErrorPage({ run: runInfo(), status: error.status, message: error.message }));
         return;
@@ -284,37 +273,6 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
     handle(request, response).catch(() => response.destroy());
   });
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      const busy = error.code === 'EADDRINUSE';
-      reject(
-        new SealError({
-          code: 'INVALID_ARGUMENT',
-          message: busy ? `${host}:${port} is already in use; pick another --port (0 picks a free one)` : `cannot listen on ${host}:${port} (${error.code ?? error.message})`,
-          cause: error,
-          details: { host, port },
-        }),
-      );
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), 2_000).unref();
-    });
-    return closing;
-  };
-  return { url: `http://${urlHost}:${address.port}`, host: address.address, port: address.port, close, [Symbol.asyncDispose]: close };
+  const listening = await listen({ server, host, port });
+  return { url: listening.url, host: listening.host, port: listening.port, close: listening.close, [Symbol.asyncDispose]: listening.close };
 }
