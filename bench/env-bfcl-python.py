@@ -8,7 +8,8 @@ fresh instances (a unique model name per run, as BFCL keys instances by it).
 
 Protocol on stdin/stdout, one line each, so the TypeScript bench can alternate
 the two implementations within one run: `run` replays everything once and
-answers `{"ms": ..., "calls": ..., "entries": ...}`; `quit` ends.
+answers `{"ms": ..., "cpuMs": ..., "calls": ..., "entries": ...}` (wall-clock and
+process CPU time); `quit` ends.
 """
 
 import json
@@ -45,6 +46,7 @@ def replay_all():
     model = f"bench_run_{run_index}"
     calls = 0
     start = time.perf_counter()
+    start_cpu = time.process_time()
     for question, ground_truth, long_context in entries:
         for turn in ground_truth:
             multi_turn_utils.execute_multi_turn_func_call(
@@ -57,11 +59,12 @@ def replay_all():
             )
             calls += len(turn)
     elapsed = (time.perf_counter() - start) * 1000
+    elapsed_cpu = (time.process_time() - start_cpu) * 1000
     # BFCL keeps every instance in its module globals; drop this run's outside the timing.
     state = vars(multi_turn_utils)
     for key in [key for key in state if key.startswith(model + "_")]:
         del state[key]
-    return {"ms": elapsed, "calls": calls, "entries": len(entries)}
+    return {"ms": elapsed, "cpuMs": elapsed_cpu, "calls": calls, "entries": len(entries)}
 
 
 for line in sys.stdin:

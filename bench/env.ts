@@ -37,11 +37,11 @@ function startPythonReplay(bfclDir: string) {
   });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   return {
-    async run(): Promise<{ ms: number; calls: number; entries: number }> {
+    async run(): Promise<{ ms: number; cpuMs: number; calls: number; entries: number }> {
       child.stdin.write('run\n');
       const next = await lines.next();
       if (next.done) throw new Error('the BFCL Python replay exited early');
-      return JSON.parse(next.value) as { ms: number; calls: number; entries: number };
+      return JSON.parse(next.value) as { ms: number; cpuMs: number; calls: number; entries: number };
     },
     stop() {
       child.stdin.end('quit\n');
@@ -70,49 +70,74 @@ function replayAll(data: BfclDataset, snapshots: boolean): { calls: number; entr
   return { calls, entries: data.entries.length };
 }
 
+type Timing = { ms: number; cpuMs: number };
+
+/** Wall-clock and process CPU time of one call (CPU time holds up better on a shared machine). */
+function timed<T>(run: () => T): { value: T } & Timing {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const value = run();
+  const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { value, ms, cpuMs: (used.user + used.system) / 1000 };
+}
+
 const python = bfclPython === undefined ? undefined : startPythonReplay(bfclPython);
 // Warm up the JIT (and Python's imports), then alternate the variants so
 // drift and other load on the machine hit all of them alike.
 replayAll(dataset, true);
 replayAll(dataset, false);
 await python?.run();
-const times = { with: [] as number[], without: [] as number[], python: [] as number[] };
+const times = { with: [] as Timing[], without: [] as Timing[], python: [] as Timing[] };
 let counts = { calls: 0, entries: 0 };
 for (let i = 0; i < repeat; i++) {
   for (const snapshots of [true, false]) {
-    const start = performance.now();
-    counts = replayAll(dataset, snapshots);
-    times[snapshots ? 'with' : 'without'].push(performance.now() - start);
+    const run = timed(() => replayAll(dataset, snapshots));
+    counts = run.value;
+    times[snapshots ? 'with' : 'without'].push(run);
   }
   if (python !== undefined) {
     const run = await python.run();
     if (run.calls !== counts.calls || run.entries !== counts.entries) {
-      throw new Error(`BFCL's Python replayed ${run.calls} calls of ${run.entries} entries, we ${counts.calls} of ${counts.entries}`);
+      throw new Error(
+        `BFCL's Python replayed ${run.calls} calls of ${run.entries} entries, we ${counts.calls} of ${counts.entries}`,
+      );
     }
-    times.python.push(run.ms);
+    times.python.push(run);
   }
 }
 python?.stop();
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const withMs = median(times.with);
-const withoutMs = median(times.without);
-const pythonMs = times.python.length > 0 ? median(times.python) : undefined;
-const rows: [string, number][] = [
-  ['replay + state snapshots', withMs],
-  ['replay only', withoutMs],
+const summary = (runs: Timing[]): Timing => ({
+  ms: median(runs.map((run) => run.ms)),
+  cpuMs: median(runs.map((run) => run.cpuMs)),
+});
+const withTs = summary(times.with);
+const withoutTs = summary(times.without);
+const pythonTs = times.python.length > 0 ? summary(times.python) : undefined;
+const rows: [string, Timing][] = [
+  ['replay + state snapshots', withTs],
+  ['replay only', withoutTs],
 ];
-if (pythonMs !== undefined) rows.push(["BFCL's Python executor (replay only, cd9429cc)", pythonMs]);
-console.log(`BFCL v3 ground-truth replay: ${counts.entries} entries, ${counts.calls} tool calls, median of ${repeat} runs\n`);
-const speedupHeader = pythonMs === undefined ? '' : " × faster than BFCL's Python |";
-console.log(`| variant | total ms | entries/s | µs per tool call |${speedupHeader}`);
-console.log(`| --- | ---: | ---: | ---: |${pythonMs === undefined ? '' : ' ---: |'}`);
-for (const [label, ms] of rows) {
-  const speedup = pythonMs === undefined ? '' : ` ${(pythonMs / ms).toFixed(2)} |`;
+if (pythonTs !== undefined) rows.push(["BFCL's Python executor (replay only, cd9429cc)", pythonTs]);
+console.log(
+  `BFCL v3 ground-truth replay: ${counts.entries} entries, ${counts.calls} tool calls, median of ${repeat} runs\n`,
+);
+const pythonColumns = pythonTs === undefined ? '' : " × BFCL's Python (wall) | × BFCL's Python (CPU) |";
+console.log(`| variant | total ms | CPU ms | entries/s | µs per tool call |${pythonColumns}`);
+console.log(`| --- | ---: | ---: | ---: | ---: |${pythonTs === undefined ? '' : ' ---: | ---: |'}`);
+for (const [label, timing] of rows) {
+  const speedup =
+    pythonTs === undefined
+      ? ''
+      : ` ${(pythonTs.ms / timing.ms).toFixed(2)} | ${(pythonTs.cpuMs / timing.cpuMs).toFixed(2)} |`;
   console.log(
-    `| ${label} | ${ms.toFixed(0)} | ${((counts.entries / ms) * 1000).toFixed(0)} | ${((ms * 1000) / counts.calls).toFixed(1)} |${speedup}`,
+    `| ${label} | ${timing.ms.toFixed(0)} | ${timing.cpuMs.toFixed(0)} | ${((counts.entries / timing.ms) * 1000).toFixed(0)} | ${((timing.ms * 1000) / counts.calls).toFixed(1)} |${speedup}`,
   );
 }
-console.log(`\nsnapshot overhead: ${(withMs / withoutMs).toFixed(2)}x the replay alone`);
-if (pythonMs !== undefined) {
-  console.log(`replay only: ${(pythonMs / withoutMs).toFixed(2)}x faster than BFCL's Python in process`);
+console.log(`\nsnapshot overhead: ${(withTs.ms / withoutTs.ms).toFixed(2)}x the replay alone`);
+if (pythonTs !== undefined) {
+  console.log(
+    `replay only: ${(pythonTs.ms / withoutTs.ms).toFixed(2)}x faster than BFCL's Python in process (wall clock), ${(pythonTs.cpuMs / withoutTs.cpuMs).toFixed(2)}x by CPU time`,
+  );
 }

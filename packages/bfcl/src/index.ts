@@ -1,5 +1,5 @@
 export { bfclClassNames, bfclDocFiles, isBfclClassName, type BfclClassName } from './api/bfcl-class-names';
-export { BfclRealm, type BfclRuntimeData } from './api/bfcl-realm';
+export { BfclRealm, BfclScenarioFields, type BfclRuntimeData } from './api/bfcl-realm';
 export {
   BfclApi,
   type BfclClassDefinition,

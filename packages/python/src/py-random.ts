@@ -1,4 +1,13 @@
 /**
+ * MT19937 states right after `seed(n)` and the first twist, by `n` (bounded:
+ * cleared when full). Seeding runs 1,247 rounds of initialisation and the
+ * twist 624 more; BFCL's classes seed a fresh generator with one of a few
+ * constants per instance, so both are computed once per seed.
+ */
+const seededStates = new Map<bigint, Uint32Array>();
+const maxSeededStates = 256;
+
+/**
  * CPython's `random.Random`: the MT19937 Mersenne Twister seeded from an int
  * by `init_by_array`, with `random()`, `getrandbits()`, `randint()`,
  * `uniform()`, `choice()` and `shuffle()` drawing exactly what CPython draws.
@@ -6,8 +15,13 @@
  * generator does.
  */
 export class PyRandom {
-  private readonly state = new Uint32Array(624);
-  private index = 625;
+  /**
+   * This generator's own state, allocated at the first draw; until then
+   * `seeded` (shared, never written) stands for it. Most instances never draw.
+   */
+  private state: Uint32Array | undefined;
+  private seeded!: Uint32Array;
+  private index = 0;
 
   constructor(seed: bigint | number = 0) {
     this.seed(seed);
@@ -17,61 +31,37 @@ export class PyRandom {
   seed(seed: bigint | number): void {
     let n = typeof seed === 'bigint' ? seed : BigInt(Math.trunc(seed));
     if (n < 0n) n = -n;
+    this.state = undefined;
+    this.index = 0;
+    const seeded = seededStates.get(n);
+    if (seeded !== undefined) {
+      this.seeded = seeded;
+      return;
+    }
+    const magnitude = n;
     const key: number[] = [];
     while (n > 0n) {
       key.push(Number(n & 0xffffffffn));
       n >>= 32n;
     }
     if (key.length === 0) key.push(0);
-    this.initByArray(key);
-  }
-
-  private initGenrand(s: number): void {
-    const mt = this.state;
-    mt[0] = s >>> 0;
-    for (let i = 1; i < 624; i++) {
-      const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
-      mt[i] = (Math.imul(1812433253, prev) + i) >>> 0;
-    }
-    this.index = 624;
-  }
-
-  private initByArray(key: number[]): void {
-    const mt = this.state;
-    this.initGenrand(19650218);
-    let i = 1;
-    let j = 0;
-    for (let k = Math.max(624, key.length); k > 0; k--) {
-      const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
-      mt[i] = ((mt[i]! ^ Math.imul(prev, 1664525)) + key[j]! + j) >>> 0;
-      i++;
-      j++;
-      if (i >= 624) {
-        mt[0] = mt[623]!;
-        i = 1;
-      }
-      if (j >= key.length) j = 0;
-    }
-    for (let k = 623; k > 0; k--) {
-      const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
-      mt[i] = ((mt[i]! ^ Math.imul(prev, 1566083941)) - i) >>> 0;
-      i++;
-      if (i >= 624) {
-        mt[0] = mt[623]!;
-        i = 1;
-      }
-    }
-    mt[0] = 0x80000000;
+    const state = new Uint32Array(624);
+    initByArray(state, key);
+    twist(state);
+    if (seededStates.size >= maxSeededStates) seededStates.clear();
+    seededStates.set(magnitude, state);
+    this.seeded = state;
   }
 
   /** The next raw 32-bit output. */
   nextUint32(): number {
-    const mt = this.state;
+    let mt = this.state;
+    if (mt === undefined) {
+      mt = this.seeded.slice();
+      this.state = mt;
+    }
     if (this.index >= 624) {
-      for (let k = 0; k < 624; k++) {
-        const y = (mt[k]! & 0x80000000) | (mt[(k + 1) % 624]! & 0x7fffffff);
-        mt[k] = mt[(k + 397) % 624]! ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
-      }
+      twist(mt);
       this.index = 0;
     }
     let y = mt[this.index++]!;
@@ -140,5 +130,48 @@ export class PyRandom {
       [list[i], list[j]] = [list[j]!, list[i]!];
     }
     return list;
+  }
+}
+
+function initGenrand(mt: Uint32Array, s: number): void {
+  mt[0] = s >>> 0;
+  for (let i = 1; i < 624; i++) {
+    const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
+    mt[i] = (Math.imul(1812433253, prev) + i) >>> 0;
+  }
+}
+
+function initByArray(mt: Uint32Array, key: number[]): void {
+  initGenrand(mt, 19650218);
+  let i = 1;
+  let j = 0;
+  for (let k = Math.max(624, key.length); k > 0; k--) {
+    const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
+    mt[i] = ((mt[i]! ^ Math.imul(prev, 1664525)) + key[j]! + j) >>> 0;
+    i++;
+    j++;
+    if (i >= 624) {
+      mt[0] = mt[623]!;
+      i = 1;
+    }
+    if (j >= key.length) j = 0;
+  }
+  for (let k = 623; k > 0; k--) {
+    const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
+    mt[i] = ((mt[i]! ^ Math.imul(prev, 1566083941)) - i) >>> 0;
+    i++;
+    if (i >= 624) {
+      mt[0] = mt[623]!;
+      i = 1;
+    }
+  }
+  mt[0] = 0x80000000;
+}
+
+/** MT19937's regeneration of all 624 words. */
+function twist(mt: Uint32Array): void {
+  for (let k = 0; k < 624; k++) {
+    const y = (mt[k]! & 0x80000000) | (mt[(k + 1) % 624]! & 0x7fffffff);
+    mt[k] = mt[(k + 397) % 624]! ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
   }
 }

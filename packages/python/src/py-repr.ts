@@ -59,8 +59,13 @@ export function floatRepr(value: number): string {
 // categories, except the ASCII space.
 const nonPrintable = /[\p{C}\p{Z}]/u;
 
+// Printable ASCII other than the single quote and the backslash: such a
+// string's repr is the string in single quotes, nothing escaped.
+const plainRepr = /^[\x20-\x26\x28-\x5b\x5d-\x7e]*$/;
+
 /** `repr(s)` of a Python str, with CPython's quote choice and escapes. */
 export function stringRepr(value: string): string {
+  if (plainRepr.test(value)) return `'${value}'`;
   const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
   let out = quote;
   for (const char of value) {
@@ -104,7 +109,7 @@ export function pyRepr(value: PyValue): string {
   }
   if (value instanceof PyDict) {
     const parts: string[] = [];
-    for (const [k, v] of value) parts.push(`${pyRepr(k)}: ${pyRepr(v)}`);
+    for (const [k, v] of PyDict.slots(value)) parts.push(`${pyRepr(k)}: ${pyRepr(v)}`);
     return `{${parts.join(', ')}}`;
   }
   if (value instanceof PySet) {

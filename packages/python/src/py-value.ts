@@ -111,6 +111,33 @@ function tupleKey(tuple: PyTuple): string {
     .join('\u0001');
 }
 
+/**
+ * Iterates a dict's `[key, value]` pairs. A plain iterator object rather than
+ * a generator: dict iteration is the hottest loop of result rendering and
+ * state snapshots, and V8 optimises this shape much better.
+ */
+class PyDictIterator<T> implements IterableIterator<T> {
+  private readonly inner: Iterator<[PyKey, PyValue]>;
+  private readonly pick: (slot: [PyKey, PyValue]) => T;
+  constructor(inner: Iterator<[PyKey, PyValue]>, pick: (slot: [PyKey, PyValue]) => T) {
+    this.inner = inner;
+    this.pick = pick;
+  }
+  next(): IteratorResult<T> {
+    const step = this.inner.next();
+    if (step.done === true) return { value: undefined, done: true };
+    return { value: this.pick(step.value), done: false };
+  }
+  [Symbol.iterator](): IterableIterator<T> {
+    return this;
+  }
+}
+
+const pickKey = (slot: [PyKey, PyValue]): PyKey => slot[0];
+const pickValue = (slot: [PyKey, PyValue]): PyValue => slot[1];
+// A fresh pair, so a caller that keeps or edits it never touches the dict.
+const pickEntry = (slot: [PyKey, PyValue]): [PyKey, PyValue] => [slot[0], slot[1]];
+
 /** A Python dict: insertion-ordered, keyed by Python equality. */
 export class PyDict {
   private readonly map = new Map<InternalKey, [PyKey, PyValue]>();
@@ -121,7 +148,29 @@ export class PyDict {
 
   /** Builds a dict with string keys from a plain object, in property order. */
   static fromObject(object: Record<string, PyValue>): PyDict {
-    return new PyDict(Object.entries(object));
+    const dict = new PyDict();
+    for (const key in object) {
+      if (Object.hasOwn(object, key)) dict.set(key, object[key]!);
+    }
+    return dict;
+  }
+
+  /**
+   * Fills the empty dict `target` with deep copies of `source`'s values, keys
+   * and order kept, without re-hashing any key.
+   * @internal
+   */
+  static deepCopyInto(source: PyDict, target: PyDict, memo: Map<unknown, unknown>): void {
+    for (const [k, slot] of source.map) target.map.set(k, [slot[0], pyDeepCopy(slot[1], memo)]);
+  }
+
+  /**
+   * The dict's own `[key, value]` slots, without a copy per pair, for
+   * read-only loops inside this package (rendering, comparison).
+   * @internal
+   */
+  static slots(dict: PyDict): IterableIterator<readonly [PyKey, PyValue]> {
+    return dict.map.values();
   }
 
   get size(): number {
@@ -148,14 +197,14 @@ export class PyDict {
   clear(): void {
     this.map.clear();
   }
-  *keys(): IterableIterator<PyKey> {
-    for (const [k] of this.map.values()) yield k;
+  keys(): IterableIterator<PyKey> {
+    return new PyDictIterator(this.map.values(), pickKey);
   }
-  *values(): IterableIterator<PyValue> {
-    for (const [, v] of this.map.values()) yield v;
+  values(): IterableIterator<PyValue> {
+    return new PyDictIterator(this.map.values(), pickValue);
   }
-  *entries(): IterableIterator<[PyKey, PyValue]> {
-    for (const [k, v] of this.map.values()) yield [k, v];
+  entries(): IterableIterator<[PyKey, PyValue]> {
+    return new PyDictIterator(this.map.values(), pickEntry);
   }
   [Symbol.iterator](): IterableIterator<[PyKey, PyValue]> {
     return this.entries();
@@ -314,7 +363,7 @@ export function pyDeepCopy<T extends PyValue>(
   if (Array.isArray(value)) {
     const copy: PyValue[] = [];
     memo.set(value, copy);
-    for (const item of value) copy.push(pyDeepCopy(item, memo));
+    for (let i = 0; i < value.length; i++) copy.push(pyDeepCopy(value[i]!, memo));
     return copy as T;
   }
   if (value instanceof PyTuple) {
@@ -325,7 +374,7 @@ export function pyDeepCopy<T extends PyValue>(
   if (value instanceof PyDict) {
     const copy = new PyDict();
     memo.set(value, copy);
-    for (const [k, v] of (value as PyDict).entries()) copy.set(k, pyDeepCopy(v, memo));
+    PyDict.deepCopyInto(value, copy, memo);
     return copy as T;
   }
   if (value instanceof PySet) {

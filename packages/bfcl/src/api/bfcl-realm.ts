@@ -49,6 +49,17 @@ export class BfclRealm {
     return state instanceof PyDict ? pyDeepCopy(state) : new PyDict();
   }
 
+  /**
+   * Reads the fields of a `_load_scenario(scenario)` the way the classes do,
+   * `scenario.get(key, DEFAULT_STATE_COPY[key])`, copying only the defaults
+   * actually used. BFCL deep-copies the whole `DEFAULT_STATE` first; its
+   * values share no objects, so copying one value at a time is the same.
+   */
+  scenarioFields({ className, scenario }: { className: BfclClassName; scenario: PyDict }): BfclScenarioFields {
+    const state = this.data.defaultStates.get(className);
+    return new BfclScenarioFields(scenario, state instanceof PyDict ? state : new PyDict());
+  }
+
   /** A long-context constant by its Python name (shared, do not mutate). */
   longContextConstant(name: string): PyValue {
     const value = this.data.longContext.get(name);
@@ -56,5 +67,29 @@ export class BfclRealm {
       throw new Error(`long_context_constants.json has no constant ${name}`);
     }
     return value;
+  }
+}
+
+/** See {@link BfclRealm.scenarioFields}. */
+export class BfclScenarioFields {
+  private readonly scenario: PyDict;
+  private readonly defaults: PyDict;
+
+  constructor(scenario: PyDict, defaults: PyDict) {
+    this.scenario = scenario;
+    this.defaults = defaults;
+  }
+
+  /** `scenario.get(key, DEFAULT_STATE_COPY[defaultKey])`; `None` when neither has it. */
+  get(key: string, defaultKey: string = key): PyValue {
+    const value = this.scenario.get(key);
+    if (value !== undefined) return value;
+    return this.defaultValue(defaultKey) ?? null;
+  }
+
+  /** A deep copy of `DEFAULT_STATE[key]`, or `undefined` when there is none. */
+  defaultValue(key: string): PyValue | undefined {
+    const value = this.defaults.get(key);
+    return value === undefined ? undefined : pyDeepCopy(value);
   }
 }

@@ -66,9 +66,10 @@ export class GorillaFileSystem extends BfclApi {
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
     this.long_context = longContext;
-    const defaults = this.realm.defaultState('GorillaFileSystem');
-    this.root = directoryFromComparable(defaults.get('root') ?? dict({ name: '/', contents: new PyDict() }));
-    if (scenario.has('root')) {
+    if (!scenario.has('root')) {
+      const fields = this.realm.scenarioFields({ className: 'GorillaFileSystem', scenario });
+      this.root = directoryFromComparable(fields.defaultValue('root') ?? dict({ name: '/', contents: new PyDict() }));
+    } else {
       const rootConfig = pyGetItem(scenario, 'root');
       const rootName = pyIter(rootConfig)[0]!;
       const rootDirectory = new GorillaDirectory(rootName as PyKey, null);

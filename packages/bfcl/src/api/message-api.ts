@@ -68,7 +68,7 @@ export class MessageApi extends BfclApi {
   private random = new PyRandom(defaultRandomSeed);
 
   loadScenario(scenario: PyDict): void {
-    const defaults = this.realm.defaultState('MessageAPI');
+    const fields = this.realm.scenarioFields({ className: 'MessageAPI', scenario });
     const seed = pyDictGet(scenario, 'random_seed', defaultRandomSeed);
     this.random = new PyRandom(
       typeof seed === 'number' ? seed : (seed as bigint),
@@ -77,35 +77,16 @@ export class MessageApi extends BfclApi {
     // sorted lists, so the set is rebuilt here. A scenario value is kept as
     // loaded, like Python does.
     const scenarioIds = scenario.get('generated_ids');
+    const defaultIds = scenarioIds === undefined ? fields.defaultValue('generated_ids') : undefined;
     this.generated_ids =
       scenarioIds !== undefined
         ? scenarioIds
-        : new PySet(
-            pyIter(pyDictGet(defaults, 'generated_ids', [])).map(
-              (id) => id as bigint,
-            ),
-          );
-    this.user_count = pyDictGet(
-      scenario,
-      'user_count',
-      pyDictGet(defaults, 'user_count'),
-    );
-    this.user_map = pyDictGet(
-      scenario,
-      'user_map',
-      pyDictGet(defaults, 'user_map'),
-    );
-    this.inbox = pyDictGet(scenario, 'inbox', pyDictGet(defaults, 'inbox'));
-    this.message_count = pyDictGet(
-      scenario,
-      'message_count',
-      pyDictGet(defaults, 'message_count'),
-    );
-    this.current_user = pyDictGet(
-      scenario,
-      'current_user',
-      pyDictGet(defaults, 'current_user'),
-    );
+        : new PySet(pyIter(defaultIds === undefined ? [] : defaultIds).map((id) => id as bigint));
+    this.user_count = fields.get('user_count');
+    this.user_map = fields.get('user_map');
+    this.inbox = fields.get('inbox');
+    this.message_count = fields.get('message_count');
+    this.current_user = fields.get('current_user');
   }
 
   /** `_generate_id`: draws `randint(10000, 99999)` until unused, records it. */

@@ -1,7 +1,6 @@
 import {
   PyDict,
   PySet,
-  pyDictGet,
   pyEquals,
   pyFormatValue,
   pyGetItem,
@@ -42,14 +41,10 @@ export class TicketApi extends BfclApi {
   }
 
   loadScenario(scenario: PyDict): void {
-    const defaults = this.realm.defaultState('TicketAPI');
-    this.ticket_queue = pyDictGet(scenario, 'ticket_queue', pyDictGet(defaults, 'ticket_queue'));
-    this.ticket_counter = pyDictGet(
-      scenario,
-      'ticket_counter',
-      pyDictGet(defaults, 'ticket_counter'),
-    );
-    this.current_user = pyDictGet(scenario, 'current_user', pyDictGet(defaults, 'current_user'));
+    const fields = this.realm.scenarioFields({ className: 'TicketAPI', scenario });
+    this.ticket_queue = fields.get('ticket_queue');
+    this.ticket_counter = fields.get('ticket_counter');
+    this.current_user = fields.get('current_user');
   }
 
   /** `_find_ticket`: the first ticket whose id equals `ticketId`, or undefined. */

@@ -225,9 +225,8 @@ export class TradingBot extends BfclApi {
   }
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
-    const defaults = this.realm.defaultState('TradingBot');
-    const field = (name: string): PyValue =>
-      pyDictGet(scenario, name, pyDictGet(defaults, name));
+    const fields = this.realm.scenarioFields({ className: 'TradingBot', scenario });
+    const field = (name: string): PyValue => fields.get(name);
     // Python rebuilds the dict so that digit-string keys (as JSON spells
     // them) become int order ids; other keys (e.g. "order_type" in many
     // scenarios) stay as they are.

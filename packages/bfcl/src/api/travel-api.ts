@@ -8,7 +8,6 @@ import {
   pyAdd,
   pyContains,
   pyDeepCopy,
-  pyDictGet,
   pyEquals,
   pyFloat,
   pyFormatValue,
@@ -173,9 +172,8 @@ export class TravelApi extends BfclApi {
   }
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
-    const defaults = this.realm.defaultState('TravelAPI');
-    const get = (key: string): PyValue =>
-      pyDictGet(scenario, key, pyDictGet(defaults, key));
+    const fields = this.realm.scenarioFields({ className: 'TravelAPI', scenario });
+    const get = (key: string): PyValue => fields.get(key);
     this.random = createRandom(get('random_seed'));
     this.credit_card_list = get('credit_card_list');
     this.booking_record = get('booking_record');

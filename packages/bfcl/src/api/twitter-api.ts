@@ -95,9 +95,8 @@ export class TwitterApi extends BfclApi {
   }
 
   loadScenario(scenario: PyDict): void {
-    const defaults = this.realm.defaultState('TwitterAPI');
-    const get = (name: string) =>
-      pyDictGet(scenario, name, pyDictGet(defaults, name));
+    const fields = this.realm.scenarioFields({ className: 'TwitterAPI', scenario });
+    const get = (name: string) => fields.get(name);
     this.username = get('username');
     this.password = get('password');
     this.authenticated = get('authenticated');

@@ -5,7 +5,6 @@ import {
   pyAdd,
   pyContains,
   pyDeepCopy,
-  pyDictGet,
   pyEquals,
   pyFloat,
   pyGetItem,
@@ -154,9 +153,8 @@ export class VehicleControlApi extends BfclApi {
   }
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
-    const defaults = this.realm.defaultState('VehicleControlAPI');
-    const get = (key: string, defaultKey = key): PyValue =>
-      pyDictGet(scenario, key, pyDictGet(defaults, defaultKey));
+    const fields = this.realm.scenarioFields({ className: 'VehicleControlAPI', scenario });
+    const get = (key: string, defaultKey = key): PyValue => fields.get(key, defaultKey);
     this.random = createRandom(get('random_seed'));
     this.fuelLevel = get('fuelLevel');
     this.batteryVoltage = get('batteryVoltage');

@@ -73,7 +73,9 @@ const errorPrefix = 'Error during execution: ';
 export class BfclSession {
   /** The instances, by class name, in `involved_classes` order. */
   readonly instances: ReadonlyMap<BfclClassName, BfclApi>;
-  private readonly routes = new Map<string, { className: BfclClassName; instance: BfclApi; definition: BfclClassDefinition }>();
+  /** Method name → index into `slots`, shared by every session with the same classes. */
+  private readonly routes: ReadonlyMap<string, number>;
+  private readonly slots: { className: BfclClassName; instance: BfclApi; definition: BfclClassDefinition }[] = [];
 
   constructor({ realm, initialConfig, involvedClasses, longContext }: BfclSessionOptions) {
     const instances = new Map<BfclClassName, BfclApi>();
@@ -87,11 +89,10 @@ export class BfclSession {
         instance.loadScenario(scenario, longContext);
       }
       instances.set(className, instance);
-      for (const method of Object.keys(definition.methods)) {
-        this.routes.set(method, { className, instance, definition });
-      }
+      this.slots.push({ className, instance, definition });
     }
     this.instances = instances;
+    this.routes = routeTable([...instances.keys()]);
   }
 
   /** Names of the public methods this session can run (the available tools). */
@@ -124,7 +125,8 @@ export class BfclSession {
   executeParsed(call: ParsedCall): BfclExecution {
     const text = `${call.name}(...)`;
     const head = call.name.split('.')[0]!;
-    const route = call.name.includes('.') ? undefined : this.routes.get(call.name);
+    const slot = call.name.includes('.') ? undefined : this.routes.get(call.name);
+    const route = slot === undefined ? undefined : this.slots[slot];
     if (!route) {
       const error = `name '${head}' is not defined`;
       return { call: text, parsed: call, status: 'raised', result: `${errorPrefix}${error}`, error };
@@ -167,6 +169,27 @@ export class BfclSession {
   }
 }
 
+const routeTables = new Map<string, ReadonlyMap<string, number>>();
+
+/**
+ * Method name → position of its class in `classNames` (a later class wins,
+ * as BFCL's name mapping does; no name is shared in practice). Built once
+ * per combination of classes.
+ */
+function routeTable(classNames: readonly BfclClassName[]): ReadonlyMap<string, number> {
+  const key = classNames.join(',');
+  let table = routeTables.get(key);
+  if (table === undefined) {
+    const routes = new Map<string, number>();
+    classNames.forEach((className, index) => {
+      for (const method of Object.keys(bfclClassRegistry[className].methods)) routes.set(method, index);
+    });
+    table = routes;
+    routeTables.set(key, table);
+  }
+  return table;
+}
+
 /**
  * The error a returned value signals, by BFCL's conventions: a dict field
  * whose name contains `error` (`{"error": "..."}`), or such a dict or an
@@ -191,8 +214,13 @@ export function softErrorText(value: PyValue): string | undefined {
 
 /** BFCL's block-list test on the text before the first `(` (second dotted part). */
 function blockedName(call: string): string | undefined {
-  let head = call.includes('(') ? call.split('(')[0]! : call;
-  if (head.includes('.')) head = head.split('.')[1]!;
+  const paren = call.indexOf('(');
+  let head = paren >= 0 ? call.slice(0, paren) : call;
+  const dot = head.indexOf('.');
+  if (dot >= 0) {
+    const next = head.indexOf('.', dot + 1);
+    head = head.slice(dot + 1, next >= 0 ? next : head.length);
+  }
   return bfclBlockedNames.includes(head) ? head : undefined;
 }
 
