@@ -98,6 +98,20 @@ const pythonKeywords = new Set([
 ]);
 const closers: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
 
+/** `[A-Za-z_]` by character code (NaN, past the end, is false). */
+function isAsciiIdentifierStart(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || code === 0x5f;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+const stringPrefix = /([rRuUbBfF]{0,2})(['"])/y;
+const radixLiteral = /0([xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/y;
+const decimalLiteral =
+  /(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*[eE][+-]?\d(?:_?\d)*|\d(?:_?\d)*)/y;
+
 /**
  * Parses one Python call expression whose arguments are literals only
  * (strings, numbers, `True`/`False`/`None`, lists, tuples, dicts, sets, and
@@ -406,7 +420,7 @@ class CallParser {
     if (c === '(') return this.parseParenthesized();
     if (c === '{') return this.parseBraces();
     if (c === '"' || c === "'") return this.parseStrings();
-    if (/[0-9]/.test(c!) || (c === '.' && /[0-9]/.test(this.text[this.pos + 1] ?? ''))) {
+    if (isDigit(this.text.charCodeAt(this.pos)) || (c === '.' && isDigit(this.text.charCodeAt(this.pos + 1)))) {
       return this.parseNumber();
     }
     const name = this.readIdentifier();
@@ -560,9 +574,14 @@ class CallParser {
     for (;;) {
       this.skipSpace();
       const start = this.pos;
-      const prefixMatch = /^([rRuUbBfF]{0,2})(['"])/.exec(this.text.slice(this.pos, this.pos + 3));
-      if (!prefixMatch) break;
-      const prefix = prefixMatch[1]!.toLowerCase();
+      const head = this.text[this.pos];
+      let prefix = '';
+      if (head !== "'" && head !== '"') {
+        stringPrefix.lastIndex = this.pos;
+        const prefixMatch = stringPrefix.exec(this.text);
+        if (!prefixMatch) break;
+        prefix = prefixMatch[1]!.toLowerCase();
+      }
       if (!/^(|r|u|b|f|rb|br|fr|rf)$/.test(prefix)) break;
       if (prefix.includes('f')) {
         this.scanForSyntaxErrors();
@@ -587,6 +606,17 @@ class CallParser {
     const delimiter = triple ? quote.repeat(3) : quote;
     this.pos += delimiter.length;
     this.literalBodyStart = this.pos;
+    if (!triple) {
+      // Most literals have no escape and no newline: one slice.
+      const end = this.text.indexOf(quote, this.pos);
+      if (end >= 0) {
+        const body = this.text.slice(this.pos, end);
+        if (!body.includes('\\') && !body.includes('\n')) {
+          this.pos = end + 1;
+          return body;
+        }
+      }
+    }
     let out = '';
     for (;;) {
       if (this.pos >= this.text.length) {
@@ -696,8 +726,8 @@ class CallParser {
 
   private parseNumber(): PyValue {
     const start = this.pos;
-    const rest = this.text.slice(this.pos);
-    const radix = /^0([xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/.exec(rest);
+    radixLiteral.lastIndex = start;
+    const radix = radixLiteral.exec(this.text);
     let literal: string;
     let value: PyValue;
     if (radix) {
@@ -708,10 +738,8 @@ class CallParser {
       for (const ch of body) n = n * base + BigInt(parseInt(ch, 16));
       value = n;
     } else {
-      const decimal =
-        /^(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*[eE][+-]?\d(?:_?\d)*|\d(?:_?\d)*)/.exec(
-          rest,
-        );
+      decimalLiteral.lastIndex = start;
+      const decimal = decimalLiteral.exec(this.text);
       if (!decimal) this.syntax('invalid syntax', start);
       literal = decimal![0];
       const clean = literal.replace(/_/g, '');
@@ -744,16 +772,28 @@ class CallParser {
   }
 
   private readIdentifier(): string | undefined {
+    const text = this.text;
     const start = this.pos;
-    const first = this.codePointAt(this.pos);
-    if (first === undefined || !identifierStart.test(first)) return undefined;
-    this.pos += first.length;
+    const code = text.charCodeAt(start);
+    // ASCII by character code; anything else by its Unicode category.
+    if (isAsciiIdentifierStart(code)) this.pos++;
+    else {
+      const first = code >= 0x80 ? this.codePointAt(start) : undefined;
+      if (first === undefined || !identifierStart.test(first)) return undefined;
+      this.pos += first.length;
+    }
     for (;;) {
+      const next = text.charCodeAt(this.pos);
+      if (isAsciiIdentifierStart(next) || (next >= 0x30 && next <= 0x39)) {
+        this.pos++;
+        continue;
+      }
+      if (!(next >= 0x80)) break;
       const c = this.codePointAt(this.pos);
       if (c === undefined || !identifierPart.test(c)) break;
       this.pos += c.length;
     }
-    return this.text.slice(start, this.pos);
+    return text.slice(start, this.pos);
   }
 
   private codePointAt(index: number): string | undefined {
