@@ -70,3 +70,15 @@ export {
   type CanonicalCall,
 } from './bfcl-packs/bfcl-pack-regularity';
 export { bfclTasksetId, createBfclPackEnvironment, type BfclPackSettings } from './bfcl-packs/bfcl-pack-environment';
+export {
+  runPackRuns,
+  type EpisodeTokens,
+  type PackHintSettings,
+  type PackRunResult,
+  type PackSampling,
+  type RunPackRunsOptions,
+} from './rollout/run-pack-runs';
+export { runPacks, type RunPacksOptions, type RunPacksResult } from './rollout/run-packs';
+export { openPackRunFile, readPackRunFile, type PackRunFileState } from './rollout/pack-run-file';
+export { summarizePackPositions, type PackPositionSummary } from './rollout/position-summary';
+export { trainCodStep, type TrainCodStepOptions, type TrainCodStepResult } from './rollout/train-cod-step';
