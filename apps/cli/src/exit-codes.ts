@@ -20,6 +20,7 @@ export function exitCodeFor(code: SealErrorCode): number {
   switch (code) {
     case 'INVALID_ARGUMENT':
     case 'UNSUPPORTED_SPEC_VERSION':
+    case 'CONTEXT_LENGTH_EXCEEDED':
       return exitCodes.usage;
     case 'INVALID_DATA':
     case 'FILE_NOT_FOUND':

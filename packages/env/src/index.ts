@@ -22,6 +22,7 @@ export {
   decodeBfclPrompting,
 } from './protocols/bfcl-python-protocol';
 export { createOpenAiToolsProtocol } from './protocols/openai-tools-protocol';
+export { toWireToolCall } from './protocols/to-wire-tool-call';
 export { createEnvTuningProtocol, envTuningResultInstruction } from './protocols/envtuning-protocol';
 export { renderCompactTool, toJsonSchemaParameter, toOpenAiTool } from './prompt/render-tools';
 export {

@@ -1,5 +1,4 @@
-import type { ChatCompletionModel } from '@seal/rl';
-import { SealError, parseJsonText } from '@seal/spec';
+import { SealError, parseJsonText, type ChatModelV1 } from '@seal/spec';
 import {
   fromOpenAiRequest,
   fromOpenAiResponse,
@@ -28,8 +27,9 @@ export function createInProcessChatModel({
 }: {
   model: ServedChatModel;
   modelName?: string;
-}): ChatCompletionModel {
+}): ChatModelV1 {
   return {
+    specificationVersion: 'v1',
     modelId: modelName,
     async complete(request) {
       const body = openAiChatRequestSchema.safeParse(

@@ -4,7 +4,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChatCompletionRequest } from '@seal/rl';
+import type { ChatModelV1Request } from '@seal/spec';
 import { describe, expect, it } from 'vitest';
 import {
   apiRoot,
@@ -81,7 +81,7 @@ function json(
   response.end(body);
 }
 
-const request: ChatCompletionRequest = {
+const request: ChatModelV1Request = {
   messages: [{ role: 'user', content: 'hi' }],
   maxTokens: 8,
   temperature: 0,
@@ -235,7 +235,8 @@ describe('createOpenAiChatModel', () => {
       details: { status: 401 },
     });
     await expect(model.complete(request)).rejects.toMatchObject({
-      details: { reason: 'context_length_exceeded' },
+      code: 'CONTEXT_LENGTH_EXCEEDED',
+      details: { status: 400 },
     });
     expect(delays).toEqual([]);
   });

@@ -1,10 +1,11 @@
 import {
-  contextLengthExceededError,
-  type ChatCompletionModel,
-  type ChatCompletionRequest,
-  type ChatCompletionResult,
-} from '@seal/rl';
-import { SealError, parseJsonText, safeParseWithSchema } from '@seal/spec';
+  SealError,
+  parseJsonText,
+  safeParseWithSchema,
+  type ChatModelV1,
+  type ChatModelV1Request,
+  type ChatModelV1Result,
+} from '@seal/spec';
 import {
   fromOpenAiResponse,
   openAiChatResponseSchema,
@@ -112,11 +113,10 @@ function httpError({
     (code === 'context_length_exceeded' ||
       /maximum context length|context length|too many tokens/i.test(message))
   ) {
-    const error = contextLengthExceededError({});
     return new SealError({
-      code: error.code,
+      code: 'CONTEXT_LENGTH_EXCEEDED',
       message: `${url}: ${message}`,
-      details: { ...error.details, status },
+      details: { status },
     });
   }
   const retryable =
@@ -204,18 +204,18 @@ export async function listOpenAiModels({
 }
 
 /**
- * A {@link ChatCompletionModel} over any OpenAI-compatible endpoint (vLLM,
+ * A {@link ChatModelV1} over any OpenAI-compatible endpoint (vLLM,
  * SGLang, `seal serve-policy`, hosted APIs): one `POST /v1/chat/completions`
  * per call, non-streaming. Rate limits (429), server errors (5xx), 408/409,
  * timeouts and network failures are retried with exponential backoff and
  * jitter, honouring `Retry-After`; after `maxRetries` the last error is
  * thrown (`NETWORK_ERROR` or `TIMEOUT`, retryable). Other 4xx answers throw
  * at once (`INVALID_ARGUMENT`, `NOT_FOUND`), and a prompt beyond the
- * model's context gives the context-length error.
+ * model's context gives `CONTEXT_LENGTH_EXCEEDED`.
  */
 export function createOpenAiChatModel(
   settings: OpenAiChatModelSettings,
-): ChatCompletionModel {
+): ChatModelV1 {
   const url = `${apiRoot(settings.baseUrl)}/chat/completions`;
   const fetchImpl = settings.fetch ?? fetch;
   const sleep = settings.sleep ?? defaultSleep;
@@ -235,7 +235,7 @@ export function createOpenAiChatModel(
     body: string,
     signal: AbortSignal | undefined,
   ): Promise<
-    { result: ChatCompletionResult } | { error: SealError; retryAfter?: number }
+    { result: ChatModelV1Result } | { error: SealError; retryAfter?: number }
   > => {
     const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
@@ -279,8 +279,9 @@ export function createOpenAiChatModel(
   };
 
   return {
+    specificationVersion: 'v1',
     modelId: settings.model,
-    async complete(request: ChatCompletionRequest, options = {}) {
+    async complete(request: ChatModelV1Request, options = {}) {
       const body = JSON.stringify(
         toOpenAiRequest({ request, model: settings.model }),
       );

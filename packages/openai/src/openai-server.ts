@@ -6,7 +6,6 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { HttpError, listen, readBody, sendJson } from '@seal/http';
-import { isContextLengthExceeded } from '@seal/rl';
 import { SealError, parseJsonText, toSealError } from '@seal/spec';
 import {
   fromOpenAiRequest,
@@ -101,16 +100,15 @@ class OpenAiHttpError extends HttpError {
 
 /** A SealError from the model as an HTTP error (4xx for the caller's mistakes). */
 function fromModelError(error: unknown): OpenAiHttpError | undefined {
-  if (isContextLengthExceeded(error)) {
-    return new OpenAiHttpError({
-      status: 400,
-      message: toSealError(error).message,
-      code: 'context_length_exceeded',
-      param: 'messages',
-    });
-  }
   if (!SealError.isInstance(error)) return undefined;
   switch (error.code) {
+    case 'CONTEXT_LENGTH_EXCEEDED':
+      return new OpenAiHttpError({
+        status: 400,
+        message: error.message,
+        code: 'context_length_exceeded',
+        param: 'messages',
+      });
     case 'INVALID_ARGUMENT':
     case 'INVALID_DATA':
     case 'PARSE_ERROR':

@@ -1,16 +1,18 @@
-import type {
-  ChatCompletionFinishReason,
-  ChatCompletionRequest,
-  ChatCompletionResult,
-  ChatToolDefinition,
-} from '@seal/rl';
-import { parseJsonText, type ChatMessage, type ToolCall } from '@seal/spec';
+import {
+  parseJsonText,
+  type ChatMessage,
+  type ChatModelV1FinishReason,
+  type ChatModelV1Request,
+  type ChatModelV1Result,
+  type ChatModelV1ToolDefinition,
+  type ToolCall,
+} from '@seal/spec';
 import * as z from 'zod';
 
 /**
  * OpenAI's chat-completions wire format: the fields this project reads and
  * writes, and the conversions to and from the message-level contract of
- * `@seal/rl` (`ChatCompletionRequest`, `ChatCompletionResult`). Server and
+ * `@seal/spec` (`ChatModelV1Request`, `ChatModelV1Result`). Server and
  * client share them, so a request survives the trip unchanged.
  */
 
@@ -120,7 +122,7 @@ export type OpenAiChatResponse = {
       content: string | null;
       tool_calls?: OpenAiToolCall[];
     };
-    finish_reason: ChatCompletionFinishReason;
+    finish_reason: ChatModelV1FinishReason;
     logprobs: null;
   }[];
   usage: {
@@ -283,7 +285,7 @@ export function toOpenAiRequest({
   request,
   model,
 }: {
-  request: ChatCompletionRequest;
+  request: ChatModelV1Request;
   model: string;
 }): Record<string, unknown> {
   return {
@@ -306,7 +308,7 @@ export function toOpenAiRequest({
 /** A parsed wire request as the contract's request, plus what only the transport reads. */
 export type ParsedOpenAiRequest = {
   /** The request, without `maxTokens` when the body gave none (the model's room decides). */
-  request: Omit<ChatCompletionRequest, 'maxTokens'> & { maxTokens?: number };
+  request: Omit<ChatModelV1Request, 'maxTokens'> & { maxTokens?: number };
   /** The `model` field, if any. */
   model?: string;
   /** `none` turns tool-call parsing off; anything else means `auto`. */
@@ -340,7 +342,7 @@ export function fromOpenAiRequest(
   return {
     request: {
       messages: fromOpenAiMessages(body.messages),
-      ...(tools.length === 0 ? {} : { tools: tools as ChatToolDefinition[] }),
+      ...(tools.length === 0 ? {} : { tools: tools as ChatModelV1ToolDefinition[] }),
       ...(maxTokens === undefined ? {} : { maxTokens }),
       temperature: body.temperature ?? 1,
       ...(body.top_p === null || body.top_p === undefined
@@ -365,7 +367,7 @@ export function toOpenAiResponse({
   created,
   fingerprint,
 }: {
-  result: ChatCompletionResult;
+  result: ChatModelV1Result;
   id: string;
   model: string;
   created: number;
@@ -406,7 +408,7 @@ export function toOpenAiResponse({
 /** A parsed wire response as the contract's result. */
 export function fromOpenAiResponse(
   body: z.infer<typeof openAiChatResponseSchema>,
-): ChatCompletionResult {
+): ChatModelV1Result {
   const choice = body.choices[0]!;
   const calls = choice.message.tool_calls ?? [];
   const finish = choice.finish_reason;

@@ -255,8 +255,8 @@ describe('createPolicyChatModel', () => {
     await expect(
       model.complete({ messages, maxTokens: 32, temperature: 0 }),
     ).rejects.toMatchObject({
-      code: 'INVALID_ARGUMENT',
-      details: { reason: 'context_length_exceeded' },
+      code: 'CONTEXT_LENGTH_EXCEEDED',
+      details: { maxTokens: 32, contextLength: 64 },
     });
     // Without max_tokens the reply gets the room that is left.
     await model.complete({ messages, temperature: 0 });

@@ -2,22 +2,20 @@ import {
   createOpenAiToolsProtocol,
   createProtocol,
   toToolCall,
+  toWireToolCall,
   type CallResult,
   type PromptMode,
   type ProtocolName,
   type ToolCallProtocol,
 } from '@seal/env';
 import {
-  contextLengthExceededError,
-  toWireToolCall,
-  type ChatCompletionModel,
-  type ChatCompletionRequest,
-  type ChatCompletionResult,
-  type ChatToolDefinition,
-} from '@seal/rl';
-import {
   SealError,
   type ChatMessage,
+  type ChatModelV1,
+  type ChatModelV1CompleteOptions,
+  type ChatModelV1Request,
+  type ChatModelV1Result,
+  type ChatModelV1ToolDefinition,
   type PolicyV1,
   type PolicyV1ChatMessage,
   type PolicyV1Generation,
@@ -25,6 +23,7 @@ import {
   type ToolDoc,
   type ToolParameter,
 } from '@seal/spec';
+import { contextLengthExceededError } from './context-length-exceeded';
 
 /** Settings of {@link createPolicyChatModel}. */
 export type PolicyChatModelSettings = {
@@ -52,12 +51,12 @@ export type PolicyChatModelSettings = {
 };
 
 /** A request to a {@link PolicyChatModel}: `maxTokens` may be left to the room in the context. */
-export type PolicyChatRequest = Omit<ChatCompletionRequest, 'maxTokens'> & {
+export type PolicyChatRequest = Omit<ChatModelV1Request, 'maxTokens'> & {
   maxTokens?: number;
 };
 
-/** A {@link ChatCompletionModel} over a local policy (see {@link createPolicyChatModel}). */
-export type PolicyChatModel = Omit<ChatCompletionModel, 'complete'> & {
+/** A {@link ChatModelV1} over a local policy (see {@link createPolicyChatModel}). */
+export type PolicyChatModel = Omit<ChatModelV1, 'complete'> & {
   /** The protocol the model speaks. */
   readonly protocolName: string;
   readonly promptMode: PromptMode;
@@ -69,8 +68,8 @@ export type PolicyChatModel = Omit<ChatCompletionModel, 'complete'> & {
    */
   complete(
     request: PolicyChatRequest,
-    options?: { signal?: AbortSignal; toolChoice?: 'none' | 'auto' },
-  ): Promise<ChatCompletionResult>;
+    options?: ChatModelV1CompleteOptions & { toolChoice?: 'none' | 'auto' },
+  ): Promise<ChatModelV1Result>;
   /** The prompt tokens of a request, as the model will see them. */
   render(request: PolicyChatRequest): { text: string; tokenIds: number[] };
 };
@@ -108,7 +107,7 @@ function toBfclParameter(schema: Record<string, unknown>): ToolParameter {
 }
 
 /** An OpenAI tool as a BFCL-dialect tool doc (the inverse of `toOpenAiTool`). */
-export function fromOpenAiTool(tool: ChatToolDefinition): ToolDoc {
+export function fromOpenAiTool(tool: ChatModelV1ToolDefinition): ToolDoc {
   const fn = tool.function;
   const parameters = toBfclParameter(
     (typeof fn['parameters'] === 'object' && fn['parameters'] !== null
@@ -168,7 +167,7 @@ export function renderForModel({
   promptMode,
 }: {
   messages: readonly ChatMessage[];
-  tools?: readonly ChatToolDefinition[];
+  tools?: readonly ChatModelV1ToolDefinition[];
   protocol: ToolCallProtocol;
   promptMode: PromptMode;
 }): PolicyV1ChatMessage[] {
@@ -256,7 +255,7 @@ type Pending = {
 };
 
 /**
- * A {@link ChatCompletionModel} over a local {@link PolicyV1}: the messages
+ * A {@link ChatModelV1} over a local {@link PolicyV1}: the messages
  * are turned into the model's text with its tool-call protocol
  * ({@link renderForModel}), rendered with the policy's chat template, and
  * generated; a reply is decoded without its stop token, cut at the first
@@ -330,6 +329,7 @@ export function createPolicyChatModel(
   };
 
   return {
+    specificationVersion: 'v1',
     modelId: settings.modelId ?? policy.policyId,
     protocolName: protocol.name,
     promptMode,

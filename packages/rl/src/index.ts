@@ -19,16 +19,6 @@ export {
   type SyncVerifier,
 } from './evaluate/evaluate-policy';
 export {
-  contextLengthExceededError,
-  contextLengthExceededReason,
-  isContextLengthExceeded,
-  type ChatCompletionFinishReason,
-  type ChatCompletionModel,
-  type ChatCompletionRequest,
-  type ChatCompletionResult,
-  type ChatToolDefinition,
-} from './evaluate/chat-completion-model';
-export {
   evaluateChatModel,
   type ChatEvalMode,
   type ChatEvaluatedEpisode,
@@ -52,7 +42,6 @@ export {
   type BfclScoreRow,
   type ScoredTask,
 } from './evaluate/bfcl-score-files';
-export { toWireToolCall } from './evaluate/tool-call-arguments';
 export {
   runTraining,
   type EvalEvent,

@@ -16,6 +16,7 @@ export function statusForCode(code: SealErrorCode): number {
     case 'PARSE_ERROR':
     case 'UNSUPPORTED_SPEC_VERSION':
     case 'EVAL_GATE_VIOLATION':
+    case 'CONTEXT_LENGTH_EXCEEDED':
       return 400;
     case 'NOT_FOUND':
     case 'FILE_NOT_FOUND':

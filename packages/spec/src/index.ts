@@ -81,3 +81,4 @@ export {
 export type { VerifierV1, VerifierV1CallOptions } from './verifier/v1/verifier-v1';
 export * from './diagnose/v1';
 export * from './cod/v1';
+export * from './chat-model/v1';

@@ -28,7 +28,6 @@ import {
   toEvalResultRecord,
   writeFileAtomic,
   writeJsonAtomic,
-  type ChatCompletionModel,
   type ChatEvalMode,
   type EvalResultRecord,
   type ScoredTask,
@@ -41,6 +40,7 @@ import {
 } from '@seal/openai';
 import {
   SealError,
+  type ChatModelV1,
   type DiagnosisSummary,
   type PolicyV1,
   type Task,
@@ -294,7 +294,7 @@ function hashJson(value: unknown): string {
 
 /** The policy of one evaluation: a chat model, its name and identity, and what to close. */
 type PolicySource = {
-  model: ChatCompletionModel;
+  model: ChatModelV1;
   name: string;
   label: string;
   identity: Record<string, unknown>;

@@ -73,6 +73,7 @@ describe('buildBfclScoreFiles', () => {
     const tasks = generateTasks({ seed: 4, split: 'test-id', count: 8 });
     const episodes = await evaluateChatModel({
       model: {
+        specificationVersion: 'v1',
         modelId: 'replier',
         complete: async () => ({
           message: { role: 'assistant', content: 'No.' },

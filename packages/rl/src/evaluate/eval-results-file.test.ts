@@ -40,6 +40,7 @@ beforeAll(async () => {
   const tasks = generateTasks({ seed: 2, split: 'test-id', count: 4 });
   const episodes = await evaluateChatModel({
     model: {
+      specificationVersion: 'v1',
       modelId: 'replier',
       complete: async () => ({
         message: { role: 'assistant', content: 'I cannot help.' },

@@ -3,34 +3,31 @@ import {
   createGeneratorRuntime,
   generateTasks,
 } from '@seal/bfcl';
+import { toWireToolCall } from '@seal/env';
 import { parseCallString } from '@seal/python';
 import {
   SealError,
   emptyOverlay,
   type ChatMessage,
+  type ChatModelV1,
+  type ChatModelV1Request,
+  type ChatModelV1Result,
   type InterfaceOverlay,
   type Task,
 } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import { describe, expect, it } from 'vitest';
 import {
-  contextLengthExceededError,
-  type ChatCompletionModel,
-  type ChatCompletionRequest,
-  type ChatCompletionResult,
-} from './chat-completion-model';
-import {
   evaluateChatModel,
   type ChatEvaluatedEpisode,
 } from './evaluate-chat-model';
-import { toWireToolCall } from './tool-call-arguments';
 
 const runtime = createGeneratorRuntime();
 const backend = createBfclBackend({ runtime });
 const verifier = createBfclVerifier({ runtime });
 const tasks = generateTasks({ seed: 3, split: 'test-id', count: 8 });
 
-function reply(message: ChatMessage): ChatCompletionResult {
+function reply(message: ChatMessage): ChatModelV1Result {
   return {
     message,
     finishReason: (message.toolCalls?.length ?? 0) > 0 ? 'tool_calls' : 'stop',
@@ -47,10 +44,11 @@ function scriptedModel({
   onRequest,
 }: {
   lazy?: ReadonlySet<string>;
-  onRequest?: (request: ChatCompletionRequest) => void | Promise<void>;
-} = {}): ChatCompletionModel & { requests: ChatCompletionRequest[] } {
-  const requests: ChatCompletionRequest[] = [];
+  onRequest?: (request: ChatModelV1Request) => void | Promise<void>;
+} = {}): ChatModelV1 & { requests: ChatModelV1Request[] } {
+  const requests: ChatModelV1Request[] = [];
   return {
+    specificationVersion: 'v1',
     modelId: 'scripted',
     requests,
     async complete(request) {
@@ -193,14 +191,15 @@ describe('evaluateChatModel', () => {
   });
 
   it('should end an episode whose prompt no longer fits with context-limit', async () => {
-    const model: ChatCompletionModel = {
+    const model: ChatModelV1 = {
+      specificationVersion: 'v1',
       modelId: 'tiny-context',
       complete: () =>
         Promise.reject(
-          contextLengthExceededError({
-            promptTokens: 900,
-            maxTokens: 200,
-            contextLength: 1024,
+          new SealError({
+            code: 'CONTEXT_LENGTH_EXCEEDED',
+            message: "the prompt exceeds the model's context",
+            details: { promptTokens: 900, maxTokens: 200, contextLength: 1024 },
           }),
         ),
     };
@@ -218,7 +217,8 @@ describe('evaluateChatModel', () => {
     const delivered: ChatEvaluatedEpisode[] = [];
     let calls = 0;
     const inner = scriptedModel();
-    const model: ChatCompletionModel = {
+    const model: ChatModelV1 = {
+      specificationVersion: 'v1',
       modelId: 'flaky',
       complete: (request) => {
         calls++;

@@ -10,17 +10,14 @@ import {
 } from '@seal/env';
 import {
   SealError,
+  type ChatModelV1,
+  type ChatModelV1Request,
   type EpisodeDiagnosis,
   type InterfaceOverlay,
   type Task,
   type ToolBackendV1,
 } from '@seal/spec';
 import { deriveSeed } from '../rollout/run-rollouts';
-import {
-  isContextLengthExceeded,
-  type ChatCompletionModel,
-  type ChatCompletionRequest,
-} from './chat-completion-model';
 import type { EvaluatedEpisode, SyncVerifier } from './evaluate-policy';
 
 /**
@@ -42,7 +39,7 @@ export type ChatEvaluatedEpisode = EvaluatedEpisode & {
 
 /** Options of {@link evaluateChatModel}. */
 export type EvaluateChatModelOptions = {
-  model: ChatCompletionModel;
+  model: ChatModelV1;
   tasks: readonly Task[];
   backend: ToolBackendV1;
   verifier: SyncVerifier;
@@ -154,7 +151,7 @@ export async function evaluateChatModel(
     const taskSeed = hashId(task.id);
     while (!episode.done) {
       if (signal?.aborted) throw abortError(signal);
-      const request: ChatCompletionRequest = {
+      const request: ChatModelV1Request = {
         messages: episode.messages(),
         ...(mode === 'fc' ? { tools: episode.tools().map(toOpenAiTool) } : {}),
         maxTokens,
@@ -167,7 +164,10 @@ export async function evaluateChatModel(
         reply = await model.complete(request, signal ? { signal } : {});
       } catch (error) {
         if (signal?.aborted) throw abortError(signal);
-        if (isContextLengthExceeded(error)) {
+        if (
+          SealError.isInstance(error) &&
+          error.code === 'CONTEXT_LENGTH_EXCEEDED'
+        ) {
           episode.abort('context-limit');
           break;
         }

@@ -36,6 +36,12 @@ export const sealErrorCodes = {
   TIMEOUT: 'TIMEOUT',
   /** A request or payload exceeded a configured size limit. */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /**
+   * A prompt plus the room asked for the reply does not fit a model's context
+   * window; shorten the conversation or ask for fewer tokens. Evaluation ends
+   * such an episode (`context-limit`) instead of failing the run.
+   */
+  CONTEXT_LENGTH_EXCEEDED: 'CONTEXT_LENGTH_EXCEEDED',
   /** A bug: an invariant of our own code does not hold. */
   INTERNAL: 'INTERNAL',
 } as const;

@@ -1,6 +1,6 @@
-import { toToolCall, type DecodedCall } from '@seal/env';
 import { PyDict, pyJsonDumps } from '@seal/python';
 import type { ToolCall } from '@seal/spec';
+import { toToolCall, type DecodedCall } from './tool-call-protocol';
 
 /**
  * A decoded call as an OpenAI-style tool call: `argumentsText` is the JSON
