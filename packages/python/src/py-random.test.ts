@@ -1,12 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { sharedFixture } from '@seal/spec/test';
 import { describe, expect, it } from 'vitest';
 import { PyRandom } from './py-random';
 
-const vectorsPath = fileURLToPath(
-  new URL('../../../../shared/bfcl/python_random_vectors.json', import.meta.url),
-);
-const haveVectors = existsSync(vectorsPath);
+const vectorsFixture = sharedFixture({ path: 'bfcl/python_random_vectors.json' });
+const vectorsPath = vectorsFixture.path;
+const haveVectors = vectorsFixture.present;
 
 type Vector = { seed: number; method: string; args: (number | number[])[]; values: number[] };
 
@@ -52,7 +51,7 @@ describe.skipIf(!haveVectors)('PyRandom against CPython vectors (../shared/bfcl)
 
 if (!haveVectors) {
   describe('PyRandom against CPython vectors', () => {
-    it.skip('needs ../shared/bfcl/python_random_vectors.json beside the project', () => {});
+    it.skip(`${vectorsFixture.skipMessage}`, () => {});
   });
 }
 

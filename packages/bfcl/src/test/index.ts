@@ -1,33 +1,23 @@
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { sharedDir, sharedFixture } from '@seal/spec/test';
 import { loadBfclData, type BfclDataset } from '../data/load-bfcl-data';
 
 /**
- * Test support: locates the `shared/` folder beside the project (BFCL data,
- * golden replays, checker verdicts). Tests that need it skip, with a message,
- * when it is absent. `SEAL_SHARED_DIR` overrides the location.
+ * Test support: the BFCL data in the `shared/` folder beside the project
+ * (located by `@seal/spec/test`'s `sharedFixture`; `SEAL_SHARED_DIR`
+ * overrides it). Tests that need it skip, with a message, when it is absent,
+ * and fail instead when `SEAL_REQUIRE_FIXTURES=1` (CI).
  */
-function findSharedDir(): string {
-  const override = process.env['SEAL_SHARED_DIR'];
-  if (override) return resolve(override);
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 8; i++) {
-    const candidate = join(dir, '..', 'shared');
-    if (existsSync(join(candidate, 'bfcl'))) return resolve(candidate);
-    dir = dirname(dir);
-  }
-  return resolve(dirname(fileURLToPath(import.meta.url)), '../../../../../shared');
-}
+const bfclData = sharedFixture({ path: 'bfcl/default_states.json' });
 
 /** The `shared/` folder beside the project. */
-export const sharedDir: string = findSharedDir();
+export { sharedDir };
 /** `shared/bfcl`, the BFCL v3 data directory. */
 export const sharedBfclDataDir: string = join(sharedDir, 'bfcl');
-/** Whether the shared BFCL data is present. */
-export const hasSharedBfclData: boolean = existsSync(join(sharedBfclDataDir, 'default_states.json'));
+/** Whether the shared BFCL data is present (when it is not, `SEAL_REQUIRE_FIXTURES=1` throws on import). */
+export const hasSharedBfclData: boolean = bfclData.present;
 /** The message tests print when they skip for lack of shared data. */
-export const sharedDataSkipMessage = `skipped: BFCL fixtures not found at ${sharedBfclDataDir} (set SEAL_SHARED_DIR)`;
+export const sharedDataSkipMessage: string = bfclData.skipMessage;
 
 let cached: Promise<BfclDataset> | undefined;
 /** Loads `shared/bfcl` once per process. */

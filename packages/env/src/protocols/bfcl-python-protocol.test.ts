@@ -1,13 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { formatCall } from '@seal/python';
-import { sharedDir } from '@seal/bfcl/test';
+import { sharedFixture } from '@seal/spec/test';
 import { describe, expect, it } from 'vitest';
 import { createBfclPythonProtocol, decodeBfclPrompting } from './bfcl-python-protocol';
 import { toToolCall } from './tool-call-protocol';
 
-const casesPath = join(sharedDir, 'bfcl-checker', 'decode_prompting.jsonl');
-const haveCases = existsSync(casesPath);
+const casesFixture = sharedFixture({ path: 'bfcl-checker/decode_prompting.jsonl' });
+const casesPath = casesFixture.path;
+const haveCases = casesFixture.present;
 
 type DecodeCase = { raw: string; ok: boolean; decoded?: string[]; exception_type?: string };
 
@@ -31,7 +31,7 @@ describe.skipIf(!haveCases)("decodeBfclPrompting against BFCL's decoder (../shar
 });
 
 describe.skipIf(haveCases)("decodeBfclPrompting against BFCL's decoder", () => {
-  it.skip(`skipped: ${casesPath} not found`, () => {});
+  it.skip(`${casesFixture.skipMessage}`, () => {});
 });
 
 describe('bfcl-python protocol', () => {
