@@ -59,30 +59,45 @@ export function floatRepr(value: number): string {
 // categories, except the ASCII space.
 const nonPrintable = /[\p{C}\p{Z}]/u;
 
-// Printable ASCII other than the single quote and the backslash: such a
-// string's repr is the string in single quotes, nothing escaped.
-const plainRepr = /^[\x20-\x26\x28-\x5b\x5d-\x7e]*$/;
+// Characters a repr may have to escape: anything but printable ASCII, and
+// the quote and backslash. A global regex skips the plain runs between them.
+const reprAttention = /[^\x20-\x26\x28-\x5b\x5d-\x7e]/g;
 
 /** `repr(s)` of a Python str, with CPython's quote choice and escapes. */
 export function stringRepr(value: string): string {
-  if (plainRepr.test(value)) return `'${value}'`;
+  reprAttention.lastIndex = 0;
+  let match = reprAttention.exec(value);
+  if (match === null) return `'${value}'`;
   const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
   let out = quote;
-  for (const char of value) {
-    const code = char.codePointAt(0)!;
-    if (char === quote || char === '\\') out += `\\${char}`;
-    else if (char === '\n') out += '\\n';
-    else if (char === '\r') out += '\\r';
-    else if (char === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${hex(code, 2)}`;
-    else if (code < 0x7f) out += char;
-    else if (char !== ' ' && nonPrintable.test(char)) {
-      if (code <= 0xff) out += `\\x${hex(code, 2)}`;
-      else if (code <= 0xffff) out += `\\u${hex(code, 4)}`;
-      else out += `\\U${hex(code, 8)}`;
-    } else out += char;
-  }
-  return out + quote;
+  let last = 0;
+  do {
+    const index = match.index;
+    const code = value.codePointAt(index)!;
+    const width = code > 0xffff ? 2 : 1;
+    const escaped = escapeReprCharacter(value.slice(index, index + width), code, quote);
+    if (escaped !== undefined) {
+      out += value.slice(last, index) + escaped;
+      last = index + width;
+    }
+    reprAttention.lastIndex = index + width;
+    match = reprAttention.exec(value);
+  } while (match !== null);
+  return out + value.slice(last) + quote;
+}
+
+/** The escape CPython's repr writes for one character, or undefined to keep it. */
+function escapeReprCharacter(char: string, code: number, quote: string): string | undefined {
+  if (char === quote || char === '\\') return `\\${char}`;
+  if (char === '\n') return '\\n';
+  if (char === '\r') return '\\r';
+  if (char === '\t') return '\\t';
+  if (code < 0x20 || code === 0x7f) return `\\x${hex(code, 2)}`;
+  if (code < 0x7f) return undefined;
+  if (!nonPrintable.test(char)) return undefined;
+  if (code <= 0xff) return `\\x${hex(code, 2)}`;
+  if (code <= 0xffff) return `\\u${hex(code, 4)}`;
+  return `\\U${hex(code, 8)}`;
 }
 
 function hex(code: number, width: number): string {
