@@ -5,6 +5,7 @@
 // build or how to run from source instead of failing on a missing module.
 import { existsSync } from 'node:fs';
 import process from 'node:process';
+import { URL } from 'node:url';
 
 const built = new URL('../dist/bin.js', import.meta.url);
 if (existsSync(built)) {
