@@ -63,6 +63,7 @@ import {
   type PolicyHints,
 } from './policy-hints';
 import { table } from '../ui/table';
+import { requestsPacks, runEvalPacks } from './eval-packs';
 
 const whole = (min: number) =>
   z
@@ -121,6 +122,7 @@ type EvalFlags = z.output<typeof flagsSchema>;
 
 export const evalHelp = `usage: seal eval --model DIR [flags]
        seal eval --endpoint URL [--model NAME] [--api-key KEY] [flags]
+       seal eval --packs N --model DIR [--pack-size 8] [--ralph]   (Connect the Dots: success per pack position)
 
 Evaluates a policy on BFCL v3 multi-turn with BFCL's official accounting, on
 the untouched interface (evaluation refuses any interface overlay). The policy
@@ -439,6 +441,8 @@ export async function runEval({
   output,
   signal,
 }: RunEvalOptions): Promise<number> {
+  // Connect the Dots pack evaluation (@seal/cod).
+  if (requestsPacks(argv)) return runEvalPacks({ argv, output });
   const { flags } = parseFlags({
     argv,
     options: {

@@ -11,6 +11,7 @@ import type { CommandContext } from '../command';
 import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, resolveDevice } from '../device-flag';
 import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, type EmbeddedPreset } from '../embedded/embedded-recipe';
 import { exitCodes } from '../exit-codes';
+import { requestsCod, runTrainCod, trainCodHelp } from './train-cod';
 import type { Output } from '../ui/output';
 
 const flagsSchema = z.object({
@@ -38,6 +39,7 @@ export const trainHelp = `usage: seal train [--preset default|smoke|extended] [-
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
+       seal train --method cod [...]   (Connect the Dots; see below)
 
 Runs the closed co-evolution loop. With no arguments: the embedded default on
 CPU — procedurally generated BFCL-style tasks, a small Qwen2-style model with
@@ -71,7 +73,9 @@ unless --fresh is given.
   --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)
 ${deviceFlagHelp}
                    (the RL policy and its reference; the embedded warm start
-                   trains on the CPU)`;
+                   trains on the CPU)
+
+${trainCodHelp}`;
 
 function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000);
@@ -194,6 +198,8 @@ async function runLoop({
 
 /** `seal train`. */
 export async function runTrain({ argv, output }: CommandContext): Promise<number> {
+  // Connect the Dots has its own loop and flags (@seal/cod).
+  if (requestsCod(argv)) return runTrainCod({ argv, output });
   const { flags } = parseFlags({
     argv,
     options: {

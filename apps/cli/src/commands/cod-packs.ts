@@ -1,0 +1,64 @@
+import { createBfclBackend, createGeneratorRuntime, generateTasks } from '@seal/bfcl';
+import {
+  buildPacks,
+  createBfclPackEnvironment,
+  createFrozenLakeEnvironment,
+  generateFrozenLakeTasks,
+  type Pack,
+  type PackEnvironment,
+  type PackStrategy,
+} from '@seal/cod';
+import type { Task } from '@seal/spec';
+import { createBfclVerifier } from '@seal/verifier';
+
+/** The pack environments the CLI offers. */
+export const codEnvironments = ['frozen-lake', 'bfcl'] as const;
+
+/** See {@link codEnvironments}. */
+export type CodEnvironmentName = (typeof codEnvironments)[number];
+
+/** An environment with packs drawn for a run. */
+export type CodPackSource = {
+  environment: PackEnvironment<unknown>;
+  /** Draws `count` packs; `round` varies the tasks and seeds (a training step, or 0 for evaluation). */
+  packs(options: { count: number; packSize: number; strategy: PackStrategy; round: number }): Pack<unknown>[];
+};
+
+/**
+ * The embedded pack sources: FrozenLake-Obscure maps (train 4–5 wide; the
+ * evaluation split uses other seeds, `harder` 6–7 wide), or the embedded
+ * generator's base tasks behind per-pack BFCL aliases.
+ */
+export function createCodPackSource({ name, seed, split }: { name: CodEnvironmentName; seed: number; split: 'train' | 'eval' | 'harder' }): CodPackSource {
+  // Evaluation tasks and pack seeds never overlap training ones.
+  const splitSeed = { train: 0, eval: 1_000_003, harder: 2_000_003 }[split];
+  if (name === 'frozen-lake') {
+    const environment = createFrozenLakeEnvironment();
+    return {
+      environment: environment as PackEnvironment<unknown>,
+      packs: ({ count, packSize, strategy, round }) => {
+        const tasks = generateFrozenLakeTasks({
+          seed: seed + splitSeed + round * 7919,
+          count: count * packSize,
+          ...(split === 'harder' ? { minSize: 6, maxSize: 7 } : {}),
+        });
+        return buildPacks({ tasks, taskId: (t) => t.taskId, tasksetId: (t) => t.tasksetId, packSize, strategy, seed: seed + splitSeed + round }).slice(0, count) as Pack<unknown>[];
+      },
+    };
+  }
+  const runtime = createGeneratorRuntime();
+  const environment = createBfclPackEnvironment({ backend: createBfclBackend({ runtime }), verifier: createBfclVerifier({ runtime }) });
+  return {
+    environment: environment as PackEnvironment<unknown>,
+    packs: ({ count, packSize, strategy, round }) => {
+      // One taskset for the whole pool: the regularity (how names are spelled) holds across the eight classes.
+      const tasks = generateTasks({
+        seed: seed + splitSeed + round,
+        split: split === 'train' ? 'train' : split === 'eval' ? 'test-id' : 'test-ood',
+        count: count * packSize,
+        variants: ['multi_turn_base'],
+      });
+      return buildPacks<Task>({ tasks, taskId: (t) => t.id, tasksetId: () => 'generated', packSize, strategy, seed: seed + splitSeed + round }).slice(0, count) as Pack<unknown>[];
+    },
+  };
+}

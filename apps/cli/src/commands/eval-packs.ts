@@ -1,0 +1,106 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { evalPackSize, runPacks, summarizePackPositions, type PackPositionSummary } from '@seal/cod';
+import { createOrtPolicy } from '@seal/engine-ort';
+import { SealError } from '@seal/spec';
+import * as z from 'zod';
+import { parseFlags } from '../args';
+import type { CommandContext } from '../command';
+import { exitCodes } from '../exit-codes';
+import { codEnvironments, createCodPackSource } from './cod-packs';
+
+const flagsSchema = z.object({
+  packs: z.coerce.number().int().positive(),
+  'pack-size': z.coerce.number().int().default(evalPackSize),
+  ralph: z.boolean().default(false),
+  model: z.string().optional(),
+  env: z.enum(codEnvironments).default('frozen-lake'),
+  split: z.enum(['eval', 'harder']).default('eval'),
+  seed: z.coerce.number().int().nonnegative().default(0),
+  temperature: z.coerce.number().nonnegative().default(1),
+  'max-tokens': z.coerce.number().int().positive().default(16),
+  'update-max-tokens': z.coerce.number().int().positive().default(128),
+  out: z.string().optional(),
+  fresh: z.boolean().default(false),
+  json: z.boolean().optional(),
+});
+
+/** Help of `seal eval --packs`. */
+export const evalPacksHelp = `usage: seal eval --packs N --model DIR [--pack-size 8] [--ralph] [--env frozen-lake|bfcl]
+                 [--split eval|harder] [--seed N] [--temperature T] [--out FILE] [--fresh] [--json]
+
+Connect the Dots evaluation: N packs of related tasks (pack size 8, longer
+than training's 4), each solved in order by the model at --model, which
+rewrites its own hints between the tasks. Prints success per pack position:
+a curve that rises with the position is the CoD signature. --ralph repeats
+each pack's first task instead (the Ralph loop). Pack runs are written to
+--out (JSON Lines) as they finish; a killed evaluation resumes at the last
+complete pack unless --fresh is given.`;
+
+/** Formats the position curve, one line per position. */
+export function positionLines(summary: readonly PackPositionSummary[]): string[] {
+  return summary.map(
+    (entry) =>
+      `  position ${String(entry.position + 1).padStart(2)}: success ${(entry.successRate * 100).toFixed(1).padStart(5)}%  reward ${entry.rewardMean.toFixed(3)}  (${entry.runs} runs)`,
+  );
+}
+
+/** `seal eval --packs N`. */
+export async function runEvalPacks({ argv, output }: CommandContext): Promise<number> {
+  const { flags } = parseFlags({
+    argv,
+    options: {
+      packs: { type: 'string' },
+      'pack-size': { type: 'string' },
+      ralph: { type: 'boolean' },
+      model: { type: 'string' },
+      env: { type: 'string' },
+      split: { type: 'string' },
+      seed: { type: 'string' },
+      temperature: { type: 'string' },
+      'max-tokens': { type: 'string' },
+      'update-max-tokens': { type: 'string' },
+      out: { type: 'string' },
+      fresh: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    schema: flagsSchema,
+  });
+  if (flags.model === undefined) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: `--packs needs --model DIR (a checkpoint)\n\n${evalPacksHelp}` });
+  }
+  const strategy = flags.ralph ? 'ralph_sample' : 'cod';
+  const source = createCodPackSource({ name: flags.env, seed: flags.seed, split: flags.split });
+  // Bad pack sizes and tasksets too small for a pack fail here, before the model loads.
+  const packs = source.packs({ count: flags.packs, packSize: flags['pack-size'], strategy, round: 0 });
+  const file = resolve(flags.out ?? join('runs', `eval-packs-${flags.env}-${strategy}-s${flags.seed}.jsonl`));
+  if (flags.fresh) await rm(file, { force: true });
+  await mkdir(dirname(file), { recursive: true });
+  const policy = await createOrtPolicy({ model: { directory: resolve(flags.model) } });
+  try {
+    const bar = output.progress('packs', packs.length);
+    const { records, resumedPacks } = await runPacks({
+      policy,
+      environment: source.environment,
+      packs,
+      groupSize: 1,
+      sampling: { maxTokens: flags['max-tokens'], updateMaxTokens: flags['update-max-tokens'], temperature: flags.temperature, seed: flags.seed },
+      mode: 'eval',
+      file,
+      onPack: () => bar.tick(1),
+    });
+    bar.done();
+    const summary = summarizePackPositions(records);
+    output.result({ environment: source.environment.environmentId, strategy, packs: packs.length, packSize: flags['pack-size'], resumedPacks, file, positions: summary });
+    output.line(`seal eval: ${packs.length} ${strategy} packs of ${flags['pack-size']} on ${source.environment.environmentId}${resumedPacks > 0 ? ` (${resumedPacks} resumed)` : ''}, pack runs in ${file}`);
+    for (const line of positionLines(summary)) output.line(line);
+  } finally {
+    await policy.close();
+  }
+  return exitCodes.success;
+}
+
+/** Whether `seal eval` arguments ask for a pack evaluation (`--packs N`). */
+export function requestsPacks(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg === '--packs' || arg.startsWith('--packs='));
+}
