@@ -16,7 +16,6 @@ export {
   evaluatePolicy,
   type EvaluatedEpisode,
   type PolicyEvaluation,
-  type SyncVerifier,
 } from './evaluate/evaluate-policy';
 export {
   evaluateChatModel,

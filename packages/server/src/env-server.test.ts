@@ -442,7 +442,9 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
     it('should hide internal errors behind a reference unless exposed', async () => {
       const onInternalError = vi.fn();
       const failing = {
+        specificationVersion: 'v1' as const,
         verifierId: 'failing',
+        verify: () => Promise.reject(new Error('not used')),
         verifySync: () => {
           throw new Error('secret detail');
         },

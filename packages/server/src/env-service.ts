@@ -11,6 +11,7 @@ import {
   type EpisodeDiagnosis,
   type EpisodeRecord,
   type SealWarning,
+  type SyncVerifierV1,
   type Task,
   type ToolBackendV1,
   type VerifierV1Result,
@@ -39,12 +40,6 @@ import {
 } from './wire';
 import * as z from 'zod';
 
-/** A verifier that runs synchronously (`createBfclVerifier` is one). */
-export type SyncVerifier = {
-  readonly verifierId: string;
-  verifySync(options: { task: Task; record: EpisodeRecord }): VerifierV1Result;
-};
-
 /** The POST endpoints of the service: SEAL's seven (less `healthz`) and ours. */
 export const envServiceEndpoints = [
   'get_env_profile',
@@ -67,7 +62,7 @@ export type EnvServiceSettings = {
   /** Creates each episode's own tool instances. */
   backend: ToolBackendV1;
   /** Grades episodes for rewards, `/evaluate` and `/diagnose`. */
-  verifier: SyncVerifier;
+  verifier: SyncVerifierV1;
   /** The one `env_type` served. Default `bfcl`. */
   envType?: string;
   /** An instance untouched this long is reclaimed by {@link EnvService.reclaimIdle}. Default 3,600,000 ms (SEAL). */

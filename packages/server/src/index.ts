@@ -7,7 +7,6 @@ export {
   type EnvServiceEndpoint,
   type EnvServiceSettings,
   type StepResult,
-  type SyncVerifier,
 } from './env-service';
 export {
   startEnvServer,

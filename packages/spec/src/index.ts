@@ -78,7 +78,7 @@ export {
   type TurnVerdict,
   type VerifierV1Result,
 } from './verifier/v1/verifier-v1-result';
-export type { VerifierV1, VerifierV1CallOptions } from './verifier/v1/verifier-v1';
+export type { SyncVerifierV1, VerifierV1, VerifierV1CallOptions } from './verifier/v1/verifier-v1';
 export * from './diagnose/v1';
 export * from './cod/v1';
 export * from './chat-model/v1';

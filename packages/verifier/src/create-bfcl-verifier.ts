@@ -4,7 +4,7 @@ import {
   episodeRecordSchema,
   safeParseWithSchema,
   taskSchema,
-  type VerifierV1,
+  type SyncVerifierV1,
   type VerifierV1CallOptions,
   type VerifierV1Result,
 } from '@seal/spec';
@@ -63,10 +63,7 @@ function validate(options: VerifierV1CallOptions): string[][][] {
  * The BFCL v3 verifier ({@link VerifierV1}): fresh shadow instances per call,
  * so verifying one episode never touches another's state.
  */
-export function createBfclVerifier({ runtime }: BfclVerifierSettings): VerifierV1 & {
-  /** The same verification, synchronously. */
-  verifySync(options: VerifierV1CallOptions): VerifierV1Result;
-} {
+export function createBfclVerifier({ runtime }: BfclVerifierSettings): SyncVerifierV1 {
   const verifySync = (options: VerifierV1CallOptions): VerifierV1Result => {
     const trajectory = validate(options);
     return verifyTrajectory({ task: options.task, trajectory, runtime, record: options.record });

@@ -14,11 +14,12 @@ import {
   type ChatModelV1Request,
   type EpisodeDiagnosis,
   type InterfaceOverlay,
+  type SyncVerifierV1,
   type Task,
   type ToolBackendV1,
 } from '@seal/spec';
 import { deriveSeed } from '../rollout/run-rollouts';
-import type { EvaluatedEpisode, SyncVerifier } from './evaluate-policy';
+import type { EvaluatedEpisode } from './evaluate-policy';
 
 /**
  * How tools reach the model. `prompting`: the tool docs are in the system
@@ -42,7 +43,7 @@ export type EvaluateChatModelOptions = {
   model: ChatModelV1;
   tasks: readonly Task[];
   backend: ToolBackendV1;
-  verifier: SyncVerifier;
+  verifier: SyncVerifierV1;
   /** Default `prompting`. */
   mode?: ChatEvalMode;
   /** The episode's protocol in prompting mode (default `bfcl-python`). */

@@ -1,13 +1,7 @@
 import { createEpisode, type EpisodeLimits, type PromptMode, type ProtocolName } from '@seal/env';
-import type { EpisodeRecord, PolicyV1, Task, ToolBackendV1, VerifierV1Result } from '@seal/spec';
+import type { EpisodeRecord, PolicyV1, SyncVerifierV1, Task, ToolBackendV1, VerifierV1Result } from '@seal/spec';
 import { aggregateBfclScores, type BfclScores } from '@seal/verifier';
 import { runRollouts } from '../rollout/run-rollouts';
-
-/** A verifier that can run synchronously (the BFCL verifier can). */
-export type SyncVerifier = {
-  readonly verifierId: string;
-  verifySync(options: { task: Task; record: EpisodeRecord }): VerifierV1Result;
-};
 
 /** One evaluated episode. */
 export type EvaluatedEpisode = { task: Task; record: EpisodeRecord; result: VerifierV1Result };
@@ -48,7 +42,7 @@ export async function evaluatePolicy({
   policy: PolicyV1;
   tasks: readonly Task[];
   backend: ToolBackendV1;
-  verifier: SyncVerifier;
+  verifier: SyncVerifierV1;
   protocol?: ProtocolName;
   promptMode?: PromptMode;
   maxTokens?: number;

@@ -23,13 +23,14 @@ import {
   type PolicyV1,
   type PolicyV1TrainResult,
   type PolicyV1TrainSequence,
+  type SyncVerifierV1,
   type Task,
   type ToolBackendV1,
   type ToolDoc,
 } from '@seal/spec';
 import { grpoAdvantages, zeroVarianceGroups } from '../advantages/grpo';
 import { methodComponents, trainConfigSchema, type TrainConfig, type TrainConfigInput } from '../config/train-config';
-import { evaluatePolicy, type PolicyEvaluation, type SyncVerifier } from '../evaluate/evaluate-policy';
+import { evaluatePolicy, type PolicyEvaluation } from '../evaluate/evaluate-policy';
 import { deriveSeed, runRollouts, type Rollout } from '../rollout/run-rollouts';
 import { RunDirectory, writeJsonAtomic } from '../run/run-directory';
 import { initialGapMonitorState, observeGap, type GapMonitorState } from './gap-monitor';
@@ -179,7 +180,7 @@ export type RunTrainingOptions = {
   trainTasks: readonly Task[];
   evalSets?: readonly EvalSet[];
   backend: ToolBackendV1;
-  verifier: SyncVerifier;
+  verifier: SyncVerifierV1;
   /** The run directory (created if missing; resumed if it holds a checkpoint). */
   runDirectory: string;
   /** SEAL interface modules for methods with environment adaptation (default: the headline, φ_schema). */

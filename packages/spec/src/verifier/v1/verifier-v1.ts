@@ -17,4 +17,15 @@ export type VerifierV1 = {
   /** Identifies the implementation and its version (stamped on samples). */
   readonly verifierId: string;
   verify(options: VerifierV1CallOptions): PromiseLike<VerifierV1Result>;
+  /**
+   * The same verification, synchronously: optional, for verifiers whose work
+   * is plain computation (the BFCL verifier is). Consumers on a hot path (the
+   * training loop, the environment service) ask for a {@link SyncVerifierV1}.
+   */
+  verifySync?(options: VerifierV1CallOptions): VerifierV1Result;
+};
+
+/** A {@link VerifierV1} that offers the synchronous form. */
+export type SyncVerifierV1 = VerifierV1 & {
+  verifySync(options: VerifierV1CallOptions): VerifierV1Result;
 };
