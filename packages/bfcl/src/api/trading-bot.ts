@@ -130,10 +130,40 @@ function formatWithSymbol(
   template: string,
   symbol: PyValue,
 ): { text: string } | { missing: string } {
+  const parts = templateParts(template);
+  if ('missing' in parts) return parts;
+  const value = pyFormatValue(symbol);
+  let text = parts.literals[0]!;
+  for (let i = 1; i < parts.literals.length; i++) text += value + parts.literals[i]!;
+  return { text };
+}
+
+/**
+ * A template split at its `{symbol}` fields (braces unescaped), or the first
+ * other field name. The templates are the long-context constants, a handful
+ * of long strings, so each is split once.
+ */
+function templateParts(template: string): { literals: string[] } | { missing: string } {
+  let parts = parsedTemplates.get(template);
+  if (parts === undefined) {
+    parts = splitTemplate(template);
+    if (parsedTemplates.size >= 1024) parsedTemplates.clear();
+    parsedTemplates.set(template, parts);
+  }
+  return parts;
+}
+
+const parsedTemplates = new Map<string, { literals: string[] } | { missing: string }>();
+
+function splitTemplate(template: string): { literals: string[] } | { missing: string } {
+  const literals: string[] = [];
   let text = '';
+  let start = 0;
   for (let i = 0; i < template.length; i++) {
     const char = template[i]!;
-    if ((char === '{' || char === '}') && template[i + 1] === char) {
+    if (char !== '{' && char !== '}') continue;
+    text += template.slice(start, i);
+    if (template[i + 1] === char) {
       text += char;
       i++;
     } else if (char === '{') {
@@ -141,13 +171,17 @@ function formatWithSymbol(
       const field = template.slice(i + 1, close < 0 ? undefined : close);
       const name = field.split(/[.[:!]/)[0]!;
       if (name !== 'symbol') return { missing: name };
-      text += pyFormatValue(symbol);
-      i = close;
+      literals.push(text);
+      text = '';
+      // An unclosed `{symbol` takes the rest of the template.
+      i = close < 0 ? template.length : close;
     } else {
       text += char;
     }
+    start = i + 1;
   }
-  return { text };
+  literals.push(text + template.slice(start));
+  return { literals };
 }
 
 /**
