@@ -1,4 +1,4 @@
-import { SealError } from '@seal/spec';
+import { SealError, type PolicyV1TrainResult } from '@seal/spec';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,20 +110,8 @@ export type EngineTrainSettings = {
   temperature: number;
 };
 
-/** The outcome of one training step. */
-export type EngineTrainResult = {
-  loss: number;
-  gradNorm: number;
-  skipped: boolean;
-  step: number;
-  metrics: {
-    clipFraction: number;
-    kl: number;
-    ratioMean: number;
-    negativeLogLikelihood: number;
-    tokens: number;
-  };
-};
+/** The outcome of one training step: the policy contract's result, field for field. */
+export type EngineTrainResult = PolicyV1TrainResult;
 
 /** One request of {@link OrtEngine.generate}. */
 export type EngineGenerateOptions = {
