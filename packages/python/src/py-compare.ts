@@ -45,7 +45,8 @@ export function pyEquals(a: PyValue, b: PyValue): boolean {
   if (a instanceof PyTuple) return b instanceof PyTuple && sequenceEquals(a.items, b.items);
   if (a instanceof PyDict) {
     if (!(b instanceof PyDict) || a.size !== b.size) return false;
-    for (const [k, v] of PyDict.slots(a)) {
+    for (const [internal, v] of PyDict.internalEntries(a)) {
+      const k = PyDict.originalKey(a, internal);
       if (!b.has(k)) return false;
       if (!pyEquals(v, b.get(k)!)) return false;
     }

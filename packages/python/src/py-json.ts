@@ -95,7 +95,7 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
     let first = true;
     if (encoder.sortKeys) {
       const entries: [string, PyValue][] = [];
-      for (const [k, item] of PyDict.slots(v)) entries.push([encodeKey(k), item]);
+      for (const [k, item] of PyDict.internalEntries(v)) entries.push([encodeKey(PyDict.originalKey(v, k)), item]);
       entries.sort(([a], [b]) => compareCodePoints(a, b));
       for (const [k, item] of entries) {
         if (!first) out += encoder.itemSeparator;
@@ -104,9 +104,10 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
       }
     } else {
       // Python encodes each key before its value, so a bad key raises first.
-      for (const [k, item] of PyDict.slots(v)) {
+      for (const [internal, item] of PyDict.internalEntries(v)) {
         if (!first) out += encoder.itemSeparator;
         first = false;
+        const k = PyDict.originalKey(v, internal);
         const key = encoder.encodeString(typeof k === 'string' ? k : encodeKey(k));
         out += key + encoder.keySeparator + encodeJson(item, encoder);
       }

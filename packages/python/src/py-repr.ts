@@ -124,7 +124,9 @@ export function pyRepr(value: PyValue): string {
   }
   if (value instanceof PyDict) {
     const parts: string[] = [];
-    for (const [k, v] of PyDict.slots(value)) parts.push(`${pyRepr(k)}: ${pyRepr(v)}`);
+    for (const [k, v] of PyDict.internalEntries(value)) {
+      parts.push(`${pyRepr(PyDict.originalKey(value, k))}: ${pyRepr(v)}`);
+    }
     return `{${parts.join(', ')}}`;
   }
   if (value instanceof PySet) {

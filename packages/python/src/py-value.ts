@@ -79,7 +79,8 @@ export class PyTuple {
 }
 
 const noneKey = Symbol('None');
-type InternalKey = string | bigint | number | symbol;
+/** A dict's key as its Map stores it (see `internalKey`). @internal */
+export type InternalKey = string | bigint | number | symbol;
 
 /**
  * Maps a hashable Python value to a JS Map key so that keys Python treats as
@@ -112,35 +113,45 @@ function tupleKey(tuple: PyTuple): string {
 }
 
 /**
- * Iterates a dict's `[key, value]` pairs. A plain iterator object rather than
- * a generator: dict iteration is the hottest loop of result rendering and
- * state snapshots, and V8 optimises this shape much better.
+ * Iterates a dict's keys, values or `[key, value]` pairs. A plain iterator
+ * object rather than a generator: dict iteration is the hottest loop of
+ * result rendering and state snapshots, and V8 optimises this shape better.
  */
 class PyDictIterator<T> implements IterableIterator<T> {
-  private readonly inner: Iterator<[PyKey, PyValue]>;
-  private readonly pick: (slot: [PyKey, PyValue]) => T;
-  constructor(inner: Iterator<[PyKey, PyValue]>, pick: (slot: [PyKey, PyValue]) => T) {
-    this.inner = inner;
+  private readonly dict: PyDict;
+  private readonly inner: Iterator<[InternalKey, PyValue]>;
+  private readonly pick: (dict: PyDict, slot: [InternalKey, PyValue]) => T;
+  constructor(dict: PyDict, pick: (dict: PyDict, slot: [InternalKey, PyValue]) => T) {
+    this.dict = dict;
+    this.inner = PyDict.internalEntries(dict);
     this.pick = pick;
   }
   next(): IteratorResult<T> {
     const step = this.inner.next();
     if (step.done === true) return { value: undefined, done: true };
-    return { value: this.pick(step.value), done: false };
+    return { value: this.pick(this.dict, step.value), done: false };
   }
   [Symbol.iterator](): IterableIterator<T> {
     return this;
   }
 }
 
-const pickKey = (slot: [PyKey, PyValue]): PyKey => slot[0];
-const pickValue = (slot: [PyKey, PyValue]): PyValue => slot[1];
-// A fresh pair, so a caller that keeps or edits it never touches the dict.
-const pickEntry = (slot: [PyKey, PyValue]): [PyKey, PyValue] => [slot[0], slot[1]];
+const pickKey = (dict: PyDict, slot: [InternalKey, PyValue]): PyKey => PyDict.originalKey(dict, slot[0]);
+const pickEntry = (dict: PyDict, slot: [InternalKey, PyValue]): [PyKey, PyValue] => [
+  PyDict.originalKey(dict, slot[0]),
+  slot[1],
+];
 
 /** A Python dict: insertion-ordered, keyed by Python equality. */
 export class PyDict {
-  private readonly map = new Map<InternalKey, [PyKey, PyValue]>();
+  /** Internal key → value, in insertion order. */
+  private readonly map = new Map<InternalKey, PyValue>();
+  /**
+   * The key object a slot was created with, for the few keys whose internal
+   * form differs (`True`, `1.0`, `None`, tuples); strings and ints are their
+   * own internal keys, so most dicts never allocate this.
+   */
+  private originalKeys: Map<InternalKey, PyKey> | undefined;
 
   constructor(entries?: Iterable<readonly [PyKey, PyValue]>) {
     if (entries) for (const [k, v] of entries) this.set(k, v);
@@ -150,7 +161,7 @@ export class PyDict {
   static fromObject(object: Record<string, PyValue>): PyDict {
     const dict = new PyDict();
     for (const key in object) {
-      if (Object.hasOwn(object, key)) dict.set(key, object[key]!);
+      if (Object.hasOwn(object, key)) dict.map.set(key, object[key]!);
     }
     return dict;
   }
@@ -161,16 +172,27 @@ export class PyDict {
    * @internal
    */
   static deepCopyInto(source: PyDict, target: PyDict, memo: Map<unknown, unknown>): void {
-    for (const [k, slot] of source.map) target.map.set(k, [slot[0], pyDeepCopy(slot[1], memo)]);
+    for (const [k, value] of source.map) target.map.set(k, pyDeepCopy(value, memo));
+    if (source.originalKeys !== undefined) target.originalKeys = new Map(source.originalKeys);
   }
 
   /**
-   * The dict's own `[key, value]` slots, without a copy per pair, for
-   * read-only loops inside this package (rendering, comparison).
+   * The dict's `[internal key, value]` pairs, for read-only loops inside this
+   * package; {@link PyDict.originalKey} gives the Python key of each.
    * @internal
    */
-  static slots(dict: PyDict): IterableIterator<readonly [PyKey, PyValue]> {
-    return dict.map.values();
+  static internalEntries(dict: PyDict): IterableIterator<[InternalKey, PyValue]> {
+    return dict.map.entries();
+  }
+
+  /** The Python key of an internal key from {@link PyDict.internalEntries}. @internal */
+  static originalKey(dict: PyDict, internal: InternalKey): PyKey {
+    const keys = dict.originalKeys;
+    if (keys !== undefined) {
+      const key = keys.get(internal);
+      if (key !== undefined || keys.has(internal)) return key!;
+    }
+    return internal as PyKey;
   }
 
   get size(): number {
@@ -181,30 +203,32 @@ export class PyDict {
   }
   /** The value, or `undefined` when the key is absent (Python would raise). */
   get(key: PyKey): PyValue | undefined {
-    return this.map.get(internalKey(key))?.[1];
+    return this.map.get(internalKey(key));
   }
   /** Sets a value; an existing equal key keeps its original key object and slot. */
   set(key: PyKey, value: PyValue): this {
     const k = internalKey(key);
-    const existing = this.map.get(k);
-    if (existing) existing[1] = value;
-    else this.map.set(k, [key, value]);
+    if (k !== key && !this.map.has(k)) (this.originalKeys ??= new Map()).set(k, key);
+    this.map.set(k, value);
     return this;
   }
   delete(key: PyKey): boolean {
-    return this.map.delete(internalKey(key));
+    const k = internalKey(key);
+    this.originalKeys?.delete(k);
+    return this.map.delete(k);
   }
   clear(): void {
     this.map.clear();
+    this.originalKeys = undefined;
   }
   keys(): IterableIterator<PyKey> {
-    return new PyDictIterator(this.map.values(), pickKey);
+    return new PyDictIterator(this, pickKey);
   }
   values(): IterableIterator<PyValue> {
-    return new PyDictIterator(this.map.values(), pickValue);
+    return this.map.values();
   }
   entries(): IterableIterator<[PyKey, PyValue]> {
-    return new PyDictIterator(this.map.values(), pickEntry);
+    return new PyDictIterator(this, pickEntry);
   }
   [Symbol.iterator](): IterableIterator<[PyKey, PyValue]> {
     return this.entries();

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { pyJsonDumps } from './py-json';
+import { pyRepr } from './py-repr';
+import { PyDict, PyTuple, pyDeepCopy } from './py-value';
+
+describe('PyDict', () => {
+  it('should keep the first key object of equal keys, as CPython does', () => {
+    // CPython: d = {True: 'a'}; d[1] = 'b'; d[1.0] = 'c' → {True: 'c'}
+    const dict = new PyDict([[true, 'a']]);
+    dict.set(1n, 'b');
+    dict.set(1.0, 'c');
+    expect(pyRepr(dict)).toBe("{True: 'c'}");
+    expect([...dict.keys()]).toEqual([true]);
+  });
+
+  it('should give back None, float and tuple keys from iteration, repr and json.dumps', () => {
+    const dict = new PyDict([
+      [null, 1n],
+      [2.0, 2n],
+      [new PyTuple(['a', 1n]), 3n],
+      ['s', 4n],
+    ]);
+    expect(pyRepr(dict)).toBe("{None: 1, 2.0: 2, ('a', 1): 3, 's': 4}");
+    expect([...dict.entries()].map(([key]) => key)).toEqual([null, 2.0, new PyTuple(['a', 1n]), 's']);
+    expect(pyJsonDumps(new PyDict([[null, 1n], [2.0, 2n], [false, 3n]]))).toBe('{"null": 1, "2.0": 2, "false": 3}');
+  });
+
+  it('should forget a deleted key object, so a new equal key takes its place at the end', () => {
+    // CPython: d = {True: 1, 'x': 2}; del d[1]; d[1] = 3 → {'x': 2, 1: 3}
+    const dict = new PyDict([[true, 1n], ['x', 2n]]);
+    dict.delete(1n);
+    dict.set(1n, 3n);
+    expect(pyRepr(dict)).toBe("{'x': 2, 1: 3}");
+    dict.clear();
+    dict.set(1n, 4n);
+    expect(pyRepr(dict)).toBe('{1: 4}');
+  });
+
+  it('should keep key objects and aliasing through a deep copy', () => {
+    const shared = [1n];
+    const dict = new PyDict([[true, shared], ['y', shared]]);
+    const copy = pyDeepCopy(dict);
+    expect(pyRepr(copy)).toBe("{True: [1], 'y': [1]}");
+    expect(copy.get(true)).toBe(copy.get('y'));
+    expect(copy.get(true)).not.toBe(shared);
+  });
+});
