@@ -40,45 +40,44 @@ export function bindArguments({
 }): PyValue[] {
   const { qualname, parameters } = signature;
   const self = signature.isMethod === false ? 0 : 1;
-  const bound: (PyValue | undefined)[] = new Array(parameters.length).fill(undefined);
-  const filled: boolean[] = new Array(parameters.length).fill(false);
+  const count = parameters.length;
 
-  if (args.length > parameters.length) {
+  if (args.length > count) {
     const required = parameters.filter((p) => !('default' in p)).length;
-    const total = parameters.length + self;
+    const total = count + self;
     const given = args.length + self;
     const takes =
-      required === parameters.length
+      required === count
         ? `${total} positional argument${total === 1 ? '' : 's'}`
         : `from ${required + self} to ${total} positional arguments`;
     throw PyException.typeError(
       `${qualname}() takes ${takes} but ${given} ${given === 1 ? 'was' : 'were'} given`,
     );
   }
-  args.forEach((value, index) => {
-    bound[index] = value;
-    filled[index] = true;
-  });
+  // `undefined` marks an unfilled slot: no Python value is `undefined`.
+  const bound: (PyValue | undefined)[] = new Array<PyValue | undefined>(count).fill(undefined);
+  for (let index = 0; index < args.length; index++) bound[index] = args[index];
   for (const [key, value] of kwargs) {
-    const index = parameters.findIndex((p) => p.name === key);
-    if (index < 0) {
+    let index = 0;
+    while (index < count && parameters[index]!.name !== key) index++;
+    if (index === count) {
       throw PyException.typeError(`${qualname}() got an unexpected keyword argument '${key}'`);
     }
-    if (filled[index]) {
+    if (bound[index] !== undefined) {
       throw PyException.typeError(`${qualname}() got multiple values for argument '${key}'`);
     }
     bound[index] = value;
-    filled[index] = true;
   }
-  const missing: string[] = [];
-  parameters.forEach((parameter, index) => {
-    if (filled[index]) return;
+  let missing: string[] | undefined;
+  for (let index = 0; index < count; index++) {
+    if (bound[index] !== undefined) continue;
+    const parameter = parameters[index]!;
     if ('default' in parameter) {
       const fallback = parameter.default;
       bound[index] = typeof fallback === 'function' ? fallback() : (fallback as PyValue);
-    } else missing.push(`'${parameter.name}'`);
-  });
-  if (missing.length > 0) {
+    } else (missing ??= []).push(`'${parameter.name}'`);
+  }
+  if (missing !== undefined) {
     const list =
       missing.length === 1
         ? missing[0]

@@ -167,6 +167,7 @@ function unicodeEscape(code: number): string {
 // What each encoder must escape. A global regex finds it much faster than a
 // loop over character codes (long results are mostly plain text).
 const asciiEscapes = /[^\x20\x21\x23-\x5b\x5d-\x7e]/g;
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
 const unicodeEscapes = /[\x00-\x1f"\\]/g;
 
 /**

@@ -8,9 +8,10 @@ import {
   pyRepr,
   pyStr,
   type ParsedCall,
+  type PySignature,
   type PyValue,
 } from '@seal/python';
-import type { BfclApi, BfclClassDefinition } from '../api/bfcl-api';
+import type { BfclApi, BfclClassDefinition, BfclMethod } from '../api/bfcl-api';
 import type { BfclClassName } from '../api/bfcl-class-names';
 import type { BfclRealm } from '../api/bfcl-realm';
 import { bfclClassRegistry } from '../api/registry';
@@ -118,36 +119,39 @@ export class BfclSession {
       const status = kind === 'syntax' || kind === 'name' ? 'raised' : 'rejected';
       return { call, status, result: `${errorPrefix}${message}`, error: message };
     }
-    return { ...this.executeParsed(parsed.value), call };
+    return this.run(parsed.value, call);
   }
 
   /** Executes an already parsed call. */
   executeParsed(call: ParsedCall): BfclExecution {
-    const text = `${call.name}(...)`;
-    const head = call.name.split('.')[0]!;
+    return this.run(call, `${call.name}(...)`);
+  }
+
+  private run(call: ParsedCall, text: string): BfclExecution {
     const slot = call.name.includes('.') ? undefined : this.routes.get(call.name);
     const route = slot === undefined ? undefined : this.slots[slot];
     if (!route) {
-      const error = `name '${head}' is not defined`;
+      const error = `name '${call.name.split('.')[0]!}' is not defined`;
       return { call: text, parsed: call, status: 'raised', result: `${errorPrefix}${error}`, error };
     }
     const method = route.definition.methods[call.name]!;
     try {
       const args = bindArguments({
-        signature: { qualname: `${route.className}.${call.name}`, parameters: method.parameters },
+        signature: methodSignature(route.className, call.name, method),
         args: call.args,
         kwargs: call.kwargs,
       });
       const value = (method.call as (self: BfclApi, args: PyValue[]) => PyValue)(route.instance, args);
       const error = softErrorText(value);
-      return {
+      const execution: BfclExecution = {
         call: text,
         parsed: call,
         className: route.className,
         status: 'ok',
         result: renderResult(value),
-        ...(error === undefined ? {} : { error }),
       };
+      if (error !== undefined) execution.error = error;
+      return execution;
     } catch (thrown) {
       const error = exceptionText(thrown);
       return {
@@ -167,6 +171,18 @@ export class BfclSession {
     for (const [className, instance] of this.instances) state.set(className, comparableState(instance));
     return state;
   }
+}
+
+const signatures = new WeakMap<object, PySignature>();
+
+/** A method's signature for {@link bindArguments}, made once per method. */
+function methodSignature(className: BfclClassName, name: string, method: BfclMethod<never>): PySignature {
+  let signature = signatures.get(method);
+  if (signature === undefined) {
+    signature = { qualname: `${className}.${name}`, parameters: method.parameters };
+    signatures.set(method, signature);
+  }
+  return signature;
 }
 
 const routeTables = new Map<string, ReadonlyMap<string, number>>();
