@@ -35,11 +35,9 @@ import {
   pairedBootstrap,
   runTraining,
   sampleStandardDeviation,
-  type EvalEvent,
   type TrainMethod,
-  type TrainStepEvent,
 } from '@seal/rl';
-import { SealError } from '@seal/spec';
+import { SealError, type EvalEvent, type TrainStepEvent } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 
 const { values } = parseArgs({

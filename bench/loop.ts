@@ -15,7 +15,8 @@ import { parseArgs } from 'node:util';
 import { createBfclBackend, createGeneratorRuntime } from '@seal/bfcl';
 import { embeddedPresets, embeddedTrainConfig, prepareEmbedded } from '@seal/cli';
 import { createOrtPolicy } from '@seal/engine-ort';
-import { runTraining, trainMethodSchema, type TrainStepEvent } from '@seal/rl';
+import { runTraining, trainMethodSchema } from '@seal/rl';
+import type { TrainStepEvent } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 
 const { values } = parseArgs({

@@ -21,14 +21,11 @@ export {
 export { actionableErrorRewrites, missingCapabilityWarning } from './envtuning/actionable-errors';
 export {
   advanceCurriculum,
-  curriculumStateSchema,
   envTuningStages,
   hasPlateaued,
   initialCurriculumState,
   stageEndReason,
-  type CurriculumAdvanceReason,
   type CurriculumStage,
-  type CurriculumState,
   type CurriculumTransition,
   type PlateauSettings,
 } from './envtuning/curriculum';

@@ -6,6 +6,7 @@ import { buildReportData } from './build-report-data';
 import { reportCharts } from './chart-specs';
 import { readRunDirectory } from './read-run-directory';
 import { renderReportHtml } from './render-report-html';
+import { trainStepEvent } from './run-events.test-support';
 
 /** A run directory with the given events.jsonl records. */
 function runDirectory(events: readonly Record<string, unknown>[]): string {
@@ -16,7 +17,7 @@ function runDirectory(events: readonly Record<string, unknown>[]): string {
   return dir;
 }
 
-const step = (n: number, stage: string) => ({ schemaVersion: 1, type: 'train-step', step: n, successRate: 0.1 * n, rewardMean: 0.1, curriculumStage: stage });
+const step = (n: number, stage: string) => trainStepEvent({ method: 'envtuning', step: n, successRate: 0.1 * n, rewardMean: 0.1, curriculumStage: stage });
 const validation = (n: number, stage: string, accuracy: number) => ({ schemaVersion: 1, type: 'validation', step: n, stage, accuracy, tasks: 16, taskSuccess: {} });
 
 describe('the curriculum timeline', () => {
@@ -71,7 +72,7 @@ describe('the curriculum timeline', () => {
   });
 
   it('should have no curriculum for a method without one', async () => {
-    const dir = runDirectory([{ schemaVersion: 1, type: 'train-step', step: 1, successRate: 0.5 }]);
+    const dir = runDirectory([trainStepEvent({ step: 1, successRate: 0.5 })]);
     const data = buildReportData({ run: await readRunDirectory({ runDirectory: dir }) });
     expect(data.curriculum).toBeNull();
     expect(renderReportHtml({ data, chartLibrary: '' })).not.toContain('Curriculum stages');

@@ -14,20 +14,5 @@ export { parseJsonLines, readJsonLines, type JsonLinesResult } from './read-json
 export type { EpisodeAssessment, EpisodeDiagnoser } from './episode-assessment';
 export { conversationTurns, type Conversation, type ConversationStep, type ConversationTurn, type StepCall } from './viewer/conversation-turns';
 export type { CurriculumStageSpan, OverlaySummary, ReportData, Series, TrainingCategories } from './report-data';
-export {
-  evalEventSchema,
-  overlayLineSchema,
-  runConfigSchema,
-  rollbackEventSchema,
-  stageEventSchema,
-  trainStepEventSchema,
-  validationEventSchema,
-  type EvalRecord,
-  type OverlayLine,
-  type RunConfig,
-  type RollbackRecord,
-  type StageRecord,
-  type TrainStepRecord,
-  type ValidationRecord,
-} from './run-records';
+export { runConfigSchema, type RunConfig } from './run-records';
 export { escapeHtml } from './html';

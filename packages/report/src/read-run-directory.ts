@@ -4,29 +4,26 @@ import { join, resolve } from 'node:path';
 import {
   SealError,
   capabilityStateRecordSchema,
-  parseJsonText,
-  safeParseWithSchema,
-  type CapabilityStateRecord,
-  type SealWarning,
-} from '@seal/spec';
-import { listEpisodeFiles, type EpisodeFile } from './episode-files';
-import { readJsonLines } from './read-json-lines';
-import {
   evalEventSchema,
   overlayLineSchema,
-  runConfigSchema,
+  parseJsonText,
+  rollbackEventSchema,
+  safeParseWithSchema,
   stageEventSchema,
   trainStepEventSchema,
   validationEventSchema,
-  type EvalRecord,
+  type CapabilityStateRecord,
+  type EvalEvent,
   type OverlayLine,
-  type RunConfig,
-  rollbackEventSchema,
-  type RollbackRecord,
-  type StageRecord,
-  type TrainStepRecord,
-  type ValidationRecord,
-} from './run-records';
+  type RollbackEvent,
+  type SealWarning,
+  type StageEvent,
+  type TrainStepEvent,
+  type ValidationEvent,
+} from '@seal/spec';
+import { listEpisodeFiles, type EpisodeFile } from './episode-files';
+import { readJsonLines } from './read-json-lines';
+import { runConfigSchema, type RunConfig } from './run-records';
 
 /** Everything a report needs from a run directory, parsed. */
 export type RunData = {
@@ -36,16 +33,16 @@ export type RunData = {
   config?: RunConfig;
   rawConfig?: unknown;
   /** Training-step events by step (the last record wins for a step recorded twice). */
-  steps: TrainStepRecord[];
+  steps: TrainStepEvent[];
   /** Evaluation events by step, then set. */
-  evaluations: EvalRecord[];
+  evaluations: EvalEvent[];
   /** `overlays.jsonl`, by step. */
   overlays: OverlayLine[];
   /** Environment Tuning's stage changes and validations, by step (empty for other methods). */
-  stages: StageRecord[];
-  validations: ValidationRecord[];
+  stages: StageEvent[];
+  validations: ValidationEvent[];
   /** Gap-monitor rollbacks, by step (empty without the monitor). */
-  rollbacks: RollbackRecord[];
+  rollbacks: RollbackEvent[];
   /** `capability_state.json`, when present. */
   capability?: CapabilityStateRecord;
   /** The files of `episodes/`. */

@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildReportData } from './build-report-data';
 import { readRunDirectory } from './read-run-directory';
 import { renderReportHtml } from './render-report-html';
+import { trainStepEvent } from './run-events.test-support';
 
 function runDirectory(events: readonly Record<string, unknown>[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'seal-report-rollback-'));
@@ -14,7 +15,7 @@ function runDirectory(events: readonly Record<string, unknown>[]): string {
   return dir;
 }
 
-const step = (n: number) => ({ schemaVersion: 1, type: 'train-step', step: n, successRate: 0.2, baselineSuccessRate: 0.4, rewardMean: 0.2 });
+const step = (n: number) => trainStepEvent({ step: n, successRate: 0.2, baselineSuccessRate: 0.4, rewardMean: 0.2 });
 
 describe('gap-monitor rollbacks in the report', () => {
   it('should list each rollback with its gain, the weights restored and the new learning rate', async () => {

@@ -43,17 +43,10 @@ export {
 } from './evaluate/bfcl-score-files';
 export {
   runTraining,
-  type EvalEvent,
   type EvalSet,
-  type RollbackEvent,
   type RunTrainingOptions,
-  type StageEvent,
-  type StepTiming,
   type TrainProgress,
-  type TrainSample,
-  type TrainStepEvent,
   type TrainSummary,
-  type ValidationEvent,
 } from './train/run-training';
 export { RunDirectory, writeFileAtomic, writeJsonAtomic } from './run/run-directory';
 export {
@@ -82,6 +75,5 @@ export {
   observeGap,
   type GapDecision,
   type GapMonitorSettings,
-  type GapMonitorState,
 } from './train/gap-monitor';
 export { randomSealOverlay } from './warmstart/random-overlay';

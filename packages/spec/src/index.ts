@@ -82,3 +82,4 @@ export type { SyncVerifierV1, VerifierV1, VerifierV1CallOptions } from './verifi
 export * from './diagnose/v1';
 export * from './cod/v1';
 export * from './chat-model/v1';
+export * from './run/v1';

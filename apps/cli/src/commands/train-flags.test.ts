@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { EvalEvent } from '@seal/rl';
+import type { EvalEvent } from '@seal/spec';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createOutput } from '../ui/output';
 import { gainLines, parseOverlays, runTrain } from './train';

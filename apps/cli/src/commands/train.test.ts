@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutput, type Output } from '../ui/output';
-import type { TrainStepEvent } from '@seal/rl';
+import type { TrainStepEvent } from '@seal/spec';
 import { baselineSummary, runTrain } from './train';
 
 let root: string;

@@ -1,11 +1,10 @@
+import { curriculumStateSchema, type CurriculumState } from '@seal/spec';
 import { describe, expect, it } from 'vitest';
 import {
   advanceCurriculum,
-  curriculumStateSchema,
   envTuningStages,
   initialCurriculumState,
   stageEndReason,
-  type CurriculumState,
   type PlateauSettings,
 } from './curriculum';
 

@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import type { CurriculumAdvanceReason, CurriculumStageName, CurriculumState } from '@seal/spec';
 
 /** What one curriculum stage trains on, with which reward and feedback. */
 export type CurriculumStage = {
   /** Stable name. */
-  name: 'syntax' | 'hints' | 'hard' | 'independent';
+  name: CurriculumStageName;
   /** Which tasks: `easy` (a small easy subset), `base` (base category only), `all`. */
   data: 'easy' | 'base' | 'all';
   /** Training reward: Environment Tuning's format reward, or the progress reward. */
@@ -31,39 +31,6 @@ export type PlateauSettings = {
   /** Training steps a stage gets at most (the last stage never ends). Default Infinity. */
   maxStepsPerStage?: number;
 };
-
-/** Why a stage ended: its validation score plateaued, or its step budget was spent. */
-export type CurriculumAdvanceReason = 'plateau' | 'budget';
-
-/** The serialisable state of a curriculum run (for checkpoints). */
-export const curriculumStateSchema = z.object({
-  schemaVersion: z.literal(1),
-  stage: z.number().int().nonnegative(),
-  /**
-   * Validation scores of the current stage, in order. A stage entered right
-   * after a validation starts from that score (the weights it begins with).
-   */
-  scores: z.array(z.number()),
-  /** The step at which the current stage began. */
-  stageStartStep: z.number().int().nonnegative(),
-  /**
-   * Stage changes so far: after `step`, from stage `from` to `to`, why
-   * (absent in states written before reasons were recorded), and the
-   * validation score of that step when one was taken.
-   */
-  transitions: z.array(
-    z.object({
-      step: z.number().int(),
-      from: z.number().int(),
-      to: z.number().int(),
-      reason: z.enum(['plateau', 'budget']).optional(),
-      validation: z.number().optional(),
-    }),
-  ),
-});
-
-/** See {@link curriculumStateSchema}. */
-export type CurriculumState = z.infer<typeof curriculumStateSchema>;
 
 /** One stage change (an element of `CurriculumState.transitions`). */
 export type CurriculumTransition = CurriculumState['transitions'][number];

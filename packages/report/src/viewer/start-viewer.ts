@@ -3,12 +3,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { HttpError, listen, sendJson as sendJsonBody } from '@seal/http';
-import { toSealError, type EpisodeRecord, type InterfaceOverlay } from '@seal/spec';
+import { overlayLineSchema, toSealError, type EpisodeRecord, type InterfaceOverlay } from '@seal/spec';
 import type { EpisodeAssessment, EpisodeDiagnoser } from '../episode-assessment';
 import { listEpisodeFiles, parseEpisodeFileName, readEpisodeFile, type EpisodeFile } from '../episode-files';
 import { readJsonLines } from '../read-json-lines';
 import { readRunDirectory } from '../read-run-directory';
-import { overlayLineSchema } from '../run-records';
 import { renderEpisodePage, renderErrorPage, renderIndexPage, type ViewerRunInfo } from './render-viewer-pages';
 
 /** Options of {@link startViewer}. */

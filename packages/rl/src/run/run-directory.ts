@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { latestCheckpointSchema, parseJsonText, parseWithSchema, runEventSchema, type RunEvent } from '@seal/spec';
 
 /** Writes a file atomically: a temporary file in the same directory, then a rename. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
@@ -75,8 +76,7 @@ export class RunDirectory {
   async latestCheckpoint(): Promise<number | undefined> {
     const file = this.path('checkpoints', 'latest.json');
     if (!existsSync(file)) return undefined;
-    const value = JSON.parse(await readFile(file, 'utf8')) as { step?: unknown };
-    return typeof value.step === 'number' ? value.step : undefined;
+    return parseWithSchema({ schema: latestCheckpointSchema, value: parseJsonText({ text: await readFile(file, 'utf8'), source: file }), source: file }).step;
   }
 
   async markLatestCheckpoint(step: number): Promise<void> {
@@ -87,26 +87,29 @@ export class RunDirectory {
    * Drops everything recorded after `step`: event lines with a larger step
    * (and a torn last line), episode files of later steps, and older
    * checkpoints than the `keep` newest. Returns the events kept (the lines
-   * of `events.jsonl`, parsed).
+   * of `events.jsonl`, parsed with `runEventSchema`; a line that is valid
+   * JSON but not a run event throws INVALID_DATA).
    */
-  async truncateAfter(step: number): Promise<unknown[]> {
-    let events: unknown[] = [];
+  async truncateAfter(step: number): Promise<RunEvent[]> {
+    let events: RunEvent[] = [];
     for (const name of ['events.jsonl', 'overlays.jsonl']) {
       const file = this.path(name);
       if (!existsSync(file)) continue;
-      const kept: { line: string; value: unknown }[] = [];
-      for (const line of (await readFile(file, 'utf8')).split('\n')) {
+      const kept: { line: string; value: unknown; lineNumber: number }[] = [];
+      for (const [index, line] of (await readFile(file, 'utf8')).split('\n').entries()) {
         if (line.trim() === '') continue;
         let value: { step?: unknown };
         try {
-          value = JSON.parse(line) as { step?: unknown };
+          value = parseJsonText({ text: line }) as { step?: unknown };
         } catch {
           continue; // a line torn by a crash
         }
-        if (typeof value.step !== 'number' || value.step <= step) kept.push({ line, value });
+        if (typeof value.step !== 'number' || value.step <= step) kept.push({ line, value, lineNumber: index + 1 });
       }
       await writeFileAtomic(file, kept.map(({ line }) => `${line}\n`).join(''));
-      if (name === 'events.jsonl') events = kept.map(({ value }) => value);
+      if (name === 'events.jsonl') {
+        events = kept.map(({ value, lineNumber }) => parseWithSchema({ schema: runEventSchema, value, source: `${file}:${lineNumber}` }));
+      }
     }
     const episodes = this.path('episodes');
     if (existsSync(episodes)) {

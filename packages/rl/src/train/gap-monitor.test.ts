@@ -1,5 +1,6 @@
+import type { GapMonitorState } from '@seal/spec';
 import { describe, expect, it } from 'vitest';
-import { gapMonitorSettingsSchema, initialGapMonitorState, observeGap, type GapDecision, type GapMonitorState } from './gap-monitor';
+import { gapMonitorSettingsSchema, initialGapMonitorState, observeGap, type GapDecision } from './gap-monitor';
 
 const settings = gapMonitorSettingsSchema.parse({ window: 2, threshold: -0.1, learningRateFactor: 0.5, maxRollbacks: 1 });
 

@@ -1,3 +1,4 @@
+import type { GapMonitorState } from '@seal/spec';
 import * as z from 'zod';
 
 /**
@@ -21,20 +22,6 @@ export const gapMonitorSettingsSchema = z
 
 /** See {@link gapMonitorSettingsSchema}. */
 export type GapMonitorSettings = z.output<typeof gapMonitorSettingsSchema>;
-
-/** The monitor's state, saved with each checkpoint so that a resumed run decides the same way. */
-export type GapMonitorState = {
-  /** Gains of the steps since the last rollback (the window reads the last `window`). */
-  gains: number[];
-  /** The step whose weights are kept as the best (0: the starting weights). */
-  bestStep: number;
-  /** The trailing mean gain that made `bestStep` the best. */
-  bestGain: number;
-  /** Rollbacks so far. */
-  rollbacks: number;
-  /** The factor on the configured learning rate now in force. */
-  learningRateScale: number;
-};
 
 /** What the monitor decides after a step. */
 export type GapDecision =

@@ -9,8 +9,6 @@ import {
   evolveSealOverlay,
   initialCurriculumState,
   sealSettingsForModules,
-  type CurriculumStage,
-  type CurriculumState,
   type PlateauSettings,
   type SealInterfaceSettings,
 } from '@seal/evolve';
@@ -18,36 +16,34 @@ import { PyRandom } from '@seal/python';
 import {
   SealError,
   emptyOverlay,
+  parseJsonText,
   parseWithSchema,
+  trainerStateSchema,
+  type EvalEvent,
   type InterfaceOverlay,
   type PolicyV1,
   type PolicyV1TrainResult,
   type PolicyV1TrainSequence,
+  type RollbackEvent,
+  type RunEvent,
+  type StageEvent,
   type SyncVerifierV1,
   type Task,
   type ToolBackendV1,
   type ToolDoc,
+  type TrainerState,
+  type TrainStepEvent,
+  type ValidationEvent,
 } from '@seal/spec';
 import { grpoAdvantages, zeroVarianceGroups } from '../advantages/grpo';
 import { methodComponents, trainConfigSchema, type TrainConfig, type TrainConfigInput } from '../config/train-config';
 import { evaluatePolicy, type PolicyEvaluation } from '../evaluate/evaluate-policy';
 import { deriveSeed, runRollouts, type Rollout } from '../rollout/run-rollouts';
 import { RunDirectory, writeJsonAtomic } from '../run/run-directory';
-import { initialGapMonitorState, observeGap, type GapMonitorState } from './gap-monitor';
+import { initialGapMonitorState, observeGap } from './gap-monitor';
 
 /** An evaluation set: a name and its tasks. */
 export type EvalSet = { name: string; tasks: Task[] };
-
-/** Where a training step's wall time went (milliseconds). */
-export type StepTiming = {
-  /** Policy work: generation, scoring, training, checkpoint saves. */
-  model: number;
-  /** Everything else: environment, verification, diagnosis, evolution, advantages, bookkeeping. */
-  other: number;
-  total: number;
-  /** Parts of `other`, for the loop benchmark. */
-  parts: Record<string, number>;
-};
 
 /** Progress reported by {@link runTraining}. */
 export type TrainProgress =
@@ -58,117 +54,6 @@ export type TrainProgress =
   | { type: 'eval-end'; step: number; set: string; evaluation: PolicyEvaluation }
   | { type: 'rollback'; event: RollbackEvent }
   | { type: 'stage'; event: StageEvent };
-
-/** The `events.jsonl` record of a training step. */
-export type TrainStepEvent = {
-  schemaVersion: 1;
-  type: 'train-step';
-  step: number;
-  method: string;
-  rewardMean: number;
-  successRate: number;
-  tagCounts: Record<string, number>;
-  loss: number;
-  gradNorm: number;
-  kl: number;
-  clipFraction: number;
-  skippedUpdates: number;
-  droppedGroups: number;
-  overlayHash: string;
-  tagWeights: Record<string, number>;
-  curriculumStage?: string;
-  /**
-   * With `frozenBaseline`: the success rate of the frozen reference policy on
-   * the same tasks, interface and sampling seeds (not trained on).
-   */
-  baselineSuccessRate?: number;
-  timing: StepTiming;
-  /** One record per episode of the step: its verdict and the advantage it was trained with. */
-  samples: TrainSample[];
-};
-
-/** An episode of a training step as the update saw it (in `TrainStepEvent.samples`). */
-export type TrainSample = {
-  episodeId: string;
-  taskId: string;
-  /** The verifier's official verdict (the success rate counts these). */
-  success: boolean;
-  /** The reward the advantage was computed from (binary, or a curriculum stage's reward). */
-  reward: number;
-  /** The advantage after A-Patch; 0 for an episode left out of the update. */
-  advantage: number;
-  /** Per-turn failure tags. */
-  tags: string[];
-  /** With `frozenBaseline`: the verdict of the frozen reference policy's episode with the same task and index. */
-  baselineSuccess?: boolean;
-};
-
-/** The `events.jsonl` record of an evaluation. */
-export type EvalEvent = {
-  schemaVersion: 1;
-  type: 'eval';
-  step: number;
-  set: string;
-  accuracy: number;
-  overall: number;
-  categories: Record<string, { accuracy: number; correctCount: number; totalCount: number }>;
-  tagCounts: Record<string, number>;
-  overlayHash: string;
-  /** Per task id: 1 if the greedy episode succeeded, else 0 (the pairs of before/after comparisons). */
-  taskSuccess?: Record<string, number>;
-  /** With `evalSamples`: sampled pass@1 at temperature 1 on the same tasks. */
-  sampled?: { samples: number; temperature: number; accuracy: number; taskSuccess: Record<string, number> };
-};
-
-/**
- * The `events.jsonl` record of a gap-monitor rollback: after `step`, the
- * policy's weights were restored to those of `toStep` (0: the starting
- * weights) and the learning rate scaled to `learningRate`.
- */
-export type RollbackEvent = {
-  schemaVersion: 1;
-  type: 'rollback';
-  step: number;
-  toStep: number;
-  /** The window's mean paired gain over the frozen warm start that triggered it. */
-  windowGain: number;
-  /** The learning rate from the next step on. */
-  learningRate: number;
-};
-
-/**
- * The `events.jsonl` record of an Environment Tuning stage change: after
- * `step`, the curriculum moved from stage `from` to `to`, because the
- * validation score plateaued or the stage's step budget was spent.
- */
-export type StageEvent = {
-  schemaVersion: 1;
-  type: 'stage';
-  step: number;
-  /** Stage names (`syntax`, `hints`, `hard`, `independent`). */
-  from: CurriculumStage['name'];
-  to: CurriculumStage['name'];
-  reason: 'plateau' | 'budget';
-  /** The validation accuracy of `step`, when the step was validated. */
-  validation?: number;
-};
-
-/**
- * The `events.jsonl` record of an Environment Tuning validation: greedy
- * accuracy on the validation split (training tasks set aside, never trained
- * on) on the standard interface, after `step` (0: before training).
- */
-export type ValidationEvent = {
-  schemaVersion: 1;
-  type: 'validation';
-  step: number;
-  /** The stage the validated weights were trained in (`syntax` at step 0). */
-  stage: CurriculumStage['name'];
-  accuracy: number;
-  tasks: number;
-  /** Per task id: 1 if the greedy episode succeeded, else 0. */
-  taskSuccess: Record<string, number>;
-};
 
 /** Options of {@link runTraining}. */
 export type RunTrainingOptions = {
@@ -203,14 +88,6 @@ export type TrainSummary = {
   validations: ValidationEvent[];
   /** The step the run resumed after (0 for a fresh run). */
   resumedFrom: number;
-};
-
-type TrainerState = {
-  schemaVersion: 1;
-  step: number;
-  curriculum: CurriculumState;
-  /** The gap monitor's state (with `gapMonitor`). */
-  gapMonitor?: GapMonitorState;
 };
 
 function shuffleForEpoch(tasks: readonly Task[], seed: number, epoch: number): Task[] {
@@ -361,15 +238,15 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
   };
   let capability = new CapabilityState();
   // The events a resumed run had already recorded (its summary includes them).
-  let recorded: (TrainStepEvent | EvalEvent | RollbackEvent | StageEvent | ValidationEvent)[] = [];
+  let recorded: RunEvent[] = [];
   const resumedFrom = (await run.latestCheckpoint()) ?? 0;
   if (resumedFrom > 0) {
     await assertResumable({ runDirectory: options.runDirectory, path: run.path('config.json'), config });
     const checkpoint = run.checkpointPath(resumedFrom);
     await policy.load({ directory: checkpoint });
-    state = JSON.parse(await readFile(`${checkpoint}/trainer-state.json`, 'utf8')) as TrainerState;
+    state = parseWithSchema({ schema: trainerStateSchema, value: parseJsonText({ text: await readFile(`${checkpoint}/trainer-state.json`, 'utf8') }), source: `${checkpoint}/trainer-state.json` });
     capability = await loadCapabilityState({ path: `${checkpoint}/capability_state.json` });
-    recorded = (await run.truncateAfter(resumedFrom)) as typeof recorded;
+    recorded = await run.truncateAfter(resumedFrom);
   } else {
     // A fresh run (or one that crashed before its first checkpoint) starts clean.
     await run.reset();
