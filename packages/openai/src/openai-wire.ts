@@ -342,7 +342,9 @@ export function fromOpenAiRequest(
   return {
     request: {
       messages: fromOpenAiMessages(body.messages),
-      ...(tools.length === 0 ? {} : { tools: tools as ChatModelV1ToolDefinition[] }),
+      ...(tools.length === 0
+        ? {}
+        : { tools: tools as ChatModelV1ToolDefinition[] }),
       ...(maxTokens === undefined ? {} : { maxTokens }),
       temperature: body.temperature ?? 1,
       ...(body.top_p === null || body.top_p === undefined

@@ -5,6 +5,10 @@ import {
   loadSharedBfclData,
   sharedDataSkipMessage,
 } from '@seal/bfcl/test';
+import {
+  envServiceDiagnoseDataSchema,
+  envServiceStepDataSchema,
+} from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -193,10 +197,10 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
         bfcl_error_type: 'multi_turn:force_terminated',
       });
       expect(evaluation.bfcl_progress_info.terminated_early).toBe(true);
-      const { data } = await client.call<{ failure_tags: string[] }>(
-        'diagnose',
-        { instanceId: 'a' },
-      );
+      const { data } = await client.call('diagnose', {
+        instanceId: 'a',
+        schema: envServiceDiagnoseDataSchema,
+      });
       expect(data.failure_tags).toHaveLength(4);
     });
 
@@ -814,10 +818,9 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       }[];
       expect(tools).toHaveLength(32);
       expect(tools[0]!.function.parameters.type).toBe('object');
-      const result = await client.call<{
-        state: { role: string; content: string; tool_call_id?: string }[];
-      }>('step', {
+      const result = await client.call('step', {
         instanceId: 'a',
+        schema: envServiceStepDataSchema,
         messages: {
           role: 'assistant',
           content: null,
@@ -884,18 +887,10 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       });
       await client.step({ instanceId: 'a', content: 'ok' });
       void created;
-      const { data } = await client.call<{
-        failure_tags: string[];
-        fine_tags: string[][];
-        dominant_tag: string;
-        reward: number;
-        success: boolean;
-        diagnosis: {
-          schemaVersion: number;
-          turns: unknown[];
-          trajectory: { hasToolError: boolean };
-        };
-      }>('diagnose', { instanceId: 'a' });
+      const { data } = await client.call('diagnose', {
+        instanceId: 'a',
+        schema: envServiceDiagnoseDataSchema,
+      });
       expect(data.failure_tags[0]).toBe('pass');
       expect(data.failure_tags[1]).not.toBe('pass');
       expect(data.fine_tags).toHaveLength(4);

@@ -8,7 +8,14 @@ import {
 } from '@seal/env';
 import {
   SealError,
-  type EpisodeDiagnosis,
+  envServiceRequestSchema,
+  envServiceStepMessageSchema,
+  envServiceStepParamsSchema,
+  type EnvServiceCreateData,
+  type EnvServiceDiagnoseData,
+  type EnvServiceEvaluation,
+  type EnvServiceRequest,
+  type EnvServiceStepData,
   type EpisodeRecord,
   type SealWarning,
   type SyncVerifierV1,
@@ -25,18 +32,13 @@ import {
   type EpisodeParams,
   type StatisticsLoader,
 } from './episode-params';
-import { toSealEvaluation, type SealEvaluation } from './seal-evaluation';
+import { toSealEvaluation } from './seal-evaluation';
 import type { TaskSource } from './task-source';
 import {
   conversationCompleted,
   fromStepMessage,
   parseRequestPart,
-  serviceRequestSchema,
-  stepMessageSchema,
-  stepParamsSchema,
   toWireMessage,
-  type ServiceRequest,
-  type WireMessage,
 } from './wire';
 import * as z from 'zod';
 
@@ -79,49 +81,6 @@ export type EnvServiceSettings = {
   loadStatistics?: StatisticsLoader;
   /** Clock for idle times. Default `Date.now`. */
   now?: () => number;
-};
-
-/** The `/create` result: SEAL's `{state: [system, user], info}`. */
-export type CreateResult = {
-  state: [WireMessage, WireMessage];
-  info: {
-    instance_id: string;
-    task_id: string;
-    test_id: string;
-    tools_count: number;
-    questions_count: number;
-    observation_lite: boolean;
-    /** Ours: the protocol, mode and overlay hash of the episode. */
-    protocol: string;
-    mode: 'train' | 'eval';
-    overlay_hash: string;
-    /** Ours: OpenAI tool definitions, for the `openai-tools` protocol (tools travel out of band). */
-    tools?: unknown[];
-    /** Ours: params that were ignored or refused. */
-    warnings: SealWarning[];
-  };
-};
-
-/** The `/step` result: SEAL's `{state, reward, is_terminated, info}`. */
-export type StepResult = {
-  state: WireMessage[];
-  /** The binary official accuracy at termination, else 0. */
-  reward: number;
-  is_terminated: boolean;
-  info: Record<string, unknown>;
-};
-
-/** The `/diagnose` result (ours). */
-export type DiagnoseResult = {
-  /** SEAL's per-turn tags. */
-  failure_tags: string[];
-  /** Per ground-truth turn, the finer tags from the event stream. */
-  fine_tags: string[][];
-  dominant_tag: string;
-  reward: number;
-  success: boolean;
-  /** The full diagnosis record (`@seal/spec` `EpisodeDiagnosis`, camelCase). */
-  diagnosis: EpisodeDiagnosis;
 };
 
 /** The transport-free environment service (see {@link createEnvService}). */
@@ -177,7 +136,7 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
   const now = settings.now ?? Date.now;
   const instances = new Map<string, Instance>();
 
-  const requireInstanceId = (request: ServiceRequest): string => {
+  const requireInstanceId = (request: EnvServiceRequest): string => {
     if (!request.instance_id) {
       throw new SealError({
         code: 'INVALID_ARGUMENT',
@@ -188,7 +147,7 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     return request.instance_id;
   };
 
-  const instanceOf = (request: ServiceRequest): Instance => {
+  const instanceOf = (request: EnvServiceRequest): Instance => {
     const id = requireInstanceId(request);
     const instance = instances.get(id);
     if (!instance) {
@@ -218,7 +177,9 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
   const accuracyOf = (instance: Instance): number =>
     verify(instance).result.official.valid ? 1 : 0;
 
-  const create = async (request: ServiceRequest): Promise<CreateResult> => {
+  const create = async (
+    request: EnvServiceRequest,
+  ): Promise<EnvServiceCreateData> => {
     if (!request.task_id) {
       throw new SealError({
         code: 'INVALID_ARGUMENT',
@@ -335,16 +296,16 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     };
   };
 
-  const step = (request: ServiceRequest): StepResult => {
+  const step = (request: EnvServiceRequest): EnvServiceStepData => {
     const instance = instanceOf(request);
     const message = parseRequestPart({
-      schema: stepMessageSchema,
+      schema: envServiceStepMessageSchema,
       value: request.messages,
       field: 'messages',
     });
     const rawParams = request.params ?? {};
     const stepParams = parseRequestPart({
-      schema: stepParamsSchema,
+      schema: envServiceStepParamsSchema,
       value: rawParams,
       field: 'params',
     });
@@ -447,7 +408,9 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     };
   };
 
-  const evaluate = (request: ServiceRequest): number | SealEvaluation => {
+  const evaluate = (
+    request: EnvServiceRequest,
+  ): number | EnvServiceEvaluation => {
     const instance = instanceOf(request);
     const params = parseRequestPart({
       schema: evaluateParamsSchema,
@@ -464,7 +427,7 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     });
   };
 
-  const diagnose = (request: ServiceRequest): DiagnoseResult => {
+  const diagnose = (request: EnvServiceRequest): EnvServiceDiagnoseData => {
     const instance = instanceOf(request);
     const params = parseRequestPart({
       schema: diagnoseParamsSchema,
@@ -487,7 +450,7 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     };
   };
 
-  const profile = (request: ServiceRequest): readonly string[] => {
+  const profile = (request: EnvServiceRequest): readonly string[] => {
     const params = parseRequestPart({
       schema: profileParamsSchema,
       value: request.params ?? {},
@@ -522,7 +485,7 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
         });
       }
       const request = parseRequestPart({
-        schema: serviceRequestSchema,
+        schema: envServiceRequestSchema,
         value: body,
         field: 'body',
       });

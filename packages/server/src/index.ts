@@ -1,12 +1,9 @@
 export {
   createEnvService,
   envServiceEndpoints,
-  type CreateResult,
-  type DiagnoseResult,
   type EnvService,
   type EnvServiceEndpoint,
   type EnvServiceSettings,
-  type StepResult,
 } from './env-service';
 export {
   startEnvServer,
@@ -20,7 +17,7 @@ export {
   type EpisodeParams,
   type StatisticsLoader,
 } from './episode-params';
-export { toSealEvaluation, type SealEvaluation } from './seal-evaluation';
+export { toSealEvaluation } from './seal-evaluation';
 export {
   apatchWeightsParamsSchema,
   computeAPatchWeights,
@@ -31,12 +28,5 @@ export {
   createStaticTaskSource,
   type TaskSource,
 } from './task-source';
-export {
-  conversationCompleted,
-  serviceRequestSchema,
-  stepMessageSchema,
-  type ServiceRequest,
-  type StepMessage,
-  type WireMessage,
-} from './wire';
+export { conversationCompleted } from './wire';
 export { createStateFileStatisticsLoader } from './state-file-statistics';

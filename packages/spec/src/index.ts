@@ -83,3 +83,4 @@ export * from './diagnose/v1';
 export * from './cod/v1';
 export * from './chat-model/v1';
 export * from './run/v1';
+export * from './env-service/v1';

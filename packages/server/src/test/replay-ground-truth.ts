@@ -4,11 +4,8 @@ import {
   pyJsonDumps,
   type PyValue,
 } from '@seal/python';
-import type {
-  SealEnvClient,
-  SealStepData,
-  SealWireMessage,
-} from './seal-env-client';
+import type { EnvServiceMessage, EnvServiceStepData } from '@seal/spec';
+import type { SealEnvClient } from './seal-env-client';
 
 /**
  * Test support: plays a task's ground truth through a SEAL environment
@@ -96,7 +93,7 @@ export async function replayGroundTruth({
 }: {
   client: SealEnvClient;
   instanceId: string;
-  initial: SealWireMessage[];
+  initial: EnvServiceMessage[];
   groundTruth: readonly (readonly string[])[];
   /** Called before each model message; may send extra steps of its own. */
   before?: (info: { turn: number; call: number }) => Promise<void>;
@@ -108,8 +105,8 @@ export async function replayGroundTruth({
     readToolParameters(message.content, parameters);
   const transcript: string[] = [];
   let steps = 0;
-  let last: SealStepData | undefined;
-  const send = async (content: string): Promise<SealStepData> => {
+  let last: EnvServiceStepData | undefined;
+  const send = async (content: string): Promise<EnvServiceStepData> => {
     steps++;
     const result = await client.step({ instanceId, content });
     for (const message of result.state) transcript.push(message.content);

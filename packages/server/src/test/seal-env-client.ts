@@ -1,90 +1,26 @@
+import {
+  envServiceCreateDataSchema,
+  envServiceEvaluationSchema,
+  envServiceResponseSchema,
+  envServiceStepDataSchema,
+  parseJsonText,
+  parseWithSchema,
+  type EnvServiceCreateData,
+  type EnvServiceEvaluation,
+  type EnvServiceRequestInput,
+  type EnvServiceStepData,
+} from '@seal/spec';
+import * as z from 'zod';
+
 /**
  * A client for SEAL's environment-service HTTP API, written from the
- * request and response shapes of SEAL's specification (§7.2) alone: it
- * imports nothing from the server, so tests that drive our server through it
- * check the wire contract, not our own types. It works against SEAL's Python
- * service too.
+ * request and response shapes of SEAL's specification (§7.2) as
+ * `@seal/spec` declares them (`env-service/v1`): it imports nothing from the
+ * server, and it parses every answer with those schemas, so tests that drive
+ * our server through it check the wire contract, not our own code. The
+ * schemas mark this service's additions optional, so it works against SEAL's
+ * Python service too.
  */
-
-/** A chat message in SEAL's wire shape. */
-export type SealWireMessage = {
-  role: string;
-  content: string;
-  tool_calls?: unknown[];
-  [key: string]: unknown;
-};
-
-/** The body of every POST (§7.2). */
-export type SealRequestBody = {
-  env_type: string;
-  task_id?: string | null;
-  instance_id?: string | null;
-  messages: Record<string, unknown>;
-  params: Record<string, unknown>;
-};
-
-/** `/create`'s `data`. */
-export type SealCreateData = {
-  state: SealWireMessage[];
-  info: {
-    instance_id: string;
-    task_id: string;
-    test_id: string;
-    tools_count: number;
-    questions_count: number;
-    observation_lite: boolean;
-    [key: string]: unknown;
-  };
-};
-
-/** `/step`'s `data`. */
-export type SealStepData = {
-  state: SealWireMessage[];
-  reward: number;
-  is_terminated: boolean;
-  info: Record<string, unknown>;
-};
-
-/** `/evaluate`'s non-sparse `data` (the fields §7.2 lists). */
-export type SealEvaluateData = {
-  valid: boolean;
-  accuracy: number;
-  total_count: number;
-  correct_count: number;
-  test_category: string;
-  test_id: string;
-  model_name: string;
-  input_tokens: number;
-  output_tokens: number;
-  turn_count: number;
-  completed: boolean;
-  bfcl_progress: number;
-  bfcl_progress_with_irrelevance: number;
-  bfcl_progress_info: {
-    per_turn_valid: (boolean | null)[];
-    irrelevance_per_turn: (number | null)[];
-    failure_tags: string[];
-    passed_turns: number;
-    scorable_turns: number;
-    passed_irrelevance_turns: number;
-    irrelevance_turns: number;
-    terminated_early: boolean;
-    error: string | null;
-  };
-  trajectory_clean: boolean;
-  trajectory_has_invalid_tool_call: boolean;
-  trajectory_has_tool_error: boolean;
-  trajectory_error_count: number;
-  trajectory_num_user_turns: number;
-  trajectory_num_turns_with_tool_call: number;
-  trajectory_num_tool_calls_attempted: number;
-  trajectory_num_tool_calls_accepted: number;
-  trajectory_num_tool_executions_no_error: number;
-  trajectory_turn_coverage_rate: number;
-  trajectory_tool_call_accept_rate: number;
-  trajectory_tool_exec_success_rate: number;
-  [key: string]: unknown;
-};
 
 /** A raw response: status and parsed JSON body (or text for non-JSON). */
 export type SealRawResponse = { status: number; body: unknown };
@@ -157,14 +93,18 @@ export class SealEnvClient {
     const text = await response.text();
     let parsed: unknown = text;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseJsonText({ text });
     } catch {
       // Not JSON: keep the text.
     }
     return { status: response.status, body: parsed };
   }
 
-  /** POSTs SEAL's body shape and returns `data`; throws on a non-2xx status. */
+  /**
+   * POSTs SEAL's body shape and returns the envelope with `data` parsed by
+   * `schema`; throws on a non-2xx status, and INVALID_DATA when the answer
+   * does not have the declared shape.
+   */
   async call<TData>(
     endpoint: string,
     {
@@ -172,14 +112,17 @@ export class SealEnvClient {
       instanceId,
       messages = {},
       params = {},
+      schema,
     }: {
       taskId?: string;
       instanceId?: string;
       messages?: Record<string, unknown>;
       params?: Record<string, unknown>;
+      /** The shape of `data`. */
+      schema: z.ZodType<TData>;
     },
   ): Promise<{ success: boolean; data: TData }> {
-    const body: SealRequestBody = {
+    const body: EnvServiceRequestInput = {
       env_type: this.envType,
       task_id: taskId ?? null,
       instance_id: instanceId ?? null,
@@ -189,15 +132,28 @@ export class SealEnvClient {
     const { status, body: answer } = await this.request(endpoint, body);
     if (status < 200 || status >= 300)
       throw new SealEnvClientError({ endpoint, status, body: answer });
-    return answer as { success: boolean; data: TData };
+    const source = `${this.baseUrl}/${endpoint}`;
+    const envelope = parseWithSchema({
+      schema: envServiceResponseSchema,
+      value: answer,
+      source,
+    });
+    return {
+      success: envelope.success,
+      data: parseWithSchema({ schema, value: envelope.data, source }),
+    };
   }
 
   /** `/get_env_profile`: the task ids of a split. */
   async getEnvProfile({ split = 'train' }: { split?: string } = {}): Promise<
     string[]
   > {
-    return (await this.call<string[]>('get_env_profile', { params: { split } }))
-      .data;
+    return (
+      await this.call('get_env_profile', {
+        params: { split },
+        schema: z.array(z.string()),
+      })
+    ).data;
   }
 
   /** `/create`. */
@@ -209,9 +165,14 @@ export class SealEnvClient {
     taskId: string;
     instanceId: string;
     params?: Record<string, unknown>;
-  }): Promise<SealCreateData> {
+  }): Promise<EnvServiceCreateData> {
     return (
-      await this.call<SealCreateData>('create', { taskId, instanceId, params })
+      await this.call('create', {
+        taskId,
+        instanceId,
+        params,
+        schema: envServiceCreateDataSchema,
+      })
     ).data;
   }
 
@@ -224,12 +185,13 @@ export class SealEnvClient {
     instanceId: string;
     content: string;
     params?: Record<string, unknown>;
-  }): Promise<SealStepData> {
+  }): Promise<EnvServiceStepData> {
     return (
-      await this.call<SealStepData>('step', {
+      await this.call('step', {
         instanceId,
         messages: { role: 'assistant', content },
         params,
+        schema: envServiceStepDataSchema,
       })
     ).data;
   }
@@ -241,9 +203,10 @@ export class SealEnvClient {
     instanceId: string;
   }): Promise<number> {
     return (
-      await this.call<number>('evaluate', {
+      await this.call('evaluate', {
         instanceId,
         params: { sparse: true },
+        schema: z.number(),
       })
     ).data;
   }
@@ -253,22 +216,25 @@ export class SealEnvClient {
     instanceId,
   }: {
     instanceId: string;
-  }): Promise<SealEvaluateData> {
+  }): Promise<EnvServiceEvaluation> {
     return (
-      await this.call<SealEvaluateData>('evaluate', {
+      await this.call('evaluate', {
         instanceId,
         params: { sparse: false },
+        schema: envServiceEvaluationSchema,
       })
     ).data;
   }
 
   /** `/get_info`: the tool-name listing. */
   async getInfo({ instanceId }: { instanceId: string }): Promise<string> {
-    return (await this.call<string>('get_info', { instanceId })).data;
+    return (await this.call('get_info', { instanceId, schema: z.string() }))
+      .data;
   }
 
   /** `/release`: whether the instance existed. */
   async release({ instanceId }: { instanceId: string }): Promise<boolean> {
-    return (await this.call<null>('release', { instanceId })).success;
+    return (await this.call('release', { instanceId, schema: z.null() }))
+      .success;
   }
 }
