@@ -1,3 +1,5 @@
+export { codRunConfigSchema, type CodRunConfig } from './cod-run-config';
+export { codTrainStateSchema, type CodTrainState } from './cod-train-state';
 export {
   packRunAdvantagesSchema,
   packRunRecordSchema,

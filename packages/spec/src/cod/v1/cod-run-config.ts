@@ -1,0 +1,44 @@
+import * as z from 'zod';
+
+/**
+ * `config.json` in a Connect the Dots run directory: the resolved settings
+ * of `seal train --method cod` (preset sizes with the flags applied), for
+ * the report and the viewer.
+ */
+export const codRunConfigSchema = z.object({
+  schemaVersion: z.literal(1),
+  /** The run's id (also each pack run's `runId`). */
+  runId: z.string().min(1),
+  method: z.literal('cod'),
+  /** The preset the sizes came from (`smoke`, `default`, …). */
+  preset: z.string().min(1),
+  /** The pack environment's CLI name (`frozen-lake`, `bfcl`). */
+  environment: z.string().min(1),
+  /** Its id in the pack runs (`frozen-lake-obscure`, `bfcl-aliases`). */
+  environmentId: z.string().min(1),
+  /** Seed of the tasks, the pack seeds and the sampling. */
+  seed: z.number().int().nonnegative(),
+  /** Training steps. */
+  steps: z.number().int().nonnegative(),
+  /** Packs rolled out per step. */
+  packsPerStep: z.number().int().positive(),
+  /** Runs per pack (the group of the baseline, G). */
+  groupSize: z.number().int().min(2),
+  /** Tasks per training pack. */
+  packSize: z.number().int().min(2),
+  /** Packs per evaluation (before and after training). */
+  evalPacks: z.number().int().nonnegative(),
+  /** Tasks per evaluation pack. */
+  evalPackSize: z.number().int().min(2),
+  learningRate: z.number().nonnegative(),
+  temperature: z.number().positive(),
+  /** Tokens per solve action. */
+  maxTokens: z.number().int().positive(),
+  /** Tokens per update-context response. */
+  updateMaxTokens: z.number().int().positive(),
+  /** The model the run started from (a directory). */
+  initialModel: z.string(),
+});
+
+/** See {@link codRunConfigSchema}. */
+export type CodRunConfig = z.infer<typeof codRunConfigSchema>;
