@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PyException } from './py-exception';
-import { parsePyJson, pyJsonDumps } from './py-json';
+import { PyJsonSyntaxError, parsePyJson, pyJsonDumps } from './py-json';
 import { PyDict, PyEllipsis, PySet, PyTuple, freezePyValue, isFrozenPyList } from './py-value';
 
 describe('pyJsonDumps', () => {
@@ -90,6 +90,17 @@ describe('pyJsonDumps', () => {
 });
 
 describe('parsePyJson', () => {
+  it('should refuse integers of more than 4,300 digits, as json.loads does', () => {
+    // Regression (fuzz): such an int reached formatCall and threw from an episode step.
+    expect(parsePyJson(`[${'9'.repeat(4300)}, -${'9'.repeat(4300)}]`)).toHaveLength(2);
+    expect(() => parsePyJson(`{"a": ${'9'.repeat(4301)}}`)).toThrow(PyJsonSyntaxError);
+    expect(() => parsePyJson(`-${'1'.repeat(5000)}`)).toThrow(
+      'Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits',
+    );
+    // Floats of any length are fine (they round).
+    expect(parsePyJson(`${'9'.repeat(5000)}.0`)).toBe(Infinity);
+  });
+
   it('should keep ints and floats apart', () => {
     const value = parsePyJson('{"a": 10000.0, "b": 10000, "c": 1e3, "d": -0.5}') as PyDict;
     expect(value.get('a')).toBe(10000);

@@ -222,11 +222,15 @@ export class PyJsonSyntaxError extends Error {
   }
 }
 
+/** CPython's default `sys.get_int_max_str_digits()`. */
+const maxIntDigits = 4300;
+
 /**
  * Parses JSON the way Python's `json.loads` does, keeping what JS drops:
  * integers become `bigint` (`int`) and numbers with a fraction or exponent
  * become `number` (`float`), so `10000.0` stays a float. Objects become
  * {@link PyDict}s in document order. Accepts `NaN`, `Infinity`, `-Infinity`.
+ * Like Python, refuses integers of more than 4,300 digits.
  */
 export function parsePyJson(text: string): PyValue {
   let pos = 0;
@@ -372,8 +376,17 @@ export function parsePyJson(text: string): PyValue {
         numberPattern.lastIndex = pos;
         const match = numberPattern.exec(text);
         if (!match) return fail('unexpected character');
+        if (match[1] !== undefined || match[2] !== undefined) {
+          pos += match[0].length;
+          return Number(match[0]);
+        }
+        // CPython's int() refuses more than 4,300 digits, and so json.loads
+        // does; the value could not be printed (str, repr, json.dumps) anyway.
+        const digits = match[0].length - (match[0].startsWith('-') ? 1 : 0);
+        if (digits > maxIntDigits) {
+          fail(`Exceeds the limit (${maxIntDigits} digits) for integer string conversion: value has ${digits} digits`);
+        }
         pos += match[0].length;
-        if (match[1] !== undefined || match[2] !== undefined) return Number(match[0]);
         return BigInt(match[0]);
       }
     }

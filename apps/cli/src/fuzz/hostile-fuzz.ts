@@ -160,7 +160,9 @@ function qwenToolCall(input: string, parsed: ParseCallResult, variant: number): 
     case 2:
       return `<tool_call>\n{"name": ${JSON.stringify(name)}, "parameters": ${argumentsJson}}\n</tool_call><tool_call>{"name": "__proto__", "arguments": [1e400, -0, 123456789012345678901234567890, "\\ud800"]}</tool_call>`;
     case 3:
-      return `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${'['.repeat(5000)}${']'.repeat(5000)}}\n</tool_call>`;
+      return variant % 4 === 3
+        ? `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": {"a": ${'9'.repeat(4301 + (variant % 1000))}, "b": ${'1'.repeat(400)}.5e99999}}\n</tool_call>`
+        : `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${'['.repeat(5000)}${']'.repeat(5000)}}\n</tool_call>`;
     case 4:
       return `<tool_call>${input}</tool_call>`;
     default:
@@ -192,7 +194,7 @@ function stepMessage({
         ? toJsonValue(new PyDict(parsed.value.kwargs))
         : variant % 2 === 0
           ? input
-          : `{"__proto__": {"polluted": true}, "constructor": ${JSON.stringify(input)}}`;
+          : `{"__proto__": {"polluted": true}, "constructor": ${JSON.stringify(input)}, "n": ${'7'.repeat(4301 + (variant % 97))}}`;
       return {
         role: 'assistant',
         content: variant % 3 === 0 ? input : '',
@@ -383,7 +385,7 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
     } else {
       const answer = await send(
         '/step',
-        JSON.stringify({ env_type: 'bfcl', instance_id: instanceId, messages: stepMessage({ protocol, input, parsed, variant: index }), params: {} }),
+        JSON.stringify({ env_type: 'bfcl', instance_id: instanceId, messages: stepMessage({ protocol, input, parsed, variant: Math.floor(index / protocols.length) }), params: {} }),
       );
       recordAnswer(answer, input, `step ${protocol}`);
       if (answer !== undefined) outcome = `http${answer.status}`;

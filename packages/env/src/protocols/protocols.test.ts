@@ -61,6 +61,27 @@ describe('qwen-xml protocol', () => {
   });
 });
 
+describe('huge integers in JSON arguments', () => {
+  // Regression (fuzz): a 5,000-digit int parsed, then threw a ValueError out
+  // of the episode step when the call was printed (the service answered 500).
+  const huge = '9'.repeat(5000);
+
+  it('should be a malformed call in every JSON protocol, as json.loads refuses it', () => {
+    const qwen = createQwenXmlProtocol().parse(`<tool_call>\n{"name": "cd", "arguments": {"folder": ${huge}}}\n</tool_call>`);
+    expect(qwen.kind).toBe('error');
+    const envtuning = createEnvTuningProtocol().parse(
+      `<think>x</think><tool_call>{"name": "cd", "arguments": {"folder": ${huge}}}</tool_call>`,
+    );
+    expect(envtuning.kind).toBe('error');
+    const openai = createOpenAiToolsProtocol().parse({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ name: 'cd', arguments: {}, argumentsText: `{"folder": ${huge}}`, callText: '' }],
+    });
+    expect(openai.kind).toBe('error');
+  });
+});
+
 describe('openai-tools protocol', () => {
   const protocol = createOpenAiToolsProtocol();
 
