@@ -1,46 +1,22 @@
-import { randomBytes } from 'node:crypto';
-import { diagnoseEpisode, diagnoseTrajectory } from '@seal/diagnose';
-import {
-  createEpisode,
-  toOpenAiTool,
-  toolErrorText,
-  type Episode,
-} from '@seal/env';
 import {
   SealError,
   envServiceRequestSchema,
-  envServiceStepMessageSchema,
-  envServiceStepParamsSchema,
-  type EnvServiceCreateData,
-  type EnvServiceDiagnoseData,
-  type EnvServiceEvaluation,
   type EnvServiceRequest,
-  type EnvServiceStepData,
-  type EpisodeRecord,
-  type SealWarning,
   type SyncVerifierV1,
-  type Task,
   type ToolBackendV1,
-  type VerifierV1Result,
 } from '@seal/spec';
+import * as z from 'zod';
 import {
   computeAPatchWeights,
   type APatchWeightsResult,
 } from './apatch-weights';
-import {
-  resolveEpisodeParams,
-  type EpisodeParams,
-  type StatisticsLoader,
-} from './episode-params';
-import { toSealEvaluation } from './seal-evaluation';
+import { createInstance, type CreateInstanceContext } from './create-instance';
+import type { StatisticsLoader } from './episode-params';
+import { diagnoseInstance, evaluateInstance } from './evaluate-instance';
+import { createServiceInstances } from './service-instances';
+import { stepInstance } from './step-instance';
 import type { TaskSource } from './task-source';
-import {
-  conversationCompleted,
-  fromStepMessage,
-  parseRequestPart,
-  toWireMessage,
-} from './wire';
-import * as z from 'zod';
+import { parseRequestPart } from './wire';
 
 /** The POST endpoints of the service: SEAL's seven (less `healthz`) and ours. */
 export const envServiceEndpoints = [
@@ -103,21 +79,7 @@ export type EnvService = {
   readonly idleTimeoutMs: number;
 };
 
-type Instance = {
-  id: string;
-  task: Task;
-  episode: Episode;
-  params: EpisodeParams;
-  lastAccess: number;
-  /** Bumped by every step, so cached verifications know when they are stale. */
-  version: number;
-  terminated: boolean;
-  cache?: { version: number; record: EpisodeRecord; result: VerifierV1Result };
-};
-
 const profileParamsSchema = z.object({ split: z.string().nullish() });
-const evaluateParamsSchema = z.object({ sparse: z.boolean().nullish() });
-const diagnoseParamsSchema = z.object({ reward: z.number().nullish() });
 
 /**
  * SEAL's environment service (§7.2) without a transport: `create` starts an
@@ -131,323 +93,20 @@ const diagnoseParamsSchema = z.object({ reward: z.number().nullish() });
 export function createEnvService(settings: EnvServiceSettings): EnvService {
   const envType = settings.envType ?? 'bfcl';
   const idleTimeoutMs = settings.idleTimeoutMs ?? 3_600_000;
-  const maxInstances = settings.maxInstances ?? 4096;
-  const maxModelCalls = settings.maxModelCalls ?? 1000;
   const now = settings.now ?? Date.now;
-  const instances = new Map<string, Instance>();
-
-  const requireInstanceId = (request: EnvServiceRequest): string => {
-    if (!request.instance_id) {
-      throw new SealError({
-        code: 'INVALID_ARGUMENT',
-        message: "field 'instance_id': is required",
-        details: { path: 'instance_id' },
-      });
-    }
-    return request.instance_id;
-  };
-
-  const instanceOf = (request: EnvServiceRequest): Instance => {
-    const id = requireInstanceId(request);
-    const instance = instances.get(id);
-    if (!instance) {
-      throw new SealError({
-        code: 'NOT_FOUND',
-        message: `instance ${id} not found (never created, released, or reclaimed after ${Math.round(idleTimeoutMs / 1000)} s idle)`,
-        details: { instanceId: id },
-      });
-    }
-    instance.lastAccess = now();
-    return instance;
-  };
-
-  const verify = (
-    instance: Instance,
-  ): { record: EpisodeRecord; result: VerifierV1Result } => {
-    if (instance.cache?.version === instance.version) return instance.cache;
-    const record = instance.episode.record();
-    const result = settings.verifier.verifySync({
-      task: instance.task,
-      record,
-    });
-    instance.cache = { version: instance.version, record, result };
-    return instance.cache;
-  };
-
-  const accuracyOf = (instance: Instance): number =>
-    verify(instance).result.official.valid ? 1 : 0;
-
-  const create = async (
-    request: EnvServiceRequest,
-  ): Promise<EnvServiceCreateData> => {
-    if (!request.task_id) {
-      throw new SealError({
-        code: 'INVALID_ARGUMENT',
-        message: "field 'task_id': is required",
-        details: { path: 'task_id' },
-      });
-    }
-    const task = settings.tasks.get(request.task_id);
-    if (!task) {
-      throw new SealError({
-        code: 'NOT_FOUND',
-        message: `task ${request.task_id} not found (task ids look like multi_turn_base_0; /get_env_profile lists them)`,
-        details: { taskId: request.task_id },
-      });
-    }
-    const id =
-      request.instance_id ??
-      `exp_${Math.floor(now() / 1000)}_${randomBytes(4).toString('hex')}`;
-    if (instances.has(id)) {
-      throw new SealError({
-        code: 'INVALID_STATE',
-        message: `instance ${id} already exists; release it first or use a fresh instance_id`,
-        details: { instanceId: id },
-      });
-    }
-    if (instances.size >= maxInstances) {
-      throw new SealError({
-        code: 'BACKEND_UNAVAILABLE',
-        message: `the server holds its maximum of ${maxInstances} instances; release some and retry`,
-        details: { maxInstances },
-        isRetryable: true,
-      });
-    }
-    const params = await resolveEpisodeParams({
-      params: request.params ?? {},
-      task,
-      ...(settings.loadStatistics
-        ? { loadStatistics: settings.loadStatistics }
-        : {}),
-    });
-    // The instance id may have been taken while the params resolved.
-    if (instances.has(id)) {
-      throw new SealError({
-        code: 'INVALID_STATE',
-        message: `instance ${id} already exists`,
-        details: { instanceId: id },
-      });
-    }
-    const requested = params.limits.maxModelCalls ?? maxModelCalls;
-    if (requested > maxModelCalls) {
-      params.warnings.push({
-        type: 'unsupported',
-        setting: 'params.max_model_calls',
-        details: `capped at the server's limit of ${maxModelCalls}`,
-      });
-    }
-    const episode = createEpisode({
-      task,
-      backend: settings.backend,
-      protocol: params.protocol,
-      promptMode: params.promptMode,
-      mode: params.mode,
-      ...(params.mode === 'train' ? { overlay: params.overlay } : {}),
-      enforceAvailableTools: params.enforceAvailableTools,
-      limits: {
-        ...params.limits,
-        maxModelCalls: Math.min(requested, maxModelCalls),
-      },
-      episodeId: id,
-      stamps: { verifierVersion: settings.verifier.verifierId },
-    });
-    const messages = episode.reset();
-    instances.set(id, {
-      id,
-      task,
-      episode,
-      params,
-      lastAccess: now(),
-      version: 0,
-      terminated: episode.done,
-    });
-    // SEAL's trainer requires exactly [system, user]: a turn with several
-    // user messages is joined, and a protocol without a system prompt
-    // (openai-tools) gets an empty one.
-    const system =
-      messages.find((message) => message.role === 'system')?.content ?? '';
-    const user = messages
-      .filter((message) => message.role !== 'system')
-      .map((message) => message.content)
-      .join('\n\n');
-    const tools = episode.tools();
-    return {
-      state: [
-        { role: 'system', content: system, tool_calls: [] },
-        { role: 'user', content: user, tool_calls: [] },
-      ],
-      info: {
-        instance_id: id,
-        task_id: request.task_id,
-        test_id: task.id,
-        tools_count: tools.length,
-        questions_count: task.turns.length,
-        observation_lite: params.observationLite,
-        protocol: params.protocol,
-        mode: params.mode,
-        overlay_hash: episode.record().overlayHash,
-        ...(episode.protocol.toolsOutOfBand
-          ? {
-              tools: tools.map((doc) => toOpenAiTool(doc)),
-            }
-          : {}),
-        warnings: params.warnings,
-      },
-    };
-  };
-
-  const step = (request: EnvServiceRequest): EnvServiceStepData => {
-    const instance = instanceOf(request);
-    const message = parseRequestPart({
-      schema: envServiceStepMessageSchema,
-      value: request.messages,
-      field: 'messages',
-    });
-    const rawParams = request.params ?? {};
-    const stepParams = parseRequestPart({
-      schema: envServiceStepParamsSchema,
-      value: rawParams,
-      field: 'params',
-    });
-    const warnings: SealWarning[] = Object.keys(rawParams)
-      .filter((key) => key !== 'usage')
-      .map((key) => ({
-        type: 'unsupported',
-        setting: `params.${key}`,
-        details: '/step reads only params.usage; ignored',
-      }));
-    if (instance.terminated || instance.episode.done) {
-      throw new SealError({
-        code: 'INVALID_STATE',
-        message: `instance ${instance.id} has terminated; call /evaluate or /release`,
-        details: { instanceId: instance.id },
-      });
-    }
-    const { episode, params } = instance;
-    const turnBefore = episode.turn;
-    const usage = stepParams.usage;
-    const result = episode.step(fromStepMessage(message), {
-      ...(usage?.prompt_tokens == null
-        ? {}
-        : { promptTokens: usage.prompt_tokens }),
-      ...(usage?.completion_tokens == null
-        ? {}
-        : { completionTokens: usage.completion_tokens }),
-    });
-    instance.version++;
-
-    const info: Record<string, unknown> = { turn: result.turn };
-    let parseError = false;
-    for (const event of result.events) {
-      if (event.type === 'parse-error') {
-        parseError = true;
-        Object.assign(info, {
-          bfcl_error_type: 'parse_error',
-          static_fission_retryable: true,
-          static_fission_reason: event.message,
-        });
-      } else if (event.type === 'call-rejected') {
-        Object.assign(info, {
-          bfcl_error_type: 'invalid_tool_call',
-          static_fission_retryable: true,
-          static_fission_reason: event.message,
-        });
-      } else if (event.type === 'call-executed') {
-        const error = event.error ?? toolErrorText(event.result);
-        if (error !== undefined) {
-          Object.assign(info, {
-            bfcl_error_type: 'tool_error',
-            static_fission_retryable: true,
-            static_fission_reason: error,
-          });
-        }
-      }
-    }
-    let state = result.observation.map(toWireMessage);
-    let terminated = result.done;
-    let endReason = result.events.find(
-      (event) => event.type === 'episode-end',
-    )?.reason;
-    let forceZeroReward = false;
-    if (!terminated && parseError && params.terminateOnParseError) {
-      episode.abort();
-      terminated = true;
-      endReason = 'aborted';
-      forceZeroReward = true;
-      state = [
-        { role: 'user', content: conversationCompleted, tool_calls: [] },
-      ];
-      Object.assign(info, {
-        bfcl_terminated_on_parse_error: true,
-        bfcl_force_zero_reward: true,
-      });
-    } else if (
-      !terminated &&
-      params.isOpenQuery &&
-      result.turn !== turnBefore
-    ) {
-      episode.abort();
-      terminated = true;
-      endReason = 'aborted';
-    }
-    if (endReason === 'completed')
-      state = [
-        { role: 'user', content: conversationCompleted, tool_calls: [] },
-      ];
-    if (terminated) {
-      instance.terminated = true;
-      instance.version++;
-      info['end_reason'] = endReason;
-    }
-    if (warnings.length > 0) info['warnings'] = warnings;
-    return {
-      state,
-      reward: terminated && !forceZeroReward ? accuracyOf(instance) : 0,
-      is_terminated: terminated,
-      info,
-    };
-  };
-
-  const evaluate = (
-    request: EnvServiceRequest,
-  ): number | EnvServiceEvaluation => {
-    const instance = instanceOf(request);
-    const params = parseRequestPart({
-      schema: evaluateParamsSchema,
-      value: request.params ?? {},
-      field: 'params',
-    });
-    if (params.sparse) return accuracyOf(instance);
-    const { record, result } = verify(instance);
-    return toSealEvaluation({
-      record,
-      result,
-      trajectory: diagnoseTrajectory(record),
-      modelName: instance.params.modelName,
-    });
-  };
-
-  const diagnose = (request: EnvServiceRequest): EnvServiceDiagnoseData => {
-    const instance = instanceOf(request);
-    const params = parseRequestPart({
-      schema: diagnoseParamsSchema,
-      value: request.params ?? {},
-      field: 'params',
-    });
-    const { record, result } = verify(instance);
-    const diagnosis = diagnoseEpisode({
-      record,
-      verification: result,
-      ...(params.reward == null ? {} : { reward: params.reward }),
-    });
-    return {
-      failure_tags: diagnosis.turns.map((turn) => turn.tag),
-      fine_tags: diagnosis.turns.map((turn) => [...turn.fineTags]),
-      dominant_tag: diagnosis.dominantTag,
-      reward: diagnosis.reward,
-      success: diagnosis.success,
-      diagnosis,
-    };
+  const instances = createServiceInstances({ idleTimeoutMs, now });
+  const { verifier } = settings;
+  const creation: CreateInstanceContext = {
+    tasks: settings.tasks,
+    backend: settings.backend,
+    verifier,
+    ...(settings.loadStatistics
+      ? { loadStatistics: settings.loadStatistics }
+      : {}),
+    instances,
+    maxInstances: settings.maxInstances ?? 4096,
+    maxModelCalls: settings.maxModelCalls ?? 1000,
+    now,
   };
 
   const profile = (request: EnvServiceRequest): readonly string[] => {
@@ -467,8 +126,6 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     }
     return ids;
   };
-
-  const release = (id: string): boolean => instances.delete(id);
 
   return {
     get size() {
@@ -504,13 +161,30 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
         case 'get_env_profile':
           return { success: true, data: profile(request) };
         case 'create':
-          return { success: true, data: await create(request) };
+          return {
+            success: true,
+            data: await createInstance({ request, context: creation }),
+          };
         case 'step':
-          return { success: true, data: step(request) };
+          return {
+            success: true,
+            data: stepInstance({
+              request,
+              instance: instances.get(request),
+              verifier,
+            }),
+          };
         case 'evaluate':
-          return { success: true, data: evaluate(request) };
+          return {
+            success: true,
+            data: evaluateInstance({
+              request,
+              instance: instances.get(request),
+              verifier,
+            }),
+          };
         case 'get_info': {
-          const instance = instanceOf(request);
+          const instance = instances.get(request);
           const names = instance.episode.tools().map((doc) => `- ${doc.name}`);
           return {
             success: true,
@@ -519,9 +193,19 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
         }
         case 'release':
           // SEAL's shape: `success` says whether the instance existed.
-          return { success: release(requireInstanceId(request)), data: null };
+          return {
+            success: instances.release(instances.requireId(request)),
+            data: null,
+          };
         case 'diagnose':
-          return { success: true, data: diagnose(request) };
+          return {
+            success: true,
+            data: diagnoseInstance({
+              request,
+              instance: instances.get(request),
+              verifier,
+            }),
+          };
         case 'apatch_weights':
           return {
             success: true,
@@ -532,15 +216,7 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
       }
     },
     reclaimIdle() {
-      const cutoff = now() - idleTimeoutMs;
-      const reclaimed: string[] = [];
-      for (const [id, instance] of instances) {
-        if (instance.lastAccess < cutoff) {
-          instances.delete(id);
-          reclaimed.push(id);
-        }
-      }
-      return reclaimed;
+      return instances.reclaimIdle();
     },
     releaseAll() {
       instances.clear();
