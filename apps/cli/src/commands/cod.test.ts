@@ -1,10 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { frozenLakeSystemPrompt, updateContextSystemPrompt } from '@seal/cod';
 import { buildBpeTokenizer, copyFriendlyPretokenizerPattern, createModelConfig, createOrtPolicy } from '@seal/engine-ort';
-import { packRunRecordSchema } from '@seal/spec';
+import { codRunConfigSchema, codTrainStateSchema, packRunRecordSchema, toSealError } from '@seal/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitCodeFor } from '../exit-codes';
 import type { Output } from '../ui/output';
 import { requestsPacks, runEvalPacks } from './eval-packs';
 import { requestsCod, runTrainCod } from './train-cod';
@@ -93,19 +94,77 @@ describe('seal train --method cod', () => {
     const run = capture();
     await runTrainCod({ argv, output: run.output });
     const records = readFileSync(join(runDirectory, 'packs', 'step-000001.jsonl'), 'utf8').trim().split('\n').map((line) => packRunRecordSchema.parse(JSON.parse(line)));
-    expect(records).toHaveLength(4);
+    expect(records).toHaveLength(2);
     for (const record of records) {
       expect(record.mode).toBe('train');
       expect(record.advantages).not.toBeNull();
       expect(record.updates).toHaveLength(1);
       expect(record.solves[1]!.hints).toBe(record.updates[0]!.hints);
     }
-    expect(existsSync(join(runDirectory, 'checkpoint', 'model.safetensors'))).toBe(true);
-    expect(JSON.parse(readFileSync(join(runDirectory, 'cod-state.json'), 'utf8'))).toEqual({ schemaVersion: 1, nextStep: 1 });
+    expect(existsSync(join(runDirectory, 'checkpoints', 'step-000001', 'model.safetensors'))).toBe(true);
+    expect(codTrainStateSchema.parse(JSON.parse(readFileSync(join(runDirectory, 'cod-state.json'), 'utf8')))).toEqual({
+      schemaVersion: 1,
+      nextStep: 1,
+      checkpoint: join('checkpoints', 'step-000001'),
+    });
+    const config = codRunConfigSchema.parse(JSON.parse(readFileSync(join(runDirectory, 'config.json'), 'utf8')));
+    expect(config).toMatchObject({ method: 'cod', steps: 1, groupSize: 2, packSize: 2, evalPacks: 2, evalPackSize: 8, initialModel: modelDirectory });
     expect(existsSync(join(runDirectory, 'packs', 'eval-000000.jsonl'))).toBe(true);
     const resumed = capture();
     await runTrainCod({ argv: [...argv, '--steps', '1'], output: resumed.output });
     expect(resumed.lines.some((line) => line.includes('resuming after step 1'))).toBe(true);
     expect(resumed.lines.some((line) => line.startsWith('  step '))).toBe(false);
+  });
+
+  it('should resume a killed run after its last step with nothing lost, and refuse other sizes', async () => {
+    const runDirectory = join(root, 'killed');
+    const argv = ['--method', 'cod', '--preset', 'smoke', '--model', modelDirectory, '--group-size', '2', '--pack-size', '2', '--eval-packs', '1', '--run-dir', runDirectory, '--max-tokens', '4', '--update-max-tokens', '4'];
+    await runTrainCod({ argv: [...argv, '--steps', '1'], output: capture().output });
+    const packs = join(runDirectory, 'packs');
+    const firstStep = readFileSync(join(packs, 'step-000001.jsonl'), 'utf8');
+    const before = readFileSync(join(packs, 'eval-000000.jsonl'), 'utf8');
+    // A kill during step 2: a half-written step file and a checkpoint the state does not name yet.
+    writeFileSync(join(packs, 'step-000002.jsonl.tmp'), '{"schemaVersion":1,"ty');
+    writeFileSync(join(runDirectory, 'checkpoints', 'step-000002'), 'torn');
+    await expect(runTrainCod({ argv: [...argv, '--steps', '2', '--pack-size', '3'], output: capture().output })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const resumed = capture();
+    await runTrainCod({ argv: [...argv, '--steps', '2'], output: resumed.output });
+    expect(resumed.lines.filter((line) => line.startsWith('  step '))).toEqual([expect.stringMatching(/^ {2}step 2\/2:/)]);
+    expect(readFileSync(join(packs, 'step-000001.jsonl'), 'utf8')).toBe(firstStep);
+    expect(readFileSync(join(packs, 'eval-000000.jsonl'), 'utf8')).toBe(before);
+    expect(readFileSync(join(packs, 'step-000002.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(existsSync(join(packs, 'eval-000002.jsonl'))).toBe(true);
+    expect(readdirSync(join(runDirectory, 'checkpoints'))).toEqual(['step-000002']);
+    expect(JSON.parse(readFileSync(join(runDirectory, 'cod-state.json'), 'utf8'))).toMatchObject({ nextStep: 2 });
+  });
+
+  // A taskset too small for one pack cannot come from the CLI's sources (they
+  // draw packs × pack size tasks from one taskset); buildPacks refuses it.
+  it.each([
+    [['--pack-size', '1'], 'INVALID_ARGUMENT', 2],
+    [['--pack-size=0'], 'INVALID_ARGUMENT', 2],
+    [['--eval-pack-size', '1'], 'INVALID_ARGUMENT', 2],
+    [['--group-size', '1'], 'INVALID_ARGUMENT', 2],
+    [['--eval-packs=-1'], 'INVALID_ARGUMENT', 2],
+    [['--env', 'alchemy'], 'INVALID_ARGUMENT', 2],
+  ])('should refuse %j before loading anything with %s (exit %i) and one line', async (flags, code, exit) => {
+    const runDirectory = join(root, `refused-${flags.join('')}`);
+    const error = await runTrainCod({ argv: ['--method', 'cod', '--model', join(root, 'no-model'), '--run-dir', runDirectory, ...flags], output: capture().output }).then(
+      () => undefined,
+      (thrown: unknown) => toSealError(thrown),
+    );
+    expect(error?.code).toBe(code);
+    expect(exitCodeFor(error!.code)).toBe(exit);
+    expect(error!.message).not.toContain('\n');
+    expect(existsSync(runDirectory)).toBe(false);
+  });
+
+  it('should refuse a state that names a missing checkpoint with FILE_NOT_FOUND', async () => {
+    const runDirectory = join(root, 'lost-checkpoint');
+    mkdirSync(runDirectory, { recursive: true });
+    writeFileSync(join(runDirectory, 'cod-state.json'), JSON.stringify({ schemaVersion: 1, nextStep: 3, checkpoint: 'checkpoints/step-000003' }));
+    await expect(runTrainCod({ argv: ['--method', 'cod', '--model', modelDirectory, '--run-dir', runDirectory], output: capture().output })).rejects.toMatchObject({ code: 'FILE_NOT_FOUND' });
+    writeFileSync(join(runDirectory, 'cod-state.json'), JSON.stringify({ schemaVersion: 1, nextStep: 'three' }));
+    await expect(runTrainCod({ argv: ['--method', 'cod', '--model', modelDirectory, '--run-dir', runDirectory], output: capture().output })).rejects.toMatchObject({ code: 'INVALID_DATA' });
   });
 });

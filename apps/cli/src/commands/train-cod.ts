@@ -1,10 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import { evalPackSize, runPacks, summarizePackPositions, trainCodStep, trainPackSize } from '@seal/cod';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { writeJsonAtomic } from '@seal/rl';
-import { parseJsonText, type PolicyV1 } from '@seal/spec';
+import {
+  SealError,
+  codRunConfigSchema,
+  codTrainStateSchema,
+  parseJsonText,
+  parseWithSchema,
+  type CodRunConfig,
+  type CodTrainState,
+  type PolicyV1,
+} from '@seal/spec';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
@@ -14,12 +23,17 @@ import type { Output } from '../ui/output';
 import { codEnvironments, createCodPackSource, type CodPackSource } from './cod-packs';
 import { positionLines } from './eval-packs';
 
-/** Per-preset sizes of `seal train --method cod`. */
+/**
+ * Per-preset sizes of `seal train --method cod`. `smoke` is a plumbing check
+ * that must finish in well under 3 minutes on 2 loaded cores, warm start
+ * included: 2 steps of one pack run twice, and 2 evaluation packs of 8
+ * before and after, with short update responses.
+ */
 const codPresets = {
-  smoke: { steps: 2, packsPerStep: 2, groupSize: 4, evalPacks: 4 },
-  default: { steps: 12, packsPerStep: 4, groupSize: 8, evalPacks: 16 },
-  extended: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32 },
-  study: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32 },
+  smoke: { steps: 2, packsPerStep: 1, groupSize: 2, evalPacks: 2, updateMaxTokens: 48 },
+  default: { steps: 12, packsPerStep: 4, groupSize: 8, evalPacks: 16, updateMaxTokens: 128 },
+  extended: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128 },
+  study: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128 },
 } as const;
 
 const flagsSchema = z.object({
@@ -32,10 +46,12 @@ const flagsSchema = z.object({
   steps: z.coerce.number().int().positive().optional(),
   'pack-size': z.coerce.number().int().default(trainPackSize),
   'group-size': z.coerce.number().int().min(2).optional(),
+  'eval-packs': z.coerce.number().int().nonnegative().optional(),
+  'eval-pack-size': z.coerce.number().int().default(evalPackSize),
   lr: z.coerce.number().nonnegative().default(1e-5),
   temperature: z.coerce.number().positive().default(1),
   'max-tokens': z.coerce.number().int().positive().default(16),
-  'update-max-tokens': z.coerce.number().int().positive().default(128),
+  'update-max-tokens': z.coerce.number().int().positive().optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
   fresh: z.boolean().default(false),
@@ -45,26 +61,46 @@ const flagsSchema = z.object({
 /** Help of `seal train --method cod`. */
 export const trainCodHelp = `usage: seal train --method cod [--preset smoke|default|extended] [--env frozen-lake|bfcl]
                   [--model DIR] [--seed N] [--steps N] [--pack-size 4] [--group-size G] [--lr X]
-                  [--run-dir DIR] [--fresh] [--json]
+                  [--eval-packs N] [--eval-pack-size 8] [--run-dir DIR] [--fresh] [--json]
 
 Connect the Dots training: each step rolls out G runs of a few packs (tasks
 sharing a hidden regularity; the model rewrites its hints between them),
 credits every solve and update episode with its reward-to-go against the
-group baseline, reweights with RED and takes one REC step. Evaluates packs of
-8 before and after. --env frozen-lake (default; FrozenLake-Obscure) or bfcl
+group baseline, reweights with RED and takes one REC step. Evaluates
+--eval-packs packs of 8 before and after (0: no evaluation). --env frozen-lake (default; FrozenLake-Obscure) or bfcl
 (the embedded generator's tasks behind per-pack tool and argument spellings;
 also chosen by --task-source bfcl). Starts from --model or the preset's base
-model. Resumes after the last finished step unless --fresh is given.`;
+model. Writes config.json, cod-state.json, checkpoints/ and packs/ (pack runs
+with their hints: step-N.jsonl, eval-N.jsonl) to the run directory, which
+seal report and seal view read. Resumes after the last finished step (an
+evaluation at its last complete pack) unless --fresh is given; a resume with
+other sizes than the run's is refused.`;
 
-type CodState = { schemaVersion: 1; nextStep: number };
-const codStateSchema = z.object({ schemaVersion: z.literal(1), nextStep: z.number().int().nonnegative() });
+/** The settings a resumed run must share with the run directory's. */
+const resumeKeys = ['environment', 'seed', 'packsPerStep', 'groupSize', 'packSize', 'evalPacks', 'evalPackSize'] as const;
+
+/** Refuses to resume a run directory started with other sizes (its pack runs would not match). */
+function checkResumable({ path, config }: { path: string; config: CodRunConfig }): void {
+  if (!existsSync(path)) return;
+  const previous = parseWithSchema({ schema: codRunConfigSchema, value: parseJsonText({ text: readFileSync(path, 'utf8'), source: path }), source: path });
+  const changed = resumeKeys.filter((key) => previous[key] !== config[key]);
+  if (changed.length > 0) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `${path} was written with other settings (${changed.map((key) => `${key} ${previous[key]}, now ${config[key]}`).join('; ')}): give the same flags to resume, or --fresh, or another --run-dir`,
+      details: { changed: [...changed] },
+    });
+  }
+}
+
+const stepName = (step: number) => String(step).padStart(6, '0');
 
 async function evaluate({
   policy,
   source,
   count,
   seed,
-  flags,
+  config,
   file,
   output,
   label,
@@ -73,19 +109,21 @@ async function evaluate({
   source: CodPackSource;
   count: number;
   seed: number;
-  flags: z.infer<typeof flagsSchema>;
+  config: CodRunConfig;
   file: string;
   output: Output;
   label: string;
 }) {
-  const packs = source.packs({ count, packSize: evalPackSize, strategy: 'cod', round: 0 });
+  const packs = source.packs({ count, packSize: config.evalPackSize, strategy: 'cod', round: 0 });
   const { records } = await runPacks({
     policy,
     environment: source.environment,
     packs,
     groupSize: 1,
-    sampling: { maxTokens: flags['max-tokens'], updateMaxTokens: flags['update-max-tokens'], temperature: flags.temperature, seed },
+    sampling: { maxTokens: config.maxTokens, updateMaxTokens: config.updateMaxTokens, temperature: config.temperature, seed },
     mode: 'eval',
+    policyStep: null,
+    runId: config.runId,
     file,
   });
   const summary = summarizePackPositions(records);
@@ -108,6 +146,8 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
       steps: { type: 'string' },
       'pack-size': { type: 'string' },
       'group-size': { type: 'string' },
+      'eval-packs': { type: 'string' },
+      'eval-pack-size': { type: 'string' },
       lr: { type: 'string' },
       temperature: { type: 'string' },
       'max-tokens': { type: 'string' },
@@ -123,34 +163,75 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
   const envName = flags.env ?? (flags['task-source'] === 'bfcl' ? 'bfcl' : 'frozen-lake');
   const steps = flags.steps ?? sizes.steps;
   const groupSize = flags['group-size'] ?? sizes.groupSize;
+  const evalPacks = flags['eval-packs'] ?? sizes.evalPacks;
   const trainSource = createCodPackSource({ name: envName, seed: flags.seed, split: 'train' });
   const evalSource = createCodPackSource({ name: envName, seed: flags.seed, split: 'eval' });
   // A bad pack size or a taskset too small for a pack fails before anything loads.
   trainSource.packs({ count: sizes.packsPerStep, packSize: flags['pack-size'], strategy: 'cod', round: 0 });
-  const runDirectory = resolve(flags['run-dir'] ?? join('runs', `${flags.preset}-cod-${envName}-s${flags.seed}`));
+  if (evalPacks > 0) evalSource.packs({ count: evalPacks, packSize: flags['eval-pack-size'], strategy: 'cod', round: 0 });
+  const runId = `${flags.preset}-cod-${envName}-s${flags.seed}`;
+  const runDirectory = resolve(flags['run-dir'] ?? join('runs', runId));
+  const configPath = join(runDirectory, 'config.json');
+  const statePath = join(runDirectory, 'cod-state.json');
   if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
+  const config: CodRunConfig = {
+    schemaVersion: 1,
+    runId,
+    method: 'cod',
+    preset: flags.preset,
+    environment: envName,
+    environmentId: trainSource.environment.environmentId,
+    seed: flags.seed,
+    steps,
+    packsPerStep: sizes.packsPerStep,
+    groupSize,
+    packSize: flags['pack-size'],
+    evalPacks,
+    evalPackSize: flags['eval-pack-size'],
+    learningRate: flags.lr,
+    temperature: flags.temperature,
+    maxTokens: flags['max-tokens'],
+    updateMaxTokens: flags['update-max-tokens'] ?? sizes.updateMaxTokens,
+    initialModel: flags.model === undefined ? `embedded ${flags.preset} warm start` : resolve(flags.model),
+  };
+  checkResumable({ path: configPath, config });
   await mkdir(join(runDirectory, 'packs'), { recursive: true });
   output.line(`seal train: method cod, preset ${flags.preset}, env ${envName}, seed ${flags.seed}, run ${runDirectory}`);
 
-  const checkpoint = join(runDirectory, 'checkpoint');
-  const statePath = join(runDirectory, 'cod-state.json');
-  let state: CodState = { schemaVersion: 1, nextStep: 0 };
-  let modelDirectory: string;
-  if (existsSync(statePath) && existsSync(join(checkpoint, 'model.safetensors'))) {
-    state = codStateSchema.parse(parseJsonText({ text: readFileSync(statePath, 'utf8'), source: statePath }));
-    modelDirectory = checkpoint;
-    output.line(`  resuming after step ${state.nextStep}`);
-  } else if (flags.model !== undefined) {
-    modelDirectory = resolve(flags.model);
-  } else {
+  let state: CodTrainState = { schemaVersion: 1, nextStep: 0 };
+  let modelDirectory: string | undefined;
+  if (existsSync(statePath)) {
+    state = parseWithSchema({ schema: codTrainStateSchema, value: parseJsonText({ text: readFileSync(statePath, 'utf8'), source: statePath }), source: statePath });
+    const checkpoint = join(runDirectory, state.checkpoint ?? 'checkpoint');
+    if (state.nextStep > 0) {
+      if (!existsSync(join(checkpoint, 'model.safetensors'))) {
+        throw new SealError({
+          code: 'FILE_NOT_FOUND',
+          message: `${statePath} says ${state.nextStep} steps are done, but their checkpoint ${checkpoint} is missing: seal train --fresh, or another --run-dir`,
+          details: { file: checkpoint },
+        });
+      }
+      modelDirectory = checkpoint;
+      output.line(`  resuming after step ${state.nextStep}`);
+    }
+  }
+  if (modelDirectory === undefined && flags.model !== undefined) modelDirectory = resolve(flags.model);
+  if (modelDirectory === undefined) {
     const assets = await prepareEmbedded({ preset: embeddedPresets[flags.preset], cacheDirectory: resolve(flags.cache) });
     modelDirectory = assets.warmStartDirectory;
   }
+  if (existsSync(configPath)) {
+    // A resume keeps the recorded start; only the step count may grow.
+    const previous = parseWithSchema({ schema: codRunConfigSchema, value: parseJsonText({ text: readFileSync(configPath, 'utf8'), source: configPath }), source: configPath });
+    config.initialModel = previous.initialModel;
+  } else if (flags.model === undefined) config.initialModel = modelDirectory;
+  await writeJsonAtomic(configPath, config);
+
   const policy = await createOrtPolicy({ model: { directory: modelDirectory } });
   try {
     const before =
-      state.nextStep === 0
-        ? await evaluate({ policy, source: evalSource, count: sizes.evalPacks, seed: flags.seed, flags, file: join(runDirectory, 'packs', 'eval-000000.jsonl'), output, label: 'before training' })
+      state.nextStep === 0 && evalPacks > 0
+        ? await evaluate({ policy, source: evalSource, count: evalPacks, seed: flags.seed, config, file: join(runDirectory, 'packs', 'eval-000000.jsonl'), output, label: 'before training' })
         : undefined;
     for (let step = state.nextStep; step < steps; step++) {
       const packs = trainSource.packs({ count: sizes.packsPerStep, packSize: flags['pack-size'], strategy: 'cod', round: step });
@@ -159,30 +240,44 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
         environment: trainSource.environment,
         packs,
         groupSize,
-        sampling: { maxTokens: flags['max-tokens'], updateMaxTokens: flags['update-max-tokens'], temperature: flags.temperature, seed: flags.seed * 1_000_003 + step },
+        sampling: { maxTokens: config.maxTokens, updateMaxTokens: config.updateMaxTokens, temperature: flags.temperature, seed: flags.seed * 1_000_003 + step },
         mode: 'train',
         policyStep: step,
-        runId: `cod-${envName}`,
+        runId,
       });
       const update = await trainCodStep({ policy, results, train: { learningRate: flags.lr, temperature: flags.temperature } });
       const records = results.map((result) => result.record);
-      const name = `step-${String(step + 1).padStart(6, '0')}.jsonl`;
-      await writeLinesAtomic(join(runDirectory, 'packs', name), records.map((record) => JSON.stringify(record)));
+      await writeLinesAtomic(join(runDirectory, 'packs', `step-${stepName(step + 1)}.jsonl`), records.map((record) => JSON.stringify(record)));
       const positions = summarizePackPositions(records);
       output.line(
         `  step ${step + 1}/${steps}: reward by position ${positions.map((p) => p.rewardMean.toFixed(2)).join(' ')}, loss ${update.loss.toFixed(4)}` +
           (update.red?.active ? `, RED τ ${update.red.temperature!.toFixed(2)}` : ''),
       );
+      // A new checkpoint per step, named by the state only once complete: a
+      // kill at any point resumes from weights that match cod-state.json.
+      const checkpoint = join(runDirectory, 'checkpoints', `step-${stepName(step + 1)}`);
+      await rm(checkpoint, { recursive: true, force: true });
       await policy.save({ directory: checkpoint });
-      state = { schemaVersion: 1, nextStep: step + 1 };
+      state = { schemaVersion: 1, nextStep: step + 1, checkpoint: relative(runDirectory, checkpoint) };
       await writeJsonAtomic(statePath, state);
+      await removeCheckpointsBut({ runDirectory, keep: checkpoint });
     }
-    const after = await evaluate({ policy, source: evalSource, count: sizes.evalPacks, seed: flags.seed, flags, file: join(runDirectory, 'packs', `eval-${String(steps).padStart(6, '0')}.jsonl`), output, label: 'after training' });
-    output.result({ runDirectory, environment: trainSource.environment.environmentId, steps, before: before ?? null, after });
+    const after =
+      evalPacks > 0
+        ? await evaluate({ policy, source: evalSource, count: evalPacks, seed: flags.seed, config, file: join(runDirectory, 'packs', `eval-${stepName(steps)}.jsonl`), output, label: 'after training' })
+        : undefined;
+    output.result({ runDirectory, environment: trainSource.environment.environmentId, steps, before: before ?? null, after: after ?? null });
   } finally {
     await policy.close();
   }
   return exitCodes.success;
+}
+
+/** Removes the checkpoints of earlier steps (and the pre-schema `checkpoint/`) once a newer one is recorded. */
+async function removeCheckpointsBut({ runDirectory, keep }: { runDirectory: string; keep: string }): Promise<void> {
+  const folder = join(runDirectory, 'checkpoints');
+  const stale = existsSync(folder) ? (await readdir(folder)).map((name) => join(folder, name)).filter((path) => path !== keep) : [];
+  for (const path of [...stale, join(runDirectory, 'checkpoint')]) await rm(path, { recursive: true, force: true });
 }
 
 async function writeLinesAtomic(path: string, lines: readonly string[]): Promise<void> {

@@ -6,6 +6,8 @@ import { codTrainStateSchema } from './cod-train-state';
 describe('codTrainStateSchema', () => {
   it('should accept the state a run writes', () => {
     expect(codTrainStateSchema.parse({ schemaVersion: 1, nextStep: 2 })).toEqual({ schemaVersion: 1, nextStep: 2 });
+    const state = { schemaVersion: 1, nextStep: 2, checkpoint: 'checkpoints/step-000002' };
+    expect(codTrainStateSchema.parse(state)).toEqual(state);
   });
 
   it('should refuse another version or a negative step with INVALID_DATA', () => {
