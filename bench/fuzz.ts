@@ -9,7 +9,7 @@
  */
 import { loadBfclData, resolveBfclDataDir } from '@seal/bfcl';
 import { sharedBfclDataDir } from '@seal/bfcl/test';
-import { runHostileFuzz, type HostileFuzzReport } from '../apps/cli/src/fuzz/hostile-fuzz';
+import { runHostileFuzz, slowInputMs, type HostileFuzzReport } from '../apps/cli/src/fuzz/hostile-fuzz';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => {
@@ -25,7 +25,7 @@ const dir = resolveBfclDataDir({ flag: flag('data') ?? process.env['SEAL_BFCL_DA
 const dataset = await loadBfclData({ dir });
 
 const line = (report: HostileFuzzReport) =>
-  `${report.inputs} inputs, ${(report.durationMs / 1000).toFixed(1)} s: code executions ${report.codeExecutions}, uncaught ${report.uncaughtExceptions}, 5xx ${report.service.serverErrors}, no answer ${report.service.transportErrors}, corpus ${report.corpusSize}, signatures ${report.signatures}, heap peak ${report.memory.peakHeapMiB.toFixed(0)} MiB`;
+  `${report.inputs} inputs, ${(report.durationMs / 1000).toFixed(1)} s: code executions ${report.codeExecutions}, uncaught ${report.uncaughtExceptions}, slow ${report.slowInputs}, 5xx ${report.service.serverErrors}, no answer ${report.service.transportErrors}, corpus ${report.corpusSize}, signatures ${report.signatures}, heap peak ${report.memory.peakHeapMiB.toFixed(0)} MiB`;
 
 const report = await runHostileFuzz({
   dataset,
@@ -47,6 +47,8 @@ const rows: [string, string][] = [
   ['**uncaught exceptions**', `**${report.uncaughtExceptions}**`],
   ['**5xx answers / requests without an answer**', `**${report.service.serverErrors} / ${report.service.transportErrors}**`],
   ['**prototype properties added**', `**${report.prototypePollution.length}**`],
+  [`**inputs slower than ${slowInputMs / 1000} s (local) / ${(5 * slowInputMs) / 1000} s (request)**`, `**${report.slowInputs}**`],
+  ['slowest input: local / request', `${report.slowestMs.local.toFixed(0)} / ${report.slowestMs.request.toFixed(0)} ms`],
   ['heap start / peak / end', `${report.memory.startHeapMiB.toFixed(0)} / ${report.memory.peakHeapMiB.toFixed(0)} / ${report.memory.endHeapMiB.toFixed(0)} MiB`],
   ['peak RSS', `${report.memory.peakRssMiB.toFixed(0)} MiB`],
   ['duration', `${(report.durationMs / 1000).toFixed(1)} s (${((report.inputs / report.durationMs) * 1000).toFixed(0)} inputs/s)`],
@@ -56,5 +58,10 @@ for (const [label, value] of rows) console.log(`| ${label} | ${value} |`);
 for (const failure of report.failures) console.log(`failure: ${failure}`);
 for (const key of report.prototypePollution) console.log(`polluted: ${key}`);
 const failed =
-  report.codeExecutions + report.uncaughtExceptions + report.service.serverErrors + report.service.transportErrors + report.prototypePollution.length;
+  report.codeExecutions +
+  report.uncaughtExceptions +
+  report.slowInputs +
+  report.service.serverErrors +
+  report.service.transportErrors +
+  report.prototypePollution.length;
 if (failed > 0) process.exitCode = 1;

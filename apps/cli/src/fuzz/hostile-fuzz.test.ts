@@ -37,6 +37,7 @@ describe.skipIf(!hasSharedBfclData)('runHostileFuzz', () => {
       expect(report.failures).toEqual([]);
       expect(report.codeExecutions).toBe(0);
       expect(report.uncaughtExceptions).toBe(0);
+      expect(report.slowInputs).toBe(0);
       expect(report.service.serverErrors).toBe(0);
       expect(report.service.transportErrors).toBe(0);
       expect(report.prototypePollution).toEqual([]);

@@ -61,6 +61,10 @@ export type HostileFuzzReport = {
   codeExecutions: number;
   /** Exceptions that escaped the parser, executor or verifier, or reached the process. */
   uncaughtExceptions: number;
+  /** Inputs that took a component longer than {@link slowInputMs} (a denial of service). */
+  slowInputs: number;
+  /** The longest time one input took in the local components, and one HTTP request. */
+  slowestMs: { local: number; request: number };
   /** Properties added to `Object.prototype` or `Array.prototype` during the run. */
   prototypePollution: string[];
   /** The first failures, each with the input that caused it (truncated). */
@@ -72,6 +76,13 @@ export type HostileFuzzReport = {
 };
 
 type Answer = { status: number; text: string };
+
+/**
+ * One input may not take the local components longer than this, nor a
+ * request longer than 5× this: inputs are at most about 1 MB, and every path
+ * is meant to be linear in them. Generous, for a loaded machine.
+ */
+export const slowInputMs = 2_000;
 
 const protocols = ['qwen-xml', 'bfcl-python', 'envtuning', 'openai-tools'] as const;
 type Protocol = (typeof protocols)[number];
@@ -227,7 +238,7 @@ function hostileBody(instanceId: string, input: string, variant: number): { path
     case 5:
       return { path: '/step', body: JSON.stringify({ instance_id: { toString: input }, messages: input }) };
     case 6:
-      return { path: '/create', body: JSON.stringify({ task_id: input, instance_id: `${canaryToken}-${variant}`, params: { protocol: input, max_model_calls: 1e400 } }).replace('"1e400"', '1e400') };
+      return { path: '/create', body: JSON.stringify({ task_id: input, instance_id: `${canaryToken}-${variant}`, params: { protocol: input, max_model_calls: 'HUGE' } }).replace('"HUGE"', '1e400') };
     case 7:
       return { path: '/create', body: `{"task_id": "multi_turn_base_0", "instance_id": "x${variant}", "params": {"__proto__": {"protocol": "qwen-xml"}, "constructor": {"prototype": {"polluted": 1}}, "max_model_calls": 123456789012345678901234567890}}` };
     case 8:
@@ -268,6 +279,8 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
     service: { requests: 0, byStatus: {}, serverErrors: 0, transportErrors: 0, liveInstancesAtEnd: 0 },
     codeExecutions: 0,
     uncaughtExceptions: 0,
+    slowInputs: 0,
+    slowestMs: { local: 0, request: 0 },
     prototypePollution: [],
     failures: [],
     corpusSize: 0,
@@ -325,6 +338,17 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
       call.on('error', () => resolve(undefined));
       call.end(body);
     });
+  const timedSend = async (path: string, body: string | Buffer, method = 'POST'): Promise<Answer | undefined> => {
+    const requestStarted = performance.now();
+    const answer = await send(path, body, method);
+    const requestMs = performance.now() - requestStarted;
+    report.slowestMs.request = Math.max(report.slowestMs.request, requestMs);
+    if (requestMs > 5 * slowInputMs) {
+      report.slowInputs++;
+      fail(`slow: ${requestMs.toFixed(0)} ms for ${method} ${path}`, typeof body === 'string' ? body : body.toString('latin1'));
+    }
+    return answer;
+  };
   const recordAnswer = (answer: Answer | undefined, input: string, label: string) => {
     report.service.requests++;
     if (answer === undefined) {
@@ -348,7 +372,7 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
         env_type: 'bfcl',
         task_id: task.id,
         instance_id: id,
-        params: { protocol, rollout_mode: instanceCounter % 2 === 0 ? 'sample' : 'validate', max_model_calls: 1_000_000 },
+        params: { protocol, rollout_mode: instanceCounter % 2 === 0 ? 'sample' : 'validate' },
       }),
     );
     recordAnswer(answer, '', `create ${protocol}`);
@@ -361,7 +385,6 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
       tasks: createBfclTaskSource({ dataset }),
       backend: createBfclBackend({ runtime }),
       verifier,
-      maxModelCalls: 1_000_000,
     });
     agent = new Agent({ keepAlive: true, maxSockets: protocols.length });
     for (const protocol of protocols) await createInstance(protocol);
@@ -375,7 +398,7 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
     let outcome = '';
     if (index % 10 === 9) {
       const attack = hostileBody(instanceId, input, Math.floor(index / 10));
-      const answer = await send(attack.path, attack.body, attack.method);
+      const answer = await timedSend(attack.path, attack.body, attack.method);
       recordAnswer(answer, input, `${attack.method ?? 'POST'} ${attack.path}`);
       // An attack that created an instance does not keep it.
       if (attack.path === '/create' && answer?.status === 200) {
@@ -383,7 +406,7 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
         if (created !== undefined) await send('/release', JSON.stringify({ instance_id: created }));
       }
     } else {
-      const answer = await send(
+      const answer = await timedSend(
         '/step',
         JSON.stringify({ env_type: 'bfcl', instance_id: instanceId, messages: stepMessage({ protocol, input, parsed, variant: Math.floor(index / protocols.length) }), params: {} }),
       );
@@ -421,6 +444,7 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
         const signature: string[] = [];
         let parsed: ParseCallResult = { success: false, error: { kind: 'syntax', message: '', position: 0 } };
 
+        const localStarted = performance.now();
         // The parser, in its strict mode and as BFCL's prompting decoder.
         try {
           parsed = parseCallString(input);
@@ -468,6 +492,12 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
             fail(`verifier threw ${String(error).slice(0, 200)}`, pendingTrajectory.join(' ; '));
           }
           pendingTrajectory.length = 0;
+        }
+        const localMs = performance.now() - localStarted;
+        report.slowestMs.local = Math.max(report.slowestMs.local, localMs);
+        if (localMs > slowInputMs) {
+          report.slowInputs++;
+          fail(`slow: ${localMs.toFixed(0)} ms in the parser, executor and verifier`, input);
         }
         batch.push({ index, input, parsed, signature });
       }

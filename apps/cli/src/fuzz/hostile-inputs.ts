@@ -148,6 +148,26 @@ function literalFragments(): string[] {
   ];
 }
 
+/**
+ * Whole replies that cost a parser more than their length if it backtracks
+ * or rescans (many opening tags, many blocks); sent now and then, not used
+ * as fragments (they are large).
+ */
+function floodReplies(): string[] {
+  return [
+    '<tool_call>'.repeat(40_000),
+    '<think>'.repeat(60_000),
+    `<think>x</think>${'<answer>'.repeat(50_000)}`,
+    '<answer><tool_call>'.repeat(20_000),
+    '<tool_call>{"name": "ls", "arguments": {}}</tool_call>'.repeat(8000),
+    `[${'ls(), '.repeat(50_000)}]`,
+    `ls(${'a, '.repeat(100_000)})`,
+    `${'('.repeat(99)}${'['.repeat(99)}`.repeat(1000),
+    "'".repeat(300_000),
+    '\\'.repeat(300_000),
+  ];
+}
+
 /** Callee and keyword names that probe prototype lookups and dispatch. */
 const hostileNames = [
   '__proto__',
@@ -210,6 +230,7 @@ export class HostileCorpus {
   private readonly corpus: string[];
   private readonly executable: string[];
   private readonly literals: string[];
+  private readonly floods: string[];
   private readonly methodNames: readonly string[];
   private readonly maxCorpus: number;
   /** Characters held by the corpus, kept under {@link maxCorpusCharacters}. */
@@ -239,6 +260,7 @@ export class HostileCorpus {
     this.random = new PyRandom(BigInt(seed));
     this.executable = executableFragments(canaryFile);
     this.literals = literalFragments();
+    this.floods = floodReplies();
     this.methodNames = methodNames;
     this.maxCorpus = maxCorpus;
     const shapes = calls.map(shapeOf).filter((shape) => shape !== undefined);
@@ -266,6 +288,7 @@ export class HostileCorpus {
   /** The next input. */
   next(): string {
     const roll = this.random.random();
+    if (roll < 0.002) return this.pick(this.floods);
     if (roll < 0.04) return this.pick(this.executable);
     if (roll < 0.08) return this.pick(this.literals);
     const parent = this.pick(this.corpus);

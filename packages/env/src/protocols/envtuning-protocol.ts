@@ -8,11 +8,11 @@ import {
   type ProtocolParseResult,
   type ToolCallProtocol,
 } from './tool-call-protocol';
+import { findTagPairs } from './tag-pairs';
 
-function countPairs(text: string, tag: string): { open: number; pairs: RegExpMatchArray[] } {
-  const open = text.split(`<${tag}>`).length - 1;
-  const pairs = [...text.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))];
-  return { open, pairs };
+function countPairs(text: string, tag: string): { open: number; pairs: [string, string][] } {
+  const { open, pairs } = findTagPairs({ text, tag });
+  return { open, pairs: pairs.map((pair) => [pair.text, pair.inner]) };
 }
 
 /** The instruction after execution results (our wording of Environment Tuning's). */

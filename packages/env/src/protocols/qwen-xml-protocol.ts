@@ -14,8 +14,7 @@ import {
   type ProtocolParseResult,
   type ToolCallProtocol,
 } from './tool-call-protocol';
-
-const blockPattern = /<tool_call>([\s\S]*?)<\/tool_call>/g;
+import { findTagPairs } from './tag-pairs';
 
 /**
  * Parses one `<tool_call>` body: a JSON object with `name` and `arguments`
@@ -114,16 +113,20 @@ export function createQwenXmlProtocol(): ToolCallProtocol {
     parse(response): ProtocolParseResult {
       const text = typeof response === 'string' ? response : response.content;
       const calls: DecodedCall[] = [];
-      let content = text;
+      // The text around the blocks, each block cut out where it was found.
+      let content = '';
+      let last = 0;
       let index = 0;
-      for (const match of text.matchAll(blockPattern)) {
+      for (const block of findTagPairs({ text, tag: 'tool_call' }).pairs) {
         index++;
-        const decoded = decodeJsonCall(match[1]!);
+        const decoded = decodeJsonCall(block.inner);
         if (!decoded.success) return { kind: 'error', message: `tool call ${index}: ${decoded.message}` };
         calls.push(decoded.call);
-        content = content.replace(match[0], '');
+        content += text.slice(last, block.start);
+        last = block.end;
       }
-      if (/<tool_call>/.test(content)) {
+      content += text.slice(last);
+      if (content.includes('<tool_call>')) {
         return { kind: 'error', message: 'unclosed <tool_call> tag' };
       }
       if (calls.length === 0) return { kind: 'reply', content: text };
