@@ -24,6 +24,7 @@ const flagsSchema = z.object({
   lr: z.coerce.number().nonnegative().optional(),
   kl: z.coerce.number().nonnegative().optional(),
   'embedding-lr-scale': z.coerce.number().min(0).max(1).optional(),
+  'progress-weight': z.coerce.number().min(0).max(10).optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -36,7 +37,7 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--baseline on|off] [--overlays schema,err,cap|none]
+                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--progress-weight W] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
        seal train --method cod [...]   (Connect the Dots; see below)
@@ -60,6 +61,9 @@ unless --fresh is given.
   --embedding-lr-scale X
                    the token embeddings' learning rate as a share of --lr
                    (0 freezes them)
+  --progress-weight W
+                   add W × the share of turns the verifier passes (the dense
+                   per-turn progress reward) to the binary verdict
   --overlays       SEAL's interface modules in training: a comma list of
                    schema (φ_schema cues), err (φ_err hints), cap (φ_cap
                    guidelines), or none (the untouched interface); default:
@@ -212,6 +216,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       lr: { type: 'string' },
       kl: { type: 'string' },
       'embedding-lr-scale': { type: 'string' },
+      'progress-weight': { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
@@ -278,6 +283,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags.lr === undefined ? {} : { learningRate: flags.lr }),
       ...(flags.kl === undefined ? {} : { klCoef: flags.kl }),
       ...(flags['embedding-lr-scale'] === undefined ? {} : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
+      ...(flags['progress-weight'] === undefined ? {} : { progressWeight: flags['progress-weight'] }),
     },
   };
   const rlSeed = flags.seed ?? preset.seed;

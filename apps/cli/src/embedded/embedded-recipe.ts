@@ -78,6 +78,8 @@ export type EmbeddedPreset = {
     learningRate: number;
     /** Learning-rate multiplier of the token embeddings in RL (0 freezes them; default 1). */
     embeddingLearningRateScale?: number;
+    /** Weight of the dense per-turn progress reward beside the binary verdict (`progressWeight`; default 0). */
+    progressWeight?: number;
     maxTokens: number;
     klCoef: number;
     evalEvery: number;
@@ -211,6 +213,7 @@ export function embeddedTrainConfig({
       ...(preset.rl.embeddingLearningRateScale === undefined ? {} : { embeddingLearningRateScale: preset.rl.embeddingLearningRateScale }),
     },
     evalEvery: preset.rl.evalEvery,
+    ...(preset.rl.progressWeight === undefined ? {} : { progressWeight: preset.rl.progressWeight }),
     frozenBaseline: preset.rl.frozenBaseline ?? false,
     evalSamples: preset.rl.evalSamples ?? 0,
     ...(preset.rl.gapMonitor && preset.rl.frozenBaseline ? { gapMonitor: preset.rl.gapMonitor } : {}),
