@@ -176,8 +176,23 @@ const unicodeEscapes = /[\x00-\x1f"\\]/g;
  * Python emits, lone surrogates included).
  */
 function encodeStringAscii(value: string): string {
-  return escapeString(value, asciiEscapes);
+  if (value.length > shortJsonLength) return escapeString(value, asciiEscapes);
+  let json = shortJsonStrings.get(value);
+  if (json === undefined) {
+    json = escapeString(value, asciiEscapes);
+    if (shortJsonStrings.size >= maxShortJsonStrings) shortJsonStrings.clear();
+    shortJsonStrings.set(value, json);
+  }
+  return json;
 }
+
+/**
+ * `ensure_ascii` encodings of short strings: result keys and values repeat
+ * a lot. Bounded: cleared when full.
+ */
+const shortJsonStrings = new Map<string, string>();
+const shortJsonLength = 32;
+const maxShortJsonStrings = 8192;
 
 /** `ensure_ascii=False`: only quotes, backslashes and control characters are escaped. */
 function encodeStringUnicode(value: string): string {

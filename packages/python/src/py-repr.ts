@@ -63,8 +63,27 @@ const nonPrintable = /[\p{C}\p{Z}]/u;
 // the quote and backslash. A global regex skips the plain runs between them.
 const reprAttention = /[^\x20-\x26\x28-\x5b\x5d-\x7e]/g;
 
+/**
+ * Reprs of short strings, which results repeat a lot (tickers, names, keys).
+ * Bounded: cleared when full.
+ */
+const shortReprs = new Map<string, string>();
+const shortReprLength = 32;
+const maxShortReprs = 8192;
+
 /** `repr(s)` of a Python str, with CPython's quote choice and escapes. */
 export function stringRepr(value: string): string {
+  if (value.length > shortReprLength) return computeStringRepr(value);
+  let repr = shortReprs.get(value);
+  if (repr === undefined) {
+    repr = computeStringRepr(value);
+    if (shortReprs.size >= maxShortReprs) shortReprs.clear();
+    shortReprs.set(value, repr);
+  }
+  return repr;
+}
+
+function computeStringRepr(value: string): string {
   reprAttention.lastIndex = 0;
   let match = reprAttention.exec(value);
   if (match === null) return `'${value}'`;
@@ -117,9 +136,9 @@ export function pyRepr(value: PyValue): string {
     case 'string':
       return stringRepr(value);
   }
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  if (Array.isArray(value)) return `[${reprItems(value)}]`;
   if (value instanceof PyTuple) {
-    const inner = value.items.map(pyRepr).join(', ');
+    const inner = reprItems(value.items);
     return value.length === 1 ? `(${inner},)` : `(${inner})`;
   }
   if (value instanceof PyDict) {
@@ -134,6 +153,13 @@ export function pyRepr(value: PyValue): string {
     return `{${[...value].map(pyRepr).join(', ')}}`;
   }
   return value.pyRepr();
+}
+
+function reprItems(items: readonly PyValue[]): string {
+  if (items.length === 0) return '';
+  let out = pyRepr(items[0]!);
+  for (let i = 1; i < items.length; i++) out += `, ${pyRepr(items[i]!)}`;
+  return out;
 }
 
 /** `str(value)`: strings unchanged, everything else as CPython prints it. */

@@ -164,8 +164,16 @@ export class TravelApi extends BfclApi {
 
   /** `_random`: ids and balances are drawn from it, in call order. */
   private random = new PyRandom(defaultSeed);
-  /** `_flight_cost_lookup`: `from|to|class|date` → cost, from the last `get_flight_cost`. */
-  private flightCostLookup = new Map<string, number>();
+  /**
+   * `_flight_cost_lookup`, from the last `get_flight_cost`: `from|to|class|date`
+   * → cost. Held as the rule that makes it (one route, or in long-context
+   * mode every route with one class and date) rather than as a 153-entry map
+   * rebuilt on every call; {@link lookupFlightCost} answers the same keys.
+   */
+  private flightCostLookup:
+    | { kind: 'one'; key: string; cost: number }
+    | { kind: 'all'; suffix: string; factor: number; multiplier: number }
+    | undefined;
 
   constructor(realm: BfclRealm) {
     super(realm);
@@ -259,18 +267,26 @@ export class TravelApi extends BfclApi {
     const multiplier = pyEquals(pyMod(digitSum, 2n), 0n) ? 2 : 1;
     const suffix = `${travelClass as string}|${pyFormatValue(date)}`;
     if (this.long_context === true) {
-      this.flightCostLookup = new Map();
-      return travelRoutes.map((route) => {
-        const cost = route.baseCost * factor * multiplier;
-        this.flightCostLookup.set(`${route.from}|${route.to}|${suffix}`, cost);
-        return cost;
-      });
+      this.flightCostLookup = { kind: 'all', suffix, factor, multiplier };
+      // `base * factor * multiplier`, left to right, as Python multiplies.
+      return travelRoutes.map((route) => route.baseCost * factor * multiplier);
     }
     const cost = baseCost * factor * multiplier;
-    this.flightCostLookup = new Map([
-      [`${from as string}|${to as string}|${suffix}`, cost],
-    ]);
+    this.flightCostLookup = { kind: 'one', key: `${from as string}|${to as string}|${suffix}`, cost };
     return [cost];
+  }
+
+  /** `self._flight_cost_lookup.get(key)` for a `from|to|class|date` key. */
+  private lookupFlightCost(key: string): number | undefined {
+    const lookup = this.flightCostLookup;
+    if (lookup === undefined) return undefined;
+    if (lookup.kind === 'one') return key === lookup.key ? lookup.cost : undefined;
+    // Every key is `from|to|suffix` for a route of the table; airport codes
+    // have no '|', so the key names a route exactly when its head does.
+    if (!key.endsWith(`|${lookup.suffix}`)) return undefined;
+    const base = travelRouteCosts.get(key.slice(0, key.length - lookup.suffix.length - 1));
+    if (base === undefined) return undefined;
+    return base * lookup.factor * lookup.multiplier;
   }
 
   static readonly methods: BfclMethodTable<TravelApi> = {
@@ -434,7 +450,7 @@ export class TravelApi extends BfclApi {
         let travelCost: number;
         try {
           self.flightCost(from!, to!, date!, travelClass);
-          const cost = self.flightCostLookup.get(
+          const cost = self.lookupFlightCost(
             `${from as string}|${to as string}|${travelClass}|${date as string}`,
           );
           if (cost === undefined)
