@@ -3,11 +3,13 @@ import {
   taskCategorySchema,
   type CapabilityStats,
   type InterfaceOverlay,
+  type PackRunRecord,
 } from '@seal/spec';
 import type { RunData } from './read-run-directory';
 import type {
   CurriculumStageSpan,
   OverlaySummary,
+  PackPositionCurve,
   ReportData,
   Series,
   TrainingCategories,
@@ -204,6 +206,57 @@ function trainingCategories(
   return { source: 'diagnosis', steps, successRate, episodes };
 }
 
+/** Success and reward per pack position over some pack runs. */
+function positionCurve(records: readonly PackRunRecord[]): PackPositionCurve['positions'] {
+  const totals: { runs: number; successes: number; reward: number }[] = [];
+  for (const record of records) {
+    for (const solve of record.solves) {
+      const entry = (totals[solve.position] ??= { runs: 0, successes: 0, reward: 0 });
+      entry.runs++;
+      if (solve.success) entry.successes++;
+      entry.reward += solve.reward;
+    }
+  }
+  // A position no run reached (a sparse array slot) counts as zero runs.
+  return Array.from(totals, (entry = { runs: 0, successes: 0, reward: 0 }, position) => ({
+    position,
+    runs: entry.runs,
+    successRate: entry.runs === 0 ? 0 : entry.successes / entry.runs,
+    rewardMean: entry.runs === 0 ? 0 : entry.reward / entry.runs,
+  }));
+}
+
+/** Connect the Dots: the position curves per file and the fate of the hint blocks. */
+function buildPacks(run: RunData): ReportData['packs'] {
+  if (run.packRuns.length === 0) return null;
+  const curves = run.packRuns.map(({ file, records }) => ({
+    file: file.name,
+    kind: file.kind,
+    step: file.step,
+    packRuns: records.length,
+    strategies: [...new Set(records.map((record) => record.strategy))],
+    positions: positionCurve(records),
+  }));
+  const updates = run.packRuns.flatMap(({ records }) => records.flatMap((record) => record.updates));
+  const parsed = updates.filter((update) => update.parsed);
+  const failures: Record<string, number> = {};
+  for (const update of updates) {
+    if (!update.parsed) failures[update.failure ?? 'unknown'] = (failures[update.failure ?? 'unknown'] ?? 0) + 1;
+  }
+  // `Hints: <block>`: the block is what the model wrote.
+  const blockLength = (hints: string) => hints.replace(/^Hints: /, '').length;
+  return {
+    evaluations: curves.filter((curve) => curve.kind === 'eval'),
+    training: curves.filter((curve) => curve.kind === 'train'),
+    hints: {
+      updates: updates.length,
+      parsed: parsed.length,
+      failures,
+      meanLength: parsed.length === 0 ? null : parsed.reduce((sum, update) => sum + blockLength(update.hints), 0) / parsed.length,
+    },
+  };
+}
+
 /**
  * Turns a parsed run directory into the report's data: learning curves,
  * evaluation by set and category, tag counts, the overlay timeline and the
@@ -280,7 +333,8 @@ export function buildReportData({ run, training, now = new Date() }: BuildReport
       method: run.config?.method ?? run.steps[0]?.method ?? null,
       seed: run.config?.seed ?? null,
       configuredSteps: run.config?.steps ?? null,
-      completedSteps: run.steps.length,
+      // Connect the Dots runs record a step as a pack-run file, not an event.
+      completedSteps: run.steps.length > 0 ? run.steps.length : run.packRuns.filter(({ file }) => file.kind === 'train').length,
       config: run.rawConfig ?? null,
     },
     training: {
@@ -335,6 +389,7 @@ export function buildReportData({ run, training, now = new Date() }: BuildReport
       unavailable: training && 'outcomes' in training ? training.unavailable : 0,
       unavailableReasons: training && 'outcomes' in training ? training.unavailableReasons : [],
     },
+    packs: buildPacks(run),
     warnings: run.warnings.map((warning) => (warning.type === 'other' ? warning.message : JSON.stringify(warning))),
   };
 }

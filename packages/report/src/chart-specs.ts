@@ -1,4 +1,4 @@
-import type { ReportData, Series } from './report-data';
+import type { PackPositionCurve, ReportData, Series } from './report-data';
 
 /**
  * A chart of the report, as data: a Chart.js configuration (JSON only; the
@@ -68,11 +68,13 @@ function lineDataset(label: string, color: string, data: { x: number; y: number 
 function lineConfig({
   datasets,
   yTitle,
+  xTitle = 'training step',
   percent = false,
   stepped = false,
 }: {
   datasets: unknown[];
   yTitle: string;
+  xTitle?: string;
   percent?: boolean;
   stepped?: boolean;
 }): Record<string, unknown> {
@@ -85,7 +87,7 @@ function lineConfig({
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
       elements: stepped ? { line: { stepped: true } } : {},
       scales: {
-        x: { type: 'linear', title: { display: true, text: 'training step' }, ticks: { precision: 0 } },
+        x: { type: 'linear', title: { display: true, text: xTitle }, ticks: { precision: 0 } },
         y: {
           title: { display: true, text: yTitle },
           ...(percent ? { min: 0, max: 1 } : {}),
@@ -454,9 +456,73 @@ function rhoCharts(data: ReportData): ChartSpec[] {
   ];
 }
 
+/** How an evaluation is named in legends (`before training`, `after step 12`). */
+export function evaluationLabel(step: number): string {
+  return step === 0 ? 'before training' : `after step ${step}`;
+}
+
+/**
+ * Connect the Dots: reward and success against the position in the pack, one
+ * line per evaluation (a curve that rises with the position is the CoD
+ * signature, spec B7), and the training reward at each position per step.
+ */
+function packCharts(data: ReportData): ChartSpec[] {
+  const packs = data.packs;
+  if (!packs) return [];
+  const charts: ChartSpec[] = [];
+  // Positions are shown from 1, as in the paper (pos_k).
+  const curve = (positions: PackPositionCurve['positions'], key: 'successRate' | 'rewardMean') =>
+    positions.map((entry) => ({ x: entry.position + 1, y: entry.runs === 0 ? null : entry[key] }));
+  if (packs.evaluations.length > 0) {
+    for (const [key, id, title, yTitle] of [
+      ['successRate', 'pack-position-success', 'Success against pack position, per evaluation', 'success rate'],
+      ['rewardMean', 'pack-position-reward', 'Reward against pack position, per evaluation', 'task reward'],
+    ] as const) {
+      charts.push({
+        id,
+        title,
+        caption: `Each evaluation solves packs of related tasks in order, rewriting its hints between them (${packs.evaluations[0]!.packRuns} pack runs of ${packs.evaluations[0]!.positions.length}). A curve that rises with the position is the Connect the Dots signature: later tasks profit from what the agent wrote down.`,
+        format: key === 'successRate' ? 'percent' : 'number',
+        config: lineConfig({
+          xTitle: 'position in the pack',
+          yTitle,
+          percent: key === 'successRate',
+          datasets: packs.evaluations.map((evaluation, i) =>
+            lineDataset(`${evaluationLabel(evaluation.step)}${evaluation.strategies.some((strategy) => strategy !== 'cod') ? ` (${evaluation.strategies.join(', ')})` : ''}`, palette[i % palette.length]!, curve(evaluation.positions, key)),
+          ),
+        }),
+      });
+    }
+  }
+  if (packs.training.length > 0) {
+    const positions = Math.max(...packs.training.map((step) => step.positions.length));
+    charts.push({
+      id: 'pack-training-reward',
+      title: 'Training reward at each pack position per step',
+      caption: 'Mean task reward of the training pack runs (G runs per pack) at each position, per step: the paper’s reward_pos_k.',
+      format: 'number',
+      config: lineConfig({
+        yTitle: 'task reward',
+        datasets: Array.from({ length: positions }, (_, position) =>
+          lineDataset(
+            `position ${position + 1}`,
+            palette[position % palette.length]!,
+            packs.training.map((step) => {
+              const entry = step.positions[position];
+              return { x: step.step, y: entry === undefined || entry.runs === 0 ? null : entry.rewardMean };
+            }),
+          ),
+        ),
+      }),
+    });
+  }
+  return charts;
+}
+
 /** Every chart of the report, by section. */
-export function reportCharts(data: ReportData): Record<'learning' | 'categories' | 'tags' | 'overlays' | 'rho', ChartSpec[]> {
+export function reportCharts(data: ReportData): Record<'packs' | 'learning' | 'categories' | 'tags' | 'overlays' | 'rho', ChartSpec[]> {
   return {
+    packs: packCharts(data),
     learning: learningCharts(data),
     categories: categoryCharts(data),
     tags: tagCharts(data),

@@ -10,9 +10,10 @@ export {
   readEpisodeFile,
   type EpisodeFile,
 } from './episode-files';
+export { listPackRunFiles, parsePackRunFileName, readPackRuns, type PackRunFile } from './pack-run-files';
 export { parseJsonLines, readJsonLines, type JsonLinesResult } from './read-json-lines';
 export type { EpisodeAssessment, EpisodeDiagnoser } from './episode-assessment';
 export { conversationTurns, type Conversation, type ConversationStep, type ConversationTurn, type StepCall } from './viewer/conversation-turns';
-export type { CurriculumStageSpan, OverlaySummary, ReportData, Series, TrainingCategories } from './report-data';
+export type { CurriculumStageSpan, OverlaySummary, PackPositionCurve, ReportData, Series, TrainingCategories } from './report-data';
 export { runConfigSchema, type RunConfig } from './run-records';
 export { escapeHtml } from './html';

@@ -15,6 +15,7 @@ import {
   type CapabilityStateRecord,
   type EvalEvent,
   type OverlayLine,
+  type PackRunRecord,
   type RollbackEvent,
   type SealWarning,
   type StageEvent,
@@ -22,6 +23,7 @@ import {
   type ValidationEvent,
 } from '@seal/spec';
 import { listEpisodeFiles, type EpisodeFile } from './episode-files';
+import { listPackRunFiles, readPackRuns, type PackRunFile } from './pack-run-files';
 import { readJsonLines } from './read-json-lines';
 import { runConfigSchema, type RunConfig } from './run-records';
 
@@ -47,6 +49,8 @@ export type RunData = {
   capability?: CapabilityStateRecord;
   /** The files of `episodes/`. */
   episodeFiles: EpisodeFile[];
+  /** Connect the Dots: the files of `packs/` with their pack runs (empty for other methods). */
+  packRuns: { file: PackRunFile; records: PackRunRecord[] }[];
   /** What was skipped or missing. */
   warnings: SealWarning[];
 };
@@ -70,11 +74,12 @@ function lastByKey<T>(values: readonly T[], key: (value: T) => string | number):
 /**
  * Reads a training run directory (see `@seal/rl`'s `RunDirectory`): the
  * config, step and evaluation events, overlays, the capability state and the
- * list of episode files. Missing optional files and skipped lines become
- * warnings.
+ * list of episode files; for a Connect the Dots run (`seal train --method
+ * cod`), the pack runs of `packs/`. Missing optional files and skipped lines
+ * become warnings.
  *
  * Throws a SealError `FILE_NOT_FOUND` when the directory does not exist or
- * holds neither `events.jsonl` nor `config.json`.
+ * holds none of `events.jsonl`, `config.json` and pack-run files.
  */
 export async function readRunDirectory({
   runDirectory,
@@ -84,11 +89,12 @@ export async function readRunDirectory({
   const root = resolve(runDirectory);
   const eventsPath = join(root, 'events.jsonl');
   const configPath = join(root, 'config.json');
-  if (!existsSync(eventsPath) && !existsSync(configPath)) {
+  const packFiles = await listPackRunFiles(root);
+  if (!existsSync(eventsPath) && !existsSync(configPath) && packFiles.length === 0) {
     throw new SealError({
       code: 'FILE_NOT_FOUND',
       message: existsSync(root)
-        ? `${root} is not a run directory (no events.jsonl or config.json)`
+        ? `${root} is not a run directory (no events.jsonl, config.json or packs/)`
         : `run directory not found: ${root}`,
       details: { file: root },
     });
@@ -103,8 +109,14 @@ export async function readRunDirectory({
     validations: [],
     rollbacks: [],
     episodeFiles: await listEpisodeFiles(root),
+    packRuns: [],
     warnings,
   };
+  for (const file of packFiles) {
+    const { values, warnings: skipped } = await readPackRuns({ runDirectory: root, file });
+    warnings.push(...skipped);
+    data.packRuns.push({ file, records: values });
+  }
 
   if (existsSync(configPath)) {
     try {
@@ -144,7 +156,8 @@ export async function readRunDirectory({
       if (!warnings.some((seen) => JSON.stringify(seen) === JSON.stringify(warning))) warnings.push(warning);
     }
     data.rollbacks = lastByKey(rollbacks.values, (event) => event.step).sort((a, b) => a.step - b.step);
-  } else {
+  } else if (packFiles.length === 0) {
+    // Connect the Dots runs record their steps as pack runs, not events.
     warnings.push({ type: 'other', message: 'events.jsonl is missing' });
   }
 

@@ -1,6 +1,6 @@
-import { categoryLabel, reportCharts, type ChartSpec } from './chart-specs';
+import { categoryLabel, evaluationLabel, reportCharts, type ChartSpec } from './chart-specs';
 import { html, jsonForScript, rawHtml, type RawHtml } from './html';
-import type { OverlaySummary, ReportData } from './report-data';
+import type { OverlaySummary, PackPositionCurve, ReportData } from './report-data';
 
 /** Options of {@link renderReportHtml}. */
 export type RenderReportHtmlOptions = {
@@ -78,10 +78,12 @@ function summaryCards(data: ReportData): RawHtml {
   const success = training.successRate.filter((value): value is number => value !== null);
   const window = Math.max(1, Math.min(3, Math.floor(success.length / 3) || 1));
   const mean = (values: number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
-  const cards: RawHtml[] = [
-    html`<div class="card"><div class="label">Training success</div><div class="value">${percent(mean(success.slice(-window)))}</div>
-<div class="sub">${success.length === 0 ? 'no training step yet' : `last ${window} step${window === 1 ? '' : 's'}; first ${window}: ${percent(mean(success.slice(0, window)))}`}</div></div>`,
-  ];
+  const cards: RawHtml[] = [];
+  // Connect the Dots runs have no step events; their training shows per pack position below.
+  if (!(data.packs && training.steps.length === 0)) {
+    cards.push(html`<div class="card"><div class="label">Training success</div><div class="value">${percent(mean(success.slice(-window)))}</div>
+<div class="sub">${success.length === 0 ? 'no training step yet' : `last ${window} step${window === 1 ? '' : 's'}; first ${window}: ${percent(mean(success.slice(0, window)))}`}</div></div>`);
+  }
   for (const set of data.evaluation.sets) {
     const first = set.accuracy[0] ?? null;
     const last = set.accuracy.at(-1) ?? null;
@@ -89,6 +91,17 @@ function summaryCards(data: ReportData): RawHtml {
     cards.push(html`<div class="card" data-eval-set="${set.name}"><div class="label">Evaluation · ${set.name}</div>
 <div class="value">${percent(last)}</div>
 <div class="sub">step ${set.steps[0] ?? '—'}: ${percent(first)} → step ${set.steps.at(-1) ?? '—'}; best ${percent(Number.isFinite(best) ? best : null)}</div></div>`);
+  }
+  // Connect the Dots: success at the first and last position, before and after training.
+  const packEvaluations = data.packs?.evaluations ?? [];
+  const shown = packEvaluations.length <= 1 ? packEvaluations : [packEvaluations[0]!, packEvaluations.at(-1)!];
+  for (const evaluation of shown) {
+    if (evaluation.positions.length < 2) continue;
+    const first = evaluation.positions[0]!;
+    const last = evaluation.positions.at(-1)!;
+    cards.push(html`<div class="card" data-pack-evaluation="${evaluation.step}"><div class="label">Pack positions · ${evaluationLabel(evaluation.step)}</div>
+<div class="value">${percent(first.successRate)} → ${percent(last.successRate)}</div>
+<div class="sub">success at position 1 and ${last.position + 1}, ${evaluation.packRuns} pack run${evaluation.packRuns === 1 ? '' : 's'}</div></div>`);
   }
   cards.push(html`<div class="card"><div class="label">Steps</div><div class="value">${data.run.completedSteps}${data.run.configuredSteps === null ? '' : ` / ${data.run.configuredSteps}`}</div>
 <div class="sub">${data.overlays.overlays.length} overlay${data.overlays.overlays.length === 1 ? '' : 's'}; ${data.episodes.trainFiles} training and ${data.episodes.evalFiles} evaluation episode files</div></div>`);
@@ -141,6 +154,39 @@ function curriculumTable(data: ReportData): RawHtml {
             : '—';
     return html`<tr data-stage="${stage.name}"><td>${i + 1} · ${stage.name}</td><td>${steps}</td><td>${ended}</td><td class="num">${percent(stage.endValidation)}</td></tr>`;
   })}</tbody></table>`;
+}
+
+/** Success (and reward) per pack position, one row per pack-run file. */
+function positionTable(curves: readonly PackPositionCurve[], label: (curve: PackPositionCurve) => string): RawHtml {
+  const positions = Math.max(0, ...curves.map((curve) => curve.positions.length));
+  return html`<table class="pack-positions">
+<thead><tr><th></th><th class="num">pack runs</th>${Array.from({ length: positions }, (_, i) => html`<th class="num">position ${i + 1}</th>`)}<th class="num">last − first</th></tr></thead>
+<tbody>${curves.map((curve) => {
+    const first = curve.positions[0];
+    const last = curve.positions.at(-1);
+    const gain = first && last && curve.positions.length > 1 ? last.successRate - first.successRate : null;
+    return html`<tr data-pack-file="${curve.file}"><td>${label(curve)} <span class="note mono">${curve.file}</span></td><td class="num">${curve.packRuns}</td>${Array.from({ length: positions }, (_, i) => {
+      const entry = curve.positions[i];
+      return html`<td class="num">${entry && entry.runs > 0 ? html`${percent(entry.successRate)}<br><span class="note">${decimal(entry.rewardMean, 2)}</span>` : '—'}</td>`;
+    })}<td class="num">${gain === null ? '—' : `${gain >= 0 ? '+' : '−'}${(Math.abs(gain) * 100).toFixed(1)} points`}</td></tr>`;
+  })}</tbody></table>`;
+}
+
+/** Connect the Dots: the position curves and what became of the hint blocks. */
+function packSection(data: ReportData, charts: ChartSpec[]): RawHtml {
+  const packs = data.packs;
+  if (!packs) return html``;
+  const { hints } = packs;
+  const failures = Object.entries(hints.failures).sort((a, b) => b[1] - a[1]);
+  return html`<section id="packs"><h2>Pack positions (Connect the Dots)</h2>
+${charts.length > 0 ? html`<div class="charts">${charts.map((chart) => chartFigure(chart))}</div>` : ''}
+${packs.evaluations.length > 0 ? html`<h3>Evaluations: success (and mean reward) per position</h3>${positionTable(packs.evaluations, (curve) => evaluationLabel(curve.step))}` : html`<p class="note">No evaluation on packs has been recorded yet.</p>`}
+${packs.training.length > 0 ? html`<details><summary>Training pack runs: success per position at each of ${packs.training.length} step${packs.training.length === 1 ? '' : 's'}</summary>${positionTable(packs.training, (curve) => `step ${curve.step}`)}</details>` : ''}
+<h3>Hint updates</h3>
+<p class="hint-summary">${hints.updates === 0 ? 'No update-context episode was recorded (packs of one task?).' : `${hints.parsed} of ${hints.updates} update-context responses wrote a usable hint block (${percent(hints.parsed / hints.updates)})${hints.meanLength === null ? '' : `, ${Math.round(hints.meanLength)} characters on average`}.`}
+${failures.length > 0 ? html` The others were penalised and parsed as “no hint available”: ${failures.map(([reason, count]) => `${count} ${reason}`).join(', ')}.` : ''}
+${hints.updates > 0 ? ' The viewer (seal view) shows every pack run with its hints between the tasks.' : ''}</p>
+</section>`;
 }
 
 /** The gap monitor's rollbacks: when the policy fell behind the frozen warm start and what was restored. */
@@ -245,7 +291,7 @@ const chartBootstrap = `
  */
 export function renderReportHtml({ data, chartLibrary }: RenderReportHtmlOptions): string {
   const charts = reportCharts(data);
-  const all = [...charts.learning, ...charts.categories, ...charts.tags, ...charts.overlays, ...charts.rho];
+  const all = [...charts.packs, ...charts.learning, ...charts.categories, ...charts.tags, ...charts.overlays, ...charts.rho];
   const title = `SEAL run report: ${data.run.runId ?? data.run.directory}`;
   const training = data.categories.training;
   // The bundle must not close its own script element; Chart.js never contains
@@ -263,9 +309,10 @@ export function renderReportHtml({ data, chartLibrary }: RenderReportHtmlOptions
 <body>
 <header class="top"><h1>${title}</h1>
 <div class="meta">method ${data.run.method ?? '—'} · seed ${data.run.seed ?? '—'} · ${data.run.completedSteps} training step${data.run.completedSteps === 1 ? '' : 's'} · ${data.run.directory} · made ${data.generatedAt}</div></header>
-<nav class="sections"><a href="#learning">Learning curves</a><a href="#categories">Categories</a><a href="#tags">Tags</a><a href="#overlays">Overlays</a><a href="#rho">ρ history</a><a href="#config">Config</a>${data.warnings.length > 0 ? html`<a href="#warnings">Warnings (${data.warnings.length})</a>` : ''}</nav>
+<nav class="sections">${data.packs ? html`<a href="#packs">Pack positions</a>` : ''}<a href="#learning">Learning curves</a><a href="#categories">Categories</a><a href="#tags">Tags</a><a href="#overlays">Overlays</a><a href="#rho">ρ history</a><a href="#config">Config</a>${data.warnings.length > 0 ? html`<a href="#warnings">Warnings (${data.warnings.length})</a>` : ''}</nav>
 <main>
 <section id="summary">${summaryCards(data)}</section>
+${packSection(data, charts.packs)}
 <section id="learning"><h2>Learning curves</h2>
 ${charts.learning.length > 0 ? html`<div class="charts">${charts.learning.map((chart) => chartFigure(chart))}</div>` : html`<p class="note">No training step or evaluation has been recorded yet.</p>`}
 ${curriculumTable(data)}

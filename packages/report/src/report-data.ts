@@ -50,6 +50,22 @@ export type TrainingCategories =
     }
   | { source: 'absent'; reason: string };
 
+/** Success and reward per pack position over the pack runs of one file (Connect the Dots). */
+export type PackPositionCurve = {
+  /** The pack-run file (`eval-000000.jsonl`, `step-000003.jsonl`). */
+  file: string;
+  /** `eval` (longer packs, one run each) or `train` (G runs per pack). */
+  kind: 'train' | 'eval';
+  /** The training step it was recorded at (0: before training). */
+  step: number;
+  /** Pack runs in the file. */
+  packRuns: number;
+  /** How their packs were formed (`cod`; `ralph_sample`, `ralph_full`: the Ralph loop). */
+  strategies: string[];
+  /** One entry per position from 0; a rise with the position is the CoD signature. */
+  positions: { position: number; runs: number; successRate: number; rewardMean: number }[];
+};
+
 /**
  * Everything `report.html` shows, as data: serialisable, embedded in the page
  * as JSON and printed by `seal report --json`.
@@ -152,6 +168,27 @@ export type ReportData = {
     unavailable: number;
     unavailableReasons: string[];
   };
+  /**
+   * Connect the Dots (`seal train --method cod`): success and reward per pack
+   * position per evaluation and per training step, and how the hint blocks of
+   * the update-context episodes fared. Null for runs without pack runs.
+   */
+  packs: {
+    /** One curve per evaluation file, by step. */
+    evaluations: PackPositionCurve[];
+    /** One curve per training step. */
+    training: PackPositionCurve[];
+    /** Update-context episodes over all pack runs. */
+    hints: {
+      updates: number;
+      /** Blocks that parsed (used as the next context at no cost). */
+      parsed: number;
+      /** Unusable blocks by reason (`missing-start`, `too-long`, …): penalised, parsed as "no hint available". */
+      failures: Record<string, number>;
+      /** Mean characters of the parsed blocks (null when none parsed). */
+      meanLength: number | null;
+    };
+  } | null;
   /** What was skipped or missing while reading the run. */
   warnings: string[];
 };

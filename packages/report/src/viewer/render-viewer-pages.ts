@@ -8,6 +8,7 @@ import {
 import { categoryLabel } from '../chart-specs';
 import type { EpisodeAssessment } from '../episode-assessment';
 import type { EpisodeFile } from '../episode-files';
+import type { PackRunFile } from '../pack-run-files';
 import { html, rawHtml, type RawHtml } from '../html';
 import { baseStyles, renderOverlayContents, stepRanges } from '../render-report-html';
 import { conversationTurns, type ConversationStep } from './conversation-turns';
@@ -48,8 +49,11 @@ section.overlay h2 { margin-top: 0; }
 nav.pager { display: flex; justify-content: space-between; margin: 16px 0; } nav.pager a { color: var(--accent); }
 `;
 
-/** Wraps a viewer page in the shared document shell. */
-function page({ title, subtitle, body }: { title: string; subtitle?: string; body: RawHtml }): string {
+/**
+ * Wraps a viewer page in the shared document shell.
+ * @internal
+ */
+export function page({ title, subtitle, body }: { title: string; subtitle?: string; body: RawHtml }): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -74,7 +78,8 @@ export function describeEpisodeFile(file: EpisodeFile): string {
   return file.kind === 'train' ? `step ${file.step} · training` : `step ${file.step} · eval ${file.set}`;
 }
 
-function subtitle(run: ViewerRunInfo): string {
+/** @internal */
+export function subtitle(run: ViewerRunInfo): string {
   return [run.runId ?? undefined, run.method ? `method ${run.method}` : undefined, run.directory].filter(Boolean).join(' · ');
 }
 
@@ -90,6 +95,36 @@ function outcomeCell(assessment: EpisodeAssessment): RawHtml {
   return html`<td class="num">${diagnosis.reward.toFixed(2)}</td><td class="num ${diagnosis.success ? 'ok' : 'bad'}">${diagnosis.success ? '✓' : '✗'}</td><td>${tagBadge(diagnosis.dominantTag)}</td>`;
 }
 
+/** How a pack-run file is named in lists (`step 3 · training packs`, `step 0 · eval packs`). */
+export function describePackRunFile(file: PackRunFile): string {
+  return file.kind === 'train' ? `step ${file.step} · training packs` : `step ${file.step} · eval packs${file.step === 0 ? ' (before training)' : ''}`;
+}
+
+/**
+ * The left column: episode files, then Connect the Dots pack-run files.
+ * @internal
+ */
+export function fileAside({
+  files,
+  packFiles,
+  current,
+}: {
+  files: { file: EpisodeFile; episodes: number }[];
+  packFiles: { file: PackRunFile; packRuns: number }[];
+  current?: string;
+}): RawHtml {
+  const episodeLinks = files.map(
+    ({ file: entry, episodes }) =>
+      html`<a href="/?file=${encodeURIComponent(entry.name)}" class="${entry.name === current ? 'current' : ''}"><span>${describeEpisodeFile(entry)}</span><span class="count">${episodes}</span></a>`,
+  );
+  const packLinks = packFiles.map(
+    ({ file: entry, packRuns }) =>
+      html`<a href="/?packs=${encodeURIComponent(entry.name)}" class="${`packs/${entry.name}` === current ? 'current' : ''}"><span>${describePackRunFile(entry)}</span><span class="count">${packRuns}</span></a>`,
+  );
+  return html`<aside class="files">${files.length > 0 || packFiles.length === 0 ? html`<h3>Episode files</h3>${files.length === 0 ? html`<p class="note" style="padding: 0 14px">No episodes recorded.</p>` : episodeLinks}` : ''}
+${packFiles.length > 0 ? html`<h3>Pack runs</h3>${packLinks}` : ''}</aside>`;
+}
+
 /** The index page: episode files on the left, the chosen file's episodes on the right. */
 export function renderIndexPage({
   run,
@@ -99,19 +134,18 @@ export function renderIndexPage({
   assessments,
   category,
   warnings,
+  packFiles = [],
 }: {
   run: ViewerRunInfo;
   files: { file: EpisodeFile; episodes: number }[];
+  /** Connect the Dots pack-run files, listed under the episode files. */
+  packFiles?: { file: PackRunFile; packRuns: number }[];
   file?: EpisodeFile;
   records: EpisodeRecord[];
   assessments: EpisodeAssessment[];
   category?: string;
   warnings: string[];
 }): string {
-  const fileLinks = files.map(
-    ({ file: entry, episodes }) =>
-      html`<a href="/?file=${encodeURIComponent(entry.name)}" class="${entry.name === file?.name ? 'current' : ''}"><span>${describeEpisodeFile(entry)}</span><span class="count">${episodes}</span></a>`,
-  );
   const categories = [...new Set(records.map((record) => record.category))].sort();
   const rows = records
     .map((record, index) => ({ record, index, assessment: assessments[index]! }))
@@ -120,7 +154,7 @@ export function renderIndexPage({
   const solved = diagnosed.filter(({ assessment }) => assessment.type === 'diagnosed' && assessment.diagnosis.success).length;
   const base = file ? `/?file=${encodeURIComponent(file.name)}` : '/';
   const body = html`<div class="layout">
-<aside class="files"><h3>Episode files</h3>${files.length === 0 ? html`<p class="note" style="padding: 0 14px">No episodes recorded.</p>` : fileLinks}</aside>
+${fileAside({ files, packFiles, ...(file ? { current: file.name } : {}) })}
 <div>
 ${run.hasReport ? html`<p><a href="/report.html">Open the run report</a></p>` : ''}
 ${file
@@ -140,7 +174,11 @@ ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => ht
   return page({ title: 'SEAL trajectory viewer', subtitle: subtitle(run), body });
 }
 
-function messageBlock(message: ChatMessage, kind: string = message.role): RawHtml {
+/**
+ * One chat message as text (never markup).
+ * @internal
+ */
+export function messageBlock(message: ChatMessage, kind: string = message.role): RawHtml {
   return html`<div class="message ${kind}"><div class="role">${kind === 'observation' ? `environment (${message.role})` : message.role}${message.name ? ` · ${message.name}` : ''}</div><pre>${message.content}</pre>${
     message.toolCalls && message.toolCalls.length > 0 ? html`<pre>${message.toolCalls.map((call) => call.callText).join('\n')}</pre>` : ''
   }</div>`;

@@ -3,11 +3,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { HttpError, listen, sendJson as sendJsonBody } from '@seal/http';
-import { overlayLineSchema, toSealError, type EpisodeRecord, type InterfaceOverlay } from '@seal/spec';
+import { overlayLineSchema, toSealError, type EpisodeRecord, type InterfaceOverlay, type PackRunRecord } from '@seal/spec';
 import type { EpisodeAssessment, EpisodeDiagnoser } from '../episode-assessment';
 import { listEpisodeFiles, parseEpisodeFileName, readEpisodeFile, type EpisodeFile } from '../episode-files';
+import { listPackRunFiles, parsePackRunFileName, readPackRuns, type PackRunFile } from '../pack-run-files';
 import { readJsonLines } from '../read-json-lines';
 import { readRunDirectory } from '../read-run-directory';
+import { renderPackFilePage, renderPackRunPage } from './render-pack-pages';
 import { renderEpisodePage, renderErrorPage, renderIndexPage, type ViewerRunInfo } from './render-viewer-pages';
 
 /** Options of {@link startViewer}. */
@@ -42,6 +44,7 @@ const securityHeaders = {
 };
 
 type CachedFile = { key: string; records: EpisodeRecord[]; warnings: string[] };
+type CachedPackFile = { key: string; records: PackRunRecord[]; warnings: string[] };
 
 const noDiagnoser: EpisodeDiagnoser = () => ({
   type: 'unavailable',
@@ -54,7 +57,11 @@ const noDiagnoser: EpisodeDiagnoser = () => ({
  * dominant tag); `GET /episode/FILE/INDEX` shows one episode's turns with
  * messages, tool calls, results, the verdict and per-turn tags, and the
  * overlay in force; `GET /api/...` returns the same as JSON;
- * `GET /report.html` serves the run's report when there is one. Model output
+ * `GET /report.html` serves the run's report when there is one. For a
+ * Connect the Dots run, `GET /?packs=FILE` lists the pack runs of a file of
+ * `packs/` and `GET /pack/FILE/INDEX` shows one pack run: each task with the
+ * hints it was solved with, and between the tasks the update-context episode
+ * that rewrote them (`GET /api/packs/...` as JSON). Model output
  * is escaped everywhere, and pages carry a Content-Security-Policy that runs
  * no script. Unknown files, episodes and paths get a 404 that says what was
  * looked for. A torn last line of an episode file is skipped.
@@ -69,6 +76,7 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 8090;
   const fileCache = new Map<string, CachedFile>();
+  const packCache = new Map<string, CachedPackFile>();
   const assessmentCache = new Map<string, EpisodeAssessment>();
   let overlayCache: { key: string; byHash: Map<string, { overlay: InterfaceOverlay; steps: number[] }> } | undefined;
 
@@ -93,6 +101,42 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
     fileCache.set(file.name, entry);
     return entry;
   };
+
+  const loadPackFile = async (file: PackRunFile): Promise<CachedPackFile> => {
+    const key = await fileKey(join(root, 'packs', file.name));
+    const cached = packCache.get(file.name);
+    if (cached && cached.key === key) return cached;
+    const { values, warnings } = await readPackRuns({ runDirectory: root, file });
+    const entry = { key, records: values, warnings: warnings.map((warning) => (warning.type === 'other' ? warning.message : JSON.stringify(warning))) };
+    packCache.set(file.name, entry);
+    return entry;
+  };
+
+  const findPackFile = (name: string): PackRunFile => {
+    const file = parsePackRunFileName(name);
+    if (!file || !existsSync(join(root, 'packs', name))) {
+      throw new HttpError({ status: 404, message: `no pack-run file ${JSON.stringify(name)} in ${join(root, 'packs')}` });
+    }
+    return file;
+  };
+
+  const findPackRun = async (name: string, indexText: string) => {
+    const file = findPackFile(name);
+    const { records } = await loadPackFile(file);
+    if (!/^\d+$/.test(indexText)) throw new HttpError({ status: 404, message: `pack run index must be a whole number, not ${JSON.stringify(indexText)}` });
+    const index = Number(indexText);
+    const record = records[index];
+    if (!record) {
+      throw new HttpError({
+        status: 404,
+        message: `no pack run ${index} in ${name}: it holds ${records.length} pack run${records.length === 1 ? '' : 's'}${records.length > 0 ? ` (0–${records.length - 1})` : ''}`,
+      });
+    }
+    return { file, index, record, count: records.length };
+  };
+
+  const packFileList = async () =>
+    Promise.all((await listPackRunFiles(root)).map(async (file) => ({ file, packRuns: (await loadPackFile(file)).records.length })));
 
   const assess = (file: EpisodeFile, index: number, record: EpisodeRecord): EpisodeAssessment => {
     const key = `${file.name}#${index}#${record.episodeId}`;
@@ -182,6 +226,20 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
         });
       if (url.pathname === '/' || url.pathname === '/index.html') {
         const files = await fileList();
+        const packFiles = await packFileList();
+        const requestedPacks = url.searchParams.get('packs');
+        // A Connect the Dots run has pack runs and no episode files: show its latest training packs.
+        const packFile =
+          requestedPacks !== null
+            ? findPackFile(requestedPacks)
+            : files.length === 0 && url.searchParams.get('file') === null
+              ? ([...packFiles].reverse().find((entry) => entry.file.kind === 'train') ?? packFiles.at(-1))?.file
+              : undefined;
+        if (packFile) {
+          const loaded = await loadPackFile(packFile);
+          sendHtml(response, 200, renderPackFilePage({ run: runInfo(), files, packFiles, file: packFile, records: loaded.records, warnings: loaded.warnings }));
+          return;
+        }
         const requested = url.searchParams.get('file');
         const file = requested !== null ? await findFile(requested) : [...files].reverse().find((entry) => entry.file.kind === 'train')?.file ?? files[0]?.file;
         const loaded = file ? await loadFile(file) : { records: [], warnings: [] };
@@ -197,8 +255,41 @@ export async function startViewer(options: StartViewerOptions): Promise<RunViewe
             assessments: file ? loaded.records.map((record, index) => assess(file, index, record)) : [],
             ...(category ? { category } : {}),
             warnings: loaded.warnings,
+            packFiles,
           }),
         );
+        return;
+      }
+      if (parts[0] === 'pack' && parts.length === 3) {
+        const { file, index, record, count } = await findPackRun(parts[1]!, parts[2]!);
+        sendHtml(response, 200, renderPackRunPage({ run: runInfo(), file, index, count, record }));
+        return;
+      }
+      if (parts[0] === 'api' && parts[1] === 'packs' && parts.length === 2) {
+        sendJson(response, 200, { files: (await packFileList()).map(({ file, packRuns }) => ({ ...file, packRuns })) });
+        return;
+      }
+      if (parts[0] === 'api' && parts[1] === 'packs' && parts.length === 3) {
+        const file = findPackFile(parts[2]!);
+        const { records, warnings } = await loadPackFile(file);
+        sendJson(response, 200, {
+          file,
+          warnings,
+          packRuns: records.map((record, index) => ({
+            index,
+            packRunId: record.packRunId,
+            strategy: record.strategy,
+            regularity: record.regularity,
+            success: record.solves.map((solve) => solve.success),
+            taskRewards: record.taskRewards,
+            hintRewards: record.hintRewards,
+            hintsParsed: record.updates.filter((update) => update.parsed).length,
+          })),
+        });
+        return;
+      }
+      if (parts[0] === 'api' && parts[1] === 'packs' && parts.length === 4) {
+        sendJson(response, 200, { record: (await findPackRun(parts[2]!, parts[3]!)).record });
         return;
       }
       if (parts[0] === 'episode' && parts.length === 3) {
