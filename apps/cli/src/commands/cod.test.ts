@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../exit-codes';
 import type { Output } from '../ui/output';
 import { requestsPacks, runEvalPacks } from './eval-packs';
+import { runReport } from './report';
 import { requestsCod, runTrainCod } from './train-cod';
 
 let root: string;
@@ -110,6 +111,13 @@ describe('seal train --method cod', () => {
     const config = codRunConfigSchema.parse(JSON.parse(readFileSync(join(runDirectory, 'config.json'), 'utf8')));
     expect(config).toMatchObject({ method: 'cod', steps: 1, groupSize: 2, packSize: 2, evalPacks: 2, evalPackSize: 8, initialModel: modelDirectory });
     expect(existsSync(join(runDirectory, 'packs', 'eval-000000.jsonl'))).toBe(true);
+    // seal report reads what the run wrote: the position curve before and after.
+    const report = capture();
+    await runReport({ argv: [runDirectory, '--no-verify'], output: report.output });
+    expect(report.lines.filter((line) => line.startsWith('  packs '))).toEqual([
+      expect.stringMatching(/^ {2}packs before training: success by position( \d+%){8} \(2 pack runs\)$/),
+      expect.stringMatching(/^ {2}packs after step 1: success by position/),
+    ]);
     const resumed = capture();
     await runTrainCod({ argv: [...argv, '--steps', '1'], output: resumed.output });
     expect(resumed.lines.some((line) => line.includes('resuming after step 1'))).toBe(true);

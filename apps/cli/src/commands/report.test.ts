@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { runFixtureDirectory } from '@seal/report/test';
+import { codRunFixtureDirectory, runFixtureDirectory } from '@seal/report/test';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createOutput, type Output } from '../ui/output';
 import { runReport } from './report';
@@ -55,6 +55,21 @@ describe('runReport', () => {
     await runReport({ argv: [runDirectory, '--no-verify'], output });
     expect(text()).toMatch(/^seal report: wrote .*report\.html/);
     expect(text()).toContain('0 training episodes re-verified');
+  });
+
+  it('should report a Connect the Dots run: the position curve per evaluation and the hint blocks', async () => {
+    const runDirectory = mkdtempSync(join(tmpdir(), 'seal-cli-report-cod-'));
+    onTestFinished(() => rmSync(runDirectory, { recursive: true, force: true }));
+    cpSync(codRunFixtureDirectory, runDirectory, { recursive: true });
+    const { output, text } = capture(false);
+    expect(await runReport({ argv: [runDirectory], output })).toBe(0);
+    expect(text()).toContain('  packs before training: success by position 0% 0% 0% 0% 0% 0% 0% 0% (2 pack runs)');
+    expect(text()).toContain('  packs after step 2: success by position');
+    expect(text()).toContain('  hint blocks: 0 of 40 usable');
+    expect(text()).not.toContain('warning:');
+    const page = readFileSync(join(runDirectory, 'report.html'), 'utf8');
+    expect(page).toContain('data-chart="pack-position-success"');
+    expect(page).toContain('data-chart="pack-position-reward"');
   });
 
   it('should refuse a missing run directory with FILE_NOT_FOUND and no argument with INVALID_ARGUMENT', async () => {

@@ -20,7 +20,9 @@ Writes a self-contained report.html for a training run directory (no network:
 Chart.js and all data are inline): training reward and success per step,
 evaluation accuracy per split, accuracy by BFCL category, SEAL failure-tag
 counts over steps and in total, the interface-overlay timeline with what each
-overlay contained, and the history of the A-Patch tag weights ρ.
+overlay contained, and the history of the A-Patch tag weights ρ. For a
+Connect the Dots run (seal train --method cod): success and reward against
+the position in the pack per evaluation, and what became of the hint blocks.
 
 Runs do not record per-episode verdicts, so the per-category training charts
 re-verify the training episodes: generated tasks are re-drawn from the run's
@@ -78,6 +80,12 @@ export async function runReport({ argv, output }: CommandContext): Promise<numbe
     const pct = (value: number | null | undefined) => (value === null || value === undefined ? '—' : `${(value * 100).toFixed(1)}%`);
     output.line(`  ${set.name}: ${pct(set.accuracy[0])} at step ${set.steps[0]} → ${pct(set.accuracy.at(-1))} at step ${set.steps.at(-1)}`);
   }
+  // Connect the Dots: success at each pack position, per evaluation.
+  for (const evaluation of data.packs?.evaluations ?? []) {
+    const curve = evaluation.positions.map((entry) => `${(entry.successRate * 100).toFixed(0)}%`).join(' ');
+    output.line(`  packs ${evaluation.step === 0 ? 'before training' : `after step ${evaluation.step}`}: success by position ${curve} (${evaluation.packRuns} pack runs)`);
+  }
+  if (data.packs) output.line(`  hint blocks: ${data.packs.hints.parsed} of ${data.packs.hints.updates} usable`);
   if (data.episodes.unavailable > 0) {
     output.line(`  ${data.episodes.unavailable} training episodes not re-verified: ${data.episodes.unavailableReasons.join('; ')}`);
   }

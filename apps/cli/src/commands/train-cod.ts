@@ -21,6 +21,7 @@ import { embeddedPresets, prepareEmbedded } from '../embedded/embedded-recipe';
 import { exitCodes } from '../exit-codes';
 import type { Output } from '../ui/output';
 import { codEnvironments, createCodPackSource, type CodPackSource } from './cod-packs';
+import { prepareCodSmokeModel } from './cod-smoke-model';
 import { positionLines } from './eval-packs';
 
 /**
@@ -67,14 +68,17 @@ Connect the Dots training: each step rolls out G runs of a few packs (tasks
 sharing a hidden regularity; the model rewrites its hints between them),
 credits every solve and update episode with its reward-to-go against the
 group baseline, reweights with RED and takes one REC step. Evaluates
---eval-packs packs of 8 before and after (0: no evaluation). --env frozen-lake (default; FrozenLake-Obscure) or bfcl
-(the embedded generator's tasks behind per-pack tool and argument spellings;
-also chosen by --task-source bfcl). Starts from --model or the preset's base
-model. Writes config.json, cod-state.json, checkpoints/ and packs/ (pack runs
-with their hints: step-N.jsonl, eval-N.jsonl) to the run directory, which
-seal report and seal view read. Resumes after the last finished step (an
-evaluation at its last complete pack) unless --fresh is given; a resume with
-other sizes than the run's is refused.`;
+--eval-packs packs of 8 before and after (0: no evaluation).
+
+--env frozen-lake (default; FrozenLake-Obscure) or bfcl (the embedded
+generator's tasks behind per-pack tool and argument spellings; also chosen by
+--task-source bfcl). Starts from --model or the preset's base model (smoke on
+frozen-lake: a tiny random model with a tokenizer of the pack prompts, cached
+under --cache). Writes config.json, cod-state.json, checkpoints/ and packs/
+(pack runs with their hints: step-N.jsonl, eval-N.jsonl) to the run
+directory, which seal report and seal view read. Resumes after the last
+finished step (an evaluation at its last complete pack) unless --fresh is
+given; a resume with other sizes than the run's is refused.`;
 
 /** The settings a resumed run must share with the run directory's. */
 const resumeKeys = ['environment', 'seed', 'packsPerStep', 'groupSize', 'packSize', 'evalPacks', 'evalPackSize'] as const;
@@ -216,6 +220,9 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
     }
   }
   if (modelDirectory === undefined && flags.model !== undefined) modelDirectory = resolve(flags.model);
+  if (modelDirectory === undefined && flags.preset === 'smoke' && envName === 'frozen-lake') {
+    modelDirectory = await prepareCodSmokeModel({ cacheDirectory: resolve(flags.cache) });
+  }
   if (modelDirectory === undefined) {
     const assets = await prepareEmbedded({ preset: embeddedPresets[flags.preset], cacheDirectory: resolve(flags.cache) });
     modelDirectory = assets.warmStartDirectory;

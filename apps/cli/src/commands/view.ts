@@ -26,9 +26,11 @@ Serves a trajectory browser for a training run directory: the episode files
 (training steps, evaluations) with each episode's task, category, reward and
 dominant SEAL tag; and per episode the messages, tool calls and results, the
 verdict, the tag of every turn, the ground truth, and the interface overlay
-in force. Model output is shown as text, never as markup. Files are read on
-each request, so a run still training shows its new steps. Prints the URL
-once listening; SIGINT or SIGTERM stops it with exit code 0.
+in force. For a Connect the Dots run, each pack run task by task with the
+hints it was solved with and the hint update between the tasks. Model output
+is shown as text, never as markup. Files are read on each request, so a run
+still training shows its new steps. Prints the URL once listening; SIGINT or
+SIGTERM stops it with exit code 0.
 
   --port N      port (default 8090; 0 picks a free one)
   --host H      interface (default 127.0.0.1; 0.0.0.0 exposes it)
@@ -83,7 +85,7 @@ export async function runView({ argv, output }: CommandContext): Promise<number>
   event(
     'listening',
     { url: viewer.url, host: viewer.host, port: viewer.port, runDirectory: run.root },
-    `seal view: listening on ${viewer.url} (${run.episodeFiles.length} episode files in ${run.root}); Ctrl-C stops it`,
+    `seal view: listening on ${viewer.url} (${run.episodeFiles.length} episode files${run.packRuns.length > 0 ? `, ${run.packRuns.length} pack-run files` : ''} in ${run.root}); Ctrl-C stops it`,
   );
 
   // bin.ts exits at once on SIGINT; a server first finishes what is in flight.
