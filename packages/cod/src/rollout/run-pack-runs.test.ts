@@ -146,6 +146,36 @@ describe('runPackRuns (a scripted policy that writes hint blocks)', () => {
   });
 });
 
+describe('runPackRuns (a hint block over the length limit)', () => {
+  it('should penalise the block, parse it as no hint and keep the pack run', async () => {
+    const long = `- ${'Direction 3 moves down. '.repeat(10)}`;
+    const scripted = new MockPolicyV1({
+      maxSequenceLength: 100_000,
+      generate: (request: PolicyV1GenerateOptions): PolicyV1GenerateResult => ({
+        generations: (request.prompts ?? []).map((prompt) => {
+          const isUpdate = scripted.tokenizer.decode(prompt).includes('Previous hints:');
+          const answer = isUpdate ? `${hintStartDelimiter}\n${long}\n${hintEndDelimiter}` : '<answer>Direction 3</answer>';
+          const tokenIds = [...scripted.tokenizer.encode(answer), 257];
+          return { tokenIds, text: answer, logprobs: tokenIds.map(() => -0.1), modelLogprobs: tokenIds.map(() => -0.1), finishReason: 'stop' as const, promptTokenIds: prompt };
+        }),
+        usage: { promptTokens: 0, completionTokens: 0 },
+      }),
+    });
+    const file = join(tempDir(), 'long.jsonl');
+    const { records } = await runPacks({ ...options({ policy: scripted, groupSize: 1, hints: { maxLength: 100 } }), packs: packs.slice(0, 1), file });
+    const [record] = records;
+    expect(record!.updates.map((update) => [update.parsed, update.failure, update.reward, update.hints])).toEqual([
+      [false, 'too-long', -0.1, 'Hints: no hint available.'],
+      [false, 'too-long', -0.1, 'Hints: no hint available.'],
+    ]);
+    // The raw block is kept for the viewer; the next solve never sees it.
+    expect(record!.updates[0]!.response).toContain(long.trim());
+    expect(record!.solves[1]!.messages[0]!.content).not.toContain('Direction 3 moves down');
+    expect(record!.hintRewards).toEqual([-0.1, -0.1]);
+    expect(readPackRunFile({ path: file, groupSize: 1 }).completed.get(record!.packId)).toEqual([record]);
+  });
+});
+
 describe('runPacks', () => {
   it('should resume at the pack boundary after a kill, with nothing lost or duplicated', async () => {
     const dir = tempDir();
