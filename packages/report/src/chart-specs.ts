@@ -486,7 +486,8 @@ function packCharts(data: ReportData): ChartSpec[] {
         config: lineConfig({
           xTitle: 'position in the pack',
           yTitle,
-          percent: key === 'successRate',
+          // Task rewards lie in [0, 1] too: the same bounds, numeric ticks.
+          percent: true,
           datasets: packs.evaluations.map((evaluation, i) =>
             lineDataset(`${evaluationLabel(evaluation.step)}${evaluation.strategies.some((strategy) => strategy !== 'cod') ? ` (${evaluation.strategies.join(', ')})` : ''}`, palette[i % palette.length]!, curve(evaluation.positions, key)),
           ),
@@ -503,6 +504,7 @@ function packCharts(data: ReportData): ChartSpec[] {
       format: 'number',
       config: lineConfig({
         yTitle: 'task reward',
+        percent: true,
         datasets: Array.from({ length: positions }, (_, position) =>
           lineDataset(
             `position ${position + 1}`,

@@ -314,7 +314,7 @@ export function renderReportHtml({ data, chartLibrary }: RenderReportHtmlOptions
 <section id="summary">${summaryCards(data)}</section>
 ${packSection(data, charts.packs)}
 <section id="learning"><h2>Learning curves</h2>
-${charts.learning.length > 0 ? html`<div class="charts">${charts.learning.map((chart) => chartFigure(chart))}</div>` : html`<p class="note">No training step or evaluation has been recorded yet.</p>`}
+${charts.learning.length > 0 ? html`<div class="charts">${charts.learning.map((chart) => chartFigure(chart))}</div>` : data.packs ? html`<p class="note">Connect the Dots records its training steps and evaluations as pack runs: see <a href="#packs">Pack positions</a>.</p>` : html`<p class="note">No training step or evaluation has been recorded yet.</p>`}
 ${curriculumTable(data)}
 ${rollbackTable(data)}</section>
 <section id="categories"><h2>Categories</h2>
