@@ -12,6 +12,19 @@ function fail(result: ParseCallResult) {
 }
 
 describe('parseCallString', () => {
+  it('should give every caller its own argument containers, even for a text parsed before', () => {
+    const text = "post_tweet(content='x', tags=['#a'], meta={'k': [1]})";
+    const first = parseCallString(text);
+    const second = parseCallString(text);
+    if (!first.success || !second.success) throw new Error('expected both to parse');
+    expect(second.value).toEqual(first.value);
+    (first.value.kwargs[1]![1] as unknown[]).push('#b');
+    ((first.value.kwargs[2]![1] as PyDict).get('k') as unknown[]).push(2n);
+    const third = parseCallString(text);
+    expect(third).toEqual(second);
+    expect(third.success && third.value.kwargs[1]![1]).toEqual(['#a']);
+  });
+
   describe('accepted calls', () => {
     it('should parse keyword and positional literal arguments', () => {
       const call = ok(parseCallString("sort('final_report.pdf', reverse=True, n=-3, x=2.50)"));

@@ -1,7 +1,7 @@
 import { pyRepr } from './py-repr';
 import { pyAdd, pyFloorDiv, pyMod, pyMul, pyPow, pySub, pyTrueDiv } from './py-ops';
 import { PyException } from './py-exception';
-import { PyDict, PyObject, PySet, PyTuple, isPyKey, type PyKey, type PyValue } from './py-value';
+import { PyDict, PyObject, PySet, PyTuple, isPyKey, pyDeepCopy, type PyKey, type PyValue } from './py-value';
 
 /** A parsed Python call `name(arg, ..., key=value, ...)` with literal arguments. */
 export type ParsedCall = {
@@ -123,8 +123,58 @@ export function parseCallString(
   text: string,
   options: ParseCallOptions = {},
 ): ParseCallResult {
-  const result = runParser(text, options, (parser) => [parser.parseCall()]);
-  return result.success ? { success: true, value: result.value[0]! } : result;
+  const cacheable = text.length <= maxCachedLength && usesDefaults(options);
+  if (cacheable) {
+    const cached = parsedCalls.get(text);
+    if (cached !== undefined) return copyResult(cached);
+  }
+  const run = runParser(text, options, (parser) => [parser.parseCall()]);
+  const result: ParseCallResult = run.success ? { success: true, value: run.value[0]! } : run;
+  if (cacheable) {
+    if (parsedCalls.size >= maxCachedCalls) parsedCalls.clear();
+    parsedCalls.set(text, copyResult(result));
+  }
+  return result;
+}
+
+/**
+ * Results of {@link parseCallString} with default options, by text: an
+ * agent's calls repeat a lot (`cd(folder='..')`, `ls()`), within an episode
+ * and across the rollouts of a task. Each hit gets its own copy of every
+ * container, so a caller that keeps or mutates an argument never touches the
+ * cache. Bounded: cleared when full.
+ */
+const parsedCalls = new Map<string, ParseCallResult>();
+const maxCachedCalls = 4096;
+const maxCachedLength = 1024;
+
+function usesDefaults(options: ParseCallOptions): boolean {
+  return (
+    options.bareNames === undefined &&
+    options.arithmetic === undefined &&
+    options.nestedCalls === undefined &&
+    options.maxLength === undefined &&
+    options.maxDepth === undefined &&
+    options.maxIntDigits === undefined
+  );
+}
+
+function copyResult(result: ParseCallResult): ParseCallResult {
+  if (!result.success) return { success: false, error: { ...result.error } };
+  const { name, args, kwargs } = result.value;
+  return {
+    success: true,
+    value: {
+      name,
+      args: args.map((value) => copyValue(value)),
+      kwargs: kwargs.map(([key, value]) => [key, copyValue(value)]),
+    },
+  };
+}
+
+/** Literals are trees: primitives are shared, containers copied. */
+function copyValue(value: PyValue): PyValue {
+  return value === null || typeof value !== 'object' ? value : pyDeepCopy(value);
 }
 
 /**

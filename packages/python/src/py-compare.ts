@@ -45,10 +45,12 @@ export function pyEquals(a: PyValue, b: PyValue): boolean {
   if (a instanceof PyTuple) return b instanceof PyTuple && sequenceEquals(a.items, b.items);
   if (a instanceof PyDict) {
     if (!(b instanceof PyDict) || a.size !== b.size) return false;
-    for (const [internal, v] of PyDict.internalEntries(a)) {
-      const k = PyDict.originalKey(a, internal);
+    const keys = PyDict.internalKeys(a);
+    const values = PyDict.internalValues(a);
+    for (let i = 0; i < keys.length; i++) {
+      const k = PyDict.originalKey(a, keys[i]!);
       if (!b.has(k)) return false;
-      if (!pyEquals(v, b.get(k)!)) return false;
+      if (!pyEquals(values[i]!, b.get(k)!)) return false;
     }
     return true;
   }

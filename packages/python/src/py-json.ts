@@ -95,7 +95,9 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
     let first = true;
     if (encoder.sortKeys) {
       const entries: [string, PyValue][] = [];
-      for (const [k, item] of PyDict.internalEntries(v)) entries.push([encodeKey(PyDict.originalKey(v, k)), item]);
+      const keys = PyDict.internalKeys(v);
+      const values = PyDict.internalValues(v);
+      for (let i = 0; i < keys.length; i++) entries.push([encodeKey(PyDict.originalKey(v, keys[i]!)), values[i]!]);
       entries.sort(([a], [b]) => compareCodePoints(a, b));
       for (const [k, item] of entries) {
         if (!first) out += encoder.itemSeparator;
@@ -104,10 +106,13 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
       }
     } else {
       // Python encodes each key before its value, so a bad key raises first.
-      for (const [internal, item] of PyDict.internalEntries(v)) {
+      const keys = PyDict.internalKeys(v);
+      const values = PyDict.internalValues(v);
+      for (let i = 0; i < keys.length; i++) {
+        const item = values[i]!;
         if (!first) out += encoder.itemSeparator;
         first = false;
-        const k = PyDict.originalKey(v, internal);
+        const k = PyDict.originalKey(v, keys[i]!);
         const key = encoder.encodeString(typeof k === 'string' ? k : encodeKey(k));
         out += key + encoder.keySeparator + encodeJson(item, encoder);
       }

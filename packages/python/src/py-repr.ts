@@ -142,11 +142,14 @@ export function pyRepr(value: PyValue): string {
     return value.length === 1 ? `(${inner},)` : `(${inner})`;
   }
   if (value instanceof PyDict) {
-    const parts: string[] = [];
-    for (const [k, v] of PyDict.internalEntries(value)) {
-      parts.push(`${pyRepr(PyDict.originalKey(value, k))}: ${pyRepr(v)}`);
+    const keys = PyDict.internalKeys(value);
+    const values = PyDict.internalValues(value);
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0) out += ', ';
+      out += `${pyRepr(PyDict.originalKey(value, keys[i]!))}: ${pyRepr(values[i]!)}`;
     }
-    return `{${parts.join(', ')}}`;
+    return `${out}}`;
   }
   if (value instanceof PySet) {
     if (value.size === 0) return 'set()';

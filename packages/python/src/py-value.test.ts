@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pyJsonDumps } from './py-json';
 import { pyRepr } from './py-repr';
-import { PyDict, PyTuple, pyDeepCopy } from './py-value';
+import { PyDict, PyTuple, pyDeepCopy, type PyKey } from './py-value';
 
 describe('PyDict', () => {
   it('should keep the first key object of equal keys, as CPython does', () => {
@@ -34,6 +34,42 @@ describe('PyDict', () => {
     dict.clear();
     dict.set(1n, 4n);
     expect(pyRepr(dict)).toBe('{1: 4}');
+  });
+
+  it('should behave the same below and above its index threshold', () => {
+    for (const size of [3, 8, 9, 40]) {
+      const dict = new PyDict();
+      for (let i = 0; i < size; i++) dict.set(BigInt(i), `v${i}`);
+      dict.set(1.0, 'one'); // 1.0 == 1: updates in place
+      expect(dict.size).toBe(size);
+      expect(dict.get(1n)).toBe('one');
+      expect(dict.delete(0n)).toBe(true);
+      expect(dict.delete(0n)).toBe(false);
+      dict.set(0n, 'zero');
+      expect([...dict.keys()]).toEqual([...Array.from({ length: size - 1 }, (_, i) => BigInt(i + 1)), 0n]);
+      expect(dict.get(BigInt(size - 1))).toBe(`v${size - 1}`);
+      const copy = pyDeepCopy(dict);
+      copy.set('new', 1n);
+      expect(copy.size).toBe(size + 1);
+      expect(dict.has('new')).toBe(false);
+      expect(copy.get(0n)).toBe('zero');
+    }
+  });
+
+  it('should find a NaN key by identity of value, as a Map does', () => {
+    const dict = new PyDict([[NaN, 1n], ['a', 2n]]);
+    expect(dict.get(NaN)).toBe(1n);
+    expect(pyRepr(dict)).toBe("{nan: 1, 'a': 2}");
+  });
+
+  it('should visit entries added during iteration, like a Map', () => {
+    const dict = new PyDict([['a', 1n]]);
+    const seen: PyKey[] = [];
+    for (const [key] of dict) {
+      seen.push(key);
+      if (key === 'a') dict.set('b', 2n);
+    }
+    expect(seen).toEqual(['a', 'b']);
   });
 
   it('should keep key objects and aliasing through a deep copy', () => {

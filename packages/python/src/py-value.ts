@@ -112,40 +112,58 @@ function tupleKey(tuple: PyTuple): string {
     .join('\u0001');
 }
 
+/** Dicts with more entries than this get a hash index beside their arrays. */
+const indexThreshold = 8;
+
+/** Map's key equality (SameValueZero): `===`, and NaN equal to itself. */
+function sameKey(a: InternalKey, b: InternalKey): boolean {
+  return a === b || (a !== a && b !== b);
+}
+
 /**
- * Iterates a dict's keys, values or `[key, value]` pairs. A plain iterator
- * object rather than a generator: dict iteration is the hottest loop of
- * result rendering and state snapshots, and V8 optimises this shape better.
+ * Iterates a dict's keys, values or `[key, value]` pairs in insertion order.
+ * Live, like a Map iterator: entries added meanwhile are visited. (Python
+ * raises when a dict changes size during iteration, so no port depends on
+ * the rest.)
  */
 class PyDictIterator<T> implements IterableIterator<T> {
   private readonly dict: PyDict;
-  private readonly inner: Iterator<[InternalKey, PyValue]>;
-  private readonly pick: (dict: PyDict, slot: [InternalKey, PyValue]) => T;
-  constructor(dict: PyDict, pick: (dict: PyDict, slot: [InternalKey, PyValue]) => T) {
+  private readonly pick: (dict: PyDict, position: number) => T;
+  private position = 0;
+  constructor(dict: PyDict, pick: (dict: PyDict, position: number) => T) {
     this.dict = dict;
-    this.inner = PyDict.internalEntries(dict);
     this.pick = pick;
   }
   next(): IteratorResult<T> {
-    const step = this.inner.next();
-    if (step.done === true) return { value: undefined, done: true };
-    return { value: this.pick(this.dict, step.value), done: false };
+    if (this.position >= this.dict.size) return { value: undefined, done: true };
+    return { value: this.pick(this.dict, this.position++), done: false };
   }
   [Symbol.iterator](): IterableIterator<T> {
     return this;
   }
 }
 
-const pickKey = (dict: PyDict, slot: [InternalKey, PyValue]): PyKey => PyDict.originalKey(dict, slot[0]);
-const pickEntry = (dict: PyDict, slot: [InternalKey, PyValue]): [PyKey, PyValue] => [
-  PyDict.originalKey(dict, slot[0]),
-  slot[1],
+const pickKey = (dict: PyDict, position: number): PyKey =>
+  PyDict.originalKey(dict, PyDict.internalKeys(dict)[position]!);
+const pickValue = (dict: PyDict, position: number): PyValue => PyDict.internalValues(dict)[position]!;
+const pickEntry = (dict: PyDict, position: number): [PyKey, PyValue] => [
+  pickKey(dict, position),
+  pickValue(dict, position),
 ];
 
-/** A Python dict: insertion-ordered, keyed by Python equality. */
+/**
+ * A Python dict: insertion-ordered, keyed by Python equality. Stored as two
+ * parallel arrays (internal keys, values), with a hash index only past a few
+ * entries: most dicts here are small (results, records, configs), and copying
+ * or building arrays costs a fraction of a Map.
+ */
 export class PyDict {
-  /** Internal key → value, in insertion order. */
-  private readonly map = new Map<InternalKey, PyValue>();
+  /** Internal keys (see `internalKey`), in insertion order. */
+  private keyList: InternalKey[] = [];
+  /** Values, parallel to `keyList`. */
+  private valueList: PyValue[] = [];
+  /** Internal key → position, once the dict outgrows a linear scan. */
+  private index: Map<InternalKey, number> | undefined;
   /**
    * The key object a slot was created with, for the few keys whose internal
    * form differs (`True`, `1.0`, `None`, tuples); strings and ints are their
@@ -161,7 +179,7 @@ export class PyDict {
   static fromObject(object: Record<string, PyValue>): PyDict {
     const dict = new PyDict();
     for (const key in object) {
-      if (Object.hasOwn(object, key)) dict.map.set(key, object[key]!);
+      if (Object.hasOwn(object, key)) dict.set(key, object[key]!);
     }
     return dict;
   }
@@ -172,20 +190,26 @@ export class PyDict {
    * @internal
    */
   static deepCopyInto(source: PyDict, target: PyDict, memo: Map<unknown, unknown>): void {
-    for (const [k, value] of source.map) target.map.set(k, pyDeepCopy(value, memo));
+    const values = source.valueList;
+    const copies: PyValue[] = new Array<PyValue>(values.length);
+    for (let i = 0; i < values.length; i++) copies[i] = pyDeepCopy(values[i]!, memo);
+    target.keyList = source.keyList.slice();
+    target.valueList = copies;
+    if (source.index !== undefined) target.index = new Map(source.index);
     if (source.originalKeys !== undefined) target.originalKeys = new Map(source.originalKeys);
   }
 
-  /**
-   * The dict's `[internal key, value]` pairs, for read-only loops inside this
-   * package; {@link PyDict.originalKey} gives the Python key of each.
-   * @internal
-   */
-  static internalEntries(dict: PyDict): IterableIterator<[InternalKey, PyValue]> {
-    return dict.map.entries();
+  /** The internal keys, in order, for read-only loops inside this package. @internal */
+  static internalKeys(dict: PyDict): readonly InternalKey[] {
+    return dict.keyList;
   }
 
-  /** The Python key of an internal key from {@link PyDict.internalEntries}. @internal */
+  /** The values, parallel to {@link PyDict.internalKeys}. @internal */
+  static internalValues(dict: PyDict): readonly PyValue[] {
+    return dict.valueList;
+  }
+
+  /** The Python key of an internal key from {@link PyDict.internalKeys}. @internal */
   static originalKey(dict: PyDict, internal: InternalKey): PyKey {
     const keys = dict.originalKeys;
     if (keys !== undefined) {
@@ -195,37 +219,72 @@ export class PyDict {
     return internal as PyKey;
   }
 
+  /** Position of an internal key, or -1. */
+  private find(key: InternalKey): number {
+    if (this.index !== undefined) return this.index.get(key) ?? -1;
+    const keys = this.keyList;
+    for (let i = 0; i < keys.length; i++) if (keys[i] === key) return i;
+    if (key !== key) for (let i = 0; i < keys.length; i++) if (sameKey(keys[i]!, key)) return i;
+    return -1;
+  }
+
+  private rebuildIndex(): void {
+    if (this.keyList.length <= indexThreshold) {
+      this.index = undefined;
+      return;
+    }
+    const index = new Map<InternalKey, number>();
+    this.keyList.forEach((key, position) => index.set(key, position));
+    this.index = index;
+  }
+
   get size(): number {
-    return this.map.size;
+    return this.keyList.length;
   }
   has(key: PyKey): boolean {
-    return this.map.has(internalKey(key));
+    return this.find(internalKey(key)) >= 0;
   }
   /** The value, or `undefined` when the key is absent (Python would raise). */
   get(key: PyKey): PyValue | undefined {
-    return this.map.get(internalKey(key));
+    const position = this.find(internalKey(key));
+    return position < 0 ? undefined : this.valueList[position];
   }
   /** Sets a value; an existing equal key keeps its original key object and slot. */
   set(key: PyKey, value: PyValue): this {
     const k = internalKey(key);
-    if (k !== key && !this.map.has(k)) (this.originalKeys ??= new Map()).set(k, key);
-    this.map.set(k, value);
+    const position = this.find(k);
+    if (position >= 0) {
+      this.valueList[position] = value;
+      return this;
+    }
+    if (k !== key) (this.originalKeys ??= new Map()).set(k, key);
+    this.keyList.push(k);
+    this.valueList.push(value);
+    if (this.index !== undefined) this.index.set(k, this.keyList.length - 1);
+    else if (this.keyList.length > indexThreshold) this.rebuildIndex();
     return this;
   }
   delete(key: PyKey): boolean {
     const k = internalKey(key);
+    const position = this.find(k);
+    if (position < 0) return false;
     this.originalKeys?.delete(k);
-    return this.map.delete(k);
+    this.keyList.splice(position, 1);
+    this.valueList.splice(position, 1);
+    if (this.index !== undefined) this.rebuildIndex();
+    return true;
   }
   clear(): void {
-    this.map.clear();
+    this.keyList = [];
+    this.valueList = [];
+    this.index = undefined;
     this.originalKeys = undefined;
   }
   keys(): IterableIterator<PyKey> {
     return new PyDictIterator(this, pickKey);
   }
   values(): IterableIterator<PyValue> {
-    return this.map.values();
+    return new PyDictIterator(this, pickValue);
   }
   entries(): IterableIterator<[PyKey, PyValue]> {
     return new PyDictIterator(this, pickEntry);
