@@ -4,6 +4,7 @@ export {
   PyObject,
   PySet,
   PyTuple,
+  freezePyTree,
   freezePyValue,
   isFrozenPyList,
   isPyFloat,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pyJsonDumps } from './py-json';
 import { pyRepr } from './py-repr';
-import { PyDict, PyTuple, pyDeepCopy, type PyKey } from './py-value';
+import { PyDict, PySet, PyTuple, freezePyTree, pyDeepCopy, type PyKey } from './py-value';
 
 describe('PyDict', () => {
   it('should keep the first key object of equal keys, as CPython does', () => {
@@ -79,5 +79,32 @@ describe('PyDict', () => {
     expect(pyRepr(copy)).toBe("{True: [1], 'y': [1]}");
     expect(copy.get(true)).toBe(copy.get('y'));
     expect(copy.get(true)).not.toBe(shared);
+  });
+});
+
+describe('freezePyTree', () => {
+  it('should make its dicts read-only and its deep copies independent and mutable', () => {
+    const config = freezePyTree(new PyDict([['root', new PyDict([['files', ['a', 'b']], ['n', 1n]])]]));
+    expect(() => config.set('x', 1n)).toThrow(TypeError);
+    expect(() => (config.get('root') as PyDict).delete('n')).toThrow(TypeError);
+    expect(() => config.clear()).toThrow(TypeError);
+    const copy = pyDeepCopy(config);
+    (copy.get('root') as PyDict).set('n', 2n);
+    ((copy.get('root') as PyDict).get('files') as unknown[]).push('c');
+    expect(pyRepr(config)).toBe("{'root': {'files': ['a', 'b'], 'n': 1}}");
+    expect(pyRepr(copy)).toBe("{'root': {'files': ['a', 'b', 'c'], 'n': 2}}");
+    // A part copies the same way.
+    expect(pyRepr(pyDeepCopy(config.get('root')!))).toBe("{'files': ['a', 'b'], 'n': 1}");
+  });
+
+  it('should keep aliasing in copies of data that shares a container', () => {
+    const shared = [1n];
+    const data = freezePyTree(new PyDict([['a', new PyDict([['x', shared]])], ['b', shared]]));
+    const copy = pyDeepCopy(data);
+    expect((copy.get('a') as PyDict).get('x')).toBe(copy.get('b'));
+    const withSet = freezePyTree(new PyDict([['s', new PySet([1n])], ['l', [1n]]]));
+    const copied = pyDeepCopy(withSet);
+    expect(copied.get('s')).not.toBe(withSet.get('s'));
+    expect(pyRepr(copied)).toBe(pyRepr(withSet));
   });
 });

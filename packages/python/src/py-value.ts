@@ -170,6 +170,8 @@ export class PyDict {
    * own internal keys, so most dicts never allocate this.
    */
   private originalKeys: Map<InternalKey, PyKey> | undefined;
+  /** Set by {@link PyDict.freeze}. */
+  private frozen = false;
 
   constructor(entries?: Iterable<readonly [PyKey, PyValue]>) {
     if (entries) for (const [k, v] of entries) this.set(k, v);
@@ -195,8 +197,35 @@ export class PyDict {
     for (let i = 0; i < values.length; i++) copies[i] = pyDeepCopy(values[i]!, memo);
     target.keyList = source.keyList.slice();
     target.valueList = copies;
-    if (source.index !== undefined) target.index = new Map(source.index);
     if (source.originalKeys !== undefined) target.originalKeys = new Map(source.originalKeys);
+  }
+
+  /**
+   * A copy whose values are `copyValue(value)`, keys, order and index kept.
+   * @internal
+   */
+  static mapValues(source: PyDict, copyValue: (value: PyValue) => PyValue): PyDict {
+    const target = new PyDict();
+    const values = source.valueList;
+    const copies: PyValue[] = new Array<PyValue>(values.length);
+    for (let i = 0; i < values.length; i++) copies[i] = copyValue(values[i]!);
+    target.keyList = source.keyList.slice();
+    target.valueList = copies;
+    if (source.originalKeys !== undefined) target.originalKeys = new Map(source.originalKeys);
+    return target;
+  }
+
+  /**
+   * Makes the dict read-only: `set`, `delete` and `clear` throw a
+   * `TypeError` from then on. (A flag, not `Object.freeze`: V8 reads frozen
+   * arrays several times slower.) @internal
+   */
+  static freeze(dict: PyDict): void {
+    dict.frozen = true;
+  }
+
+  private assertMutable(): void {
+    if (this.frozen) throw new TypeError('this dict is shared read-only data; copy it first');
   }
 
   /** The internal keys, in order, for read-only loops inside this package. @internal */
@@ -221,18 +250,18 @@ export class PyDict {
 
   /** Position of an internal key, or -1. */
   private find(key: InternalKey): number {
-    if (this.index !== undefined) return this.index.get(key) ?? -1;
     const keys = this.keyList;
+    if (keys.length > indexThreshold) {
+      // Built on the first lookup (copies do not carry it), then kept up to date.
+      if (this.index === undefined) this.rebuildIndex();
+      return this.index!.get(key) ?? -1;
+    }
     for (let i = 0; i < keys.length; i++) if (keys[i] === key) return i;
     if (key !== key) for (let i = 0; i < keys.length; i++) if (sameKey(keys[i]!, key)) return i;
     return -1;
   }
 
   private rebuildIndex(): void {
-    if (this.keyList.length <= indexThreshold) {
-      this.index = undefined;
-      return;
-    }
     const index = new Map<InternalKey, number>();
     this.keyList.forEach((key, position) => index.set(key, position));
     this.index = index;
@@ -251,30 +280,32 @@ export class PyDict {
   }
   /** Sets a value; an existing equal key keeps its original key object and slot. */
   set(key: PyKey, value: PyValue): this {
+    this.assertMutable();
     const k = internalKey(key);
     const position = this.find(k);
     if (position >= 0) {
       this.valueList[position] = value;
       return this;
     }
-    if (k !== key) (this.originalKeys ??= new Map()).set(k, key);
     this.keyList.push(k);
     this.valueList.push(value);
+    if (k !== key) (this.originalKeys ??= new Map()).set(k, key);
     if (this.index !== undefined) this.index.set(k, this.keyList.length - 1);
-    else if (this.keyList.length > indexThreshold) this.rebuildIndex();
     return this;
   }
   delete(key: PyKey): boolean {
+    this.assertMutable();
     const k = internalKey(key);
     const position = this.find(k);
     if (position < 0) return false;
-    this.originalKeys?.delete(k);
     this.keyList.splice(position, 1);
     this.valueList.splice(position, 1);
-    if (this.index !== undefined) this.rebuildIndex();
+    this.originalKeys?.delete(k);
+    this.index = undefined;
     return true;
   }
   clear(): void {
+    this.assertMutable();
     this.keyList = [];
     this.valueList = [];
     this.index = undefined;
@@ -375,6 +406,78 @@ function freezeImmutableLists(value: PyValue): boolean {
   return false;
 }
 
+const frozenTrees = new WeakSet<object>();
+
+/**
+ * Marks `value` as shared read-only data and returns it: its dicts become
+ * read-only (mutating one throws a `TypeError`; its lists are left as they
+ * are, since V8 reads frozen arrays slower, and must not be mutated either).
+ * When it is a tree (no container reached twice, no set, every other object
+ * immutable), deep copies of it and of its parts skip `deepcopy`'s memo:
+ * with nothing shared there is no aliasing to keep, and read-only data that
+ * is copied for every instance (BFCL's initial configs and default states)
+ * copies several times faster.
+ */
+export function freezePyTree<T extends PyValue>(value: T): T {
+  const shared = new Set<object>();
+  findShared(value, new Set(), shared);
+  freezeContainers(value, shared, new Set());
+  return value;
+}
+
+/** Collects the containers reached more than once (shared, or on a cycle). */
+function findShared(value: PyValue, seen: Set<object>, shared: Set<object>): void {
+  if (!isContainer(value)) return;
+  if (seen.has(value)) {
+    shared.add(value);
+    return;
+  }
+  seen.add(value);
+  const items = Array.isArray(value) ? value : value instanceof PyTuple ? value.items : PyDict.internalValues(value);
+  for (const item of items) findShared(item, seen, shared);
+}
+
+function isContainer(value: PyValue): value is PyValue[] | PyTuple | PyDict {
+  return Array.isArray(value) || value instanceof PyTuple || value instanceof PyDict;
+}
+
+/**
+ * Freezes the containers under `value` and registers every one that is a
+ * tree: not shared, holding no set or stateful object, its parts trees too.
+ */
+function freezeContainers(value: PyValue, shared: ReadonlySet<object>, done: Set<object>): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  // A set cannot be frozen; an object that copies itself may hold state.
+  if (!isContainer(value)) return !(value instanceof PySet) && value.pyDeepCopy(new Map()) === value;
+  if (done.has(value)) return false;
+  done.add(value);
+  let tree = !shared.has(value);
+  if (Array.isArray(value)) {
+    for (const item of value) if (!freezeContainers(item, shared, done)) tree = false;
+  } else if (value instanceof PyTuple) {
+    for (const item of value.items) if (!freezeContainers(item, shared, done)) tree = false;
+  } else {
+    for (const item of PyDict.internalValues(value)) if (!freezeContainers(item, shared, done)) tree = false;
+    PyDict.freeze(value);
+  }
+  if (tree) frozenTrees.add(value);
+  return tree;
+}
+
+/** A deep copy of a frozen tree: no memo, nothing shared to keep. */
+function copyTree(value: PyValue): PyValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const copy: PyValue[] = new Array<PyValue>(value.length);
+    for (let i = 0; i < value.length; i++) copy[i] = copyTree(value[i]!);
+    return copy;
+  }
+  if (value instanceof PyDict) return PyDict.mapValues(value, copyTree);
+  if (value instanceof PyTuple) return new PyTuple(value.items.map(copyTree));
+  // Immutable objects (Ellipsis) copy as themselves.
+  return value;
+}
+
 /** True for a list frozen by {@link freezePyValue} (deeply immutable). */
 export function isFrozenPyList(value: readonly PyValue[]): boolean {
   return frozenLists.has(value);
@@ -436,13 +539,21 @@ export function pyTruthy(value: PyValue): boolean {
 }
 
 /** `copy.deepcopy(value)`, preserving aliasing inside the copied structure. */
-export function pyDeepCopy<T extends PyValue>(
-  value: T,
-  memo: Map<unknown, unknown> = new Map(),
-): T {
+export function pyDeepCopy<T extends PyValue>(value: T, memo?: Map<unknown, unknown>): T {
   if (value === null || typeof value !== 'object') return value;
-  const seen = memo.get(value);
-  if (seen !== undefined) return seen as T;
+  if (memo === undefined) {
+    // A whole read-only tree needs no memo at all.
+    if (frozenTrees.has(value)) return copyTree(value) as T;
+    memo = new Map();
+  } else {
+    const seen = memo.get(value);
+    if (seen !== undefined) return seen as T;
+    if (frozenTrees.has(value)) {
+      const copy = copyTree(value);
+      memo.set(value, copy);
+      return copy as T;
+    }
+  }
   if (Array.isArray(value)) {
     const copy: PyValue[] = [];
     memo.set(value, copy);

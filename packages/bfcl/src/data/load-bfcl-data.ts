@@ -5,6 +5,7 @@ import {
   PyDict,
   PyEllipsis,
   PyJsonSyntaxError,
+  freezePyTree,
   freezePyValue,
   parsePyJson,
   toJsonValue,
@@ -228,7 +229,8 @@ export async function loadBfclData({
         id: plain.id,
         category,
         question: plain.question,
-        initialConfig: initialConfig instanceof PyDict ? initialConfig : new PyDict(),
+        // Read-only, deep-copied for every session: frozen, it copies as a tree.
+        initialConfig: freezePyTree(initialConfig instanceof PyDict ? initialConfig : new PyDict()),
         involvedClasses: plain.involved_classes,
         path: plain.path ?? [],
         missedFunction: plain.missed_function ?? {},
@@ -255,13 +257,14 @@ export async function loadBfclData({
   }
 
   const defaultStatesPath = join(root, 'default_states.json');
-  const defaultStates = parsePyLine(await readText(defaultStatesPath), defaultStatesPath);
+  const defaultStates = freezePyTree(parsePyLine(await readText(defaultStatesPath), defaultStatesPath));
   const longContextPath = join(root, 'long_context_constants.json');
   // The padding is shared by every instance and never mutated: frozen, its
-  // lists (2,000-float moving averages, city lists) render once per process.
-  const longContext = freezePyValue(
+  // lists (2,000-float moving averages, city lists) render once per process
+  // and its dicts copy as trees.
+  const longContext = freezePyTree(freezePyValue(
     restoreEllipsis(parsePyLine(await readText(longContextPath), longContextPath)),
-  );
+  ));
   for (const [value, path] of [
     [defaultStates, defaultStatesPath],
     [longContext, longContextPath],
