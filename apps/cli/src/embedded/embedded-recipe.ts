@@ -78,6 +78,8 @@ export type EmbeddedPreset = {
     learningRate: number;
     /** Learning-rate multiplier of the token embeddings in RL (0 freezes them; default 1). */
     embeddingLearningRateScale?: number;
+    /** Linear learning-rate warm-up over the first N RL steps (`ppo.warmupSteps`; default 0). */
+    warmupSteps?: number;
     /** Weight of the dense per-turn progress reward beside the binary verdict (`progressWeight`; default 0). */
     progressWeight?: number;
     maxTokens: number;
@@ -211,6 +213,7 @@ export function embeddedTrainConfig({
       learningRate: preset.rl.learningRate,
       klCoef: preset.rl.klCoef,
       ...(preset.rl.embeddingLearningRateScale === undefined ? {} : { embeddingLearningRateScale: preset.rl.embeddingLearningRateScale }),
+      ...(preset.rl.warmupSteps === undefined ? {} : { warmupSteps: preset.rl.warmupSteps }),
     },
     evalEvery: preset.rl.evalEvery,
     ...(preset.rl.progressWeight === undefined ? {} : { progressWeight: preset.rl.progressWeight }),

@@ -113,8 +113,16 @@ export const trainConfigSchema = z.object({
       embeddingLearningRateScale: z.number().min(0).max(1).default(1),
       /** Passes over each step's rollouts (PPO epochs; SEAL: 1). */
       epochs: z.number().int().min(1).max(16).default(1),
+      /**
+       * Linear learning-rate warm-up over the first N training steps (step k
+       * uses k/N of the rate). Adam's first steps from fresh moments move
+       * every weight by about the full rate whatever the gradient's size, which
+       * is harmless from a random start and destructive from a trained base
+       * (decision 0023). 0: no warm-up.
+       */
+      warmupSteps: z.number().int().min(0).max(1_000_000).default(0),
     })
-    .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01, embeddingLearningRateScale: 1, epochs: 1 }),
+    .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01, embeddingLearningRateScale: 1, epochs: 1, warmupSteps: 0 }),
   /**
    * SEAL's interface modules switched on in training (`schema` φ_schema,
    * `err` φ_err, `cap` φ_cap), for methods with environment-side adaptation

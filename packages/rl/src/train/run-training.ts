@@ -573,7 +573,7 @@ export async function runTraining(options: RunTrainingOptions): Promise<TrainSum
               objective: 'ppo',
               sequences: miniBatch,
               options: {
-                learningRate: config.ppo.learningRate * (state.gapMonitor?.learningRateScale ?? 1),
+                learningRate: config.ppo.learningRate * (state.gapMonitor?.learningRateScale ?? 1) * warmupFactor(step, config.ppo.warmupSteps),
                 clipLow: config.ppo.clipLow,
                 clipHigh: config.ppo.clipHigh,
                 dualClipC: config.ppo.dualClipC,
@@ -724,4 +724,9 @@ async function assertResumable({ runDirectory, path, config }: { runDirectory: s
       details: { changed },
     });
   }
+}
+
+/** The share of the learning rate training step `step` (1-based) uses under a linear warm-up of `warmupSteps` steps. */
+export function warmupFactor(step: number, warmupSteps: number): number {
+  return warmupSteps <= 0 ? 1 : Math.min(1, step / warmupSteps);
 }
