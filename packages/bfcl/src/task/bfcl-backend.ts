@@ -1,10 +1,21 @@
-import { PyDict, parsePyJson } from '@seal/python';
+import { PyDict, freezePyTree, parsePyJson } from '@seal/python';
 import { SealError, type Task, type ToolBackendV1, type ToolBackendV1Session } from '@seal/spec';
 import { isBfclClassName, type BfclClassName } from '../api/bfcl-class-names';
 import { BfclRealm, type BfclRuntimeData } from '../api/bfcl-realm';
 import { BfclSession } from '../session/bfcl-session';
 
-/** Reads a task's backend into session options; throws INVALID_DATA when malformed. */
+/**
+ * Parsed `initialConfig` texts, shared read-only ({@link freezePyTree}):
+ * every episode and every verification of a task starts from the same text,
+ * and sessions deep-copy what they load. Bounded: cleared when full.
+ */
+const parsedConfigs = new Map<string, PyDict>();
+const maxParsedConfigs = 2048;
+
+/**
+ * Reads a task's backend into session options; throws INVALID_DATA when
+ * malformed. The `initialConfig` is shared read-only data: copy it to change it.
+ */
 export function bfclSessionSpec(task: Task): {
   initialConfig: PyDict;
   involvedClasses: BfclClassName[];
@@ -22,6 +33,8 @@ export function bfclSessionSpec(task: Task): {
     }
     involvedClasses.push(name);
   }
+  const cached = parsedConfigs.get(backend.initialConfig);
+  if (cached !== undefined) return { initialConfig: cached, involvedClasses, longContext: backend.longContext };
   let initialConfig: unknown;
   try {
     initialConfig = parsePyJson(backend.initialConfig);
@@ -40,6 +53,9 @@ export function bfclSessionSpec(task: Task): {
       details: { taskId: task.id, path: 'backend.initialConfig' },
     });
   }
+  freezePyTree(initialConfig);
+  if (parsedConfigs.size >= maxParsedConfigs) parsedConfigs.clear();
+  parsedConfigs.set(backend.initialConfig, initialConfig);
   return { initialConfig, involvedClasses, longContext: backend.longContext };
 }
 
