@@ -157,7 +157,7 @@ function curriculumTable(data: ReportData): RawHtml {
 }
 
 /** Success (and reward) per pack position, one row per pack-run file. */
-function positionTable(curves: readonly PackPositionCurve[], label: (curve: PackPositionCurve) => string): RawHtml {
+function positionTable({ curves, label }: { curves: readonly PackPositionCurve[]; label: (curve: PackPositionCurve) => string }): RawHtml {
   const positions = Math.max(0, ...curves.map((curve) => curve.positions.length));
   return html`<table class="pack-positions">
 <thead><tr><th></th><th class="num">pack runs</th>${Array.from({ length: positions }, (_, i) => html`<th class="num">position ${i + 1}</th>`)}<th class="num">last − first</th></tr></thead>
@@ -173,15 +173,15 @@ function positionTable(curves: readonly PackPositionCurve[], label: (curve: Pack
 }
 
 /** Connect the Dots: the position curves and what became of the hint blocks. */
-function packSection(data: ReportData, charts: ChartSpec[]): RawHtml {
+function packSection({ data, charts }: { data: ReportData; charts: ChartSpec[] }): RawHtml {
   const packs = data.packs;
   if (!packs) return html``;
   const { hints } = packs;
   const failures = Object.entries(hints.failures).sort((a, b) => b[1] - a[1]);
   return html`<section id="packs"><h2>Pack positions (Connect the Dots)</h2>
 ${charts.length > 0 ? html`<div class="charts">${charts.map((chart) => chartFigure(chart))}</div>` : ''}
-${packs.evaluations.length > 0 ? html`<h3>Evaluations: success (and mean reward) per position</h3>${positionTable(packs.evaluations, (curve) => evaluationLabel(curve.step))}` : html`<p class="note">No evaluation on packs has been recorded yet.</p>`}
-${packs.training.length > 0 ? html`<details><summary>Training pack runs: success per position at each of ${packs.training.length} step${packs.training.length === 1 ? '' : 's'}</summary>${positionTable(packs.training, (curve) => `step ${curve.step}`)}</details>` : ''}
+${packs.evaluations.length > 0 ? html`<h3>Evaluations: success (and mean reward) per position</h3>${positionTable({ curves: packs.evaluations, label: (curve) => evaluationLabel(curve.step) })}` : html`<p class="note">No evaluation on packs has been recorded yet.</p>`}
+${packs.training.length > 0 ? html`<details><summary>Training pack runs: success per position at each of ${packs.training.length} step${packs.training.length === 1 ? '' : 's'}</summary>${positionTable({ curves: packs.training, label: (curve) => `step ${curve.step}` })}</details>` : ''}
 <h3>Hint updates</h3>
 <p class="hint-summary">${hints.updates === 0 ? 'No update-context episode was recorded (packs of one task?).' : `${hints.parsed} of ${hints.updates} update-context responses wrote a usable hint block (${percent(hints.parsed / hints.updates)})${hints.meanLength === null ? '' : `, ${Math.round(hints.meanLength)} characters on average`}.`}
 ${failures.length > 0 ? html` The others were penalised and parsed as “no hint available”: ${failures.map(([reason, count]) => `${count} ${reason}`).join(', ')}.` : ''}
@@ -312,7 +312,7 @@ export function renderReportHtml({ data, chartLibrary }: RenderReportHtmlOptions
 <nav class="sections">${data.packs ? html`<a href="#packs">Pack positions</a>` : ''}<a href="#learning">Learning curves</a><a href="#categories">Categories</a><a href="#tags">Tags</a><a href="#overlays">Overlays</a><a href="#rho">ρ history</a><a href="#config">Config</a>${data.warnings.length > 0 ? html`<a href="#warnings">Warnings (${data.warnings.length})</a>` : ''}</nav>
 <main>
 <section id="summary">${summaryCards(data)}</section>
-${packSection(data, charts.packs)}
+${packSection({ data, charts: charts.packs })}
 <section id="learning"><h2>Learning curves</h2>
 ${charts.learning.length > 0 ? html`<div class="charts">${charts.learning.map((chart) => chartFigure(chart))}</div>` : data.packs ? html`<p class="note">Connect the Dots records its training steps and evaluations as pack runs: see <a href="#packs">Pack positions</a>.</p>` : html`<p class="note">No training step or evaluation has been recorded yet.</p>`}
 ${curriculumTable(data)}

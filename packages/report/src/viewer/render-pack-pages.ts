@@ -60,7 +60,7 @@ ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => ht
 }
 
 /** The update-context episode between two tasks: what it wrote and how that parsed. */
-function updateBlock(update: PackRunUpdate, advantage: number | undefined): RawHtml {
+function updateBlock({ update, advantage }: { update: PackRunUpdate; advantage: number | undefined }): RawHtml {
   const outcome = update.parsed
     ? 'parsed'
     : update.failure === 'context-limit'
@@ -118,7 +118,7 @@ ${system ? html`<details><summary>System prompt with the hint section (${system.
 ${rest.map((message) => messageBlock(message, message.role === 'assistant' ? 'assistant' : 'observation'))}
 <p class="note">Feedback: ${solve.feedback}</p>
 </div></section>
-${update ? updateBlock(update, updateIndex < 0 ? undefined : record.advantages?.update[updateIndex]) : ''}`;
+${update ? updateBlock({ update, advantage: updateIndex < 0 ? undefined : record.advantages?.update[updateIndex] }) : ''}`;
   });
   const body = html`${packStyles}<div class="breadcrumb"><a href="/">Run</a> › <a href="/?packs=${encodeURIComponent(file.name)}">${describePackRunFile(file)}</a> › pack run ${index} (of 0–${count - 1})</div>
 <dl class="facts">${facts.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>
