@@ -33,9 +33,12 @@ export type CreateInstanceContext = {
  * `/create`: resolves the task, the instance id (the client's, or a fresh
  * `exp_<seconds>_<hex>`) and the episode params, starts the episode on its
  * own tool instances, registers it, and answers SEAL's `{state: [system,
- * user], info}`. Throws INVALID_ARGUMENT without a task id, NOT_FOUND for an
- * unknown task, INVALID_STATE for an id in use (checked again after the
- * params resolved), BACKEND_UNAVAILABLE (retryable) at the instance limit.
+ * user], info}`. A repeated create of an untouched instance (same id, task
+ * and params: a client's retry) answers the first answer again. Throws
+ * INVALID_ARGUMENT without a task id, NOT_FOUND for an unknown task,
+ * INVALID_STATE for an id in use otherwise (checked again after the params
+ * resolved), BACKEND_UNAVAILABLE (retryable, nothing created) at the
+ * instance limit.
  */
 export async function createInstance({
   request,
@@ -63,13 +66,9 @@ export async function createInstance({
   const id =
     request.instance_id ??
     `exp_${Math.floor(now() / 1000)}_${randomBytes(4).toString('hex')}`;
-  if (instances.has(id)) {
-    throw new SealError({
-      code: 'INVALID_STATE',
-      message: `instance ${id} already exists; release it first or use a fresh instance_id`,
-      details: { instanceId: id },
-    });
-  }
+  const key = JSON.stringify([request.task_id, request.params ?? {}]);
+  const repeated = repeatedCreate({ instances, id, key, now });
+  if (repeated) return repeated;
   if (instances.size >= maxInstances) {
     throw new SealError({
       code: 'BACKEND_UNAVAILABLE',
@@ -86,13 +85,8 @@ export async function createInstance({
       : {}),
   });
   // The instance id may have been taken while the params resolved.
-  if (instances.has(id)) {
-    throw new SealError({
-      code: 'INVALID_STATE',
-      message: `instance ${id} already exists`,
-      details: { instanceId: id },
-    });
-  }
+  const raced = repeatedCreate({ instances, id, key, now });
+  if (raced) return raced;
   const requested = params.limits.maxModelCalls ?? maxModelCalls;
   if (requested > maxModelCalls) {
     params.warnings.push({
@@ -117,6 +111,14 @@ export async function createInstance({
     stamps: { verifierVersion: context.verifier.verifierId },
   });
   const messages = episode.reset();
+  const data = toCreateData({
+    id,
+    taskId: request.task_id,
+    task,
+    episode,
+    params,
+    messages,
+  });
   instances.add({
     id,
     task,
@@ -125,14 +127,37 @@ export async function createInstance({
     lastAccess: now(),
     version: 0,
     terminated: episode.done,
+    created: { key, data },
   });
-  return toCreateData({
-    id,
-    taskId: request.task_id,
-    task,
-    episode,
-    params,
-    messages,
+  return data;
+}
+
+/**
+ * When `id` is taken: the first answer again if the same create (same task
+ * id and params) made it and it has not been stepped since (a retried
+ * create, see `ServiceInstance.created`); else INVALID_STATE.
+ */
+function repeatedCreate({
+  instances,
+  id,
+  key,
+  now,
+}: {
+  instances: ServiceInstances;
+  id: string;
+  key: string;
+  now: () => number;
+}): EnvServiceCreateData | undefined {
+  const existing = instances.peek(id);
+  if (!existing) return undefined;
+  if (existing.created?.key === key && existing.version === 0) {
+    existing.lastAccess = now();
+    return existing.created.data;
+  }
+  throw new SealError({
+    code: 'INVALID_STATE',
+    message: `instance ${id} already exists; release it first or use a fresh instance_id`,
+    details: { instanceId: id },
   });
 }
 

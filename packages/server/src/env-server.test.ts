@@ -398,7 +398,7 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       await client.create({ taskId: base, instanceId: 'a' });
       const again = await client.request('create', {
         env_type: 'bfcl',
-        task_id: base,
+        task_id: 'multi_turn_base_1',
         instance_id: 'a',
       });
       expect(again.status).toBe(409);

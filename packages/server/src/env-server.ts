@@ -49,6 +49,23 @@ export type EnvServer = {
 
 const endpointSet: ReadonlySet<string> = new Set(envServiceEndpoints);
 
+/**
+ * The request's path with its query dropped, repeated slashes collapsed and
+ * trailing ones removed. SEAL's `EnvClient.get_env_profile` posts to
+ * `//get_env_profile` (it joins a base URL and `/get_env_profile` with a
+ * slash), which `new URL()` would read as a host name, so the path is cut
+ * by hand.
+ */
+function requestPath(url: string | undefined): string {
+  // An absolute-form target (`POST http://host/create`, as sent to a proxy).
+  const raw = (url ?? '/').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  const query = raw.search(/[?#]/);
+  const path = (query < 0 ? raw : raw.slice(0, query))
+    .replace(/\/{2,}/g, '/')
+    .replace(/\/+$/, '');
+  return path === '' ? '/' : path;
+}
+
 function methodNotAllowed(
   response: ServerResponse,
   message: string,
@@ -102,11 +119,7 @@ export async function startEnvServer(
     request: IncomingMessage,
     response: ServerResponse,
   ): Promise<void> => {
-    const path =
-      new URL(request.url ?? '/', 'http://service').pathname.replace(
-        /\/+$/,
-        '',
-      ) || '/';
+    const path = requestPath(request.url);
     const method = request.method ?? 'GET';
     if (path === '/healthz') {
       if (method !== 'GET' && method !== 'HEAD') {

@@ -146,8 +146,11 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
         value: body,
         field: 'body',
       });
+      // SEAL's service keys instance calls by instance id alone, and its
+      // `EnvClient` sends `env_type: "default"` on step, evaluate, get_info
+      // and release: only the calls that name an environment check it.
       if (
-        endpoint !== 'apatch_weights' &&
+        (endpoint === 'create' || endpoint === 'get_env_profile') &&
         request.env_type != null &&
         request.env_type !== envType
       ) {

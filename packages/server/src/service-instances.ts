@@ -1,6 +1,7 @@
 import type { Episode } from '@seal/env';
 import {
   SealError,
+  type EnvServiceCreateData,
   type EnvServiceRequest,
   type EpisodeRecord,
   type SyncVerifierV1,
@@ -20,6 +21,13 @@ export type ServiceInstance = {
   version: number;
   terminated: boolean;
   cache?: { version: number; record: EpisodeRecord; result: VerifierV1Result };
+  /**
+   * The `/create` request that made the instance (task id and params as
+   * JSON) and its answer: a retried create (SEAL's client re-sends a POST
+   * after a 502, 503 or 504, which a proxy may answer after the service did
+   * the work) gets the same answer while the instance is untouched.
+   */
+  created?: { key: string; data: EnvServiceCreateData };
 };
 
 /** The live instances of a service, by id (see {@link createServiceInstances}). */
@@ -32,6 +40,8 @@ export type ServiceInstances = {
    */
   get(request: EnvServiceRequest): ServiceInstance;
   has(id: string): boolean;
+  /** The instance with this id, without marking it used. */
+  peek(id: string): ServiceInstance | undefined;
   add(instance: ServiceInstance): void;
   /** Drops an instance; whether it existed. */
   release(id: string): boolean;
@@ -79,6 +89,7 @@ export function createServiceInstances({
       return instance;
     },
     has: (id) => instances.has(id),
+    peek: (id) => instances.get(id),
     add(instance) {
       instances.set(instance.id, instance);
     },
