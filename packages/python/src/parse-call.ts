@@ -82,7 +82,12 @@ class ParseFailure extends Error {
   readonly kind: ParseCallErrorKind;
   readonly position: number;
   constructor(kind: ParseCallErrorKind, message: string, position: number) {
+    // Control flow inside the parser, never seen outside it: no stack trace
+    // (capturing one is most of the cost of rejecting hostile text).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.kind = kind;
     this.position = position;
   }
@@ -162,14 +167,11 @@ function usesDefaults(options: ParseCallOptions): boolean {
 function copyResult(result: ParseCallResult): ParseCallResult {
   if (!result.success) return { success: false, error: { ...result.error } };
   const { name, args, kwargs } = result.value;
-  return {
-    success: true,
-    value: {
-      name,
-      args: args.map((value) => copyValue(value)),
-      kwargs: kwargs.map(([key, value]) => [key, copyValue(value)]),
-    },
-  };
+  const argsCopy: PyValue[] = [];
+  for (const value of args) argsCopy.push(copyValue(value));
+  const kwargsCopy: [string, PyValue][] = [];
+  for (const [key, value] of kwargs) kwargsCopy.push([key, copyValue(value)]);
+  return { success: true, value: { name, args: argsCopy, kwargs: kwargsCopy } };
 }
 
 /** Literals are trees: primitives are shared, containers copied. */
