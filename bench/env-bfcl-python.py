@@ -9,7 +9,9 @@ fresh instances (a unique model name per run, as BFCL keys instances by it).
 Protocol on stdin/stdout, one line each, so the TypeScript bench can alternate
 the two implementations within one run: `run` replays everything once and
 answers `{"ms": ..., "cpuMs": ..., "calls": ..., "entries": ...}` (wall-clock and
-process CPU time); `quit` ends.
+process CPU time); `results` replays everything once more, untimed, and
+answers the result string of every call, in order, as one JSON list; `quit`
+ends.
 """
 
 import json
@@ -40,7 +42,7 @@ for category in CATEGORIES:
 run_index = 0
 
 
-def replay_all():
+def replay_all(collect=None):
     global run_index
     run_index += 1
     model = f"bench_run_{run_index}"
@@ -49,7 +51,7 @@ def replay_all():
     start_cpu = time.process_time()
     for question, ground_truth, long_context in entries:
         for turn in ground_truth:
-            multi_turn_utils.execute_multi_turn_func_call(
+            results, _ = multi_turn_utils.execute_multi_turn_func_call(
                 turn,
                 question["initial_config"],
                 question["involved_classes"],
@@ -58,6 +60,8 @@ def replay_all():
                 long_context=long_context,
             )
             calls += len(turn)
+            if collect is not None:
+                collect.extend(results)
     elapsed = (time.perf_counter() - start) * 1000
     elapsed_cpu = (time.process_time() - start_cpu) * 1000
     # BFCL keeps every instance in its module globals; drop this run's outside the timing.
@@ -71,5 +75,9 @@ for line in sys.stdin:
     command = line.strip()
     if command == "run":
         print(json.dumps(replay_all()), flush=True)
+    elif command == "results":
+        collected = []
+        replay_all(collected)
+        print(json.dumps(collected), flush=True)
     elif command == "quit":
         break

@@ -9,8 +9,10 @@
  * `berkeley-function-call-leaderboard` of a BFCL checkout at commit cd9429cc,
  * BFCL's own Python executor replays the same calls in a child process
  * (`bench/env-bfcl-python.py`, timed inside Python, so start-up is not
- * counted), alternated with the TypeScript runs, and the table gets a
- * "× faster than BFCL's Python" column.
+ * counted), alternated with the TypeScript runs, and the table gets
+ * "× BFCL's Python" columns (wall clock and process CPU time). Then both
+ * replay once more, untimed, and every result string is compared: the
+ * speed counts only if the results are BFCL's, byte for byte.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -42,6 +44,12 @@ function startPythonReplay(bfclDir: string) {
       const next = await lines.next();
       if (next.done) throw new Error('the BFCL Python replay exited early');
       return JSON.parse(next.value) as { ms: number; cpuMs: number; calls: number; entries: number };
+    },
+    async results(): Promise<string[]> {
+      child.stdin.write('results\n');
+      const next = await lines.next();
+      if (next.done) throw new Error('the BFCL Python replay exited early');
+      return JSON.parse(next.value) as string[];
     },
     stop() {
       child.stdin.end('quit\n');
@@ -106,6 +114,25 @@ for (let i = 0; i < repeat; i++) {
     times.python.push(run);
   }
 }
+let identical: { same: number; total: number; first?: string } | undefined;
+if (python !== undefined) {
+  const expected = await python.results();
+  const actual: string[] = [];
+  for (const entry of dataset.entries) {
+    const session = new BfclSession({
+      realm: new BfclRealm({ data: dataset.runtime }),
+      initialConfig: entry.initialConfig,
+      involvedClasses: entry.involvedClasses,
+      longContext: entry.category === 'multi_turn_long_context',
+    });
+    for (const turn of entry.groundTruth) for (const call of turn) actual.push(session.execute(call).result);
+  }
+  identical = { same: 0, total: Math.max(expected.length, actual.length) };
+  for (let i = 0; i < identical.total; i++) {
+    if (expected[i] === actual[i]) identical.same++;
+    else identical.first ??= `call ${i}: ours ${JSON.stringify(actual[i]?.slice(0, 120))}, BFCL ${JSON.stringify(expected[i]?.slice(0, 120))}`;
+  }
+}
 python?.stop();
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const summary = (runs: Timing[]): Timing => ({
@@ -136,6 +163,12 @@ for (const [label, timing] of rows) {
   );
 }
 console.log(`\nsnapshot overhead: ${(withTs.ms / withoutTs.ms).toFixed(2)}x the replay alone`);
+if (identical !== undefined) {
+  console.log(
+    `result strings identical to BFCL's Python: ${identical.same}/${identical.total}${identical.first === undefined ? '' : ` (first difference: ${identical.first})`}`,
+  );
+  if (identical.same !== identical.total) process.exitCode = 1;
+}
 if (pythonTs !== undefined) {
   console.log(
     `replay only: ${(pythonTs.ms / withoutTs.ms).toFixed(2)}x faster than BFCL's Python in process (wall clock), ${(pythonTs.cpuMs / withoutTs.cpuMs).toFixed(2)}x by CPU time`,
