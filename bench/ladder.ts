@@ -10,7 +10,8 @@
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies } from '@seal/bfcl';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime, generateTasks, taskFamilies } from '@seal/bfcl-tasks';
 import { embeddedEpisode, embeddedPresets, prepareEmbedded } from '@seal/cli';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { evaluatePolicy, formatPoints, pairedBootstrap, runTraining } from '@seal/rl';

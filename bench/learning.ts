@@ -26,7 +26,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createBfclBackend, createGeneratorRuntime } from '@seal/bfcl';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime } from '@seal/bfcl-tasks';
 import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, warmStartKey } from '@seal/cli';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {

@@ -9,11 +9,13 @@
 import { performance } from 'node:perf_hooks';
 import {
   createBfclBackend,
+} from '@seal/bfcl';
+import {
   createGeneratorRuntime,
   generateTasks,
   taskFamilies,
   type GeneratorSplit,
-} from '@seal/bfcl';
+} from '@seal/bfcl-tasks';
 import { createEpisode } from '@seal/env';
 import type { Task } from '@seal/spec';
 

@@ -1,4 +1,5 @@
-import { createBfclBackend, createGeneratorRuntime, generateTasks } from '@seal/bfcl';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime, generateTasks } from '@seal/bfcl-tasks';
 import { MockPolicyV1 } from '@seal/engine-ort/test';
 import { PyRandom } from '@seal/python';
 import { runTraining, type TrainSummary } from '@seal/rl';

@@ -3,14 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   bfclEntryToTask,
+  loadBfclData,
+  resolveBfclDataDir,
+  type BfclDataset,
+} from '@seal/bfcl';
+import {
   createGeneratorRuntime,
   generateTasks,
   generatedCategories,
-  loadBfclData,
-  resolveBfclDataDir,
   warmupCategories,
-  type BfclDataset,
-} from '@seal/bfcl';
+} from '@seal/bfcl-tasks';
 import { diagnoseEpisode } from '@seal/diagnose';
 import {
   listEpisodeFiles,

@@ -44,26 +44,10 @@ export { bfclSessionSpec, createBfclBackend, createBfclToolSession } from './tas
 export { bfclEntryToTask, bfclTasks } from './task/entry-to-task';
 export { toolDocFromSpec, type BfclToolSpec, type BfclToolSpecs } from './api/tool-spec';
 export {
-  buildTask,
-  checkGeneratedTask,
-  createGeneratorRuntime,
-  generateTasks,
-  generateTasksOptionsSchema,
-  generatedCategories,
-  generatorSplits,
-  taskFamilies,
-  taskGeneratorId,
-  warmupCategories,
-  type BuildTaskOptions,
-  type FamilyContext,
-  type FamilyDifficulty,
-  type FamilyPool,
-  type GenerateTasksOptions,
-  type GeneratedTaskProblem,
-  type GeneratorSplit,
-  type Intent,
-  type Said,
-  type TaskDraft,
-  type TaskFamily,
-  type TaskVariant,
-} from './generator';
+  travelCityAirports,
+  travelExchangeRates,
+  travelRoutes,
+  type TravelExchangeRate,
+  type TravelRoute,
+} from './api/travel-tables';
+export { vehicleCityZipcodes } from './api/vehicle-routes';

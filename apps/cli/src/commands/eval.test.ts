@@ -12,9 +12,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import {
   createBfclBackend,
+} from '@seal/bfcl';
+import {
   createGeneratorRuntime,
   generateTasks,
-} from '@seal/bfcl';
+} from '@seal/bfcl-tasks';
 import {
   buildBpeTokenizer,
   copyFriendlyPretokenizerPattern,

@@ -6,12 +6,14 @@ import {
   bfclCategories,
   bfclTasks,
   createBfclBackend,
-  createGeneratorRuntime,
   loadBfclData,
   resolveBfclDataDir,
   type BfclCategory,
   type BfclRuntimeData,
 } from '@seal/bfcl';
+import {
+  createGeneratorRuntime,
+} from '@seal/bfcl-tasks';
 import { summarizeDiagnoses } from '@seal/diagnose';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { bfclTasks, createBfclBackend, createGeneratorRuntime, loadBfclData, resolveBfclDataDir, type BfclRuntimeData } from '@seal/bfcl';
+import { bfclTasks, createBfclBackend, loadBfclData, resolveBfclDataDir, type BfclRuntimeData } from '@seal/bfcl';
+import { createGeneratorRuntime } from '@seal/bfcl-tasks';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { formatPoints, pairedBootstrap, runTraining, trainMethodSchema, type EvalSet, type TrainConfigInput, type TrainSummary } from '@seal/rl';
 import { SealError, type EvalEvent, type PolicyV1, type Task, type TrainStepEvent } from '@seal/spec';

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies } from '@seal/bfcl';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime, generateTasks, taskFamilies } from '@seal/bfcl-tasks';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { createEpisode } from '@seal/env';
 import { evolveSealOverlay, sealSettingsForModules, type SealOverlayModule } from '@seal/evolve';

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createBfclBackend, createGeneratorRuntime, generateTasks, taskFamilies, taskGeneratorId } from '@seal/bfcl';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime, generateTasks, taskFamilies, taskGeneratorId } from '@seal/bfcl-tasks';
 import { buildBpeTokenizer, createModelConfig, createOrtPolicy, numberGroupPretokenizerPattern, numberTokens } from '@seal/engine-ort';
 import {
   buildCopyDrills,

@@ -1,8 +1,10 @@
 import {
   createBfclBackend,
+} from '@seal/bfcl';
+import {
   createGeneratorRuntime,
   generateTasks,
-} from '@seal/bfcl';
+} from '@seal/bfcl-tasks';
 import { createBfclVerifier } from '@seal/verifier';
 import { describe, expect, it } from 'vitest';
 import {

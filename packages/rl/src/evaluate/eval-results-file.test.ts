@@ -9,9 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createBfclBackend,
+} from '@seal/bfcl';
+import {
   createGeneratorRuntime,
   generateTasks,
-} from '@seal/bfcl';
+} from '@seal/bfcl-tasks';
 import { createBfclVerifier } from '@seal/verifier';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { evaluateChatModel } from './evaluate-chat-model';

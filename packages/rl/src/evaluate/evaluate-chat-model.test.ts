@@ -1,8 +1,10 @@
 import {
   createBfclBackend,
+} from '@seal/bfcl';
+import {
   createGeneratorRuntime,
   generateTasks,
-} from '@seal/bfcl';
+} from '@seal/bfcl-tasks';
 import { toWireToolCall } from '@seal/env';
 import { parseCallString } from '@seal/python';
 import {

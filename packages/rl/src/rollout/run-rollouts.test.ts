@@ -1,4 +1,5 @@
-import { createBfclBackend, createGeneratorRuntime, generateTasks } from '@seal/bfcl';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime, generateTasks } from '@seal/bfcl-tasks';
 import { MockPolicyV1 } from '@seal/engine-ort/test';
 import { createEpisode } from '@seal/env';
 import type { PolicyV1GenerateOptions, PolicyV1GenerateResult } from '@seal/spec';

@@ -1,6 +1,5 @@
 import type { Task } from '@seal/spec';
-import type { BfclRuntimeData } from '../api/bfcl-realm';
-import { createBfclToolSession } from '../task/bfcl-backend';
+import { createBfclToolSession, type BfclRuntimeData } from '@seal/bfcl';
 import { createGeneratorRuntime } from './build-task';
 
 /** One ground-truth call that did not run cleanly. */

@@ -17,35 +17,12 @@ export {
   warmupCategories,
   type GenerateTasksOptions,
 } from './generate-tasks';
-export {
-  bucketAllowed,
-  contentBucket,
-  contentBucketCount,
-  familiesForSplit,
-  generatorSplits,
-  phrasingPolicyFor,
-  splitBuckets,
-  supportsLongContext,
-  type GeneratorSplit,
-} from './generator-splits';
-export {
-  defineIntent,
-  heldOutTemplateId,
-  phrasingPattern,
-  renderPhrasing,
-  templateIdOf,
-  type Intent,
-  type PhrasingPolicy,
-  type Said,
-} from './phrasing';
+export { generatorSplits, type GeneratorSplit } from './generator-splits';
+export type { Intent, Said } from './phrasing';
 export type {
-  DraftTurn,
   FamilyContext,
   FamilyDifficulty,
   FamilyPool,
-  MissingParameter,
-  StateScale,
   TaskDraft,
-  TaskDraftBuilder,
   TaskFamily,
 } from './task-family';

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bfclClassNames } from '../api/bfcl-class-names';
-import { BfclSession } from '../session/bfcl-session';
-import { BfclRealm } from '../api/bfcl-realm';
+import { BfclRealm, BfclSession, bfclClassNames } from '@seal/bfcl';
 import { PyDict } from '@seal/python';
 import { buildTask, createGeneratorRuntime } from './build-task';
 import { taskFamilies } from './families';

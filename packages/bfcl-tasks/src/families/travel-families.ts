@@ -4,7 +4,7 @@ import {
   travelExchangeRates,
   travelRoutes,
   type TravelRoute,
-} from '../../api/travel-tables';
+} from '@seal/bfcl';
 import {
   between,
   chance,

@@ -1,4 +1,4 @@
-import { vehicleCityZipcodes } from '../../api/vehicle-routes';
+import { vehicleCityZipcodes } from '@seal/bfcl';
 import { between, chance, listText, money, pick, pickSome } from '../draw';
 import { defineIntent } from '../phrasing';
 import { callText, int } from '../py-build';

@@ -6,7 +6,7 @@ import {
   type TaskCategory,
 } from '@seal/spec';
 import * as z from 'zod';
-import type { BfclRuntimeData } from '../api/bfcl-realm';
+import type { BfclRuntimeData } from '@seal/bfcl';
 import { buildTask, createGeneratorRuntime } from './build-task';
 import { taskFamilies } from './families';
 import {

@@ -6,10 +6,12 @@ import {
   type TaskCategory,
   type ToolDoc,
 } from '@seal/spec';
-import type { BfclClassName } from '../api/bfcl-class-names';
-import type { BfclRuntimeData } from '../api/bfcl-realm';
-import { bfclClassRegistry } from '../api/registry';
-import { toolDocFromSpec } from '../api/tool-spec';
+import {
+  bfclClassRegistry,
+  toolDocFromSpec,
+  type BfclClassName,
+  type BfclRuntimeData,
+} from '@seal/bfcl';
 import {
   phrasingPolicyFor,
   supportsLongContext,

@@ -2,7 +2,7 @@ import { PyDict, parseCallString, pyRepr, type PyValue } from '@seal/python';
 import type { Task, TaskCategory } from '@seal/spec';
 import { verifyTrajectory } from '@seal/verifier';
 import { describe, expect, it } from 'vitest';
-import { createBfclToolSession } from '../task/bfcl-backend';
+import { createBfclToolSession } from '@seal/bfcl';
 import {
   buildTask,
   createGeneratorRuntime,

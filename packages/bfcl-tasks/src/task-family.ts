@@ -1,8 +1,11 @@
 import { PyDict, parsePyJson, pyJsonDumps, type PyRandom } from '@seal/python';
 import { SealError } from '@seal/spec';
-import type { BfclClassName } from '../api/bfcl-class-names';
-import { BfclRealm, type BfclRuntimeData } from '../api/bfcl-realm';
-import { BfclSession } from '../session/bfcl-session';
+import {
+  BfclRealm,
+  BfclSession,
+  type BfclClassName,
+  type BfclRuntimeData,
+} from '@seal/bfcl';
 import type { Intent, Said } from './phrasing';
 
 /** How hard a family is meant to be for a small model. */

@@ -1,14 +1,16 @@
-import { parsePyJson, PyDict } from '@seal/python';
-import { SealError, taskSchema, type Task } from '@seal/spec';
-import { describe, expect, it } from 'vitest';
-import { bfclClassRegistry } from '../api/registry';
-import { toolDocFromSpec } from '../api/tool-spec';
+import {
+  bfclClassRegistry,
+  createBfclToolSession,
+  toolDocFromSpec,
+} from '@seal/bfcl';
 import {
   hasSharedBfclData,
   loadSharedBfclData,
   sharedDataSkipMessage,
-} from '../test';
-import { createBfclToolSession } from '../task/bfcl-backend';
+} from '@seal/bfcl/test';
+import { parsePyJson, PyDict } from '@seal/python';
+import { SealError, taskSchema, type Task } from '@seal/spec';
+import { describe, expect, it } from 'vitest';
 import { buildTask, createGeneratorRuntime } from './build-task';
 import { checkGeneratedTask } from './check-generated-task';
 import { taskFamilies } from './families';
