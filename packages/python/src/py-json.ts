@@ -181,23 +181,28 @@ const unicodeEscapes = /[\x00-\x1f"\\]/g;
  * Python emits, lone surrogates included).
  */
 function encodeStringAscii(value: string): string {
-  if (value.length > shortJsonLength) return escapeString(value, asciiEscapes);
-  let json = shortJsonStrings.get(value);
+  if (value.length > longJsonLength) return escapeString(value, asciiEscapes);
+  const cache = value.length > shortJsonLength ? longJsonStrings : shortJsonStrings;
+  let json = cache.get(value);
   if (json === undefined) {
     json = escapeString(value, asciiEscapes);
-    if (shortJsonStrings.size >= maxShortJsonStrings) shortJsonStrings.clear();
-    shortJsonStrings.set(value, json);
+    if (cache.size >= (cache === longJsonStrings ? maxLongJsonStrings : maxShortJsonStrings)) cache.clear();
+    cache.set(value, json);
   }
   return json;
 }
 
 /**
- * `ensure_ascii` encodings of short strings: result keys and values repeat
- * a lot. Bounded: cleared when full.
+ * `ensure_ascii` encodings of strings: result keys and values repeat a lot
+ * (names, tickers), and so do long texts (file contents, templates, padding
+ * read back call after call). Bounded: each map is cleared when full.
  */
 const shortJsonStrings = new Map<string, string>();
 const shortJsonLength = 32;
 const maxShortJsonStrings = 8192;
+const longJsonStrings = new Map<string, string>();
+const longJsonLength = 16_384;
+const maxLongJsonStrings = 256;
 
 /** `ensure_ascii=False`: only quotes, backslashes and control characters are escaped. */
 function encodeStringUnicode(value: string): string {
