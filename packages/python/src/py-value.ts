@@ -179,10 +179,11 @@ export class PyDict {
 
   /** Builds a dict with string keys from a plain object, in property order. */
   static fromObject(object: Record<string, PyValue>): PyDict {
+    // An object's own keys are distinct strings, which are their own
+    // internal keys: the arrays can be taken as they come.
     const dict = new PyDict();
-    for (const key in object) {
-      if (Object.hasOwn(object, key)) dict.set(key, object[key]!);
-    }
+    dict.keyList = Object.keys(object);
+    dict.valueList = Object.values(object);
     return dict;
   }
 
