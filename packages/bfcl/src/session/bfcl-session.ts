@@ -206,6 +206,8 @@ function routeTable(classNames: readonly BfclClassName[]): ReadonlyMap<string, n
   return table;
 }
 
+const errorKey = /error/i;
+
 /**
  * The error a returned value signals, by BFCL's conventions: a dict field
  * whose name contains `error` (`{"error": "..."}`), or such a dict or an
@@ -214,7 +216,8 @@ function routeTable(classNames: readonly BfclClassName[]): ReadonlyMap<string, n
 export function softErrorText(value: PyValue): string | undefined {
   if (value instanceof PyDict) {
     for (const [key, item] of value) {
-      if (typeof key === 'string' && key.toLowerCase().includes('error') && item !== null && item !== false && item !== '') {
+      // `/error/i` is `.toLowerCase().includes('error')` without a copy of the key.
+      if (typeof key === 'string' && errorKey.test(key) && item !== null && item !== false && item !== '') {
         return typeof item === 'string' ? item : pyStr(item);
       }
     }
