@@ -2,13 +2,9 @@ import { SealError, type PolicyV1TrainResult } from '@seal/spec';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SeededRandom } from '../io/seeded-random';
 import {
-  buildDecodeGraph,
-  buildExtendGraph,
   buildGradGraph,
   buildOptimizerGraph,
-  buildPrefillGraph,
   buildScoreGraph,
   type BuiltGraph,
   type SequenceBucket,
@@ -16,15 +12,14 @@ import {
 } from '../model/graph-families';
 import type { ModelConfig } from '../model/model-config';
 import { FlatTensors, listWeightSpecs, size } from '../model/model-weights';
-import { PrefixCache, type PrefixHit } from './prefix-cache';
-import { sampleToken, type SamplingSettings } from './sampler';
 import {
-  buildSequenceFeeds,
-  fillRope,
-  lengthBucket,
-  maskedBias,
-  nextPowerOfTwo,
-} from './sequence-feeds';
+  generateChunk,
+  type EngineGenerateOptions,
+  type EngineGeneration,
+  type GenerationRuntime,
+} from './generate-chunk';
+import { PrefixCache, prefixMaxNewTokens, prefixMinTokens } from './prefix-cache';
+import { buildSequenceFeeds, lengthBucket, nextPowerOfTwo } from './sequence-feeds';
 import { createOrtSession, floatTensor, ort, type ExecutionProvider } from './ort-session';
 import { readPlacementProfile, type GraphPlacement } from './placement';
 import {
@@ -79,11 +74,6 @@ export type OrtEngineSettings = {
   resident?: boolean;
 };
 
-/** Shortest cached prefix worth reusing. */
-const prefixMinTokens = 32;
-/** Longest run of new tokens run in an extend step after a cached prefix; longer ones are prefilled. */
-const prefixMaxNewTokens = 256;
-
 /** One training sequence, validated, all arrays aligned with `tokenIds`. */
 export type EngineTrainSequence = {
   tokenIds: readonly number[];
@@ -113,30 +103,7 @@ export type EngineTrainSettings = {
 /** The outcome of one training step: the policy contract's result, field for field. */
 export type EngineTrainResult = PolicyV1TrainResult;
 
-/** One request of {@link OrtEngine.generate}. */
-export type EngineGenerateOptions = {
-  prompts: ReadonlyArray<readonly number[]>;
-  maxTokens: number;
-  sampling: SamplingSettings;
-  stopTokenIds: readonly number[];
-  /**
-   * Token ids that are never drawn, greedy or not: control tokens a reply
-   * cannot contain. They stay in the normaliser, so the reported
-   * log-probabilities are the model's, as `score` computes them.
-   */
-  suppressTokenIds?: readonly number[];
-  seed: number;
-  /** Optional extra stop test on the generated ids so far (stop strings). */
-  shouldStop?: (tokenIds: readonly number[]) => boolean;
-};
-
-/** One generated continuation. */
-export type EngineGeneration = {
-  tokenIds: number[];
-  logprobs: number[];
-  modelLogprobs: number[];
-  finishReason: 'stop' | 'length';
-};
+export type { EngineGenerateOptions, EngineGeneration };
 
 type Session = ort.InferenceSession;
 
@@ -800,6 +767,18 @@ export class OrtEngine {
 
   // ------------------------------------------------------------------ generate
 
+  /** What generation needs of this engine (see {@link generateChunk}). */
+  private get generationRuntime(): GenerationRuntime {
+    return {
+      config: this.config,
+      prefixCache: this.prefixCache,
+      threads: this.settings.threads,
+      decodeThreads: this.settings.decodeThreads,
+      modelWeightFeeds: () => this.modelWeightFeeds(),
+      session: (key, build, threads, options) => this.session(key, build, threads, options),
+    };
+  }
+
   /**
    * Batched generation: a left-padded prefill, then one decode step per
    * token against a static KV cache. A prompt that extends a sequence this
@@ -836,366 +815,17 @@ export class OrtEngine {
       const indices = options.prompts.map((_, i) => i).filter((i) => (hits[i] !== undefined) === cached);
       for (let start = 0; start < indices.length; start += chunk) {
         const part = indices.slice(start, start + chunk);
-        const generations = await this.generateChunk(options, part, cached ? part.map((i) => hits[i]!) : undefined);
+        const generations = await generateChunk({
+          runtime: this.generationRuntime,
+          options,
+          indices: part,
+          past: cached ? part.map((i) => hits[i]!) : undefined,
+        });
         part.forEach((index, k) => (results[index] = generations[k]!));
       }
     }
     return results;
   }
-
-  /**
-   * Generates for the prompts `indices` of `options`: a left-padded prefill
-   * when `past` is undefined, otherwise each prompt's cached prefix is copied
-   * into the KV cache (left-padded to a common end) and its remaining tokens
-   * run in one extend step (graph `extend`). Either way every
-   * sequence occupies contiguous cache slots, so one bias rule masks them.
-   */
-  private async generateChunk(
-    options: EngineGenerateOptions,
-    indices: readonly number[],
-    past: readonly PrefixHit[] | undefined,
-  ): Promise<EngineGeneration[]> {
-    const { config } = this;
-    const { maxTokens } = options;
-    const prompts = indices.map((i) => options.prompts[i]!);
-    const kvh = config.numKeyValueHeads;
-    const d = config.headDim;
-    const half = d / 2;
-    const vocab = config.vocabSize;
-    const count = prompts.length;
-    const batch = nextPowerOfTwo(count);
-    const generations: EngineGeneration[] = prompts.map(() => ({
-      tokenIds: [],
-      logprobs: [],
-      modelLogprobs: [],
-      finishReason: 'length',
-    }));
-    const randoms = indices.map((i) => new SeededRandom(mixSeed(options.seed, i)));
-    const modelWeights = await this.modelWeightFeeds();
-    const stop = new Set(options.stopTokenIds);
-    const suppress = options.suppressTokenIds ?? [];
-    let rows = batch;
-    let cacheKeys: Float32Array[] = [];
-    let cacheValues: Float32Array[] = [];
-    // Slot of the first decode step; rowPad[r]: first cache slot of row r's sequence.
-    let base: number;
-    let cacheLength: number;
-    let rowPad: number[];
-    let prefillLogits: Float32Array | undefined;
-
-    if (past === undefined) {
-      // Prefill.
-      const promptLength = lengthBucket(Math.max(...prompts.map((p) => p.length)));
-      const pads = Array.from({ length: batch }, (_, row) =>
-        row < count ? promptLength - prompts[row]!.length : promptLength - 1,
-      );
-      const ids = new BigInt64Array(batch * promptLength);
-      const positions = new Array<number>(batch * promptLength).fill(0);
-      for (let row = 0; row < count; row++) {
-        const prompt = prompts[row]!;
-        for (let i = 0; i < prompt.length; i++) {
-          ids[row * promptLength + pads[row]! + i] = BigInt(prompt[i]!);
-          positions[row * promptLength + pads[row]! + i] = i;
-        }
-      }
-      const cos = new Float32Array(batch * promptLength * half);
-      const sin = new Float32Array(batch * promptLength * half);
-      fillRope({ config, positions, cos, sin });
-      const bias = new Float32Array(batch * promptLength * promptLength).fill(maskedBias);
-      for (let row = 0; row < batch; row++) {
-        for (let i = 0; i < promptLength; i++) {
-          const start = (row * promptLength + i) * promptLength;
-          if (i < pads[row]!) bias[start + i] = 0;
-          else for (let j = pads[row]!; j <= i; j++) bias[start + j] = 0;
-        }
-      }
-      const prefill = await this.session(
-        `prefill:${batch}:${promptLength}`,
-        () => buildPrefillGraph({ config, bucket: { batch, length: promptLength } }),
-        this.settings.threads,
-        { memoryArena: false },
-      );
-      const prefillOut = await prefill.run({
-        ...modelWeights,
-        input_ids: new ort.Tensor('int64', ids, [batch * promptLength]),
-        rope_cos: floatTensor(cos, [batch, promptLength, 1, half]),
-        rope_sin: floatTensor(sin, [batch, promptLength, 1, half]),
-        attention_bias: floatTensor(bias, [batch, 1, 1, promptLength, promptLength]),
-      });
-      // Static KV cache: slots [0, promptLength) hold the prompts, then one slot per generated token.
-      base = promptLength;
-      cacheLength = Math.ceil((promptLength + maxTokens) / 64) * 64;
-      rowPad = pads;
-      for (let layer = 0; layer < config.numLayers; layer++) {
-        const cache = decodeCache({
-          parts: [{ keys: prefillOut[`present_keys.${layer}`]!.data as Float32Array, values: prefillOut[`present_values.${layer}`]!.data as Float32Array, slots: promptLength }],
-          heads: rows * kvh,
-          cacheLength,
-          headDim: d,
-        });
-        cacheKeys.push(cache.keys);
-        cacheValues.push(cache.values);
-      }
-      prefillLogits = prefillOut.logits!.data as Float32Array;
-    } else {
-      // Every row runs its last `length` prompt tokens in one extend step: the
-      // tokens after its cached prefix, plus as many cached ones recomputed as
-      // make the rows' counts equal (a row shorter than `length` is
-      // left-padded with filler instead). The rest of each prefix is copied
-      // from the cache, left-padded so that all rows end at slot `start`.
-      const longestNew = Math.max(...prompts.map((prompt, p) => prompt.length - past[p]!.length));
-      const length = lengthBucket(longestNew);
-      const reuse = prompts.map((prompt) => Math.max(0, prompt.length - length));
-      const filler = Array.from({ length: batch }, (_, row) => (row < count ? Math.max(0, length - prompts[row]!.length) : length));
-      const start = Math.ceil(Math.max(1, ...reuse) / 64) * 64;
-      cacheLength = Math.ceil((start + length + maxTokens) / 64) * 64;
-      rowPad = Array.from({ length: batch }, (_, row) => (row < count ? start - reuse[row]! + filler[row]! : start + length - 1));
-      const pastKeys: Float32Array[] = [];
-      const pastValues: Float32Array[] = [];
-      for (let layer = 0; layer < config.numLayers; layer++) {
-        const keys = new Float32Array(rows * kvh * d * start);
-        const values = new Float32Array(rows * kvh * start * d);
-        past.forEach(({ entry }, r) => {
-          const stored = entry.tokens.length;
-          for (let h = 0; h < kvh; h++) {
-            const target = { head: r * kvh + h, slots: start, start: start - reuse[r]! };
-            copyKeySlots({ data: entry.keys[layer]!, head: h, slots: stored, start: 0 }, { data: keys, ...target }, reuse[r]!, d);
-            copyValueSlots({ data: entry.values[layer]!, head: h, slots: stored, start: 0 }, { data: values, ...target }, reuse[r]!, d);
-          }
-        });
-        pastKeys.push(keys);
-        pastValues.push(values);
-      }
-      const ids = new BigInt64Array(batch * length);
-      const positions = new Array<number>(batch * length).fill(0);
-      const width = start + length;
-      const bias = new Float32Array(batch * length * width).fill(maskedBias);
-      for (let row = 0; row < batch; row++) {
-        const pad = filler[row]!;
-        if (row < count) {
-          const prompt = prompts[row]!;
-          for (let i = pad; i < length; i++) {
-            const position = reuse[row]! + i - pad;
-            ids[row * length + i] = BigInt(prompt[position]!);
-            positions[row * length + i] = position;
-          }
-        }
-        for (let i = 0; i < length; i++) {
-          const offset = (row * length + i) * width;
-          if (i < pad) {
-            // Filler attends to itself only (a softmax needs one open slot).
-            bias[offset + start + i] = 0;
-          } else {
-            if (row < count) bias.fill(0, offset + start - reuse[row]!, offset + start);
-            bias.fill(0, offset + start + pad, offset + start + i + 1);
-          }
-        }
-      }
-      const cos = new Float32Array(batch * length * half);
-      const sin = new Float32Array(batch * length * half);
-      fillRope({ config, positions, cos, sin });
-      const extend = await this.session(
-        `extend:${batch}:${length}:${start}`,
-        () => buildExtendGraph({ config, batch, length, cacheLength: start }),
-        this.settings.threads,
-        { memoryArena: false },
-      );
-      const feeds: Record<string, ort.Tensor> = {
-        ...modelWeights,
-        input_ids: new ort.Tensor('int64', ids, [batch * length]),
-        rope_cos: floatTensor(cos, [batch, length, 1, half]),
-        rope_sin: floatTensor(sin, [batch, length, 1, half]),
-        attention_bias: floatTensor(bias, [batch, 1, 1, length, width]),
-      };
-      for (let layer = 0; layer < config.numLayers; layer++) {
-        feeds[`cache_keys.${layer}`] = floatTensor(pastKeys[layer]!, [batch, kvh, d, start]);
-        feeds[`cache_values.${layer}`] = floatTensor(pastValues[layer]!, [batch, kvh, start, d]);
-      }
-      const out = await extend.run(feeds);
-      // The decode cache: the prefixes, the extended tokens, then room to generate.
-      for (let layer = 0; layer < config.numLayers; layer++) {
-        const cache = decodeCache({
-          parts: [
-            { keys: pastKeys[layer]!, values: pastValues[layer]!, slots: start },
-            { keys: out[`new_keys.${layer}`]!.data as Float32Array, values: out[`new_values.${layer}`]!.data as Float32Array, slots: length },
-          ],
-          heads: rows * kvh,
-          cacheLength,
-          headDim: d,
-        });
-        cacheKeys.push(cache.keys);
-        cacheValues.push(cache.values);
-      }
-      base = start + length;
-      past.forEach((hit) => this.prefixCache.recordHit(hit.length));
-      prefillLogits = out.logits!.data as Float32Array;
-    }
-
-    // The tokens of prompt p whose keys and values are in row r's slots
-    // [rowPad[r], rowPad[r] + n) go into the prefix cache when p finishes.
-    const remember = (p: number, r: number): void => {
-      if (this.prefixCache.maxBytes === 0) return;
-      const generated = generations[p]!.tokenIds;
-      const n = prompts[p]!.length + generated.length - 1;
-      if (n < prefixMinTokens) return;
-      const tokens = new Int32Array(n);
-      tokens.set(prompts[p]!);
-      tokens.set(generated.slice(0, -1), prompts[p]!.length);
-      const keys: Float32Array[] = [];
-      const values: Float32Array[] = [];
-      for (let layer = 0; layer < config.numLayers; layer++) {
-        const entryKeys = new Float32Array(kvh * d * n);
-        const entryValues = new Float32Array(kvh * n * d);
-        for (let h = 0; h < kvh; h++) {
-          const source = { head: r * kvh + h, slots: cacheLength, start: rowPad[r]! };
-          copyKeySlots({ data: cacheKeys[layer]!, ...source }, { data: entryKeys, head: h, slots: n, start: 0 }, n, d);
-          copyValueSlots({ data: cacheValues[layer]!, ...source }, { data: entryValues, head: h, slots: n, start: 0 }, n, d);
-        }
-        keys.push(entryKeys);
-        values.push(entryValues);
-      }
-      this.prefixCache.add({ tokens, keys, values });
-    };
-
-    // rowPrompt[r] = index of the prompt decoded in batch row r (or -1 for filler rows).
-    let rowPrompt = Array.from({ length: rows }, (_, r) => (r < count ? r : -1));
-    const active = new Set<number>(prompts.map((_, i) => i));
-    const accept = (prompt: number, row: number, logits: Float32Array): void => {
-      const generation = generations[prompt]!;
-      const sampled = sampleToken({ logits, settings: options.sampling, random: randoms[prompt]!, suppress });
-      generation.tokenIds.push(sampled.tokenId);
-      generation.logprobs.push(sampled.logprob);
-      generation.modelLogprobs.push(sampled.modelLogprob);
-      if (stop.has(sampled.tokenId) || options.shouldStop?.(generation.tokenIds) === true) {
-        generation.finishReason = 'stop';
-      } else if (generation.tokenIds.length < maxTokens) {
-        return;
-      }
-      active.delete(prompt);
-      remember(prompt, row);
-    };
-    if (prefillLogits !== undefined) {
-      for (let r = 0; r < count; r++) accept(r, r, prefillLogits.subarray(r * vocab, (r + 1) * vocab));
-    }
-
-    for (let step = 0; active.size > 0; step++) {
-      // Compact the batch when at most half of its rows are still generating.
-      if (active.size <= rows / 2) {
-        const keep = rowPrompt.map((prompt, r) => ({ prompt, r })).filter(({ prompt }) => active.has(prompt));
-        const newRows = nextPowerOfTwo(keep.length);
-        const remap = (source: Float32Array, rowSize: number): Float32Array => {
-          const out = new Float32Array(newRows * rowSize);
-          keep.forEach(({ r }, i) => out.set(source.subarray(r * rowSize, (r + 1) * rowSize), i * rowSize));
-          return out;
-        };
-        const rowSize = kvh * d * cacheLength;
-        cacheKeys = cacheKeys.map((keys) => remap(keys, rowSize));
-        cacheValues = cacheValues.map((values) => remap(values, rowSize));
-        rowPad = [...keep.map(({ r }) => rowPad[r]!), ...new Array<number>(newRows - keep.length).fill(base - 1)];
-        rowPrompt = [...keep.map(({ prompt }) => prompt), ...new Array<number>(newRows - keep.length).fill(-1)];
-        rows = newRows;
-      }
-      const slot = base + step;
-      const stepIds = new BigInt64Array(rows);
-      const stepPositions = new Array<number>(rows).fill(0);
-      const pastBias = new Float32Array(rows * cacheLength).fill(maskedBias);
-      for (let r = 0; r < rows; r++) {
-        const prompt = rowPrompt[r]!;
-        if (prompt >= 0) {
-          const generated = generations[prompt]!.tokenIds;
-          stepIds[r] = BigInt(generated.at(-1)!);
-          stepPositions[r] = prompts[prompt]!.length + generated.length - 1;
-        }
-        pastBias.fill(0, r * cacheLength + rowPad[r]!, r * cacheLength + slot);
-      }
-      const stepCos = new Float32Array(rows * half);
-      const stepSin = new Float32Array(rows * half);
-      fillRope({ config, positions: stepPositions, cos: stepCos, sin: stepSin });
-      const decode = await this.session(
-        `decode:${rows}:${cacheLength}`,
-        () => buildDecodeGraph({ config, batch: rows, cacheLength }),
-        rows >= 8 ? this.settings.threads : this.settings.decodeThreads,
-        { memoryArena: false },
-      );
-      const feeds: Record<string, ort.Tensor> = {
-        ...modelWeights,
-        input_ids: new ort.Tensor('int64', stepIds, [rows]),
-        rope_cos: floatTensor(stepCos, [rows, 1, 1, half]),
-        rope_sin: floatTensor(stepSin, [rows, 1, 1, half]),
-        past_bias: floatTensor(pastBias, [rows, 1, 1, cacheLength]),
-      };
-      for (let layer = 0; layer < config.numLayers; layer++) {
-        feeds[`cache_keys.${layer}`] = floatTensor(cacheKeys[layer]!, [rows, kvh, d, cacheLength]);
-        feeds[`cache_values.${layer}`] = floatTensor(cacheValues[layer]!, [rows, kvh, cacheLength, d]);
-      }
-      const out = await decode.run(feeds);
-      for (let layer = 0; layer < config.numLayers; layer++) {
-        const newKeys = out[`new_keys.${layer}`]!.data as Float32Array;
-        const newValues = out[`new_values.${layer}`]!.data as Float32Array;
-        const keys = cacheKeys[layer]!;
-        const values = cacheValues[layer]!;
-        for (let head = 0; head < rows * kvh; head++) {
-          for (let x = 0; x < d; x++) {
-            keys[(head * d + x) * cacheLength + slot] = newKeys[head * d + x]!;
-            values[(head * cacheLength + slot) * d + x] = newValues[head * d + x]!;
-          }
-        }
-      }
-      const logits = out.logits!.data as Float32Array;
-      for (let r = 0; r < rows; r++) {
-        const prompt = rowPrompt[r]!;
-        if (prompt < 0 || !active.has(prompt)) continue;
-        accept(prompt, r, logits.subarray(r * vocab, (r + 1) * vocab));
-      }
-    }
-    return generations;
-  }
-}
-
-/** Slots `[start, start + count)` of one head of a KV-cache array of `slots` slots per head. */
-type HeadSlots = { data: Float32Array; head: number; slots: number; start: number };
-
-/** Copies cached keys, laid out `[heads, headDim, slots]` (each dimension's slots contiguous). */
-function copyKeySlots(from: HeadSlots, to: HeadSlots, count: number, headDim: number): void {
-  for (let x = 0; x < headDim; x++) {
-    const source = (from.head * headDim + x) * from.slots + from.start;
-    to.data.set(from.data.subarray(source, source + count), (to.head * headDim + x) * to.slots + to.start);
-  }
-}
-
-/** Copies cached values, laid out `[heads, slots, headDim]` (each head's slots contiguous). */
-function copyValueSlots(from: HeadSlots, to: HeadSlots, count: number, headDim: number): void {
-  const source = (from.head * from.slots + from.start) * headDim;
-  to.data.set(from.data.subarray(source, source + count * headDim), (to.head * to.slots + to.start) * headDim);
-}
-
-/**
- * One layer's decode cache of `cacheLength` slots per head (keys
- * `[heads, d, slots]`, values `[heads, slots, d]`): the `parts`' slots laid
- * end to end from slot 0, the rest left for generated tokens.
- */
-function decodeCache({
-  parts,
-  heads,
-  cacheLength,
-  headDim,
-}: {
-  parts: ReadonlyArray<{ keys: Float32Array; values: Float32Array; slots: number }>;
-  heads: number;
-  cacheLength: number;
-  headDim: number;
-}): { keys: Float32Array; values: Float32Array } {
-  const keys = new Float32Array(heads * headDim * cacheLength);
-  const values = new Float32Array(heads * cacheLength * headDim);
-  let start = 0;
-  for (const part of parts) {
-    for (let head = 0; head < heads; head++) {
-      copyKeySlots({ data: part.keys, head, slots: part.slots, start: 0 }, { data: keys, head, slots: cacheLength, start }, part.slots, headDim);
-      copyValueSlots({ data: part.values, head, slots: part.slots, start: 0 }, { data: values, head, slots: cacheLength, start }, part.slots, headDim);
-    }
-    start += part.slots;
-  }
-  return { keys, values };
 }
 
 /** The scalar feeds of the optimizer graph for `step` (1-based). */
@@ -1213,13 +843,6 @@ function optimizerScalars(settings: EngineTrainSettings, step: number): Record<s
     weight_decay: scalar(settings.weightDecay),
     max_grad_norm: scalar(Math.min(settings.maxGradNorm, 3e38)),
   };
-}
-
-/** Derives the seed of one prompt's sampling stream. */
-function mixSeed(seed: number, index: number): number {
-  let h = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0;
-  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
-  return (h ^ (h >>> 12)) >>> 0;
 }
 
 /** Size in bytes of the model weights. */

@@ -16,6 +16,11 @@ export type PrefixCacheEntry = {
   values: Float32Array[];
 };
 
+/** Shortest cached prefix worth reusing. */
+export const prefixMinTokens = 32;
+/** Longest run of new tokens run in an extend step after a cached prefix; longer ones are prefilled. */
+export const prefixMaxNewTokens = 256;
+
 /** A prompt's reusable prefix: the first `length` tokens of `entry`. */
 export type PrefixHit = { entry: PrefixCacheEntry; length: number };
 
