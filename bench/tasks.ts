@@ -7,9 +7,7 @@
  * short reply per turn).
  */
 import { performance } from 'node:perf_hooks';
-import {
-  createBfclBackend,
-} from '@seal/bfcl';
+import { createBfclBackend } from '@seal/bfcl';
 import {
   createGeneratorRuntime,
   generateTasks,

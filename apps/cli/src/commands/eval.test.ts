@@ -10,13 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import {
-  createBfclBackend,
-} from '@seal/bfcl';
-import {
-  createGeneratorRuntime,
-  generateTasks,
-} from '@seal/bfcl-tasks';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime, generateTasks } from '@seal/bfcl-tasks';
 import {
   buildBpeTokenizer,
   copyFriendlyPretokenizerPattern,

@@ -11,9 +11,7 @@ import {
   type BfclCategory,
   type BfclRuntimeData,
 } from '@seal/bfcl';
-import {
-  createGeneratorRuntime,
-} from '@seal/bfcl-tasks';
+import { createGeneratorRuntime } from '@seal/bfcl-tasks';
 import { summarizeDiagnoses } from '@seal/diagnose';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {

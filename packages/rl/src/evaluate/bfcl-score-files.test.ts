@@ -1,10 +1,5 @@
-import {
-  createBfclBackend,
-} from '@seal/bfcl';
-import {
-  createGeneratorRuntime,
-  generateTasks,
-} from '@seal/bfcl-tasks';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime, generateTasks } from '@seal/bfcl-tasks';
 import { createBfclVerifier } from '@seal/verifier';
 import { describe, expect, it } from 'vitest';
 import {

@@ -7,13 +7,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createBfclBackend,
-} from '@seal/bfcl';
-import {
-  createGeneratorRuntime,
-  generateTasks,
-} from '@seal/bfcl-tasks';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime, generateTasks } from '@seal/bfcl-tasks';
 import { createBfclVerifier } from '@seal/verifier';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { evaluateChatModel } from './evaluate-chat-model';

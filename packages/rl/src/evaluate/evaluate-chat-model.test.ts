@@ -1,10 +1,5 @@
-import {
-  createBfclBackend,
-} from '@seal/bfcl';
-import {
-  createGeneratorRuntime,
-  generateTasks,
-} from '@seal/bfcl-tasks';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime, generateTasks } from '@seal/bfcl-tasks';
 import { toWireToolCall } from '@seal/env';
 import { parseCallString } from '@seal/python';
 import {
