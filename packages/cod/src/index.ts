@@ -8,7 +8,9 @@ export {
   hintsContext,
   initialHints,
   injectHintSection,
+  promptFormats,
   stripHintSection,
+  type PromptFormat,
 } from './hints/hint-section';
 export {
   hintEndDelimiter,
@@ -23,7 +25,7 @@ export {
   type SolveTrajectory,
   type TrajectoryStep,
 } from './hints/serialize-trajectory';
-export { buildUpdateContextMessages, updateContextSystemPrompt } from './hints/update-context-prompt';
+export { buildUpdateContextMessages, compactUpdateContextSystemPrompt, updateContextSystemPrompt } from './hints/update-context-prompt';
 export { hintReward, taskReward, type TaskRewardSettings } from './hints/rewards';
 export { applyHintUpdate, type HintUpdate } from './hints/apply-hint-update';
 export { createPackRandom, mixSeed, type PackRandom } from './packs/pack-random';
@@ -57,6 +59,21 @@ export {
   type FrozenLakeDirection,
   type FrozenLakeSettings,
 } from './frozen-lake/frozen-lake-environment';
+export {
+  formatDirectionHints,
+  frozenLakeExpertMove,
+  mergeDirectionFacts,
+  observedDirectionFacts,
+  readDirectionFacts,
+  type DirectionFacts,
+} from './frozen-lake/frozen-lake-expert';
+export {
+  demonstrationTokens,
+  playFrozenLakeExpertPack,
+  type CodDemonstration,
+  type FrozenLakeDemonstrationConversation,
+  type FrozenLakeExpertPackSettings,
+} from './frozen-lake/frozen-lake-demonstrations';
 export {
   aliasArgumentName,
   bfclArgumentStyles,

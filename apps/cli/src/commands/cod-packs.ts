@@ -8,6 +8,7 @@ import {
   type Pack,
   type PackEnvironment,
   type PackStrategy,
+  type PromptFormat,
 } from '@seal/cod';
 import type { Task } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
@@ -30,11 +31,22 @@ export type CodPackSource = {
  * evaluation split uses other seeds, `harder` 6–7 wide), or the embedded
  * generator's base tasks behind per-pack BFCL aliases.
  */
-export function createCodPackSource({ name, seed, split }: { name: CodEnvironmentName; seed: number; split: 'train' | 'eval' | 'harder' }): CodPackSource {
+export function createCodPackSource({
+  name,
+  seed,
+  split,
+  format = 'paper',
+}: {
+  name: CodEnvironmentName;
+  seed: number;
+  split: 'train' | 'eval' | 'harder';
+  /** Prompt wording of the FrozenLake system prompt (`compact` for the embedded CoD model). */
+  format?: PromptFormat;
+}): CodPackSource {
   // Evaluation tasks and pack seeds never overlap training ones.
   const splitSeed = { train: 0, eval: 1_000_003, harder: 2_000_003 }[split];
   if (name === 'frozen-lake') {
-    const environment = createFrozenLakeEnvironment();
+    const environment = createFrozenLakeEnvironment({ format });
     return {
       environment: environment as PackEnvironment<unknown>,
       packs: ({ count, packSize, strategy, round }) => {

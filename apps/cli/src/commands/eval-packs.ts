@@ -1,8 +1,8 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { evalPackSize, runPacks, summarizePackPositions, type PackPositionSummary } from '@seal/cod';
+import { evalPackSize, promptFormats, runPacks, summarizePackPositions, type PackPositionSummary } from '@seal/cod';
 import { createOrtPolicy } from '@seal/engine-ort';
-import { SealError } from '@seal/spec';
+import { SealError, type PackRunRecord } from '@seal/spec';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
@@ -21,13 +21,15 @@ const flagsSchema = z.object({
   'max-tokens': z.coerce.number().int().positive().default(16),
   'update-max-tokens': z.coerce.number().int().positive().default(128),
   out: z.string().optional(),
+  format: z.enum(promptFormats).default('paper'),
   fresh: z.boolean().default(false),
   json: z.boolean().optional(),
 });
 
 /** Help of `seal eval --packs`. */
 export const evalPacksHelp = `usage: seal eval --packs N --model DIR [--pack-size 8] [--ralph] [--env frozen-lake|bfcl]
-                 [--split eval|harder] [--seed N] [--temperature T] [--out FILE] [--fresh] [--json]
+                 [--split eval|harder] [--format paper|compact] [--seed N] [--temperature T]
+                 [--out FILE] [--fresh] [--json]
 
 Connect the Dots evaluation: N packs of related tasks (pack size 8, longer
 than training's 4), each solved in order by the model at --model, which
@@ -35,7 +37,8 @@ rewrites its own hints between the tasks. Prints success per pack position:
 a curve that rises with the position is the CoD signature. --ralph repeats
 each pack's first task instead (the Ralph loop). Pack runs are written to
 --out (JSON Lines) as they finish; a killed evaluation resumes at the last
-complete pack unless --fresh is given.`;
+complete pack unless --fresh is given. --format compact words the prompts
+briefly (the embedded CoD model of seal train --method cod --preset embedded).`;
 
 /** Formats the position curve, one line per position. */
 export function positionLines(summary: readonly PackPositionSummary[]): string[] {
@@ -43,6 +46,22 @@ export function positionLines(summary: readonly PackPositionSummary[]): string[]
     (entry) =>
       `  position ${String(entry.position + 1).padStart(2)}: success ${(entry.successRate * 100).toFixed(1).padStart(5)}%  reward ${entry.rewardMean.toFixed(3)}  (${entry.runs} runs)`,
   );
+}
+
+/** The fraction of update-context responses whose hint block parsed, as `k/n`. */
+export function parsedFraction(records: readonly PackRunRecord[]): string {
+  const updates = records.flatMap((record) => record.updates);
+  return `${updates.filter((update) => update.parsed).length}/${updates.length}`;
+}
+
+/** One line on the hint blocks of pack runs: how many parsed, and why the others did not. */
+export function hintParseLine(records: readonly PackRunRecord[]): string {
+  const failures = new Map<string, number>();
+  for (const update of records.flatMap((record) => record.updates)) {
+    if (!update.parsed) failures.set(update.failure ?? 'unknown', (failures.get(update.failure ?? 'unknown') ?? 0) + 1);
+  }
+  const reasons = [...failures].map(([reason, count]) => `${reason} ${count}`).join(', ');
+  return `  hint blocks parsed: ${parsedFraction(records)}${reasons.length > 0 ? ` (failed: ${reasons})` : ''}`;
 }
 
 /** `seal eval --packs N`. */
@@ -61,6 +80,7 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
       'max-tokens': { type: 'string' },
       'update-max-tokens': { type: 'string' },
       out: { type: 'string' },
+      format: { type: 'string' },
       fresh: { type: 'boolean' },
       json: { type: 'boolean' },
     },
@@ -70,7 +90,7 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
     throw new SealError({ code: 'INVALID_ARGUMENT', message: `--packs needs --model DIR (a checkpoint)\n\n${evalPacksHelp}` });
   }
   const strategy = flags.ralph ? 'ralph_sample' : 'cod';
-  const source = createCodPackSource({ name: flags.env, seed: flags.seed, split: flags.split });
+  const source = createCodPackSource({ name: flags.env, seed: flags.seed, split: flags.split, format: flags.format });
   // Bad pack sizes and tasksets too small for a pack fail here, before the model loads.
   const packs = source.packs({ count: flags.packs, packSize: flags['pack-size'], strategy, round: 0 });
   const file = resolve(flags.out ?? join('runs', `eval-packs-${flags.env}-${strategy}-s${flags.seed}.jsonl`));
@@ -85,6 +105,7 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
       packs,
       groupSize: 1,
       sampling: { maxTokens: flags['max-tokens'], updateMaxTokens: flags['update-max-tokens'], temperature: flags.temperature, seed: flags.seed },
+      hints: { format: flags.format },
       mode: 'eval',
       file,
       onPack: () => bar.tick(1),
@@ -94,6 +115,7 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
     output.result({ environment: source.environment.environmentId, strategy, packs: packs.length, packSize: flags['pack-size'], resumedPacks, file, positions: summary });
     output.line(`seal eval: ${packs.length} ${strategy} packs of ${flags['pack-size']} on ${source.environment.environmentId}${resumedPacks > 0 ? ` (${resumedPacks} resumed)` : ''}, pack runs in ${file}`);
     for (const line of positionLines(summary)) output.line(line);
+    output.line(hintParseLine(records));
   } finally {
     await policy.close();
   }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { evalPackSize, runPacks, summarizePackPositions, trainCodStep, trainPackSize } from '@seal/cod';
+import { evalPackSize, promptFormats, runPacks, summarizePackPositions, trainCodStep, trainPackSize, type PromptFormat } from '@seal/cod';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { writeJsonAtomic } from '@seal/rl';
 import {
@@ -22,7 +22,8 @@ import { exitCodes } from '../exit-codes';
 import type { Output } from '../ui/output';
 import { codEnvironments, createCodPackSource, type CodPackSource } from './cod-packs';
 import { prepareCodSmokeModel } from './cod-smoke-model';
-import { positionLines } from './eval-packs';
+import { prepareCodEmbeddedModel } from './cod-embedded-model';
+import { hintParseLine, parsedFraction, positionLines } from './eval-packs';
 
 /**
  * Per-preset sizes of `seal train --method cod`. `smoke` is a plumbing check
@@ -31,15 +32,19 @@ import { positionLines } from './eval-packs';
  * before and after, with short update responses.
  */
 const codPresets = {
-  smoke: { steps: 2, packsPerStep: 1, groupSize: 2, evalPacks: 2, updateMaxTokens: 48 },
-  default: { steps: 12, packsPerStep: 4, groupSize: 8, evalPacks: 16, updateMaxTokens: 128 },
-  extended: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128 },
-  study: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128 },
-} as const;
+  smoke: { steps: 2, packsPerStep: 1, groupSize: 2, evalPacks: 2, updateMaxTokens: 48, learningRate: 1e-5, format: 'paper' },
+  default: { steps: 12, packsPerStep: 4, groupSize: 8, evalPacks: 16, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
+  extended: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
+  study: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
+  // FrozenLake-Obscure with the embedded CoD model (cod-embedded-model.ts) and compact prompts.
+  embedded: { steps: 10, packsPerStep: 2, groupSize: 8, evalPacks: 24, updateMaxTokens: 96, learningRate: 2e-4, format: 'compact' },
+} as const satisfies Record<string, { format: PromptFormat } & Record<string, unknown>>;
 
 const flagsSchema = z.object({
   method: z.literal('cod'),
-  preset: z.enum(['default', 'smoke', 'study', 'extended']).default('default'),
+  preset: z.enum(['default', 'smoke', 'study', 'extended', 'embedded']).default('default'),
+  'one-by-one': z.boolean().default(false),
+  format: z.enum(promptFormats).optional(),
   'task-source': z.enum(['generated', 'bfcl']).default('generated'),
   env: z.enum(codEnvironments).optional(),
   model: z.string().optional(),
@@ -49,7 +54,7 @@ const flagsSchema = z.object({
   'group-size': z.coerce.number().int().min(2).optional(),
   'eval-packs': z.coerce.number().int().nonnegative().optional(),
   'eval-pack-size': z.coerce.number().int().default(evalPackSize),
-  lr: z.coerce.number().nonnegative().default(1e-5),
+  lr: z.coerce.number().nonnegative().optional(),
   temperature: z.coerce.number().positive().default(1),
   'max-tokens': z.coerce.number().int().positive().default(16),
   'update-max-tokens': z.coerce.number().int().positive().optional(),
@@ -60,9 +65,10 @@ const flagsSchema = z.object({
 });
 
 /** Help of `seal train --method cod`. */
-export const trainCodHelp = `usage: seal train --method cod [--preset smoke|default|extended] [--env frozen-lake|bfcl]
+export const trainCodHelp = `usage: seal train --method cod [--preset smoke|default|extended|embedded] [--env frozen-lake|bfcl]
                   [--model DIR] [--seed N] [--steps N] [--pack-size 4] [--group-size G] [--lr X]
-                  [--eval-packs N] [--eval-pack-size 8] [--run-dir DIR] [--fresh] [--json]
+                  [--eval-packs N] [--eval-pack-size 8] [--format paper|compact] [--one-by-one]
+                  [--run-dir DIR] [--fresh] [--json]
 
 Connect the Dots training: each step rolls out G runs of a few packs (tasks
 sharing a hidden regularity; the model rewrites its hints between them),
@@ -78,15 +84,26 @@ under --cache). Writes config.json, cod-state.json, checkpoints/ and packs/
 (pack runs with their hints: step-N.jsonl, eval-N.jsonl) to the run
 directory, which seal report and seal view read. Resumes after the last
 finished step (an evaluation at its last complete pack) unless --fresh is
-given; a resume with other sizes than the run's is refused.`;
+given; a resume with other sizes than the run's is refused.
+
+--preset embedded (FrozenLake-Obscure): a small model with its own tokenizer,
+warm-started on demonstration packs (solving with and without hints, writing
+hints that state the direction mapping a trajectory revealed; built and
+cached under --cache in a few minutes), compact prompts (--format compact:
+the same content in fewer words, so an update prompt and its hints fit
+1,024 tokens). --one-by-one trains the control arm instead: GRPO on the same
+tasks one by one (each solved with Hints: null, no update calls, advantage
+r − group mean per task, no RED); its evaluations still run the CoD loop.`;
 
 /** The settings a resumed run must share with the run directory's. */
-const resumeKeys = ['environment', 'seed', 'packsPerStep', 'groupSize', 'packSize', 'evalPacks', 'evalPackSize'] as const;
+const resumeKeys = ['environment', 'seed', 'packsPerStep', 'groupSize', 'packSize', 'evalPacks', 'evalPackSize', 'format', 'arm'] as const;
 
 /** Refuses to resume a run directory started with other sizes (its pack runs would not match). */
 function checkResumable({ path, config }: { path: string; config: CodRunConfig }): void {
   if (!existsSync(path)) return;
-  const previous = parseWithSchema({ schema: codRunConfigSchema, value: parseJsonText({ text: readFileSync(path, 'utf8'), source: path }), source: path });
+  const written = parseWithSchema({ schema: codRunConfigSchema, value: parseJsonText({ text: readFileSync(path, 'utf8'), source: path }), source: path });
+  // Runs written before format and arm existed used the paper's prompts and the CoD loop.
+  const previous = { ...written, format: written.format ?? 'paper', arm: written.arm ?? 'cod' };
   const changed = resumeKeys.filter((key) => previous[key] !== config[key]);
   if (changed.length > 0) {
     throw new SealError({
@@ -125,6 +142,7 @@ async function evaluate({
     packs,
     groupSize: 1,
     sampling: { maxTokens: config.maxTokens, updateMaxTokens: config.updateMaxTokens, temperature: config.temperature, seed },
+    hints: { format: config.format ?? 'paper' },
     mode: 'eval',
     policyStep: null,
     runId: config.runId,
@@ -133,6 +151,7 @@ async function evaluate({
   const summary = summarizePackPositions(records);
   output.line(`  ${label}: success per pack position`);
   for (const line of positionLines(summary)) output.line(line);
+  output.line(hintParseLine(records));
   return summary;
 }
 
@@ -160,6 +179,8 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
       cache: { type: 'string' },
       fresh: { type: 'boolean' },
       json: { type: 'boolean' },
+      'one-by-one': { type: 'boolean' },
+      format: { type: 'string' },
     },
     schema: flagsSchema,
   });
@@ -168,12 +189,18 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
   const steps = flags.steps ?? sizes.steps;
   const groupSize = flags['group-size'] ?? sizes.groupSize;
   const evalPacks = flags['eval-packs'] ?? sizes.evalPacks;
-  const trainSource = createCodPackSource({ name: envName, seed: flags.seed, split: 'train' });
-  const evalSource = createCodPackSource({ name: envName, seed: flags.seed, split: 'eval' });
+  const format = flags.format ?? sizes.format;
+  const learningRate = flags.lr ?? sizes.learningRate;
+  const oneByOne = flags['one-by-one'];
+  if (flags.preset === 'embedded' && (envName !== 'frozen-lake' || format !== 'compact') && flags.model === undefined) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: '--preset embedded trains the embedded CoD model on --env frozen-lake in the compact format (or give --model DIR)' });
+  }
+  const trainSource = createCodPackSource({ name: envName, seed: flags.seed, split: 'train', format });
+  const evalSource = createCodPackSource({ name: envName, seed: flags.seed, split: 'eval', format });
   // A bad pack size or a taskset too small for a pack fails before anything loads.
   trainSource.packs({ count: sizes.packsPerStep, packSize: flags['pack-size'], strategy: 'cod', round: 0 });
   if (evalPacks > 0) evalSource.packs({ count: evalPacks, packSize: flags['eval-pack-size'], strategy: 'cod', round: 0 });
-  const runId = `${flags.preset}-cod-${envName}-s${flags.seed}`;
+  const runId = `${flags.preset}-${oneByOne ? 'one-by-one' : 'cod'}-${envName}-s${flags.seed}`;
   const runDirectory = resolve(flags['run-dir'] ?? join('runs', runId));
   const configPath = join(runDirectory, 'config.json');
   const statePath = join(runDirectory, 'cod-state.json');
@@ -192,11 +219,13 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
     packSize: flags['pack-size'],
     evalPacks,
     evalPackSize: flags['eval-pack-size'],
-    learningRate: flags.lr,
+    learningRate,
     temperature: flags.temperature,
     maxTokens: flags['max-tokens'],
     updateMaxTokens: flags['update-max-tokens'] ?? sizes.updateMaxTokens,
     initialModel: flags.model === undefined ? `embedded ${flags.preset} warm start` : resolve(flags.model),
+    format,
+    arm: oneByOne ? 'one-by-one' : 'cod',
   };
   checkResumable({ path: configPath, config });
   await mkdir(join(runDirectory, 'packs'), { recursive: true });
@@ -220,11 +249,14 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
     }
   }
   if (modelDirectory === undefined && flags.model !== undefined) modelDirectory = resolve(flags.model);
+  if (modelDirectory === undefined && flags.preset === 'embedded') {
+    modelDirectory = (await prepareCodEmbeddedModel({ cacheDirectory: resolve(flags.cache), onProgress: (line) => output.line(line) })).directory;
+  }
   if (modelDirectory === undefined && flags.preset === 'smoke' && envName === 'frozen-lake') {
     modelDirectory = await prepareCodSmokeModel({ cacheDirectory: resolve(flags.cache) });
   }
   if (modelDirectory === undefined) {
-    const assets = await prepareEmbedded({ preset: embeddedPresets[flags.preset], cacheDirectory: resolve(flags.cache) });
+    const assets = await prepareEmbedded({ preset: embeddedPresets[flags.preset === 'embedded' ? 'default' : flags.preset], cacheDirectory: resolve(flags.cache) });
     modelDirectory = assets.warmStartDirectory;
   }
   if (existsSync(configPath)) {
@@ -248,16 +280,24 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
         packs,
         groupSize,
         sampling: { maxTokens: config.maxTokens, updateMaxTokens: config.updateMaxTokens, temperature: flags.temperature, seed: flags.seed * 1_000_003 + step },
+        hints: { format },
+        independentTasks: oneByOne,
         mode: 'train',
         policyStep: step,
         runId,
       });
-      const update = await trainCodStep({ policy, results, train: { learningRate: flags.lr, temperature: flags.temperature } });
+      // The control trains the same tasks one by one: GRPO's advantage r_i − mean over the group per task, no RED.
+      const update = await trainCodStep({
+        policy,
+        results,
+        train: { learningRate, temperature: flags.temperature },
+        ...(oneByOne ? { returns: { style: 'sliding-window', window: 1 } as const, red: false as const } : {}),
+      });
       const records = results.map((result) => result.record);
       await writeLinesAtomic(join(runDirectory, 'packs', `step-${stepName(step + 1)}.jsonl`), records.map((record) => JSON.stringify(record)));
       const positions = summarizePackPositions(records);
       output.line(
-        `  step ${step + 1}/${steps}: reward by position ${positions.map((p) => p.rewardMean.toFixed(2)).join(' ')}, loss ${update.loss.toFixed(4)}` +
+        `  step ${step + 1}/${steps}: reward by position ${positions.map((p) => p.rewardMean.toFixed(2)).join(' ')}, hints parsed ${parsedFraction(records)}, loss ${update.loss.toFixed(4)}` +
           (update.red?.active ? `, RED τ ${update.red.temperature!.toFixed(2)}` : ''),
       );
       // A new checkpoint per step, named by the state only once complete: a

@@ -24,10 +24,22 @@ export function frozenLakeMapping(packSeed: number): FrozenLakeDirection[] {
 export type FrozenLakeSettings = {
   /** Moves per task. Default 8 (the paper's `agent_max_steps`). */
   maxSteps?: number;
+  /**
+   * The wording of the system prompt: `paper` (default) or `compact` (the
+   * same rules in fewer words, for the embedded models). Maps, observations
+   * and feedback are the same in both.
+   */
+  format?: 'paper' | 'compact';
 };
 
 /** The system prompt of a FrozenLake-Obscure solve episode (without hints). */
-export function frozenLakeSystemPrompt(maxSteps: number): string {
+export function frozenLakeSystemPrompt(maxSteps: number, format: 'paper' | 'compact' = 'paper'): string {
+  if (format === 'compact') {
+    return [
+      'Frozen lake: S start, F frozen, H hole, G goal; row 0 top, column 0 left. Reach G, avoid H.',
+      `Directions 1 to 4 each move up, down, left or right: which is hidden. Reply <answer>Direction k</answer>. ${maxSteps} moves.`,
+    ].join('\n');
+  }
   return [
     'You walk on a frozen lake grid: S start, F frozen, H hole, G goal. Row 0 is the top, column 0 the left.',
     'Reach G without stepping on H. The actions are Direction 1, Direction 2, Direction 3 and Direction 4; which way each one moves is not told.',
@@ -55,7 +67,7 @@ const at = ([r, c]: readonly [number, number]) => `(${r},${c})`;
  */
 export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): PackEnvironment<FrozenLakeTask> {
   const maxSteps = settings.maxSteps ?? 8;
-  const systemPrompt = frozenLakeSystemPrompt(maxSteps);
+  const systemPrompt = frozenLakeSystemPrompt(maxSteps, settings.format ?? 'paper');
   return {
     environmentId: 'frozen-lake-obscure',
     taskId: (task) => task.taskId,

@@ -13,8 +13,20 @@ export const fallbackHints = 'Hints: no hint available.';
  */
 export const hintSectionHeader = '### Hints that might help';
 
-const sectionIntro =
-  'You wrote these notes on earlier tasks in this environment. They may be wrong or may not apply here: combine them with what you observe now.';
+/**
+ * How prompts are worded: `paper` follows the paper's long instructions (for
+ * real models); `compact` says the same in a few words, for the embedded
+ * models whose 1,024-token context must hold an update prompt and its hints.
+ */
+export type PromptFormat = 'paper' | 'compact';
+
+/** The prompt formats. */
+export const promptFormats = ['paper', 'compact'] as const satisfies readonly PromptFormat[];
+
+const sectionIntro: Record<PromptFormat, string> = {
+  paper: 'You wrote these notes on earlier tasks in this environment. They may be wrong or may not apply here: combine them with what you observe now.',
+  compact: 'Your notes from earlier tasks here (maybe wrong):',
+};
 
 /** Turns the text of a parsed hint block into the context `Hints: …`. */
 export function hintsContext(content: string): string {
@@ -32,12 +44,15 @@ export function injectHintSection({
   systemPrompt,
   hints,
   responseLimit,
+  format = 'paper',
 }: {
   systemPrompt: string;
   /** The context, e.g. `Hints: null` or `Hints: - Direction 2 moves up`. */
   hints: string;
   /** An optional line such as `Answer in at most 40 tokens.` */
   responseLimit?: string;
+  /** The wording of the section's intro line. Default `paper`. */
+  format?: PromptFormat;
 }): string {
   if (systemPrompt.includes(hintSectionHeader)) {
     throw new SealError({
@@ -46,7 +61,7 @@ export function injectHintSection({
       details: {},
     });
   }
-  const parts = [hintSectionHeader, sectionIntro, hints];
+  const parts = [hintSectionHeader, sectionIntro[format], hints];
   if (responseLimit !== undefined) parts.push(responseLimit);
   return `${systemPrompt}\n\n${parts.join('\n')}`;
 }

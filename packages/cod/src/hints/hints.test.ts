@@ -162,3 +162,33 @@ describe('applyHintUpdate', () => {
     }
   });
 });
+
+describe('compact prompt format', () => {
+  const trajectory = {
+    systemPrompt: injectHintSection({ systemPrompt: 'Rules.', hints: 'Hints: - Direction 3 = right', format: 'compact' }),
+    steps: [{ observation: 'Map:\nSG', action: '<answer>Direction 3</answer>' }],
+    finalObservation: 'Direction 3: you moved from (0,0) to (0,1). You reached the goal.',
+    reward: 0.9,
+    feedback: 'Success! Reached the goal',
+  };
+  it('should keep the strippable section with a short intro', () => {
+    expect(trajectory.systemPrompt).toBe('Rules.\n\n### Hints that might help\nYour notes from earlier tasks here (maybe wrong):\nHints: - Direction 3 = right');
+    expect(stripHintSection(trajectory.systemPrompt)).toBe('Rules.');
+  });
+  it('should give the same parts as the paper format in fewer words', () => {
+    const [system, user] = buildUpdateContextMessages({ previousHints: 'Hints: - Direction 3 = right', trajectory, format: 'compact' });
+    expect(system!.content).toContain(`${hintStartDelimiter}\n${hintEndDelimiter}`);
+    expect(system!.content.length).toBeLessThan(updateContextSystemPrompt.length / 2);
+    expect(user!.content).toBe(
+      [
+        'Previous hints:\nHints: - Direction 3 = right',
+        'Task:\nRules.',
+        'Step 1:\nObservation: Map:\nSG\nAction: <answer>Direction 3</answer>',
+        'Final observation: Direction 3: you moved from (0,0) to (0,1). You reached the goal.',
+        'Reward: 0.900\nEnvironment feedback: Success! Reached the goal',
+      ].join('\n\n'),
+    );
+    const paper = buildUpdateContextMessages({ previousHints: 'Hints: null', trajectory });
+    expect(paper[1]!.content).toContain('System prompt of the task:\nRules.');
+  });
+});

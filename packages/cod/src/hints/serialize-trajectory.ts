@@ -1,4 +1,4 @@
-import { stripHintSection } from './hint-section';
+import { stripHintSection, type PromptFormat } from './hint-section';
 
 /** One model action and the observation it answered. */
 export type TrajectoryStep = {
@@ -30,6 +30,11 @@ export type SerializeTrajectoryOptions = {
    * last steps matter most for the lesson). Default: no limit.
    */
   maxStepCharacters?: number;
+  /**
+   * `compact` heads the task's prompt with `Task:` instead of `System prompt
+   * of the task:` (the embedded models' budget). Default `paper`.
+   */
+  format?: PromptFormat;
 };
 
 function renderStep(step: TrajectoryStep, index: number): string {
@@ -73,7 +78,8 @@ export function serializeTrajectory({
       blocks = [...head, `[... ${omitted} step${omitted === 1 ? '' : 's'} omitted ...]`, ...tail];
     }
   }
-  const parts = [`System prompt of the task:\n${stripHintSection(trajectory.systemPrompt)}`, ...blocks];
+  const heading = options.format === 'compact' ? 'Task:' : 'System prompt of the task:';
+  const parts = [`${heading}\n${stripHintSection(trajectory.systemPrompt)}`, ...blocks];
   if (trajectory.finalObservation !== undefined && trajectory.finalObservation.length > 0) {
     parts.push(`Final observation: ${trajectory.finalObservation}`);
   }

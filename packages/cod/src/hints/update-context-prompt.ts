@@ -1,5 +1,6 @@
 import type { ChatMessage } from '@seal/spec';
 import { hintEndDelimiter, hintStartDelimiter } from './parse-hint-block';
+import type { PromptFormat } from './hint-section';
 import { serializeTrajectory, type SerializeTrajectoryOptions, type SolveTrajectory } from './serialize-trajectory';
 
 /**
@@ -20,6 +21,17 @@ export const updateContextSystemPrompt = [
 ].join('\n');
 
 /**
+ * The update-context instructions in the `compact` format: the same duties
+ * (keep, drop, add revealed facts, stay general, bullets, the delimiters) in
+ * a few words, for the embedded models' 1,024-token context.
+ */
+export const compactUpdateContextSystemPrompt = [
+  'Rewrite your hints for the next task in this environment: keep what held, drop what was wrong, add facts the trajectory revealed. Short general bullets between these lines, nothing after:',
+  hintStartDelimiter,
+  hintEndDelimiter,
+].join('\n');
+
+/**
  * The messages of one update-context call: the instructions, then the
  * previous hints (`Hints: null` before the first update) and the serialised
  * trajectory of the task just solved.
@@ -28,18 +40,21 @@ export function buildUpdateContextMessages({
   previousHints,
   trajectory,
   serializeOptions,
+  format = 'paper',
 }: {
   previousHints: string;
   trajectory: SolveTrajectory;
   serializeOptions?: SerializeTrajectoryOptions;
+  /** `paper` (default) or `compact` (short instructions and headings; same content). */
+  format?: PromptFormat;
 }): ChatMessage[] {
-  const body = [
-    `Previous hints:\n${previousHints}`,
-    `Trajectory of the task just attempted:\n${serializeTrajectory({ trajectory, ...(serializeOptions === undefined ? {} : { options: serializeOptions }) })}`,
-    'Write the updated hints.',
-  ].join('\n\n');
+  const serialized = serializeTrajectory({ trajectory, options: { ...serializeOptions, format } });
+  const body =
+    format === 'compact'
+      ? [`Previous hints:\n${previousHints}`, serialized].join('\n\n')
+      : [`Previous hints:\n${previousHints}`, `Trajectory of the task just attempted:\n${serialized}`, 'Write the updated hints.'].join('\n\n');
   return [
-    { role: 'system', content: updateContextSystemPrompt },
+    { role: 'system', content: format === 'compact' ? compactUpdateContextSystemPrompt : updateContextSystemPrompt },
     { role: 'user', content: body },
   ];
 }

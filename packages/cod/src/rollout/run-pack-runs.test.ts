@@ -104,6 +104,26 @@ describe('runPackRuns (tiny engine policy)', () => {
     expect(other.map((r) => r.solveTokens[0]!.tokenIds)).not.toEqual(first.map((r) => r.solveTokens[0]!.tokenIds));
   });
 
+  it('should solve every task with Hints: null and no update when the tasks run one by one, and train them per task', async () => {
+    const results = await runPackRuns(options({ independentTasks: true }));
+    for (const { record, updateTokens } of results) {
+      expect(packRunRecordSchema.parse(record)).toEqual(record);
+      expect(record.solves.map((s) => s.hints)).toEqual([initialHints, initialHints, initialHints]);
+      expect(record.updates).toEqual([]);
+      expect(updateTokens).toEqual([]);
+    }
+    const step = await trainCodStep({ policy, results, returns: { style: 'sliding-window', window: 1 }, red: false, train: { learningRate: 0 } });
+    for (const { record } of results) {
+      // GRPO per task: r_i minus the group's mean reward at that task.
+      record.taskRewards.forEach((reward, i) => {
+        const mean = results.reduce((sum, other) => sum + other.record.taskRewards[i]!, 0) / results.length;
+        expect(record.advantages!.solve[i]).toBeCloseTo(reward - mean, 12);
+      });
+      expect(record.advantages!.update).toEqual([]);
+    }
+    expect(step.episodes).toBe(6);
+  });
+
   it('should penalise an update whose prompt does not fit the model and fall back to no hint', async () => {
     const [result] = await runPackRuns(options({ groupSize: 1, maxSequenceLength: 400 }));
     // The solve prompts fit in 400 tokens; the update prompt (instructions and trajectory) does not.

@@ -8,7 +8,7 @@ import type {
 } from '@seal/spec';
 import type { PackEnvironment, PackSolveEpisode } from '../environment/pack-environment';
 import { applyHintUpdate } from '../hints/apply-hint-update';
-import { fallbackHints, initialHints, injectHintSection } from '../hints/hint-section';
+import { fallbackHints, initialHints, injectHintSection, type PromptFormat } from '../hints/hint-section';
 import { hintEndDelimiter } from '../hints/parse-hint-block';
 import { taskReward, type TaskRewardSettings } from '../hints/rewards';
 import type { SerializeTrajectoryOptions, TrajectoryStep } from '../hints/serialize-trajectory';
@@ -40,6 +40,8 @@ export type PackHintSettings = {
   responseLimit?: string;
   /** Limits of the trajectory serialised for the update. */
   serialize?: SerializeTrajectoryOptions;
+  /** Wording of the hint section and the update prompt: `paper` (default) or `compact`. */
+  format?: PromptFormat;
 };
 
 /** The token-level data of one episode, as the policy saw and produced it. */
@@ -77,6 +79,13 @@ export type RunPackRunsOptions<TTask> = {
   policyStep?: number | null;
   runId?: string;
   maxSequenceLength?: number;
+  /**
+   * Standard RL on the pack's tasks one by one (the control of the CoD
+   * measurement): every task is solved with `Hints: null` and no
+   * update-context call is made, so nothing carries from one task to the
+   * next. Default false.
+   */
+  independentTasks?: boolean;
 };
 
 function toPolicyMessages(messages: readonly ChatMessage[]): PolicyV1ChatMessage[] {
@@ -169,6 +178,7 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
           systemPrompt: system?.content ?? '',
           hints: run.hints,
           ...(hintSettings.responseLimit === undefined ? {} : { responseLimit: hintSettings.responseLimit }),
+          ...(hintSettings.format === undefined ? {} : { format: hintSettings.format }),
         }),
       };
       const messages = [withHints, ...rest];
@@ -259,7 +269,7 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
         feedback: result.feedback,
       };
     });
-    if (position === pack.tasks.length - 1) break;
+    if (position === pack.tasks.length - 1 || options.independentTasks === true) continue;
 
     // Update the context of every run from its trajectory.
     const prompts = runs.map((run, index) => {
@@ -267,6 +277,7 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
         previousHints: run.hints,
         trajectory: trajectories[index]!,
         ...(hintSettings.serialize === undefined ? {} : { serializeOptions: hintSettings.serialize }),
+        ...(hintSettings.format === undefined ? {} : { format: hintSettings.format }),
       });
       return tokenizer.renderChat({ messages: toPolicyMessages(messages), addGenerationPrompt: true }).tokenIds;
     });

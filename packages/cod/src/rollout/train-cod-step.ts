@@ -41,6 +41,9 @@ export type TrainCodStepResult = {
 
 type Episode = { tokens: EpisodeTokens; advantage: number; assign: (value: number) => void };
 
+/** A run of `independentTasks`: several tasks and no update episode. */
+const independent = (result: PackRunResult) => result.record.updates.length === 0 && result.record.taskRewards.length > 1;
+
 function countGenerated(tokens: EpisodeTokens): number {
   let count = 0;
   for (const flag of tokens.generatedMask) count += flag;
@@ -61,14 +64,15 @@ export async function trainCodStep(options: TrainCodStepOptions): Promise<TrainC
     runs: results.map((result) => ({
       packId: result.record.packId,
       taskRewards: result.record.taskRewards,
-      hintRewards: result.record.hintRewards,
+      // Runs of independent tasks have no update episodes: their (unused) hint returns see no penalty.
+      hintRewards: independent(result) ? result.record.taskRewards.slice(1).map(() => 0) : result.record.hintRewards,
     })),
     ...(options.returns === undefined ? {} : { returns: options.returns }),
   });
   const episodes: Episode[] = [];
   results.forEach((result, index) => {
     const runCredit = credit[index]!;
-    const advantages = { solve: [...runCredit.solveAdvantages], update: [...runCredit.updateAdvantages] };
+    const advantages = { solve: [...runCredit.solveAdvantages], update: independent(result) ? [] : [...runCredit.updateAdvantages] };
     result.record.advantages = advantages;
     result.solveTokens.forEach((tokens, i) =>
       episodes.push({ tokens, advantage: advantages.solve[i]!, assign: (value) => (advantages.solve[i] = value) }),

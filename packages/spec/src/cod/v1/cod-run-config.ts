@@ -38,6 +38,13 @@ export const codRunConfigSchema = z.object({
   updateMaxTokens: z.number().int().positive(),
   /** The model the run started from (a directory). */
   initialModel: z.string(),
+  /** Prompt wording (`paper` or `compact`); absent in runs written before it existed (`paper`). */
+  format: z.enum(['paper', 'compact']).optional(),
+  /**
+   * `cod` (pack runs with hint updates) or `one-by-one` (the control: GRPO on
+   * the same tasks, each solved with `Hints: null`); absent means `cod`.
+   */
+  arm: z.enum(['cod', 'one-by-one']).optional(),
 });
 
 /** See {@link codRunConfigSchema}. */

@@ -1,0 +1,168 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  buildPacks,
+  compactUpdateContextSystemPrompt,
+  demonstrationTokens,
+  fallbackHints,
+  generateFrozenLakeTasks,
+  playFrozenLakeExpertPack,
+  trainPackSize,
+  type CodDemonstration,
+  type FrozenLakeDemonstrationConversation,
+} from '@seal/cod';
+import { buildBpeTokenizer, createModelConfig, createOrtPolicy, HuggingFaceTokenizer } from '@seal/engine-ort';
+import { runSupervised } from '@seal/rl';
+import { parseJsonText } from '@seal/spec';
+
+/**
+ * The embedded CoD model: small enough to train in minutes on two cores,
+ * with a 1,024-token context that holds a compact update prompt (about 550
+ * tokens with this tokenizer) and its hints.
+ */
+export const codEmbeddedModel = {
+  vocabSize: 640,
+  hiddenSize: 128,
+  intermediateSize: 384,
+  numLayers: 4,
+  numHeads: 4,
+  numKeyValueHeads: 2,
+  maxPositionEmbeddings: 1024,
+  initializerRange: 0.02,
+} as const;
+
+/**
+ * Split of the embedded CoD tokenizer: capitals alone (each map tile is one
+ * token), lowercase words with their leading space, digits alone.
+ */
+export const codEmbeddedPretokenizerPattern = '\\p{Lu}| ?\\p{Ll}+|\\p{N}|[^\\s\\p{L}\\p{N}]|\\s+';
+
+/** The warm-start recipe: demonstration packs, their noise, and the supervised schedule. */
+export const codEmbeddedRecipe = {
+  /** Seed of the demonstration maps and pack seeds (apart from the train and eval splits of `cod-packs.ts`). */
+  seed: 5_000_011,
+  /** Demonstration packs of 4 tasks (4 solves and 3 hint updates each). */
+  packs: 320,
+  /** Every third pack takes a random (untrained) move at this rate, so hint demonstrations also read clumsy trajectories. */
+  randomMoveRate: 0.25,
+  /** Chance that an update's hints are replaced by `Hints: no hint available.` for the next solve. */
+  fallbackRate: 0.1,
+  epochs: 1,
+  batchSize: 8,
+  learningRate: 3e-3,
+  warmupSteps: 10,
+  modelSeed: 1,
+} as const;
+
+/** What `cod-warmstart.json` in the warm-start directory records. */
+export type CodEmbeddedManifest = {
+  schemaVersion: 1;
+  model: typeof codEmbeddedModel;
+  recipe: typeof codEmbeddedRecipe;
+  demonstrations: { solve: number; update: number; tokens: number; expertSuccessByPosition: number[] };
+  losses: { first: number; last: number; steps: number };
+  seconds: number;
+};
+
+/** The demonstration conversations of the recipe, deterministic. */
+export async function codEmbeddedConversations(): Promise<FrozenLakeDemonstrationConversation[]> {
+  const { seed, packs: count } = codEmbeddedRecipe;
+  const tasks = generateFrozenLakeTasks({ seed, count: count * trainPackSize });
+  const packs = buildPacks({ tasks, taskId: (t) => t.taskId, tasksetId: (t) => t.tasksetId, packSize: trainPackSize, strategy: 'cod', seed }).slice(0, count);
+  const conversations: FrozenLakeDemonstrationConversation[] = [];
+  for (const pack of packs) {
+    conversations.push(
+      ...(await playFrozenLakeExpertPack({
+        pack,
+        settings: {
+          format: 'compact',
+          randomMoveRate: pack.packIndex % 3 === 2 ? codEmbeddedRecipe.randomMoveRate : 0,
+          fallbackRate: codEmbeddedRecipe.fallbackRate,
+          seed,
+        },
+      })),
+    );
+  }
+  return conversations;
+}
+
+/**
+ * The starting model of `seal train --method cod --preset embedded` on
+ * FrozenLake-Obscure in the compact prompt format: a small model with a
+ * tokenizer trained on the pack prompts, warm-started by cross-entropy on
+ * demonstration packs in which a demonstrator solves with and without hints
+ * and writes hints that state the direction mapping a trajectory revealed.
+ * Deterministic from its recipe; cached under `cacheDirectory` by a hash of
+ * the recipe and the demonstrations. Trains in a few minutes on two cores.
+ */
+export async function prepareCodEmbeddedModel({
+  cacheDirectory,
+  onProgress,
+}: {
+  cacheDirectory: string;
+  onProgress?: (line: string) => void;
+}): Promise<{ directory: string; manifest: CodEmbeddedManifest }> {
+  const conversations = await codEmbeddedConversations();
+  const corpus = [...conversations.flatMap((conversation) => conversation.messages.map((message) => message.content)), compactUpdateContextSystemPrompt, fallbackHints];
+  const key = createHash('sha256').update(JSON.stringify({ codEmbeddedModel, codEmbeddedRecipe, codEmbeddedPretokenizerPattern, corpus })).digest('hex').slice(0, 16);
+  const directory = join(cacheDirectory, `cod-embedded-${key}`);
+  const manifestPath = join(directory, 'cod-warmstart.json');
+  if (existsSync(join(directory, 'model.safetensors')) && existsSync(manifestPath)) {
+    return { directory, manifest: parseJsonText({ text: readFileSync(manifestPath, 'utf8'), source: manifestPath }) as CodEmbeddedManifest };
+  }
+  const started = performance.now();
+  const files = buildBpeTokenizer({ corpus, vocabSize: codEmbeddedModel.vocabSize, pattern: codEmbeddedPretokenizerPattern });
+  const tokenizer = new HuggingFaceTokenizer(files);
+  const demonstrations: CodDemonstration[] = conversations.map((conversation) => demonstrationTokens({ tokenizer, conversation }));
+  const policy = await createOrtPolicy({
+    model: { config: createModelConfig(codEmbeddedModel), seed: codEmbeddedRecipe.modelSeed },
+    tokenizer: files,
+    worker: false,
+    threads: 1,
+  });
+  const temporary = `${directory}.tmp-${process.pid}`;
+  let losses: number[];
+  try {
+    losses = await runSupervised({
+      policy,
+      demonstrations,
+      epochs: codEmbeddedRecipe.epochs,
+      batchSize: codEmbeddedRecipe.batchSize,
+      learningRate: codEmbeddedRecipe.learningRate,
+      warmupSteps: codEmbeddedRecipe.warmupSteps,
+      seed: codEmbeddedRecipe.modelSeed,
+      onProgress: ({ step, steps, loss }) => {
+        if (step === 1 || step % 20 === 0 || step === steps) onProgress?.(`  warm start step ${step}/${steps}: loss ${loss.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+      },
+    });
+    await rm(temporary, { recursive: true, force: true });
+    await mkdir(cacheDirectory, { recursive: true });
+    await policy.save({ directory: temporary });
+  } finally {
+    await policy.close();
+  }
+  const solves = conversations.filter((conversation) => conversation.kind === 'solve');
+  const positions = trainPackSize;
+  const manifest: CodEmbeddedManifest = {
+    schemaVersion: 1,
+    model: codEmbeddedModel,
+    recipe: codEmbeddedRecipe,
+    demonstrations: {
+      solve: solves.length,
+      update: conversations.length - solves.length,
+      tokens: demonstrations.reduce((total, demonstration) => total + demonstration.tokenIds.length, 0),
+      expertSuccessByPosition: Array.from({ length: positions }, (_, position) => {
+        const at = solves.filter((solve) => solve.position === position);
+        return at.filter((solve) => solve.success === true).length / Math.max(1, at.length);
+      }),
+    },
+    losses: { first: losses[0] ?? Number.NaN, last: losses.at(-1) ?? Number.NaN, steps: losses.length },
+    seconds: (performance.now() - started) / 1000,
+  };
+  await writeFile(join(temporary, 'cod-warmstart.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  await rm(directory, { recursive: true, force: true });
+  await rename(temporary, directory);
+  return { directory, manifest };
+}

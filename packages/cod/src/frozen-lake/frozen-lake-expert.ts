@@ -1,0 +1,141 @@
+import { frozenLakeDirections, type FrozenLakeDirection } from './frozen-lake-environment';
+
+/**
+ * What is known of a pack's direction mapping: direction number (1–4) to
+ * the real move. A pack's mapping is a permutation, so three known entries
+ * give the fourth.
+ */
+export type DirectionFacts = Map<number, FrozenLakeDirection>;
+
+const statementPattern = /Direction ([1-4]) = (up|down|left|right)\b/g;
+const movePattern = /Direction ([1-4]): you moved from \((\d+),(\d+)\) to \((\d+),(\d+)\)/g;
+
+/** The real move of a one-cell step, or undefined when the cells are not neighbours. */
+function moveBetween(from: readonly [number, number], to: readonly [number, number]): FrozenLakeDirection | undefined {
+  const dr = to[0] - from[0];
+  const dc = to[1] - from[1];
+  if (dr === -1 && dc === 0) return 'up';
+  if (dr === 1 && dc === 0) return 'down';
+  if (dr === 0 && dc === -1) return 'left';
+  if (dr === 0 && dc === 1) return 'right';
+  return undefined;
+}
+
+/** Completes a consistent set: with three entries known, the fourth is the move left over. */
+function complete(facts: DirectionFacts): DirectionFacts {
+  if (facts.size === 3) {
+    const number = [1, 2, 3, 4].find((k) => !facts.has(k))!;
+    const used = new Set(facts.values());
+    const move = frozenLakeDirections.find((direction) => !used.has(direction));
+    if (move !== undefined) facts.set(number, move);
+  }
+  return facts;
+}
+
+/** Adds `number → move`, dropping any entry it contradicts (one move per number and one number per move). */
+function assign(facts: DirectionFacts, number: number, move: FrozenLakeDirection): void {
+  for (const [other, otherMove] of facts) if (other !== number && otherMove === move) facts.delete(other);
+  facts.set(number, move);
+}
+
+/** The statements `Direction k = move` of a hint text (later ones win); the rest of the text is ignored. */
+export function readDirectionFacts(text: string): DirectionFacts {
+  const facts: DirectionFacts = new Map();
+  for (const match of text.matchAll(statementPattern)) assign(facts, Number(match[1]), match[2] as FrozenLakeDirection);
+  return complete(facts);
+}
+
+/** The mapping entries revealed by move observations (`Direction k: you moved from (r,c) to (r',c')`). */
+export function observedDirectionFacts(text: string): DirectionFacts {
+  const facts: DirectionFacts = new Map();
+  for (const match of text.matchAll(movePattern)) {
+    const move = moveBetween([Number(match[2]), Number(match[3])], [Number(match[4]), Number(match[5])]);
+    if (move !== undefined) assign(facts, Number(match[1]), move);
+  }
+  return complete(facts);
+}
+
+/** `previous` updated by `observed`: observed entries win over contradicting notes. */
+export function mergeDirectionFacts(previous: DirectionFacts, observed: DirectionFacts): DirectionFacts {
+  const merged: DirectionFacts = new Map(previous);
+  for (const [number, move] of observed) assign(merged, number, move);
+  return complete(merged);
+}
+
+/** Hint bullets stating the known mapping, by direction number (a bullet saying none is known when empty). */
+export function formatDirectionHints(facts: DirectionFacts): string {
+  if (facts.size === 0) return '- No direction known yet.';
+  return [...facts.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([number, move]) => `- Direction ${number} = ${move}`)
+    .join('\n');
+}
+
+const delta: Record<FrozenLakeDirection, [number, number]> = { up: [-1, 0], down: [1, 0], left: [0, -1], right: [0, 1] };
+
+/** Steps to the goal from every cell over non-hole tiles (Infinity when cut off). */
+function distancesToGoal(rows: readonly string[], goal: readonly [number, number]): number[][] {
+  const distance = rows.map((row) => Array.from(row, () => Number.POSITIVE_INFINITY));
+  distance[goal[0]]![goal[1]] = 0;
+  let frontier: [number, number][] = [[goal[0], goal[1]]];
+  for (let d = 1; frontier.length > 0; d++) {
+    const next: [number, number][] = [];
+    for (const [r, c] of frontier) {
+      for (const [dr, dc] of Object.values(delta)) {
+        const nr = r + dr;
+        const nc = c + dc;
+        if (nr < 0 || nc < 0 || nr >= rows.length || nc >= rows[0]!.length) continue;
+        if (rows[nr]![nc] === 'H' || distance[nr]![nc]! <= d) continue;
+        distance[nr]![nc] = d;
+        next.push([nr, nc]);
+      }
+    }
+    frontier = next;
+  }
+  return distance;
+}
+
+/**
+ * The demonstrator's move on a FrozenLake-Obscure map: a known direction
+ * that starts a shortest safe path to the goal when there is one (the
+ * lowest number); otherwise it explores the lowest-numbered direction not
+ * known yet that has not already bumped into the edge here; failing that,
+ * any known move that stays on safe ice. It plays as an agent would: it
+ * knows only `facts` (its notes and what it saw), never the pack's mapping.
+ */
+export function frozenLakeExpertMove({
+  rows,
+  position,
+  goal,
+  facts,
+  bumped = new Set(),
+}: {
+  rows: readonly string[];
+  position: readonly [number, number];
+  goal: readonly [number, number];
+  facts: DirectionFacts;
+  /** Direction numbers that left the position unchanged here (the edge). */
+  bumped?: ReadonlySet<number>;
+}): number {
+  const distance = distancesToGoal(rows, goal);
+  const here = distance[position[0]]![position[1]]!;
+  const target = (move: FrozenLakeDirection): [number, number] => [position[0] + delta[move][0], position[1] + delta[move][1]];
+  const inside = ([r, c]: [number, number]) => r >= 0 && c >= 0 && r < rows.length && c < rows[0]!.length;
+  const numbers = [1, 2, 3, 4];
+  const best = numbers.find((k) => {
+    const move = facts.get(k);
+    if (move === undefined) return false;
+    const cell = target(move);
+    return inside(cell) && distance[cell[0]]![cell[1]]! === here - 1;
+  });
+  if (best !== undefined) return best;
+  const unknown = numbers.find((k) => !facts.has(k) && !bumped.has(k));
+  if (unknown !== undefined) return unknown;
+  const safe = numbers.find((k) => {
+    const move = facts.get(k);
+    if (move === undefined) return false;
+    const cell = target(move);
+    return inside(cell) && rows[cell[0]]![cell[1]] !== 'H';
+  });
+  return safe ?? 1;
+}
