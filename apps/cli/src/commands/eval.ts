@@ -1,19 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
-import {
-  bfclCategories,
-  bfclTasks,
-  createBfclBackend,
-  loadBfclData,
-  resolveBfclDataDir,
-  type BfclCategory,
-  type BfclRuntimeData,
-} from '@seal/bfcl';
-import { createGeneratorRuntime } from '@seal/bfcl-tasks';
-import { summarizeDiagnoses } from '@seal/diagnose';
-import { createOrtPolicy } from '@seal/engine-ort';
+import { join, resolve } from 'node:path';
+import { createBfclBackend } from '@seal/bfcl';
 import {
   emptyOverlayHash,
   protocolNames,
@@ -21,48 +9,25 @@ import {
   type ProtocolName,
 } from '@seal/env';
 import {
-  buildBfclScoreFiles,
-  displayAccuracy,
   evaluateChatModel,
   openEvalResultsFile,
   toEvalResultRecord,
-  writeFileAtomic,
-  writeJsonAtomic,
   type ChatEvalMode,
   type EvalResultRecord,
-  type ScoredTask,
 } from '@seal/rl';
-import {
-  createInProcessChatModel,
-  createOpenAiChatModel,
-  createPolicyChatModel,
-  listOpenAiModels,
-} from '@seal/openai';
-import {
-  SealError,
-  type ChatModelV1,
-  type DiagnosisSummary,
-  type PolicyV1,
-  type Task,
-} from '@seal/spec';
+import { SealError } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
-import { deviceFlagOption, deviceFlagSchema, resolveDevice } from '../device-flag';
+import { deviceFlagOption, deviceFlagSchema } from '../device-flag';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import {
-  embeddedPresets,
-  embeddedTasks,
-  type EmbeddedPreset,
-} from '../embedded/embedded-recipe';
-import { exitCodes } from '../exit-codes';
-import type { Output } from '../ui/output';
-import {
-  parsePolicyHints,
-  readPolicyHints,
-  type PolicyHints,
-} from './policy-hints';
-import { table } from '../ui/table';
+  openPolicySource,
+  resolvePolicyHints,
+  type PolicySource,
+} from './eval-policy-source';
+import { reportEval } from './eval-report';
+import { loadTaskSuite } from './eval-task-suite';
 import { requestsPacks, runEvalPacks } from './eval-packs';
 
 const whole = (min: number) =>
@@ -117,8 +82,6 @@ const flagsSchema = z.object({
   json: z.boolean().optional(),
   device: deviceFlagSchema,
 });
-
-type EvalFlags = z.output<typeof flagsSchema>;
 
 export const evalHelp = `usage: seal eval --model DIR [flags]
        seal eval --endpoint URL [--model NAME] [--api-key KEY] [flags]
@@ -184,252 +147,11 @@ Run
 Exit codes: 0 done, 2 bad flags, 3 bad data or model, 4 backend unavailable,
 5 endpoint unreachable after retries, 130 interrupted (rerun to resume).`;
 
-/** The task suite of one evaluation. */
-type TaskSuite = {
-  description: string;
-  identity: Record<string, unknown>;
-  tasks: Task[];
-  runtime: BfclRuntimeData;
-};
-
-function parseCategories(list: string | undefined): BfclCategory[] {
-  if (list === undefined) return [...bfclCategories];
-  return list.split(',').map((raw) => {
-    const name = raw.trim();
-    const full = name.startsWith('multi_turn_') ? name : `multi_turn_${name}`;
-    const found = bfclCategories.find((category) => category === full);
-    if (found === undefined) {
-      throw new SealError({
-        code: 'INVALID_ARGUMENT',
-        message: `--category: unknown category '${name}' (one of base, miss_func, miss_param, long_context)`,
-      });
-    }
-    return found;
-  });
-}
-
-/** The first `limit` tasks of each selected category, in the suite's order. */
-function selectTasks(
-  tasks: readonly Task[],
-  categories: readonly BfclCategory[],
-  limit: number | undefined,
-): Task[] {
-  const wanted = new Set<string>(categories);
-  const counts = new Map<string, number>();
-  return tasks.filter((task) => {
-    if (!wanted.has(task.category)) return false;
-    const count = counts.get(task.category) ?? 0;
-    if (limit !== undefined && count >= limit) return false;
-    counts.set(task.category, count + 1);
-    return true;
-  });
-}
-
-async function loadSuite(
-  flags: EvalFlags,
-  hints: PolicyHints,
-): Promise<TaskSuite> {
-  const categories = parseCategories(flags.category);
-  if (flags['task-source'] === 'bfcl') {
-    const split = flags.split ?? 'eval';
-    if (split !== 'eval' && split !== 'train' && split !== 'all') {
-      throw new SealError({
-        code: 'INVALID_ARGUMENT',
-        message: `--split ${split} is for the embedded suite; BFCL has eval, train and all`,
-      });
-    }
-    const dataset = await loadBfclData({
-      dir: resolveBfclDataDir({ flag: flags.data }),
-      categories,
-    });
-    const tasks = selectTasks(
-      bfclTasks({ dataset, split }),
-      categories,
-      flags.limit,
-    );
-    return {
-      description: `BFCL ${split} split`,
-      identity: { source: 'bfcl' },
-      tasks,
-      runtime: dataset.runtime,
-    };
-  }
-  const split = flags.split ?? 'all';
-  if (split !== 'test-id' && split !== 'test-ood' && split !== 'all') {
-    throw new SealError({
-      code: 'INVALID_ARGUMENT',
-      message: `--split ${split} is for BFCL; the embedded suite has test-id, test-ood and all`,
-    });
-  }
-  const name = flags.preset ?? hints.preset?.name ?? 'default';
-  const seed =
-    hints.preset?.name === name
-      ? hints.preset.seed
-      : embeddedPresets[name].seed;
-  const preset: EmbeddedPreset = { ...embeddedPresets[name], seed };
-  const suite = embeddedTasks(preset);
-  const pool = [
-    ...(split === 'test-ood' ? [] : suite.testId),
-    ...(split === 'test-id' ? [] : suite.testOod),
-  ];
-  return {
-    description: `embedded ${name} suite (seed ${seed}), ${split === 'all' ? 'test-id and test-ood' : split}`,
-    identity: { source: 'embedded', preset: name, seed },
-    tasks: selectTasks(pool, categories, flags.limit),
-    runtime: createGeneratorRuntime(),
-  };
-}
-
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path))
-    hash.update(chunk as Buffer);
-  return hash.digest('hex').slice(0, 16);
-}
-
 function hashJson(value: unknown): string {
   return createHash('sha256')
     .update(JSON.stringify(value))
     .digest('hex')
     .slice(0, 16);
-}
-
-/** The policy of one evaluation: a chat model, its name and identity, and what to close. */
-type PolicySource = {
-  model: ChatModelV1;
-  name: string;
-  label: string;
-  identity: Record<string, unknown>;
-  hints: PolicyHints;
-  close: () => Promise<void>;
-};
-
-async function localSource({
-  flags,
-  output,
-  directory,
-  protocol,
-  promptMode,
-}: {
-  flags: EvalFlags;
-  output: Output;
-  directory: string;
-  protocol: ProtocolName;
-  promptMode: PromptMode;
-}): Promise<Omit<PolicySource, 'hints'>> {
-  const weights = join(directory, 'model.safetensors');
-  const identity = {
-    kind: 'local',
-    weights: existsSync(weights) ? await hashFile(weights) : directory,
-  };
-  const executionProvider = await resolveDevice({ flag: flags.device, output });
-  const policy: PolicyV1 = await createOrtPolicy({ model: { directory }, executionProvider });
-  const name = flags.name ?? basename(directory);
-  const chat = createPolicyChatModel({
-    policy,
-    protocol,
-    promptMode,
-    maxBatch: flags['max-batch'] ?? 8,
-    modelId: name,
-  });
-  return {
-    model: createInProcessChatModel({ model: chat, modelName: name }),
-    name,
-    label: name,
-    identity,
-    close: () => Promise.resolve(policy.close()),
-  };
-}
-
-/** Reads the hints of the policy before anything heavy is loaded. */
-async function resolveHints(flags: EvalFlags): Promise<{
-  hints: PolicyHints;
-  endpointModel?: string;
-  apiKey?: string;
-}> {
-  if (flags.endpoint === undefined) {
-    if (flags.model === undefined) {
-      throw new SealError({
-        code: 'INVALID_ARGUMENT',
-        message: `pass --model DIR (a local model) or --endpoint URL\n\n${evalHelp}`,
-      });
-    }
-    const directory = resolve(flags.model);
-    if (!existsSync(directory) || !statSync(directory).isDirectory()) {
-      throw new SealError({
-        code: 'FILE_NOT_FOUND',
-        message: `model directory not found: ${directory} (for an endpoint's model name, pass --endpoint URL too)`,
-        details: { path: directory },
-      });
-    }
-    return { hints: await readPolicyHints(directory) };
-  }
-  const apiKey = flags['api-key'] ?? process.env['OPENAI_API_KEY'];
-  let listed: Awaited<ReturnType<typeof listOpenAiModels>> = [];
-  try {
-    listed = await listOpenAiModels({
-      baseUrl: flags.endpoint,
-      ...(apiKey ? { apiKey } : {}),
-    });
-  } catch (error) {
-    // Some endpoints do not list models; a named model needs no list.
-    if (flags.model === undefined) throw error;
-  }
-  const name = flags.model ?? listed[0]?.id;
-  if (name === undefined) {
-    throw new SealError({
-      code: 'NOT_FOUND',
-      message: `${flags.endpoint} lists no model; pass --model NAME`,
-    });
-  }
-  const card = listed.find((model) => model.id === name);
-  const hints: PolicyHints = {
-    ...parsePolicyHints(card?.evalDefaults),
-    ...(card?.protocol &&
-    (protocolNames as readonly string[]).includes(card.protocol)
-      ? { protocol: card.protocol as ProtocolName }
-      : {}),
-    ...(card?.promptMode ? { promptMode: card.promptMode } : {}),
-  };
-  return { hints, endpointModel: name, ...(apiKey ? { apiKey } : {}) };
-}
-
-function tagTable(summary: DiagnosisSummary): string[] {
-  const categories = Object.keys(summary.categories).sort(
-    (a, b) =>
-      bfclCategories.indexOf(a as BfclCategory) -
-      bfclCategories.indexOf(b as BfclCategory),
-  );
-  const tags = Object.entries(summary.tags)
-    .sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))
-    .map(([tag]) => tag);
-  const short = (category: string) => category.replace('multi_turn_', '');
-  const rows = tags.map((tag) => [
-    tag,
-    ...categories.map((category) =>
-      String(summary.categoryTags[`${category}::${tag}`]?.count ?? 0),
-    ),
-    String(summary.tags[tag]!.count),
-  ]);
-  return table(['tag (per turn)', ...categories.map(short), 'total'], rows);
-}
-
-function scoreTable(files: ReturnType<typeof buildBfclScoreFiles>): string[] {
-  const rows = Object.entries(files.summary.categories).map(
-    ([category, score]) => [
-      category,
-      score.display_accuracy,
-      String(score.correct_count),
-      String(score.total_count),
-    ],
-  );
-  rows.push([
-    'multi-turn overall',
-    files.summary.multi_turn_overall.display_accuracy,
-    '',
-    '',
-  ]);
-  return table(['category', 'accuracy', 'correct', 'total'], rows);
 }
 
 /** Options of {@link runEval}: the command context, plus a signal for embedding and tests. */
@@ -478,7 +200,14 @@ export async function runEval({
   });
   const started = Date.now();
   const local = flags.endpoint === undefined;
-  const { hints, endpointModel, apiKey } = await resolveHints(flags);
+  if (local && flags.model === undefined) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `pass --model DIR (a local model) or --endpoint URL\n\n${evalHelp}`,
+    });
+  }
+  const resolved = await resolvePolicyHints(flags);
+  const { hints } = resolved;
   const mode: ChatEvalMode = flags.mode;
   const protocol: ProtocolName =
     flags.protocol ?? hints.protocol ?? 'bfcl-python';
@@ -500,7 +229,7 @@ export async function runEval({
       ? {}
       : { maxStepsPerTurn: flags['max-steps-per-turn'] }),
   };
-  const suite = await loadSuite(flags, hints);
+  const suite = await loadTaskSuite({ flags, hints });
   if (suite.tasks.length === 0) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
@@ -508,44 +237,13 @@ export async function runEval({
     });
   }
 
-  const source: PolicySource = local
-    ? {
-        ...(await localSource({
-          flags,
-          output,
-          directory: resolve(flags.model!),
-          protocol,
-          promptMode,
-        })),
-        hints,
-      }
-    : {
-        model: createOpenAiChatModel({
-          baseUrl: flags.endpoint!,
-          model: endpointModel!,
-          ...(apiKey ? { apiKey } : {}),
-          ...(flags.retries === undefined ? {} : { maxRetries: flags.retries }),
-          ...(flags.timeout === undefined
-            ? {}
-            : { timeoutMs: flags.timeout * 1000 }),
-          onRetry: ({ attempt, delayMs, error }) => {
-            if (!output.json) {
-              process.stderr.write(
-                `\nseal eval: ${error.message}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s\n`,
-              );
-            }
-          },
-        }),
-        name: flags.name ?? endpointModel!,
-        label: flags.name ?? endpointModel!,
-        identity: {
-          kind: 'endpoint',
-          url: flags.endpoint!,
-          model: endpointModel!,
-        },
-        hints,
-        close: () => Promise.resolve(),
-      };
+  const source: PolicySource = await openPolicySource({
+    flags,
+    resolved,
+    output,
+    protocol,
+    promptMode,
+  });
   try {
     const config = {
       policy: source.identity,
@@ -628,7 +326,7 @@ export async function runEval({
     }
     const byId = new Map<string, EvalResultRecord>(results.records);
     for (const record of fresh) byId.set(record.taskId, record);
-    return report({
+    return reportEval({
       output,
       source,
       suite,
@@ -643,91 +341,4 @@ export async function runEval({
   } finally {
     await source.close();
   }
-}
-
-async function report({
-  output,
-  source,
-  suite,
-  byId,
-  config,
-  configHash,
-  outDirectory,
-  resumed,
-  ran,
-  started,
-}: {
-  output: Output;
-  source: PolicySource;
-  suite: TaskSuite;
-  byId: ReadonlyMap<string, EvalResultRecord>;
-  config: Record<string, unknown>;
-  configHash: string;
-  outDirectory: string;
-  resumed: number;
-  ran: number;
-  started: number;
-}): Promise<number> {
-  const scored: ScoredTask[] = [];
-  const records: EvalResultRecord[] = [];
-  for (const task of suite.tasks) {
-    const record = byId.get(task.id);
-    if (record === undefined) continue;
-    records.push(record);
-    scored.push({
-      task,
-      record: record.record,
-      verification: record.verification,
-    });
-  }
-  const files = buildBfclScoreFiles({ modelName: source.name, scored });
-  const tags = summarizeDiagnoses(records.map((record) => record.diagnosis));
-  const summary = {
-    ...files.summary,
-    tasks: suite.description,
-    configHash,
-    overlayHash: emptyOverlayHash,
-    config,
-    tags: Object.fromEntries(
-      Object.entries(tags.tags).map(([tag, stats]) => [tag, stats.count]),
-    ),
-    categoryTags: Object.fromEntries(
-      Object.entries(tags.categoryTags).map(([key, stats]) => [
-        key,
-        stats.count,
-      ]),
-    ),
-  };
-  await writeJsonAtomic(join(outDirectory, 'scores.json'), summary);
-  await writeFileAtomic(join(outDirectory, 'scores.csv'), `${files.csv}\n`);
-  const scoreDirectory = join(
-    outDirectory,
-    'score',
-    source.name.replace(/[/\\]/g, '_'),
-  );
-  await mkdir(scoreDirectory, { recursive: true });
-  for (const [category, rows] of Object.entries(files.categoryFiles)) {
-    await writeFileAtomic(
-      join(scoreDirectory, `BFCL_v3_${category}_score.json`),
-      `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`,
-    );
-  }
-
-  output.line();
-  for (const line of scoreTable(files)) output.line(line);
-  output.line();
-  for (const line of tagTable(tags)) output.line(line);
-  output.line();
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  output.line(
-    `${ran} tasks run, ${resumed} resumed, in ${seconds} s · BFCL multi-turn overall ${displayAccuracy(files.scores.overall)} · ${outDirectory}/{results.jsonl,scores.json,scores.csv}`,
-  );
-  output.result({
-    out: outDirectory,
-    model: source.name,
-    ran,
-    resumed,
-    scores: summary,
-  });
-  return exitCodes.success;
 }
