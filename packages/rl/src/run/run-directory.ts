@@ -85,8 +85,8 @@ export class RunDirectory {
 
   /**
    * Drops everything recorded after `step`: event lines with a larger step
-   * (and a torn last line), episode files of later steps, and older
-   * checkpoints than the `keep` newest. Returns the events kept (the lines
+   * (and a torn last line), episode files and checkpoints of later steps,
+   * and the temporary files of interrupted writes. Returns the events kept (the lines
    * of `events.jsonl`, parsed with `runEventSchema`; a line that is valid
    * JSON but not a run event throws INVALID_DATA).
    */
@@ -115,9 +115,10 @@ export class RunDirectory {
     if (existsSync(episodes)) {
       for (const name of await readdir(episodes)) {
         const match = /^(?:step|eval|baseline)-(\d{6})/.exec(name);
-        if ((match && Number(match[1]) > step) || name.includes('.tmp-')) await rm(join(episodes, name), { force: true });
+        if (match && Number(match[1]) > step) await rm(join(episodes, name), { force: true });
       }
     }
+    await this.removeTemporaryFiles();
     const checkpoints = this.path('checkpoints');
     if (existsSync(checkpoints)) {
       for (const name of await readdir(checkpoints)) {
@@ -128,8 +129,32 @@ export class RunDirectory {
     return events;
   }
 
+  /**
+   * Removes what atomic writes cut short by a crash left behind: files and
+   * directories named `….tmp-…` (ours, the policy's and `best-*`'s) or
+   * `….tmp` (the capability state's), in the run directory, `episodes/`,
+   * `checkpoints/` and each checkpoint.
+   */
+  async removeTemporaryFiles(): Promise<void> {
+    const temporary = /\.tmp(?:-|$)/;
+    const directories = [this.root, this.path('episodes'), this.path('checkpoints')];
+    const checkpoints = this.path('checkpoints');
+    if (existsSync(checkpoints)) {
+      for (const entry of await readdir(checkpoints, { withFileTypes: true })) {
+        if (entry.isDirectory() && !temporary.test(entry.name)) directories.push(join(checkpoints, entry.name));
+      }
+    }
+    for (const directory of directories) {
+      if (!existsSync(directory)) continue;
+      for (const name of await readdir(directory)) {
+        if (temporary.test(name)) await rm(join(directory, name), { recursive: true, force: true });
+      }
+    }
+  }
+
   /** Empties the run's records (a fresh start): events, overlays, episodes, checkpoints, state. */
   async reset(): Promise<void> {
+    await this.removeTemporaryFiles();
     for (const name of ['events.jsonl', 'overlays.jsonl', 'capability_state.json']) {
       await rm(this.path(name), { force: true });
     }
