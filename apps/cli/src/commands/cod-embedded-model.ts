@@ -13,7 +13,7 @@ import {
   type CodDemonstration,
   type FrozenLakeDemonstrationConversation,
 } from '@seal/cod';
-import { buildBpeTokenizer, createModelConfig, createOrtPolicy, HuggingFaceTokenizer } from '@seal/engine-ort';
+import { buildBpeTokenizer, createModelConfig, createOrtPolicy, HuggingFaceTokenizer, type TokenizerFiles } from '@seal/engine-ort';
 import { runSupervised } from '@seal/rl';
 import { parseJsonText } from '@seal/spec';
 
@@ -88,6 +88,16 @@ export async function codEmbeddedConversations(): Promise<FrozenLakeDemonstratio
   return conversations;
 }
 
+/** The corpus of the embedded tokenizer: every message of the demonstrations, the update instructions and the fallback context. */
+export function codEmbeddedCorpus(conversations: readonly FrozenLakeDemonstrationConversation[]): string[] {
+  return [...conversations.flatMap((conversation) => conversation.messages.map((message) => message.content)), compactUpdateContextSystemPrompt, fallbackHints];
+}
+
+/** The embedded CoD tokenizer's files, trained on {@link codEmbeddedCorpus}. */
+export function buildCodEmbeddedTokenizer(corpus: readonly string[]): TokenizerFiles {
+  return buildBpeTokenizer({ corpus, vocabSize: codEmbeddedModel.vocabSize, pattern: codEmbeddedPretokenizerPattern });
+}
+
 /**
  * The starting model of `seal train --method cod --preset embedded` on
  * FrozenLake-Obscure in the compact prompt format: a small model with a
@@ -105,7 +115,7 @@ export async function prepareCodEmbeddedModel({
   onProgress?: (line: string) => void;
 }): Promise<{ directory: string; manifest: CodEmbeddedManifest }> {
   const conversations = await codEmbeddedConversations();
-  const corpus = [...conversations.flatMap((conversation) => conversation.messages.map((message) => message.content)), compactUpdateContextSystemPrompt, fallbackHints];
+  const corpus = codEmbeddedCorpus(conversations);
   const key = createHash('sha256').update(JSON.stringify({ codEmbeddedModel, codEmbeddedRecipe, codEmbeddedPretokenizerPattern, corpus })).digest('hex').slice(0, 16);
   const directory = join(cacheDirectory, `cod-embedded-${key}`);
   const manifestPath = join(directory, 'cod-warmstart.json');
@@ -113,7 +123,7 @@ export async function prepareCodEmbeddedModel({
     return { directory, manifest: parseJsonText({ text: readFileSync(manifestPath, 'utf8'), source: manifestPath }) as CodEmbeddedManifest };
   }
   const started = performance.now();
-  const files = buildBpeTokenizer({ corpus, vocabSize: codEmbeddedModel.vocabSize, pattern: codEmbeddedPretokenizerPattern });
+  const files = buildCodEmbeddedTokenizer(corpus);
   const tokenizer = new HuggingFaceTokenizer(files);
   const demonstrations: CodDemonstration[] = conversations.map((conversation) => demonstrationTokens({ tokenizer, conversation }));
   const policy = await createOrtPolicy({

@@ -1,0 +1,170 @@
+/**
+ * `pnpm bench cod [--seeds 1,2,3] [--steps N] [--eval-packs N] [--eval-pack-size 8] [--ralph-packs N] [--out DIR] [--report-only]`
+ *
+ * The Connect the Dots measurement of issue 18 (item 5) on the embedded
+ * FrozenLake-Obscure packs: from the embedded CoD warm start (`seal train
+ * --method cod --preset embedded`, compact prompts), per seed one CoD run and
+ * one control run that trains GRPO on the same tasks one by one
+ * (`--one-by-one`), one training process at a time. Every evaluation runs the
+ * CoD loop on the same evaluation packs (pack size 8, temperature 1, one run
+ * per pack): before training (the warm start, shared by both arms of a seed),
+ * after CoD, after the control. Then the Ralph loop (`seal eval --ralph`: each
+ * pack's first task repeated) for the three models.
+ *
+ * The statistic of a pack run is success at position 4 minus success at
+ * position 1 (Δ4−1 ∈ {−1, 0, 1}). The table gives its mean per model, and the
+ * paired differences CoD − before, CoD − control and control − before with
+ * paired bootstrap 95% intervals over (seed, pack) cells (`pairedBootstrap`
+ * of @seal/rl); the same for the Ralph loop. Run directories live under
+ * --out and resume after a kill; a finished one is reused.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runCli } from '@seal/cli';
+import { formatPoints, pairedBootstrap } from '@seal/rl';
+import { SealError, packRunRecordSchema, parseJsonText, type PackRunRecord } from '@seal/spec';
+
+const { values } = parseArgs({
+  options: {
+    seeds: { type: 'string', default: '1,2,3' },
+    steps: { type: 'string', default: '10' },
+    'eval-packs': { type: 'string', default: '24' },
+    'eval-pack-size': { type: 'string', default: '8' },
+    'ralph-packs': { type: 'string', default: '16' },
+    out: { type: 'string', default: 'bench/out/cod' },
+    cache: { type: 'string', default: '.seal-cache' },
+    /** Print the table from the finished runs only; run nothing. */
+    'report-only': { type: 'boolean', default: false },
+  },
+});
+const seeds = values.seeds.split(',').map(Number);
+const count = (name: string, value: string, min: number) => {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--${name} must be a whole number ≥ ${min}, got ${value}` });
+  return number;
+};
+if (seeds.some((seed) => !Number.isInteger(seed) || seed < 0)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--seeds must list whole numbers ≥ 0, got ${values.seeds}` });
+const steps = count('steps', values.steps, 1);
+const evalPacks = count('eval-packs', values['eval-packs'], 1);
+const evalPackSize = count('eval-pack-size', values['eval-pack-size'], 4);
+const ralphPacks = count('ralph-packs', values['ralph-packs'], 0);
+const out = resolve(values.out);
+const stepName = (step: number) => String(step).padStart(6, '0');
+const arms = ['cod', 'one-by-one'] as const;
+type Model = 'before' | (typeof arms)[number];
+const models: readonly Model[] = ['before', ...arms];
+
+async function cli(argv: string[]): Promise<void> {
+  console.log(`\n$ seal ${argv.join(' ')}`);
+  const code = await runCli(argv);
+  if (code !== 0) throw new SealError({ code: 'INTERNAL', message: `seal ${argv.join(' ')} exited with ${code}` });
+}
+
+function readRecords(file: string): PackRunRecord[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim().length > 0)
+    .map((line) => packRunRecordSchema.parse(parseJsonText({ text: line, source: file })));
+}
+
+const runDirectory = (seed: number, arm: (typeof arms)[number]) => join(out, `s${seed}-${arm}`);
+const evalFile = (seed: number, model: Model) =>
+  model === 'before' ? join(runDirectory(seed, 'cod'), 'packs', 'eval-000000.jsonl') : join(runDirectory(seed, model), 'packs', `eval-${stepName(steps)}.jsonl`);
+const ralphFile = (seed: number, model: Model) => join(out, `s${seed}-${model}-ralph.jsonl`);
+
+if (!values['report-only']) {
+  mkdirSync(out, { recursive: true });
+  for (const seed of seeds) {
+    for (const arm of arms) {
+      const directory = runDirectory(seed, arm);
+      if (existsSync(evalFile(seed, arm))) {
+        const done = readRecords(evalFile(seed, arm));
+        if (done.length === evalPacks) continue;
+      }
+      // Both arms start from the same warm start and evaluate it on the same packs with the same seed: the control reuses the CoD arm's evaluation before training.
+      if (arm !== 'cod' && existsSync(evalFile(seed, 'before'))) {
+        mkdirSync(join(directory, 'packs'), { recursive: true });
+        const target = join(directory, 'packs', 'eval-000000.jsonl');
+        if (!existsSync(target)) copyFileSync(evalFile(seed, 'before'), target);
+      }
+      await cli([
+        'train', '--method', 'cod', '--preset', 'embedded', '--seed', String(seed), '--steps', String(steps),
+        '--eval-packs', String(evalPacks), '--eval-pack-size', String(evalPackSize), '--run-dir', directory, '--cache', values.cache,
+        ...(arm === 'one-by-one' ? ['--one-by-one'] : []),
+      ]);
+    }
+    if (ralphPacks > 0) {
+      const warmStart = JSON.parse(readFileSync(join(runDirectory(seed, 'cod'), 'config.json'), 'utf8')).initialModel as string;
+      for (const model of models) {
+        const modelDirectory = model === 'before' ? warmStart : join(runDirectory(seed, model), 'checkpoints', `step-${stepName(steps)}`);
+        await cli([
+          'eval', '--packs', String(ralphPacks), '--pack-size', String(evalPackSize), '--ralph', '--format', 'compact', '--model', modelDirectory,
+          '--seed', String(seed), '--max-tokens', '16', '--update-max-tokens', '96', '--out', ralphFile(seed, model),
+        ]);
+      }
+    }
+  }
+}
+
+/** Δ4−1 per pack run, keyed `seed/packId`. */
+function deltas(records: readonly PackRunRecord[], seed: number): Map<string, number> {
+  const result = new Map<string, number>();
+  for (const record of records) {
+    const at = (position: number) => (record.solves[position]?.success ? 1 : 0);
+    result.set(`${seed}/${record.packId}`, at(3) - at(0));
+  }
+  return result;
+}
+
+function table(label: string, file: (seed: number, model: Model) => string): void {
+  const perModel = new Map<Model, Map<string, number>>();
+  const positions = new Map<Model, number[][]>();
+  const parsed = new Map<Model, [number, number]>();
+  for (const model of models) {
+    const all = new Map<string, number>();
+    const curve: number[][] = [];
+    let ok = 0;
+    let updates = 0;
+    for (const seed of seeds) {
+      const records = readRecords(file(seed, model));
+      for (const [key, value] of deltas(records, seed)) all.set(key, value);
+      for (const record of records) {
+        for (const solve of record.solves) (curve[solve.position] ??= []).push(solve.success ? 1 : 0);
+        for (const update of record.updates) {
+          updates++;
+          if (update.parsed) ok++;
+        }
+      }
+    }
+    perModel.set(model, all);
+    positions.set(model, curve);
+    parsed.set(model, [ok, updates]);
+  }
+  const mean = (list: readonly number[]) => (list.length === 0 ? Number.NaN : list.reduce((a, b) => a + b, 0) / list.length);
+  console.log(`\n${label}: success by pack position (mean over seeds ${seeds.join(',')}; pack runs per position in brackets)`);
+  for (const model of models) {
+    const curve = positions.get(model)!;
+    const [ok, updates] = parsed.get(model)!;
+    console.log(
+      `  ${model.padEnd(10)} ${curve.map((list) => mean(list).toFixed(2)).join(' ')}  [${curve[0]?.length ?? 0}]  Δ4−1 ${mean([...perModel.get(model)!.values()]).toFixed(3)}  hints parsed ${ok}/${updates}`,
+    );
+  }
+  const compare = (after: Model, before: Model) => {
+    const a = perModel.get(after)!;
+    const b = perModel.get(before)!;
+    const keys = [...a.keys()].filter((key) => b.has(key)).sort();
+    if (keys.length === 0) return;
+    const estimate = pairedBootstrap({ before: keys.map((key) => b.get(key)!), after: keys.map((key) => a.get(key)!), seed: 18 });
+    console.log(
+      `  Δ4−1 ${after} − ${before}: ${formatPoints(estimate)} points (95% paired bootstrap, ${estimate.n} cells)`,
+    );
+  };
+  compare('cod', 'before');
+  compare('cod', 'one-by-one');
+  compare('one-by-one', 'before');
+}
+
+table(`CoD packs (pack size ${evalPackSize}, ${evalPacks} packs per seed)`, evalFile);
+if (ralphPacks > 0) table(`Ralph loop (each pack's first task ${evalPackSize} times, ${ralphPacks} packs per seed)`, ralphFile);
