@@ -13,7 +13,8 @@ import {
   type EnvServiceEndpoint,
   type EnvServiceSettings,
 } from './env-service';
-import { errorResponse } from './error-response';
+import { createEnvWorkerPool, type EnvWorkerPool } from './env-worker-pool';
+import { errorResponse, type ErrorBody } from './error-response';
 
 /** Options of {@link startEnvServer}: the service settings plus the transport's. */
 export type EnvServerOptions = EnvServiceSettings & {
@@ -31,6 +32,19 @@ export type EnvServerOptions = EnvServiceSettings & {
   onInternalError?: (info: { error: unknown; reference: string }) => void;
   /** Receives the ids of instances reclaimed for idleness. */
   onReclaim?: (instanceIds: string[]) => void;
+  /**
+   * Serve from worker threads (one per core, say) instead of the main
+   * thread: each builds its own service from `settingsModule` (a module URL
+   * exporting `createEnvServiceSettings(settingsOptions)`), and each instance
+   * lives in one of them (see `createEnvWorkerPool`). The main thread keeps
+   * the HTTP transport and the routing; `tasks`, `backend` and `verifier`
+   * of these options are then unused.
+   */
+  workers?: {
+    count: number;
+    settingsModule: string;
+    settingsOptions: unknown;
+  };
 };
 
 /** A running environment server (see {@link startEnvServer}). */
@@ -90,13 +104,59 @@ function methodNotAllowed(
 export async function startEnvServer(
   options: EnvServerOptions,
 ): Promise<EnvServer> {
-  const service = createEnvService(options);
+  const local = createEnvService(options);
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const reclaimIntervalMs = Math.max(
     1,
-    Math.min(options.reclaimIntervalMs ?? 300_000, service.idleTimeoutMs),
+    Math.min(options.reclaimIntervalMs ?? 300_000, local.idleTimeoutMs),
   );
+  const pool: EnvWorkerPool | undefined = options.workers
+    ? await createEnvWorkerPool({
+        count: options.workers.count,
+        settingsModule: options.workers.settingsModule,
+        settingsOptions: options.workers.settingsOptions,
+        idleTimeoutMs: local.idleTimeoutMs,
+        reclaimIntervalMs,
+        maxInstances: options.maxInstances ?? 4096,
+        ...(options.exposeInternalErrors === undefined
+          ? {}
+          : { exposeInternalErrors: options.exposeInternalErrors }),
+        ...(options.onInternalError
+          ? { onInternalError: options.onInternalError }
+          : {}),
+        ...(options.onReclaim ? { onReclaim: options.onReclaim } : {}),
+      })
+    : undefined;
+  const service: EnvService = pool
+    ? {
+        get size() {
+          return pool.size;
+        },
+        idleTimeoutMs: local.idleTimeoutMs,
+        async handle({ endpoint, body }) {
+          const answer = await pool.dispatch({
+            endpoint,
+            text: body === undefined ? '' : JSON.stringify(body),
+          });
+          const parsed = parseJsonText({ text: answer.text }) as {
+            success: boolean;
+            data: unknown;
+            error?: ErrorBody['error'];
+          };
+          if (parsed.error)
+            throw new SealError({
+              code: parsed.error.code,
+              message: parsed.error.message,
+              details: parsed.error.details,
+            });
+          return { success: parsed.success, data: parsed.data };
+        },
+        // The workers reclaim their own idle instances.
+        reclaimIdle: () => [],
+        releaseAll: () => {},
+      }
+    : local;
 
   const fail = (
     response: ServerResponse,
@@ -174,6 +234,15 @@ export async function startEnvServer(
       if (read.cut) response.once('finish', () => request.socket.destroy());
       return;
     }
+    if (pool) {
+      const answer = await pool.dispatch({ endpoint, text: read.text });
+      response.writeHead(answer.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(answer.text)),
+      });
+      response.end(answer.text);
+      return;
+    }
     try {
       const body =
         read.text.trim() === ''
@@ -205,6 +274,7 @@ export async function startEnvServer(
   });
 
   const timer = setInterval(() => {
+    if (pool) return;
     const reclaimed = service.reclaimIdle();
     if (reclaimed.length > 0) options.onReclaim?.(reclaimed);
   }, reclaimIntervalMs);
@@ -214,7 +284,9 @@ export async function startEnvServer(
   const close = (): Promise<void> => {
     if (closing === undefined) {
       clearInterval(timer);
-      closing = listening.close().then(() => service.releaseAll());
+      closing = listening
+        .close()
+        .then(() => (pool ? pool.close() : service.releaseAll()));
     }
     return closing;
   };

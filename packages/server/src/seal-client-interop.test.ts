@@ -5,6 +5,7 @@ import { createBfclBackend, type BfclDataset } from '@seal/bfcl';
 import {
   hasSharedBfclData,
   loadSharedBfclData,
+  sharedBfclDataDir,
   sharedDataSkipMessage,
 } from '@seal/bfcl/test';
 import { envServiceEvaluationSchema } from '@seal/spec';
@@ -189,14 +190,27 @@ const refusedEarly = 'multi_turn_miss_func_49';
 let dataset: BfclDataset;
 
 async function startBfclServer(
-  options: { maxInstances?: number } = {},
+  options: { maxInstances?: number; workers?: number } = {},
 ): Promise<EnvServer> {
+  const { workers, ...rest } = options;
   const server = await startEnvServer({
     port: 0,
     tasks: createBfclTaskSource({ dataset }),
     backend: createBfclBackend({ runtime: dataset.runtime }),
     verifier: createBfclVerifier({ runtime: dataset.runtime }),
-    ...options,
+    ...rest,
+    ...(workers === undefined
+      ? {}
+      : {
+          workers: {
+            count: workers,
+            settingsModule: new URL(
+              './test/bfcl-service-settings.ts',
+              import.meta.url,
+            ).href,
+            settingsOptions: { dir: sharedBfclDataDir },
+          },
+        }),
   });
   onTestFinished(() => server.close());
   return server;
@@ -286,8 +300,13 @@ describe.skipIf(!hasSharedBfclData)("SEAL's EnvClient on the wire", () => {
     dataset = await loadSharedBfclData();
   });
 
-  it('should run the demo of env_client.py: profile, create, step, evaluate, release', async () => {
-    const server = await startBfclServer();
+  it.each([
+    ['the main thread', undefined],
+    ['two worker threads', 2],
+  ])('should run the demo of env_client.py: profile, create, step, evaluate, release (%s)', async (_, workers) => {
+    const server = await startBfclServer(
+      workers === undefined ? {} : { workers },
+    );
     const client = new PythonEnvClientWire({
       baseUrl: `${server.url}/`,
       backoffMs: 1,
@@ -314,8 +333,8 @@ describe.skipIf(!hasSharedBfclData)("SEAL's EnvClient on the wire", () => {
     expect(client.statuses.every((status) => status === 200)).toBe(true);
   });
 
-  it('should serve every evaluation entry in training and validation mode, with the fields of the dense grader', async () => {
-    const server = await startBfclServer();
+  it('should serve every evaluation entry in training and validation mode, with the fields of the dense grader, from two worker threads', async () => {
+    const server = await startBfclServer({ workers: 2 });
     const client = new PythonEnvClientWire({
       baseUrl: server.url,
       backoffMs: 1,
@@ -424,8 +443,14 @@ describe.skipIf(!hasSharedBfclData)("SEAL's EnvClient on the wire", () => {
     ).rejects.toThrow(/HTTP 409/);
   });
 
-  it('should change nothing on a 503, so the retry after a release succeeds', async () => {
-    const server = await startBfclServer({ maxInstances: 1 });
+  it.each([
+    ['the main thread', undefined],
+    ['two worker threads', 2],
+  ])('should change nothing on a 503, so the retry after a release succeeds (%s)', async (_, workers) => {
+    const server = await startBfclServer({
+      maxInstances: 1,
+      ...(workers === undefined ? {} : { workers }),
+    });
     const client = new PythonEnvClientWire({
       baseUrl: server.url,
       backoffMs: 20,

@@ -11,10 +11,14 @@ import {
 } from '@seal/server';
 import { toSealError } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
+import type { ServeSettingsOptions } from './serve-settings';
 
 const integer = (name: string, min: number) =>
   z
@@ -38,13 +42,14 @@ const flagsSchema = z.object({
   'max-instances': integer('max-instances', 1),
   'max-model-calls': integer('max-model-calls', 1),
   'allow-state-path': z.boolean().optional(),
+  workers: integer('workers', 0),
   debug: z.boolean().optional(),
   json: z.boolean().optional(),
 });
 
 export const serveHelp = `usage: seal serve [--port 8082] [--host 127.0.0.1] [--data DIR] [--idle-timeout S]
                   [--max-body BYTES] [--max-instances N] [--max-model-calls N]
-                  [--reclaim-interval S] [--allow-state-path] [--debug] [--json]
+                  [--reclaim-interval S] [--allow-state-path] [--workers N] [--debug] [--json]
 
 Serves BFCL v3 multi-turn episodes over SEAL's environment-service HTTP API
 (GET /healthz; POST /get_env_profile /create /step /evaluate /get_info
@@ -61,6 +66,9 @@ in flight finish) with exit code 0.
   --max-instances N     live instances at most; more get 503 (default 4096)
   --max-model-calls N   model calls per episode at most (default 1000)
   --allow-state-path    let /create read diagnostic_evolution.state_path files
+  --workers N           serve from N worker threads, each holding its own
+                        instances, behind the HTTP thread (default: the
+                        machine's cores; 0 serves from the main thread)
   --debug               put internal error messages and stacks in 500 bodies
   --json                print events as JSON Lines ({"event": "listening", ...})
 
@@ -83,6 +91,7 @@ export async function runServe({
       'max-instances': { type: 'string' },
       'max-model-calls': { type: 'string' },
       'allow-state-path': { type: 'boolean' },
+      workers: { type: 'string' },
       debug: { type: 'boolean' },
       json: { type: 'boolean' },
     },
@@ -107,7 +116,27 @@ export async function runServe({
   const tasks = createBfclTaskSource({ dataset });
   const idleTimeoutSeconds = flags['idle-timeout'] ?? 3600;
 
+  const workerCount = flags.workers ?? availableParallelism();
+  const settingsOptions: ServeSettingsOptions = {
+    dir,
+    allowStatePath: flags['allow-state-path'] ?? false,
+    ...(flags['max-model-calls'] === undefined
+      ? {}
+      : { maxModelCalls: flags['max-model-calls'] }),
+  };
   const server: EnvServer = await startEnvServer({
+    ...(workerCount > 0
+      ? {
+          workers: {
+            count: workerCount,
+            settingsModule: new URL(
+              `./serve-settings${extname(fileURLToPath(import.meta.url))}`,
+              import.meta.url,
+            ).href,
+            settingsOptions,
+          },
+        }
+      : {}),
     host: flags.host ?? '127.0.0.1',
     port: flags.port ?? 8082,
     tasks,
