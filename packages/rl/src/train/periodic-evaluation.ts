@@ -1,0 +1,105 @@
+import { emptyOverlayHash } from '@seal/env';
+import type {
+  EvalEvent,
+  PolicyV1,
+  SyncVerifierV1,
+  ToolBackendV1,
+} from '@seal/spec';
+import type { TrainConfig } from '../config/train-config';
+import { evaluatePolicy } from '../evaluate/evaluate-policy';
+import { deriveSeed } from '../rollout/run-rollouts';
+import type { RunDirectory } from '../run/run-directory';
+import {
+  episodeLimits,
+  type EvalSet,
+  type TrainProgress,
+  type TrainSummary,
+} from './train-types';
+
+/**
+ * Evaluates the policy on every evaluation set on the untouched interface
+ * (greedy, plus `evalSamples` sampled runs per task when asked), and records
+ * each set's episodes and eval event.
+ */
+export async function evaluateSets({
+  step,
+  evalSets,
+  config,
+  policy,
+  backend,
+  verifier,
+  run,
+  summary,
+  onProgress,
+}: {
+  step: number;
+  evalSets: readonly EvalSet[];
+  config: TrainConfig;
+  policy: PolicyV1;
+  backend: ToolBackendV1;
+  verifier: SyncVerifierV1;
+  run: RunDirectory;
+  summary: TrainSummary;
+  onProgress: ((progress: TrainProgress) => void) | undefined;
+}): Promise<void> {
+  for (const set of evalSets) {
+    onProgress?.({
+      type: 'eval-start',
+      step,
+      set: set.name,
+      tasks: set.tasks.length,
+    });
+    // Greedy and sampled evaluations share everything but the sampling.
+    const common = {
+      policy,
+      tasks: set.tasks,
+      backend,
+      verifier,
+      protocol: config.episode.protocol,
+      promptMode: config.episode.promptMode,
+      maxTokens: config.sampling.maxTokens,
+      limits: episodeLimits(config),
+    };
+    const evaluation = await evaluatePolicy({
+      ...common,
+      seed: deriveSeed(config.seed, 0xe7a1, step),
+      episodeIdPrefix: `${config.runId}:eval${step}:${set.name}`,
+    });
+    let sampled: EvalEvent['sampled'];
+    if (config.evalSamples > 0) {
+      const samples = await evaluatePolicy({
+        ...common,
+        temperature: 1,
+        samples: config.evalSamples,
+        seed: deriveSeed(config.seed, 0xe7a2, step),
+        episodeIdPrefix: `${config.runId}:eval${step}:${set.name}:sampled`,
+      });
+      sampled = {
+        samples: config.evalSamples,
+        temperature: 1,
+        accuracy: samples.accuracy,
+        taskSuccess: samples.taskSuccess,
+      };
+    }
+    const event: EvalEvent = {
+      schemaVersion: 1,
+      type: 'eval',
+      step,
+      set: set.name,
+      accuracy: evaluation.accuracy,
+      overall: evaluation.scores.overall,
+      categories: evaluation.scores.categories,
+      tagCounts: evaluation.tagCounts,
+      overlayHash: emptyOverlayHash,
+      taskSuccess: evaluation.taskSuccess,
+      ...(sampled ? { sampled } : {}),
+    };
+    await run.writeJsonLines(
+      run.evalEpisodesPath(step, set.name),
+      evaluation.episodes.map((e) => e.record),
+    );
+    await run.appendJsonLines(run.path('events.jsonl'), [event]);
+    summary.evaluations.push(event);
+    onProgress?.({ type: 'eval-end', step, set: set.name, evaluation });
+  }
+}

@@ -1,0 +1,94 @@
+import { createEpisode } from '@seal/env';
+import type {
+  InterfaceOverlay,
+  PolicyV1,
+  SyncVerifierV1,
+  Task,
+  ToolBackendV1,
+} from '@seal/spec';
+import type { TrainConfig } from '../config/train-config';
+import { deriveSeed, runRollouts, type Rollout } from '../rollout/run-rollouts';
+import { episodeLimits, type TrainProgress } from './train-types';
+
+/**
+ * The group rollouts of training step `step` on the training interface;
+ * with a `baselinePolicy` (the frozen warm start) it rolls out the same tasks
+ * with the same seeds at the same time. Every episode is stamped with the
+ * policy step, the verifier version, the seed and the run.
+ */
+export async function rolloutStep({
+  step,
+  batch,
+  overlay,
+  config,
+  policy,
+  baselinePolicy,
+  backend,
+  verifier,
+  attemptCap,
+  onProgress,
+}: {
+  step: number;
+  batch: readonly Task[];
+  overlay: InterfaceOverlay;
+  config: TrainConfig;
+  policy: PolicyV1;
+  baselinePolicy: PolicyV1 | undefined;
+  backend: ToolBackendV1;
+  verifier: SyncVerifierV1;
+  /** Environment Tuning's training environment moves on after the per-turn attempt cap. */
+  attemptCap: boolean;
+  onProgress: ((progress: TrainProgress) => void) | undefined;
+}): Promise<{ rollouts: Rollout[]; baselineRollouts: Rollout[] | undefined }> {
+  const rolloutsOf = (
+    rolloutPolicy: PolicyV1,
+    { baseline }: { baseline: boolean },
+  ): Promise<Rollout[]> =>
+    runRollouts({
+      policy: rolloutPolicy,
+      tasks: batch,
+      groupSize: config.groupSize,
+      sampling: {
+        maxTokens: config.sampling.maxTokens,
+        temperature: config.sampling.temperature,
+        topP: config.sampling.topP,
+        topK: config.sampling.topK,
+        seed: deriveSeed(config.seed, step),
+      },
+      createEpisode: ({ task, index }) =>
+        createEpisode({
+          task,
+          backend,
+          protocol: config.episode.protocol,
+          promptMode: config.episode.promptMode,
+          mode: 'train',
+          overlay,
+          limits: {
+            ...episodeLimits(config),
+            ...(attemptCap
+              ? { maxAttemptsPerTurn: config.curriculum.maxAttemptsPerTurn }
+              : {}),
+          },
+          episodeId: `${config.runId}:s${step}:${baseline ? 'baseline:' : ''}${task.id}:${index}`,
+          stamps: {
+            policyStep: baseline ? 0 : step - 1,
+            verifierVersion: verifier.verifierId,
+            seed: config.seed,
+            runId: config.runId,
+          },
+        }),
+      ...(baseline
+        ? {}
+        : {
+            onRound: ({ active, total }: { active: number; total: number }) =>
+              onProgress?.({ type: 'rollout-round', step, active, total }),
+          }),
+    });
+  const [rollouts, baselineRollouts] = await Promise.all([
+    rolloutsOf(policy, { baseline: false }),
+    baselinePolicy
+      ? rolloutsOf(baselinePolicy, { baseline: true })
+      : Promise.resolve(undefined),
+  ]);
+  return { rollouts, baselineRollouts };
+}
