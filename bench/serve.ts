@@ -1,7 +1,7 @@
 /**
- * `pnpm bench serve [--seconds 120] [--concurrency 64] [--data DIR] [--url URL]`:
+ * `pnpm bench serve [--seconds 120] [--concurrency 64] [--workers N] [--data DIR] [--url URL]`:
  * a load test of `seal serve`. Starts the server as a child process (`seal
- * serve --port 0 --json`) unless `--url` names a running one, replays the
+ * serve --port 0 --json`, with `--workers N` passed on) unless `--url` names a running one, replays the
  * ground truth of the 400 evaluation entries once alone (reference
  * transcripts), then keeps `--concurrency` episodes running on loopback for
  * `--seconds`: ground-truth replays as Qwen `<tool_call>` JSON, with
@@ -17,6 +17,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -38,6 +39,7 @@ const flag = (name: string) => {
 const seconds = Number(flag('seconds') ?? 120);
 const concurrency = Number(flag('concurrency') ?? 64);
 const adversarialRate = Number(flag('adversarial') ?? 0.05);
+const serverWorkers = flag('workers');
 const dir = resolveBfclDataDir({
   flag: flag('data') ?? process.env['SEAL_BFCL_DATA'] ?? sharedBfclDataDir,
 });
@@ -64,6 +66,7 @@ if (url === undefined) {
       '--json',
       '--data',
       dir,
+      ...(serverWorkers === undefined ? [] : ['--workers', serverWorkers]),
     ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -447,6 +450,9 @@ const serverCpuSeconds = (): number | undefined => {
   }
 };
 const cpuAtStart = serverCpuSeconds();
+/** The load generator's own CPU time, to show what the client costs beside the server. */
+const clientCpuAtStart = process.cpuUsage();
+const loadAverageAtStart = loadavg();
 const loadStart = performance.now();
 let next = 0;
 let active = 0;
@@ -489,6 +495,8 @@ await Promise.all(
 clearInterval(progress);
 const loadSeconds = (performance.now() - loadStart) / 1000;
 const cpuAtEnd = serverCpuSeconds();
+const clientCpu = process.cpuUsage(clientCpuAtStart);
+const loadAverageAtEnd = loadavg();
 const serverCpuPerRequest =
   cpuAtStart === undefined || cpuAtEnd === undefined
     ? 'n/a'
@@ -550,6 +558,13 @@ console.log(
 );
 console.log(`| server CPU per request | ${serverCpuPerRequest} |`);
 console.log(`| server memory | ${serverRss} |`);
+console.log(
+  `| load generator CPU per request | ${(((clientCpu.user + clientCpu.system) / 1000) / stats.requests).toFixed(3)} ms (its own process) |`,
+);
+console.log(
+  `| machine load average (1 min) at start / end | ${loadAverageAtStart[0]!.toFixed(2)} / ${loadAverageAtEnd[0]!.toFixed(2)} on ${availableParallelism()} cores |`,
+);
+console.log(`| server worker threads | ${serverWorkers ?? 'default (the cores)'} |`);
 console.log(
   `| errors / leaks / wrong verdicts | ${stats.errors.length} / ${stats.leaks.length} / ${stats.verdicts.length} |`,
 );

@@ -8,9 +8,10 @@
  * <relative path>` with temporary-file suffixes normalised to `.tmp`, written
  * synchronously so that the parent sees every line a killed child wrote.
  *
- * `SEAL_CHAOS_KILL` is JSON `{op, path, nth, tear}`: the `nth` write (from
- * 1) of kind `op` (`write`, `append` or `rename`) to the normalised `path`
- * (for a rename, the destination) in this process.
+ * `SEAL_CHAOS_KILL` is a JSON list of `{op, path, nth, tear}`: the process
+ * dies at the first of them to happen, the `nth` write (from 1) of kind `op`
+ * (`write`, `append` or `rename`) to the normalised `path` (for a rename,
+ * the destination) in this process.
  */
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
@@ -27,9 +28,7 @@ type KillSpec = {
 const runDirectory = process.env['SEAL_CHAOS_RUN_DIR'];
 const tracePath = process.env['SEAL_CHAOS_TRACE'];
 const killText = process.env['SEAL_CHAOS_KILL'];
-const kill: KillSpec | undefined = killText
-  ? (JSON.parse(killText) as KillSpec)
-  : undefined;
+const kills: KillSpec[] = killText ? (JSON.parse(killText) as KillSpec[]) : [];
 const started = performance.timeOrigin;
 const seen = new Map<string, number>();
 
@@ -56,7 +55,9 @@ export function normaliseChaosPath(
   if (text === undefined) return undefined;
   const inside = relative(root, text);
   if (inside.startsWith('..') || inside === '') return undefined;
-  return inside.replace(/\.tmp-[^/]*$/, '.tmp');
+  // `name.tmp-<pid>-<time>` (ours, the policy's) and `name.<pid>.<hex>.tmp`
+  // (the capability state's) are the same write in every process.
+  return inside.replace(/\.tmp-[^/]*$/, '.tmp').replace(/\.\d+\.[0-9a-f]+\.tmp$/, '.tmp');
 }
 
 /** Records the write and dies when it is the one asked for. */
@@ -69,10 +70,13 @@ function observe(op: KillSpec['op'], path: unknown, data?: unknown): void {
       tracePath,
       `${(Date.now() - started).toFixed(0)} ${op} ${name}\n`,
     );
-  if (!kill || kill.op !== op || kill.path !== name) return;
-  const count = (seen.get(name) ?? 0) + 1;
-  seen.set(name, count);
-  if (count !== kill.nth) return;
+  const key = `${op} ${name}`;
+  const count = (seen.get(key) ?? 0) + 1;
+  seen.set(key, count);
+  const kill = kills.find(
+    (spec) => spec.op === op && spec.path === name && spec.nth === count,
+  );
+  if (!kill) return;
   if (kill.tear && typeof path === 'string' && data !== undefined) {
     const bytes =
       typeof data === 'string'

@@ -33,6 +33,8 @@ export type ChaosKill = {
   phase: string;
   /** The child died by SIGKILL (false only when it finished first). */
   killed: boolean;
+  /** The last write the killed child began (`(none)` before any). */
+  lastWrite: string;
 };
 
 /** What {@link runResumeChaos} found. */
@@ -99,7 +101,7 @@ function runChild({
   runDirectory: string;
   cacheDirectory: string;
   tracePath: string;
-  kill?: { op: string; path: string; nth: number; tear: boolean };
+  kill?: { op: string; path: string; nth: number; tear: boolean }[];
   /** SIGKILL this long after the child wrote `tasks.jsonl` (its start-up done). */
   killAfterStartupMs?: number;
 }): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
@@ -329,28 +331,30 @@ export async function runResumeChaos({
     const tracePath = join(root, `killed-${index}.trace`);
     await rm(tracePath, { force: true });
     const nthOf = (at: number) => trace.slice(from + 1, at + 1).filter((entry) => entry.op === trace[at]!.op && entry.path === trace[at]!.path).length;
+    // Should the child get past its kill point, it dies before marking its last checkpoint.
+    const beforeLastMark = { op: 'rename', path: latestMark, nth: marks.length - resumedFrom, tear: false };
     let kill: ChaosKill;
     let outcome;
     if (kind === 'time') {
       const begin = trace[from]!.ms;
       const end = trace[last]!.ms;
       const ms = begin + random.random() * (end - begin);
-      // Should the child reach its last checkpoint first, it dies before marking it.
-      const fallback = { op: 'rename', path: latestMark, nth: marks.length - resumedFrom, tear: false };
-      kill = { index, kind, target: `${((ms - begin) / 1000).toFixed(2)} s after start-up`, torn: false, resumedFrom, phase: phaseAt(trace, 0, ms), killed: false };
-      outcome = await runChild({ trainArgs, runDirectory: chaosDirectory, cacheDirectory, tracePath, kill: fallback, killAfterStartupMs: ms - begin });
+      kill = { index, kind, target: `${((ms - begin) / 1000).toFixed(2)} s after start-up`, torn: false, resumedFrom, phase: phaseAt(trace, 0, ms), killed: false, lastWrite: '' };
+      outcome = await runChild({ trainArgs, runDirectory: chaosDirectory, cacheDirectory, tracePath, kill: [beforeLastMark], killAfterStartupMs: ms - begin });
     } else {
       let pool = remaining.filter(({ entry }) => categoryOf(entry) === kind);
       if (pool.length === 0) pool = remaining;
       const { entry, at } = pool[random.randrange(pool.length)]!;
       const torn = entry.op !== 'rename' && random.random() < 0.5;
-      kill = { index, kind, target: `${entry.op} ${entry.path}`, torn, resumedFrom, phase: phaseAt(trace, at), killed: false };
-      outcome = await runChild({ trainArgs, runDirectory: chaosDirectory, cacheDirectory, tracePath, kill: { op: entry.op, path: entry.path, nth: nthOf(at), tear: torn } });
+      kill = { index, kind, target: `${entry.op} ${entry.path}`, torn, resumedFrom, phase: phaseAt(trace, at), killed: false, lastWrite: '' };
+      outcome = await runChild({ trainArgs, runDirectory: chaosDirectory, cacheDirectory, tracePath, kill: [{ op: entry.op, path: entry.path, nth: nthOf(at), tear: torn }, beforeLastMark] });
     }
     kill.killed = outcome.signal === 'SIGKILL';
+    const written = readTrace(tracePath).at(-1);
+    kill.lastWrite = written ? `${written.op} ${written.path}` : '(none)';
     if (!kill.killed && outcome.code !== 0) throw new Error(`kill ${index}: the resumed run failed (exit ${outcome.code}): ${outcome.stderr}`);
     done.push(kill);
-    onLog?.(`kill ${index}: ${kill.kind}${kill.torn ? ' (torn)' : ''} ${kill.target}; resumed from step ${resumedFrom}; ${kill.phase}${kill.killed ? '' : '; NOT KILLED (finished first)'}`);
+    onLog?.(`kill ${index}: ${kill.kind}${kill.torn ? ' (torn)' : ''} ${kill.target}; resumed from step ${resumedFrom}; ${kill.phase}; last write begun: ${kill.lastWrite}${kill.killed ? '' : '; NOT KILLED (finished first)'}`);
   }
   const final = await runChild({ trainArgs, runDirectory: chaosDirectory, cacheDirectory, tracePath: join(root, 'killed-final.trace') });
   if (final.code !== 0) throw new Error(`the final resume failed (exit ${final.code ?? final.signal}): ${final.stderr}`);
