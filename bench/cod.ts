@@ -1,18 +1,18 @@
 /**
- * `pnpm bench cod [--seeds 1,2,3] [--steps N] [--eval-packs N] [--eval-pack-size 8] [--ralph-packs N] [--out DIR] [--report-only]`
+ * `pnpm bench cod [--seeds 1,2,3] [--steps N] [--eval-packs N] [--eval-pack-size 8] [--eval-runs 4] [--ralph-packs N] [--out DIR] [--report-only]`
  *
  * The Connect the Dots measurement of issue 18 (item 5) on the embedded
  * FrozenLake-Obscure packs: from the embedded CoD warm start (`seal train
  * --method cod --preset embedded`, compact prompts), per seed one CoD run and
  * one control run that trains GRPO on the same tasks one by one
  * (`--one-by-one`), one training process at a time. Every evaluation runs the
- * CoD loop on the same evaluation packs (pack size 8, temperature 1, one run
- * per pack): before training (the warm start, shared by both arms of a seed),
+ * CoD loop on the same evaluation packs (pack size 8, temperature 1, each
+ * pack run --eval-runs times, sampled together): before training (the warm start, shared by both arms of a seed),
  * after CoD, after the control. Then the Ralph loop (`seal eval --ralph`: each
  * pack's first task repeated) for the three models.
  *
- * The statistic of a pack run is success at position 4 minus success at
- * position 1 (Δ4−1 ∈ {−1, 0, 1}). The table gives its mean per model, and the
+ * The statistic of a pack is success at position 4 minus success at
+ * position 1, averaged over its runs (Δ4−1 ∈ [−1, 1]). The table gives its mean per model, and the
  * paired differences CoD − before, CoD − control and control − before with
  * paired bootstrap 95% intervals over (seed, pack) cells (`pairedBootstrap`
  * of @seal/rl); the same for the Ralph loop. Run directories live under
@@ -31,6 +31,8 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '10' },
     'eval-packs': { type: 'string', default: '24' },
     'eval-pack-size': { type: 'string', default: '8' },
+    /** Runs of each evaluation pack, sampled together (Δ is averaged over them: the cell stays the pack). */
+    'eval-runs': { type: 'string', default: '4' },
     'ralph-packs': { type: 'string', default: '16' },
     out: { type: 'string', default: 'bench/out/cod' },
     cache: { type: 'string', default: '.seal-cache' },
@@ -48,6 +50,7 @@ if (seeds.some((seed) => !Number.isInteger(seed) || seed < 0)) throw new SealErr
 const steps = count('steps', values.steps, 1);
 const evalPacks = count('eval-packs', values['eval-packs'], 1);
 const evalPackSize = count('eval-pack-size', values['eval-pack-size'], 4);
+const evalRuns = count('eval-runs', values['eval-runs'], 1);
 const ralphPacks = count('ralph-packs', values['ralph-packs'], 0);
 const out = resolve(values.out);
 const stepName = (step: number) => String(step).padStart(6, '0');
@@ -81,7 +84,7 @@ if (!values['report-only']) {
       const directory = runDirectory(seed, arm);
       if (existsSync(evalFile(seed, arm))) {
         const done = readRecords(evalFile(seed, arm));
-        if (done.length === evalPacks) continue;
+        if (done.length === evalPacks * evalRuns) continue;
       }
       // Both arms start from the same warm start and evaluate it on the same packs with the same seed: the control reuses the CoD arm's evaluation before training.
       if (arm !== 'cod' && existsSync(evalFile(seed, 'before'))) {
@@ -91,7 +94,7 @@ if (!values['report-only']) {
       }
       await cli([
         'train', '--method', 'cod', '--preset', 'embedded', '--seed', String(seed), '--steps', String(steps),
-        '--eval-packs', String(evalPacks), '--eval-pack-size', String(evalPackSize), '--run-dir', directory, '--cache', values.cache,
+        '--eval-packs', String(evalPacks), '--eval-pack-size', String(evalPackSize), '--eval-runs', String(evalRuns), '--run-dir', directory, '--cache', values.cache,
         ...(arm === 'one-by-one' ? ['--one-by-one'] : []),
       ]);
     }
@@ -100,7 +103,7 @@ if (!values['report-only']) {
       for (const model of models) {
         const modelDirectory = model === 'before' ? warmStart : join(runDirectory(seed, model), 'checkpoints', `step-${stepName(steps)}`);
         await cli([
-          'eval', '--packs', String(ralphPacks), '--pack-size', String(evalPackSize), '--ralph', '--format', 'compact', '--model', modelDirectory,
+          'eval', '--packs', String(ralphPacks), '--pack-size', String(evalPackSize), '--runs', String(evalRuns), '--ralph', '--format', 'compact', '--model', modelDirectory,
           '--seed', String(seed), '--max-tokens', '16', '--update-max-tokens', '96', '--out', ralphFile(seed, model),
         ]);
       }
@@ -108,14 +111,17 @@ if (!values['report-only']) {
   }
 }
 
-/** Δ4−1 per pack run, keyed `seed/packId`. */
+/** Δ4−1 per pack, averaged over the pack's runs, keyed `seed/packId`. */
 function deltas(records: readonly PackRunRecord[], seed: number): Map<string, number> {
-  const result = new Map<string, number>();
+  const sums = new Map<string, [number, number]>();
   for (const record of records) {
     const at = (position: number) => (record.solves[position]?.success ? 1 : 0);
-    result.set(`${seed}/${record.packId}`, at(3) - at(0));
+    const entry = sums.get(`${seed}/${record.packId}`) ?? [0, 0];
+    entry[0] += at(3) - at(0);
+    entry[1] += 1;
+    sums.set(`${seed}/${record.packId}`, entry);
   }
-  return result;
+  return new Map([...sums].map(([key, [sum, runs]]) => [key, sum / runs]));
 }
 
 function table(label: string, file: (seed: number, model: Model) => string): void {

@@ -49,7 +49,7 @@ export const codEmbeddedRecipe = {
   randomMoveRate: 0.25,
   /** Chance that an update's hints are replaced by `Hints: no hint available.` for the next solve. */
   fallbackRate: 0.1,
-  epochs: 1,
+  epochs: 2,
   batchSize: 8,
   learningRate: 3e-3,
   warmupSteps: 10,

@@ -155,6 +155,8 @@ describe('seal train --method cod', () => {
     [['--group-size', '1'], 'INVALID_ARGUMENT', 2],
     [['--eval-packs=-1'], 'INVALID_ARGUMENT', 2],
     [['--env', 'alchemy'], 'INVALID_ARGUMENT', 2],
+    [['--format', 'verbose'], 'INVALID_ARGUMENT', 2],
+    [['--eval-runs', '0'], 'INVALID_ARGUMENT', 2],
   ])('should refuse %j before loading anything with %s (exit %i) and one line', async (flags, code, exit) => {
     const runDirectory = join(root, `refused-${flags.join('')}`);
     const error = await runTrainCod({ argv: ['--method', 'cod', '--model', join(root, 'no-model'), '--run-dir', runDirectory, ...flags], output: capture().output }).then(
@@ -165,6 +167,26 @@ describe('seal train --method cod', () => {
     expect(exitCodeFor(error!.code)).toBe(exit);
     expect(error!.message).not.toContain('\n');
     expect(existsSync(runDirectory)).toBe(false);
+  });
+
+  it('should refuse the embedded preset off FrozenLake without a model, before building it', async () => {
+    const runDirectory = join(root, 'embedded-bfcl');
+    await expect(runTrainCod({ argv: ['--method', 'cod', '--preset', 'embedded', '--env', 'bfcl', '--run-dir', runDirectory], output: capture().output })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    expect(existsSync(runDirectory)).toBe(false);
+  });
+
+  it('should train the one-by-one control: every task with Hints: null, no update, and record the arm', async () => {
+    const runDirectory = join(root, 'one-by-one');
+    const argv = ['--method', 'cod', '--model', modelDirectory, '--one-by-one', '--format', 'compact', '--steps', '1', '--group-size', '2', '--pack-size', '2', '--eval-packs', '0', '--run-dir', runDirectory, '--max-tokens', '4'];
+    await runTrainCod({ argv, output: capture().output });
+    const config = codRunConfigSchema.parse(JSON.parse(readFileSync(join(runDirectory, 'config.json'), 'utf8')));
+    expect(config).toMatchObject({ arm: 'one-by-one', format: 'compact' });
+    const records = readFileSync(join(runDirectory, 'packs', 'step-000001.jsonl'), 'utf8').trim().split('\n').map((line) => packRunRecordSchema.parse(JSON.parse(line)));
+    expect(records.every((record) => record.updates.length === 0 && record.solves.every((solve) => solve.hints === 'Hints: null'))).toBe(true);
+    // A CoD resume of the control's directory is refused.
+    await expect(runTrainCod({ argv: argv.filter((flag) => flag !== '--one-by-one'), output: capture().output })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
   it('should refuse a state that names a missing checkpoint with FILE_NOT_FOUND', async () => {

@@ -13,6 +13,7 @@ const flagsSchema = z.object({
   packs: z.coerce.number().int().positive(),
   'pack-size': z.coerce.number().int().default(evalPackSize),
   ralph: z.boolean().default(false),
+  runs: z.coerce.number().int().positive().default(1),
   model: z.string().optional(),
   env: z.enum(codEnvironments).default('frozen-lake'),
   split: z.enum(['eval', 'harder']).default('eval'),
@@ -27,7 +28,7 @@ const flagsSchema = z.object({
 });
 
 /** Help of `seal eval --packs`. */
-export const evalPacksHelp = `usage: seal eval --packs N --model DIR [--pack-size 8] [--ralph] [--env frozen-lake|bfcl]
+export const evalPacksHelp = `usage: seal eval --packs N --model DIR [--pack-size 8] [--ralph] [--runs 1] [--env frozen-lake|bfcl]
                  [--split eval|harder] [--format paper|compact] [--seed N] [--temperature T]
                  [--out FILE] [--fresh] [--json]
 
@@ -35,7 +36,8 @@ Connect the Dots evaluation: N packs of related tasks (pack size 8, longer
 than training's 4), each solved in order by the model at --model, which
 rewrites its own hints between the tasks. Prints success per pack position:
 a curve that rises with the position is the CoD signature. --ralph repeats
-each pack's first task instead (the Ralph loop). Pack runs are written to
+each pack's first task instead (the Ralph loop). --runs R samples R runs of
+each pack together. Pack runs are written to
 --out (JSON Lines) as they finish; a killed evaluation resumes at the last
 complete pack unless --fresh is given. --format compact words the prompts
 briefly (the embedded CoD model of seal train --method cod --preset embedded).`;
@@ -72,6 +74,7 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
       packs: { type: 'string' },
       'pack-size': { type: 'string' },
       ralph: { type: 'boolean' },
+      runs: { type: 'string' },
       model: { type: 'string' },
       env: { type: 'string' },
       split: { type: 'string' },
@@ -103,7 +106,7 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
       policy,
       environment: source.environment,
       packs,
-      groupSize: 1,
+      groupSize: flags.runs,
       sampling: { maxTokens: flags['max-tokens'], updateMaxTokens: flags['update-max-tokens'], temperature: flags.temperature, seed: flags.seed },
       hints: { format: flags.format },
       mode: 'eval',

@@ -54,6 +54,7 @@ const flagsSchema = z.object({
   'group-size': z.coerce.number().int().min(2).optional(),
   'eval-packs': z.coerce.number().int().nonnegative().optional(),
   'eval-pack-size': z.coerce.number().int().default(evalPackSize),
+  'eval-runs': z.coerce.number().int().positive().default(1),
   lr: z.coerce.number().nonnegative().optional(),
   temperature: z.coerce.number().positive().default(1),
   'max-tokens': z.coerce.number().int().positive().default(16),
@@ -67,14 +68,15 @@ const flagsSchema = z.object({
 /** Help of `seal train --method cod`. */
 export const trainCodHelp = `usage: seal train --method cod [--preset smoke|default|extended|embedded] [--env frozen-lake|bfcl]
                   [--model DIR] [--seed N] [--steps N] [--pack-size 4] [--group-size G] [--lr X]
-                  [--eval-packs N] [--eval-pack-size 8] [--format paper|compact] [--one-by-one]
+                  [--eval-packs N] [--eval-pack-size 8] [--eval-runs 1] [--format paper|compact] [--one-by-one]
                   [--run-dir DIR] [--fresh] [--json]
 
 Connect the Dots training: each step rolls out G runs of a few packs (tasks
 sharing a hidden regularity; the model rewrites its hints between them),
 credits every solve and update episode with its reward-to-go against the
 group baseline, reweights with RED and takes one REC step. Evaluates
---eval-packs packs of 8 before and after (0: no evaluation).
+--eval-packs packs of 8 before and after (0: no evaluation), each run
+--eval-runs times (sampled together).
 
 --env frozen-lake (default; FrozenLake-Obscure) or bfcl (the embedded
 generator's tasks behind per-pack tool and argument spellings; also chosen by
@@ -96,14 +98,14 @@ tasks one by one (each solved with Hints: null, no update calls, advantage
 r − group mean per task, no RED); its evaluations still run the CoD loop.`;
 
 /** The settings a resumed run must share with the run directory's. */
-const resumeKeys = ['environment', 'seed', 'packsPerStep', 'groupSize', 'packSize', 'evalPacks', 'evalPackSize', 'format', 'arm'] as const;
+const resumeKeys = ['environment', 'seed', 'packsPerStep', 'groupSize', 'packSize', 'evalPacks', 'evalPackSize', 'evalRuns', 'format', 'arm'] as const;
 
 /** Refuses to resume a run directory started with other sizes (its pack runs would not match). */
 function checkResumable({ path, config }: { path: string; config: CodRunConfig }): void {
   if (!existsSync(path)) return;
   const written = parseWithSchema({ schema: codRunConfigSchema, value: parseJsonText({ text: readFileSync(path, 'utf8'), source: path }), source: path });
   // Runs written before format and arm existed used the paper's prompts and the CoD loop.
-  const previous = { ...written, format: written.format ?? 'paper', arm: written.arm ?? 'cod' };
+  const previous = { ...written, format: written.format ?? 'paper', arm: written.arm ?? 'cod', evalRuns: written.evalRuns ?? config.evalRuns };
   const changed = resumeKeys.filter((key) => previous[key] !== config[key]);
   if (changed.length > 0) {
     throw new SealError({
@@ -140,7 +142,7 @@ async function evaluate({
     policy,
     environment: source.environment,
     packs,
-    groupSize: 1,
+    groupSize: config.evalRuns ?? 1,
     sampling: { maxTokens: config.maxTokens, updateMaxTokens: config.updateMaxTokens, temperature: config.temperature, seed },
     hints: { format: config.format ?? 'paper' },
     mode: 'eval',
@@ -171,6 +173,7 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
       'group-size': { type: 'string' },
       'eval-packs': { type: 'string' },
       'eval-pack-size': { type: 'string' },
+      'eval-runs': { type: 'string' },
       lr: { type: 'string' },
       temperature: { type: 'string' },
       'max-tokens': { type: 'string' },
@@ -219,6 +222,7 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
     packSize: flags['pack-size'],
     evalPacks,
     evalPackSize: flags['eval-pack-size'],
+    ...(flags['eval-runs'] === 1 ? {} : { evalRuns: flags['eval-runs'] }),
     learningRate,
     temperature: flags.temperature,
     maxTokens: flags['max-tokens'],

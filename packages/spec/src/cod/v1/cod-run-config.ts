@@ -30,6 +30,8 @@ export const codRunConfigSchema = z.object({
   evalPacks: z.number().int().nonnegative(),
   /** Tasks per evaluation pack. */
   evalPackSize: z.number().int().min(2),
+  /** Runs of each evaluation pack (sampled together); absent means 1. */
+  evalRuns: z.number().int().positive().optional(),
   learningRate: z.number().nonnegative(),
   temperature: z.number().positive(),
   /** Tokens per solve action. */
