@@ -1,42 +1,18 @@
-export { createOrtPolicy, type CreateOrtPolicySettings } from './policy/create-ort-policy';
-export { PolicyCore, assertVocabularyFits, type PolicyCoreInit, type PolicyModelSource } from './policy/policy-core';
 export {
-  OrtEngine,
-  type EngineGenerateOptions,
-  type EngineGeneration,
-  type EngineTrainResult,
-  type EngineTrainSequence,
-  type EngineTrainSettings,
-  type OrtEngineSettings,
-} from './engine/ort-engine';
+  createOrtPolicy,
+  type CreateOrtPolicySettings,
+} from './policy/create-ort-policy';
+export type { PolicyModelSource } from './policy/policy-core';
 export {
-  autoDeviceOrder,
-  chooseDevice,
-  cudaLibrariesInstalled,
   deviceRequests,
-  deviceUnavailableError,
-  explainDeviceFailure,
   parseDeviceRequest,
   probeDevice,
   selectDevice,
-  vulkanLoaderFound,
   type DeviceMissing,
   type DeviceProbe,
   type DeviceRequest,
   type ExecutionProvider,
 } from './engine/device';
-export {
-  assertOnDevice,
-  countByProvider,
-  formatPlacementTable,
-  offDeviceElementLimit,
-  offDeviceNodes,
-  providerNames,
-  readPlacementProfile,
-  type GraphPlacement,
-  type NodePlacement,
-} from './engine/placement';
-export { sampleToken, type SampledToken, type SamplingSettings } from './engine/sampler';
 export {
   countParameters,
   createModelConfig,
@@ -49,30 +25,6 @@ export {
   type HuggingFaceModelConfig,
   type ModelConfig,
 } from './model/model-config';
-export {
-  FlatTensors,
-  initializeWeights,
-  listWeightSpecs,
-  weightsFromTensors,
-  type WeightSpec,
-} from './model/model-weights';
-export {
-  buildDecodeGraph,
-  buildGradGraph,
-  buildLogitsGraph,
-  buildOptimizerGraph,
-  buildPrefillGraph,
-  buildScoreGraph,
-  type BuiltGraph,
-  type FloatType,
-  type SequenceBucket,
-  type TrainObjective,
-} from './model/graph-families';
-export { GraphBuilder, type DataType, type Value } from './graph/graph-builder';
-export { checkGradients, checkGraphGradients, type GradientCheckResult } from './graph/gradient-check';
-export { decodeSafetensors, encodeSafetensors, type NamedTensor, type SafetensorsContents } from './io/safetensors';
-export { readModelConfig, readModelDirectory, writeModelDirectory, modelFiles } from './io/model-directory';
-export { SeededRandom } from './io/seeded-random';
 export {
   HuggingFaceTokenizer,
   loadTokenizer,
@@ -90,3 +42,102 @@ export {
   type BuildBpeTokenizerOptions,
 } from './tokenizer/build-bpe-tokenizer';
 export { chatmlTemplate, chatmlSpecialTokens } from './tokenizer/chatml-template';
+
+// The engine's parts below serve SEAL's own benchmarks, device scripts and
+// examples, which run from source. They are not the package's API: each is
+// marked `@internal`, so `stripInternal` leaves them out of the published
+// type declarations and typedoc's `excludeInternal` out of the API docs. Use
+// `createOrtPolicy` (the `PolicyV1` contract) instead.
+
+/** @internal */
+export {
+  PolicyCore,
+  assertVocabularyFits,
+  type PolicyCoreInit,
+} from './policy/policy-core';
+/** @internal */
+export {
+  OrtEngine,
+  type EngineGenerateOptions,
+  type EngineGeneration,
+  type EngineTrainResult,
+  type EngineTrainSequence,
+  type EngineTrainSettings,
+  type OrtEngineSettings,
+} from './engine/ort-engine';
+/** @internal */
+export {
+  autoDeviceOrder,
+  chooseDevice,
+  cudaLibrariesInstalled,
+  deviceUnavailableError,
+  explainDeviceFailure,
+  vulkanLoaderFound,
+} from './engine/device';
+/** @internal */
+export {
+  assertOnDevice,
+  countByProvider,
+  formatPlacementTable,
+  offDeviceElementLimit,
+  offDeviceNodes,
+  providerNames,
+  readPlacementProfile,
+  type GraphPlacement,
+  type NodePlacement,
+} from './engine/placement';
+/** @internal */
+export {
+  sampleToken,
+  type SampledToken,
+  type SamplingSettings,
+} from './engine/sampler';
+/** @internal */
+export {
+  FlatTensors,
+  initializeWeights,
+  listWeightSpecs,
+  weightsFromTensors,
+  type WeightSpec,
+} from './model/model-weights';
+/** @internal */
+export {
+  buildDecodeGraph,
+  buildGradGraph,
+  buildLogitsGraph,
+  buildOptimizerGraph,
+  buildPrefillGraph,
+  buildScoreGraph,
+  type BuiltGraph,
+  type FloatType,
+  type SequenceBucket,
+  type TrainObjective,
+} from './model/graph-families';
+/** @internal */
+export {
+  GraphBuilder,
+  type DataType,
+  type Value,
+} from './graph/graph-builder';
+/** @internal */
+export {
+  checkGradients,
+  checkGraphGradients,
+  type GradientCheckResult,
+} from './graph/gradient-check';
+/** @internal */
+export {
+  decodeSafetensors,
+  encodeSafetensors,
+  type NamedTensor,
+  type SafetensorsContents,
+} from './io/safetensors';
+/** @internal */
+export {
+  readModelConfig,
+  readModelDirectory,
+  writeModelDirectory,
+  modelFiles,
+} from './io/model-directory';
+/** @internal */
+export { SeededRandom } from './io/seeded-random';

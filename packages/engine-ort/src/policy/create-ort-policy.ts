@@ -16,8 +16,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type * as z from 'zod';
-import { selectDevice, type DeviceRequest } from '../engine/device';
-import type { EngineGeneration, EngineTrainResult, OrtEngineSettings } from '../engine/ort-engine';
+import { selectDevice, type DeviceRequest, type ExecutionProvider } from '../engine/device';
+import type { EngineGeneration, EngineTrainResult } from '../engine/ort-engine';
 import type { ModelConfig } from '../model/model-config';
 import { HuggingFaceTokenizer, readTokenizerFiles, type TokenizerFiles } from '../tokenizer/hf-tokenizer';
 import {
@@ -47,7 +47,7 @@ export type CreateOrtPolicySettings = {
    */
   device?: DeviceRequest;
   /** Execution provider, taken as is (no probe): `cpu` (default), `webgpu` or `cuda`. Prefer `device`. */
-  executionProvider?: OrtEngineSettings['executionProvider'];
+  executionProvider?: ExecutionProvider;
   /** Intra-op threads for training, scoring and prefill. Default: all cores. */
   threads?: number;
   /** Token budget of one training/scoring micro-batch. Default 2048. */
