@@ -8,7 +8,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { parseJsonText } from '@seal/spec';
-import { createEnvService, type EnvServiceEndpoint } from './env-service';
+import {
+  createEnvService,
+  type EnvServiceEndpoint,
+  type EnvServiceSettings,
+} from './env-service';
 import type {
   EnvWorkerData,
   EnvWorkerReply,
@@ -19,9 +23,7 @@ import { errorResponse } from './error-response';
 const data = workerData as EnvWorkerData;
 const port = parentPort!;
 const module = (await import(data.settingsModule)) as {
-  createEnvServiceSettings: (
-    options: unknown,
-  ) => Promise<import('./env-service').EnvServiceSettings>;
+  createEnvServiceSettings: (options: unknown) => Promise<EnvServiceSettings>;
 };
 const settings = await module.createEnvServiceSettings(data.settingsOptions);
 const service = createEnvService({
@@ -34,7 +36,10 @@ const service = createEnvService({
 const timer = setInterval(() => {
   const reclaimed = service.reclaimIdle();
   if (reclaimed.length > 0)
-    port.postMessage({ type: 'reclaimed', ids: reclaimed } satisfies EnvWorkerReply);
+    port.postMessage({
+      type: 'reclaimed',
+      ids: reclaimed,
+    } satisfies EnvWorkerReply);
 }, data.reclaimIntervalMs);
 timer.unref();
 
@@ -71,8 +76,7 @@ async function answer({
     };
   } catch (error) {
     let reference:
-      | { reference: string; message: string; stack?: string }
-      | undefined;
+      { reference: string; message: string; stack?: string } | undefined;
     const { status, body } = errorResponse({
       error,
       exposeInternalErrors: data.exposeInternalErrors,

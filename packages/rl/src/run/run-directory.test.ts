@@ -1,4 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -23,14 +30,27 @@ describe('RunDirectory.truncateAfter', () => {
       'checkpoints/latest.json.tmp-12-1700000000000',
       'checkpoints/step-000001/model.safetensors.tmp-12-1700000000000',
     ];
-    const kept = ['config.json', 'events.jsonl', 'episodes/step-000001.jsonl', 'checkpoints/step-000001/model.safetensors'];
+    const kept = [
+      'config.json',
+      'events.jsonl',
+      'episodes/step-000001.jsonl',
+      'checkpoints/step-000001/model.safetensors',
+    ];
     for (const name of [...leftovers, ...kept]) {
       if (name.startsWith('best-')) mkdirSync(run.path(name));
       else writeFileSync(run.path(name), name === 'events.jsonl' ? '' : 'x');
     }
     await run.truncateAfter(1);
-    for (const name of leftovers) expect(existsSync(run.path(name)), name).toBe(false);
-    for (const name of kept) expect(existsSync(run.path(name)), name).toBe(true);
+    for (const name of leftovers)
+      expect({ name, exists: existsSync(run.path(name)) }).toEqual({
+        name,
+        exists: false,
+      });
+    for (const name of kept)
+      expect({ name, exists: existsSync(run.path(name)) }).toEqual({
+        name,
+        exists: true,
+      });
     expect(readdirSync(run.path('checkpoints'))).toEqual(['step-000001']);
   });
 
