@@ -128,33 +128,58 @@ function table(label: string, file: (seed: number, model: Model) => string): voi
   const perModel = new Map<Model, Map<string, number>>();
   const positions = new Map<Model, number[][]>();
   const parsed = new Map<Model, [number, number]>();
+  const facts = new Map<Model, [number, number]>();
+  /** Solves after the first, by how many directions their hints state rightly (0–1, 2–4): [successes, solves]. */
+  const byRight = new Map<Model, [[number, number], [number, number]]>();
   for (const model of models) {
     const all = new Map<string, number>();
     const curve: number[][] = [];
     let ok = 0;
     let updates = 0;
+    let right = 0;
+    let stated = 0;
+    const strata: [[number, number], [number, number]] = [
+      [0, 0],
+      [0, 0],
+    ];
     for (const seed of seeds) {
       const records = readRecords(file(seed, model));
       for (const [key, value] of deltas(records, seed)) all.set(key, value);
       for (const record of records) {
         for (const solve of record.solves) (curve[solve.position] ??= []).push(solve.success ? 1 : 0);
+        // The pack's mapping as the record states it ('Direction 1 = left, …'), against what the hints claim.
+        const truth = new Map([...record.regularity.matchAll(/Direction ([1-4]) = (\w+)/g)].map((match) => [match[1], match[2]]));
+        for (const solve of record.solves.slice(1)) {
+          const correct = [...solve.hints.matchAll(/Direction ([1-4]) = (\w+)/g)].filter((match) => truth.get(match[1]) === match[2]).length;
+          const stratum = strata[correct >= 2 ? 1 : 0];
+          stratum[0] += solve.success ? 1 : 0;
+          stratum[1] += 1;
+        }
         for (const update of record.updates) {
           updates++;
           if (update.parsed) ok++;
+          for (const match of update.hints.matchAll(/Direction ([1-4]) = (\w+)/g)) {
+            stated++;
+            if (truth.get(match[1]) === match[2]) right++;
+          }
         }
       }
     }
     perModel.set(model, all);
     positions.set(model, curve);
     parsed.set(model, [ok, updates]);
+    facts.set(model, [right, stated]);
+    byRight.set(model, strata);
   }
   const mean = (list: readonly number[]) => (list.length === 0 ? Number.NaN : list.reduce((a, b) => a + b, 0) / list.length);
   console.log(`\n${label}: success by pack position (mean over seeds ${seeds.join(',')}; pack runs per position in brackets)`);
   for (const model of models) {
     const curve = positions.get(model)!;
     const [ok, updates] = parsed.get(model)!;
+    const [right, stated] = facts.get(model)!;
+    const [few, many] = byRight.get(model)!;
     console.log(
-      `  ${model.padEnd(10)} ${curve.map((list) => mean(list).toFixed(2)).join(' ')}  [${curve[0]?.length ?? 0}]  Δ4−1 ${mean([...perModel.get(model)!.values()]).toFixed(3)}  hints parsed ${ok}/${updates}`,
+      `  ${model.padEnd(10)} ${curve.map((list) => mean(list).toFixed(2)).join(' ')}  [${curve[0]?.length ?? 0}]  Δ4−1 ${mean([...perModel.get(model)!.values()]).toFixed(3)}  hints parsed ${ok}/${updates}, stated directions right ${right}/${stated}; success at positions 2+ with 0–1 right ${few[0]}/${few[1]}, with 2–4 right ${many[0]}/${many[1]}`,
     );
   }
   const compare = (after: Model, before: Model) => {
