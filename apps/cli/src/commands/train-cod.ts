@@ -37,10 +37,8 @@ const codPresets = {
   extended: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
   study: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
   // FrozenLake-Obscure with the embedded CoD model (cod-embedded-model.ts) and compact prompts.
-  // Adam's ε is 1e-12 here: the token-mean REC loss over ~50k tokens with advantages of a few hundredths gives
-  // gradients near 1e-8, where the default ε (1e-8) shrank the steps about tenfold (weights moved 9e-5 rms in 6 steps at lr 2e-4).
-  embedded: { steps: 10, packsPerStep: 2, groupSize: 8, evalPacks: 24, updateMaxTokens: 96, learningRate: 2e-4, format: 'compact', adamEps: 1e-12 },
-} as const satisfies Record<string, { format: PromptFormat; adamEps?: number } & Record<string, unknown>>;
+  embedded: { steps: 10, packsPerStep: 2, groupSize: 8, evalPacks: 24, updateMaxTokens: 96, learningRate: 2e-4, format: 'compact' },
+} as const satisfies Record<string, { format: PromptFormat } & Record<string, unknown>>;
 
 const flagsSchema = z.object({
   method: z.literal('cod'),
@@ -296,7 +294,7 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
       const update = await trainCodStep({
         policy,
         results,
-        train: { learningRate, temperature: flags.temperature, ...('adamEps' in sizes ? { eps: sizes.adamEps } : {}) },
+        train: { learningRate, temperature: flags.temperature },
         ...(oneByOne ? { returns: { style: 'sliding-window', window: 1 } as const, red: false as const } : {}),
       });
       const records = results.map((result) => result.record);
