@@ -10,6 +10,7 @@ import { startEnvServer, type EnvServer } from './env-server';
 import { createBfclTaskSource } from './task-source';
 import { replayGroundTruth } from './test/replay-ground-truth';
 import { SealEnvClient } from './test/seal-env-client';
+import { runPooled } from './test/run-pooled';
 
 /**
  * `multi_turn_base_154` has 5 question turns but 6 ground-truth turns, so
@@ -33,24 +34,6 @@ async function startBfclServer(dataset: BfclDataset): Promise<EnvServer> {
   });
 }
 
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function pool<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]!);
-      }
-    }),
-  );
-  return results;
-}
 
 describe.skipIf(!hasSharedBfclData)('seal serve ground-truth replay', () => {
   let dataset: BfclDataset;
@@ -63,7 +46,7 @@ describe.skipIf(!hasSharedBfclData)('seal serve ground-truth replay', () => {
     const client = new SealEnvClient({ baseUrl: server.url });
     const ids = await client.getEnvProfile({ split: 'val' });
     expect(ids).toHaveLength(400);
-    const outcomes = await pool(ids, 8, async (taskId) => {
+    const outcomes = await runPooled(ids, 8, async (taskId) => {
       const instanceId = `replay-${taskId}`;
       const created = await client.create({
         taskId,

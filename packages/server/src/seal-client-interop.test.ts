@@ -17,6 +17,7 @@ import {
   readToolParameters,
   toQwenToolCall,
 } from './test/replay-ground-truth';
+import { runPooled } from './test/run-pooled';
 
 /**
  * Interop with SEAL's own Python `EnvClient`
@@ -216,24 +217,6 @@ async function startBfclServer(
   return server;
 }
 
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function pool<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]!);
-      }
-    }),
-  );
-  return results;
-}
 
 /**
  * One episode as SEAL's env worker and agent flow run it: create, the ground
@@ -344,7 +327,7 @@ describe.skipIf(!hasSharedBfclData)("SEAL's EnvClient on the wire", () => {
     const jobs = ids.flatMap((taskId) =>
       (['sample', 'validate'] as const).map((mode) => ({ taskId, mode })),
     );
-    const outcomes = await pool(jobs, 8, ({ taskId, mode }) =>
+    const outcomes = await runPooled(jobs, 8, ({ taskId, mode }) =>
       runEpisode({ client, taskId, mode }),
     );
     const failed = new Set<string>();

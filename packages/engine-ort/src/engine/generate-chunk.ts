@@ -100,7 +100,7 @@ export async function generateChunk({
   );
   const modelWeights = await runtime.modelWeightFeeds();
   const stop = new Set(options.stopTokenIds);
-  const suppress = options.suppressTokenIds ?? [];
+  const suppress = new Set(options.suppressTokenIds ?? []);
   // Generation graphs run without a memory arena (see OrtEngine.session).
   const graphOptions = { memoryArena: false };
 

@@ -24,24 +24,24 @@ export type SampledToken = {
 /**
  * Samples one token from a row of logits with temperature, top-k and top-p
  * (nucleus) truncation, in fp64. Ties in greedy decoding go to the lowest id.
- * `suppress` lists ids that are never drawn; they stay in every normaliser,
+ * `suppress` holds ids that are never drawn; they stay in every normaliser,
  * so the log-probabilities reported are those of the unconstrained model.
  */
 export function sampleToken({
   logits,
   settings,
   random,
-  suppress = [],
+  suppress,
 }: {
   logits: ArrayLike<number>;
   settings: SamplingSettings;
   random: SeededRandom;
-  suppress?: readonly number[];
+  suppress?: ReadonlySet<number>;
 }): SampledToken {
   const vocab = logits.length;
   let max = -Infinity;
   for (let i = 0; i < vocab; i++) if (logits[i]! > max) max = logits[i]!;
-  const banned = suppress.length === 0 ? undefined : new Set(suppress);
+  const banned = suppress === undefined || suppress.size === 0 ? undefined : suppress;
   let argmax = -1;
   for (let i = 0; i < vocab; i++) {
     if (banned?.has(i)) continue;
