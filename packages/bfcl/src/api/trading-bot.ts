@@ -3,6 +3,7 @@ import {
   PyException,
   PyRandom,
   assertHashable,
+  freezePyValue,
   noAttribute,
   pyAbs,
   pyAdd,
@@ -66,6 +67,28 @@ const symbolsByName: readonly (readonly [string, string])[] = [
 /** The sectors of `get_available_stocks` (rebuilt on every call). */
 const technologyStocks = ['AAPL', 'GOOG', 'MSFT', 'NVDA'] as const;
 const automobileStocks = ['TSLA', 'F', 'GM'] as const;
+
+/**
+ * A sector's long-context list: its own symbols, then the padding constant
+ * (`extend`). Python builds it on every call; it is only ever rendered, so
+ * it is built once per constant and frozen, and its JSON is rendered once.
+ */
+function paddedSector(
+  own: readonly string[],
+  extension: PyValue,
+  cache: WeakMap<object, PyValue[]>,
+): PyValue[] {
+  const cacheable = extension !== null && typeof extension === 'object';
+  let list = cacheable ? cache.get(extension) : undefined;
+  if (list === undefined) {
+    list = freezePyValue([...own, ...pyIter(extension)]);
+    if (cacheable) cache.set(extension, list);
+  }
+  return list;
+}
+
+const paddedTechnology = new WeakMap<object, PyValue[]>();
+const paddedAutomobile = new WeakMap<object, PyValue[]>();
 
 /** Market hours of `update_market_status`, in minutes after midnight, both ends open. */
 const marketOpensAt = 9 * 60 + 30;
@@ -133,8 +156,15 @@ function formatWithSymbol(
   const parts = templateParts(template);
   if ('missing' in parts) return parts;
   const value = pyFormatValue(symbol);
-  let text = parts.literals[0]!;
-  for (let i = 1; i < parts.literals.length; i++) text += value + parts.literals[i]!;
+  // The same few symbols come back call after call: the same text object
+  // each time, so its JSON encoding is found in the encoder's cache.
+  let text = parts.formatted.get(value);
+  if (text === undefined) {
+    text = parts.literals[0]!;
+    for (let i = 1; i < parts.literals.length; i++) text += value + parts.literals[i]!;
+    if (parts.formatted.size >= 64) parts.formatted.clear();
+    parts.formatted.set(value, text);
+  }
   return { text };
 }
 
@@ -143,7 +173,7 @@ function formatWithSymbol(
  * other field name. The templates are the long-context constants, a handful
  * of long strings, so each is split once.
  */
-function templateParts(template: string): { literals: string[] } | { missing: string } {
+function templateParts(template: string): TemplateParts | { missing: string } {
   let parts = parsedTemplates.get(template);
   if (parts === undefined) {
     parts = splitTemplate(template);
@@ -153,9 +183,12 @@ function templateParts(template: string): { literals: string[] } | { missing: st
   return parts;
 }
 
-const parsedTemplates = new Map<string, { literals: string[] } | { missing: string }>();
+const parsedTemplates = new Map<string, TemplateParts | { missing: string }>();
 
-function splitTemplate(template: string): { literals: string[] } | { missing: string } {
+/** A template's literal runs around its `{symbol}` fields, and its texts by symbol (bounded). */
+type TemplateParts = { literals: string[]; formatted: Map<string, string> };
+
+function splitTemplate(template: string): TemplateParts | { missing: string } {
   const literals: string[] = [];
   let text = '';
   let start = 0;
@@ -181,7 +214,7 @@ function splitTemplate(template: string): { literals: string[] } | { missing: st
     start = i + 1;
   }
   literals.push(text + template.slice(start));
-  return { literals };
+  return { literals, formatted: new Map() };
 }
 
 /**
@@ -674,14 +707,18 @@ export class TradingBot extends BfclApi {
     get_available_stocks: {
       parameters: [{ name: 'sector' }],
       call(self, [sector]) {
-        const technology: PyValue[] = [...technologyStocks];
-        const automobile: PyValue[] = [...automobileStocks];
+        let technology: PyValue[] = [...technologyStocks];
+        let automobile: PyValue[] = [...automobileStocks];
         if (self.long_context) {
-          technology.push(
-            ...pyIter(self.longContextValue('TECHNOLOGY_EXTENSION')),
+          technology = paddedSector(
+            technologyStocks,
+            self.longContextValue('TECHNOLOGY_EXTENSION'),
+            paddedTechnology,
           );
-          automobile.push(
-            ...pyIter(self.longContextValue('AUTOMOBILE_EXTENSION')),
+          automobile = paddedSector(
+            automobileStocks,
+            self.longContextValue('AUTOMOBILE_EXTENSION'),
+            paddedAutomobile,
           );
         }
         const sectors = dict({

@@ -5,6 +5,7 @@ import {
   PyTuple,
   assertHashable,
   expectStr,
+  freezePyValue,
   pyAdd,
   pyContains,
   pyDeepCopy,
@@ -44,6 +45,24 @@ import type { BfclToolSpecs } from './tool-spec';
 const defaultSeed = 141053n;
 
 /** Python `random.Random(seed)` for the int-like seeds BFCL scenarios can hold. */
+/**
+ * Long-context `get_flight_cost`: every route's `base * factor * multiplier`
+ * (left to right, as Python multiplies), in table order. There are a few
+ * (factor, multiplier) pairs, so each list is built once and frozen: callers
+ * only render it, and the JSON of a frozen list is rendered once.
+ */
+function allFlightCosts(factor: number, multiplier: number): number[] {
+  const key = `${factor}|${multiplier}`;
+  let costs = flightCostLists.get(key);
+  if (costs === undefined) {
+    costs = freezePyValue(travelRoutes.map((route) => route.baseCost * factor * multiplier));
+    flightCostLists.set(key, costs);
+  }
+  return costs;
+}
+
+const flightCostLists = new Map<string, number[]>();
+
 function createRandom(seed: PyValue): PyRandom {
   if (typeof seed === 'bigint') return new PyRandom(seed);
   if (typeof seed === 'boolean') return new PyRandom(seed ? 1n : 0n);
@@ -268,8 +287,7 @@ export class TravelApi extends BfclApi {
     const suffix = `${travelClass as string}|${pyFormatValue(date)}`;
     if (this.long_context === true) {
       this.flightCostLookup = { kind: 'all', suffix, factor, multiplier };
-      // `base * factor * multiplier`, left to right, as Python multiplies.
-      return travelRoutes.map((route) => route.baseCost * factor * multiplier);
+      return allFlightCosts(factor, multiplier);
     }
     const cost = baseCost * factor * multiplier;
     this.flightCostLookup = { kind: 'one', key: `${from as string}|${to as string}|${suffix}`, cost };
