@@ -40,8 +40,11 @@ export abstract class BfclApi {
   }
 
   /**
-   * `_load_scenario(scenario, long_context)`. `scenario` is already a deep
-   * copy of the entry's config for this class; the instance may keep it.
+   * `_load_scenario(scenario, long_context)`. `scenario` is the entry's
+   * config for this class, shared with every other instance loaded from it
+   * (and often frozen): read it, never mutate it, and keep only copies of its
+   * containers. {@link BfclRealm.scenarioFields} copies what it returns, as
+   * if the whole scenario had been deep-copied first (as BFCL does).
    */
   abstract loadScenario(scenario: PyDict, longContext: boolean): void;
 

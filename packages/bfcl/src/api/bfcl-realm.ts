@@ -51,9 +51,12 @@ export class BfclRealm {
 
   /**
    * Reads the fields of a `_load_scenario(scenario)` the way the classes do,
-   * `scenario.get(key, DEFAULT_STATE_COPY[key])`, copying only the defaults
-   * actually used. BFCL deep-copies the whole `DEFAULT_STATE` first; its
-   * values share no objects, so copying one value at a time is the same.
+   * `scenario.get(key, DEFAULT_STATE_COPY[key])`, copying only the values
+   * actually used. BFCL deep-copies the whole scenario and the whole
+   * `DEFAULT_STATE` first; copying one value at a time is the same (the
+   * scenario's copies share one `deepcopy` memo, so values shared between
+   * fields stay shared; `DEFAULT_STATE`'s values share no objects), and the
+   * fields a class never reads, or rebuilds, are not copied at all.
    */
   scenarioFields({ className, scenario }: { className: BfclClassName; scenario: PyDict }): BfclScenarioFields {
     const state = this.data.defaultStates.get(className);
@@ -74,17 +77,25 @@ export class BfclRealm {
 export class BfclScenarioFields {
   private readonly scenario: PyDict;
   private readonly defaults: PyDict;
+  /** `deepcopy`'s memo for the scenario's values, created by the first copy of a container. */
+  private memo: Map<unknown, unknown> | undefined;
 
   constructor(scenario: PyDict, defaults: PyDict) {
     this.scenario = scenario;
     this.defaults = defaults;
   }
 
-  /** `scenario.get(key, DEFAULT_STATE_COPY[defaultKey])`; `None` when neither has it. */
+  /** `scenario.get(key, DEFAULT_STATE_COPY[defaultKey])`, a copy; `None` when neither has it. */
   get(key: string, defaultKey: string = key): PyValue {
     const value = this.scenario.get(key);
-    if (value !== undefined) return value;
+    if (value !== undefined) return this.copy(value);
     return this.defaultValue(defaultKey) ?? null;
+  }
+
+  /** A value read from the scenario, copied as part of one deep copy of the whole scenario. */
+  copy(value: PyValue): PyValue {
+    if (value === null || typeof value !== 'object') return value;
+    return pyDeepCopy(value, (this.memo ??= new Map()));
   }
 
   /** A deep copy of `DEFAULT_STATE[key]`, or `undefined` when there is none. */

@@ -21,6 +21,7 @@ import {
 import * as z from 'zod';
 import { errorResult as error, pyDict as dict } from './api-helpers';
 import { BfclApi, type BfclClassDefinition, type BfclMethodTable } from './bfcl-api';
+import type { BfclScenarioFields } from './bfcl-realm';
 import type { BfclToolSpecs } from './tool-spec';
 import {
   GorillaDirectory,
@@ -66,14 +67,15 @@ export class GorillaFileSystem extends BfclApi {
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
     this.long_context = longContext;
+    const fields = this.realm.scenarioFields({ className: 'GorillaFileSystem', scenario });
     if (!scenario.has('root')) {
-      const fields = this.realm.scenarioFields({ className: 'GorillaFileSystem', scenario });
       this.root = directoryFromComparable(fields.defaultValue('root') ?? dict({ name: '/', contents: new PyDict() }));
     } else {
+      // The tree is rebuilt as nodes, so only file contents are copied.
       const rootConfig = pyGetItem(scenario, 'root');
       const rootName = pyIter(rootConfig)[0]!;
       const rootDirectory = new GorillaDirectory(rootName as PyKey, null);
-      this.root = this.loadDirectory(pyGetItem(pyGetItem(rootConfig, rootName), 'contents'), rootDirectory);
+      this.root = this.loadDirectory(pyGetItem(pyGetItem(rootConfig, rootName), 'contents'), rootDirectory, fields);
     }
     this.currentDir = this.root;
   }
@@ -84,17 +86,17 @@ export class GorillaFileSystem extends BfclApi {
    * directory without sub-directories (empty ones included) gets the
    * `POPULATE_FILE_EXTENSION` empty files, after its own entries.
    */
-  private loadDirectory(config: PyValue, parent: GorillaDirectory): GorillaDirectory {
+  private loadDirectory(config: PyValue, parent: GorillaDirectory, fields: BfclScenarioFields): GorillaDirectory {
     let bottommost = true;
     for (const name of pyIter(config)) {
       const data = pyGetItem(config, name);
       const type = pyGetItem(data, 'type');
       if (pyEquals(type, 'directory')) {
         bottommost = false;
-        const directory = this.loadDirectory(pyGetItem(data, 'contents'), new GorillaDirectory(name as PyKey, parent));
+        const directory = this.loadDirectory(pyGetItem(data, 'contents'), new GorillaDirectory(name as PyKey, parent), fields);
         parent.contents.set(name as PyKey, directory);
       } else if (pyEquals(type, 'file')) {
-        let content = pyGetItem(data, 'content');
+        let content = fields.copy(pyGetItem(data, 'content'));
         if (this.long_context && !pyContains(this.realm.longContextConstant('FILES_TAIL_USED'), name)) {
           content = `${content as string}${this.realm.longContextConstant('FILE_CONTENT_EXTENSION') as string}`;
         }

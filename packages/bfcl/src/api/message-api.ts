@@ -80,7 +80,7 @@ export class MessageApi extends BfclApi {
     const defaultIds = scenarioIds === undefined ? fields.defaultValue('generated_ids') : undefined;
     this.generated_ids =
       scenarioIds !== undefined
-        ? scenarioIds
+        ? fields.copy(scenarioIds)
         : new PySet(pyIter(defaultIds === undefined ? [] : defaultIds).map((id) => id as bigint));
     this.user_count = fields.get('user_count');
     this.user_map = fields.get('user_map');

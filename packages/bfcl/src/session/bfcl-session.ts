@@ -3,7 +3,6 @@ import {
   PyException,
   bindArguments,
   parseCallString,
-  pyDeepCopy,
   pyJsonDumps,
   pyRepr,
   pyStr,
@@ -55,7 +54,10 @@ export type BfclExecution = {
 export type BfclSessionOptions = {
   /** The realm (Python process) the instances live in. */
   realm: BfclRealm;
-  /** `initial_config`: class name → scenario (deep-copied on load). */
+  /**
+   * `initial_config`: class name → scenario. Only read: each instance copies
+   * the parts it keeps (BFCL deep-copies the whole scenario first).
+   */
   initialConfig: PyDict;
   /** `involved_classes`, in entry order. */
   involvedClasses: readonly BfclClassName[];
@@ -86,8 +88,7 @@ export class BfclSession {
       const instance = definition.create(realm);
       if (!definition.stateless) {
         const config = initialConfig.get(className);
-        const scenario = config instanceof PyDict ? pyDeepCopy(config) : new PyDict();
-        instance.loadScenario(scenario, longContext);
+        instance.loadScenario(config instanceof PyDict ? config : new PyDict(), longContext);
       }
       instances.set(className, instance);
       this.slots.push({ className, instance, definition });
