@@ -1,6 +1,6 @@
 import { bfclTasks, createBfclBackend } from '@seal/bfcl';
 import { hasSharedBfclData, loadSharedBfclData, sharedDataSkipMessage } from '@seal/bfcl/test';
-import { createEpisode, hashOverlay } from '@seal/env';
+import { applyToolPatches, createEpisode, hashOverlay, renderCompactTool } from '@seal/env';
 import { emptyOverlay, type ToolDoc } from '@seal/spec';
 import { describe, expect, it } from 'vitest';
 import { selectGuidelines } from './guidelines';
@@ -28,12 +28,28 @@ describe('φ_schema', () => {
   it('should mark required parameters and read [Enum] lists from descriptions', () => {
     expect(enumValues({ description: 'x [Enum]: ["a", "b"]' })).toEqual(['a', 'b']);
     expect(enumValues({ enum: ['x'] })).toEqual(['x']);
+    // travel_booking's bare form, to the end of the description.
+    expect(enumValues({ description: 'The base currency. [Enum]: USD, RMB, EUR' })).toEqual(['USD', 'RMB', 'EUR']);
+    expect(enumValues({ description: 'Plain text.' })).toBeUndefined();
     const patches = schemaCues({ tools: [lockDoors] });
     expect(patches['lockDoors']!.parameters).toEqual({
       unlock: ' [required]',
       door: ' [required] Allowed values: driver, passenger',
     });
     expect(schemaCues({ tools: [lockDoors], settings: { hideOptional: true } })['lockDoors']!.hide).toEqual(['note']);
+  });
+
+  it('should leave no enum list out of the compact docs (φ_schema over BFCL docs)', () => {
+    const patched = applyToolPatches([lockDoors], { ...emptyOverlay, toolPatches: schemaCues({ tools: [lockDoors] }) });
+    expect(renderCompactTool(patched[0]!)).toBe('lockDoors(unlock: bool [required], door: list[str] ["driver", "passenger"] [required], note?: str): Locks doors.');
+    const exchange: ToolDoc = {
+      name: 'compute_exchange_rate',
+      description: 'Compute the exchange rate.',
+      parameters: { type: 'dict', properties: { base_currency: { type: 'string', description: 'The base currency. [Enum]: USD, RMB' } }, required: ['base_currency'] },
+    };
+    const cued = applyToolPatches([exchange], { ...emptyOverlay, toolPatches: schemaCues({ tools: [exchange] }) });
+    expect(renderCompactTool(exchange)).toBe('compute_exchange_rate(base_currency: str): Compute the exchange rate.');
+    expect(renderCompactTool(cued[0]!)).toBe('compute_exchange_rate(base_currency: str [required] [one of: USD, RMB]): Compute the exchange rate.');
   });
 
   it('should not repeat a cue the description already has', () => {

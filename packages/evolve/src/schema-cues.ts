@@ -23,12 +23,23 @@ export type SchemaCueSettings = {
 export const defaultSchemaNote =
   'Observation note: parameters marked [required] must be supplied exactly when you call a tool; do not invent tools that are not in the list.';
 
-/** The enum values a parameter declares, from an `enum` key or a `[Enum]: [...]` list in its description. */
+/**
+ * The enum values a parameter declares: from an `enum` key, a `[Enum]: [...]`
+ * list of quoted values in its description, or BFCL's bare form
+ * `[Enum]: USD, RMB, EUR` (travel_booking's docs) running to the end of the
+ * description.
+ */
 export function enumValues(parameter: { description?: string; enum?: unknown[] }): string[] | undefined {
   if (Array.isArray(parameter.enum) && parameter.enum.length > 0) return parameter.enum.map(String);
-  const match = /\[Enum\]:\s*\[([^\]]*)\]/.exec(parameter.description ?? '');
-  if (!match) return undefined;
-  const values = [...match[1]!.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1] ?? m[2] ?? '');
+  const description = parameter.description ?? '';
+  const quoted = /\[Enum\]:\s*\[([^\]]*)\]/.exec(description);
+  if (quoted) {
+    const values = [...quoted[1]!.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1] ?? m[2] ?? '');
+    return values.length > 0 ? values : undefined;
+  }
+  const bare = /\[Enum\]:\s*([^[\]\n]+?)\.?\s*$/.exec(description);
+  if (!bare) return undefined;
+  const values = bare[1]!.split(',').map((value) => value.trim()).filter((value) => value.length > 0);
   return values.length > 0 ? values : undefined;
 }
 

@@ -52,8 +52,8 @@ and out-of-distribution test splits). A run resumes from its last checkpoint
 unless --fresh is given.
 
   --preset         default (≤ 15 min on 2 cores), smoke (< 3 min) or extended
-                   (a longer warm start, 16 steps and the baseline, about 16
-                   min: RL gains over the frozen warm start show there)
+                   (48 steps from the same base, with the frozen baseline and
+                   the gap monitor; about 45 min on 2 cores)
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
   --temperature    rollout sampling temperature (default 1); the PPO ratio and
                    KL use log-probabilities at the same temperature

@@ -59,18 +59,45 @@ function firstSentence(text: string): string {
 }
 
 /**
+ * The cues an overlay appends to a parameter description (φ_schema's
+ * ` [required]`, ` [type: T]`, ` Allowed values: a, b`, in that order), split
+ * from the doc's own text.
+ */
+function splitOverlayCues(description: string): { text: string; cues: string[]; allowed?: string } {
+  let text = description;
+  let allowed: string | undefined;
+  const allowedMatch = /(?:^|\s+)Allowed values: ([^\n]*)$/.exec(text);
+  if (allowedMatch) {
+    allowed = allowedMatch[1]!.trim();
+    text = text.slice(0, allowedMatch.index);
+  }
+  const cues: string[] = [];
+  for (let cue = /(?:^|\s+)(\[required\]|\[type: [^\]]*\])$/.exec(text); cue; cue = /(?:^|\s+)(\[required\]|\[type: [^\]]*\])$/.exec(text)) {
+    cues.unshift(cue[1]!);
+    text = text.slice(0, cue.index);
+  }
+  return { text, cues, ...(allowed === undefined ? {} : { allowed }) };
+}
+
+/**
  * One line per tool for small models: `name(a: str, b?: int = 1): what it does`,
- * required parameters first as declared. Appended parameter cues (overlay
- * `[required]` marks) are kept.
+ * required parameters first as declared. A parameter shows the doc's own
+ * trailing list (BFCL's `[Enum]: [...]`), then the cues an overlay appended:
+ * `[required]`, and the allowed values as `[one of: a, b]` where the doc's
+ * own list is not already shown (a `[type: T]` cue repeats the type the line
+ * already shows and is left out). Without overlay cues the line is the
+ * untouched interface's.
  */
 export function renderCompactTool(doc: ToolDoc): string {
   const required = new Set(doc.parameters.required ?? []);
   const params = Object.entries(doc.parameters.properties).map(([name, parameter]) => {
     const optional = !required.has(name);
-    const cue = /\[[^\]]+\]\s*$/.exec(parameter.description ?? '')?.[0];
+    const { text, cues, allowed } = splitOverlayCues(parameter.description ?? '');
+    const listed = /\[[^\]]+\]\s*$/.exec(text)?.[0];
+    const shown = [...(listed ? [listed] : []), ...cues.filter((cue) => !cue.startsWith('[type:')), ...(allowed !== undefined && !listed ? [`[one of: ${allowed}]`] : [])];
     const defaultText =
       optional && parameter.default !== undefined ? ` = ${JSON.stringify(parameter.default)}` : '';
-    return `${name}${optional ? '?' : ''}: ${typeText(parameter)}${defaultText}${cue ? ` ${cue}` : ''}`;
+    return `${name}${optional ? '?' : ''}: ${typeText(parameter)}${defaultText}${shown.length > 0 ? ` ${shown.join(' ')}` : ''}`;
   });
   return `${doc.name}(${params.join(', ')}): ${firstSentence(doc.description)}`;
 }
