@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--out DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--out DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control (GRPO's loop at learning
@@ -56,8 +56,8 @@ const { values } = parseArgs({
     restart: { type: 'boolean', default: false },
   },
 });
-if (values.preset !== 'study' && values.preset !== 'smoke') {
-  throw new SealError({ code: 'INVALID_ARGUMENT', message: `--preset must be study or smoke, got ${values.preset}` });
+if (values.preset !== 'study' && values.preset !== 'default' && values.preset !== 'smoke') {
+  throw new SealError({ code: 'INVALID_ARGUMENT', message: `--preset must be study, default or smoke, got ${values.preset}` });
 }
 const preset = embeddedPresets[values.preset];
 const seeds = values.seeds.split(',').map(Number);
@@ -211,15 +211,19 @@ const measures: Measure[] = ['sampled', 'greedy'];
 for (const set of sets) {
   for (const measure of measures) {
     lines.push('', `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples, T = 1)` : 'greedy'}** — final success, mean over seeds ± s.e.; paired differences in points with 95% bootstrap intervals over (seed, task) cells`, '');
-    lines.push('| arm | seeds | warm start | final | arm − GRPO | arm − frozen |');
+    lines.push(`| arm | seeds | warm start | final | arm − GRPO | arm − ${present.includes('frozen') ? 'frozen' : 'warm start (its step 0)'} |`);
     lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
     for (const arm of present) {
       const runs = results.filter((r) => r.arm === arm);
       const initial = runs.map((r) => accuracyOf(r.evaluations.find((e) => e.set === set && e.step === 0), measure)).filter((v): v is number => v !== undefined);
       const finals = runs.map((r) => accuracyOf(finalEval(r, set), measure)).filter((v): v is number => v !== undefined);
       const versus = (other: Arm): string => {
-        if (other === arm || !present.includes(other)) return '–';
-        const { before, after } = difference(cells(arm, set, measure), cells(other, set, measure));
+        if (other === arm) return '–';
+        // Without a frozen arm, each run's own step-0 evaluation (the warm
+        // start, same seed and tasks) is the frozen control's cell.
+        const baseline = other === 'frozen' && !present.includes('frozen') ? cells(arm, set, measure, 0) : present.includes(other) ? cells(other, set, measure) : undefined;
+        if (baseline === undefined) return '–';
+        const { before, after } = difference(cells(arm, set, measure), baseline);
         if (before.length === 0) return '–';
         return formatPoints(pairedBootstrap({ before, after, seed: 17 }));
       };
