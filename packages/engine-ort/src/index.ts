@@ -13,6 +13,7 @@ export {
   type DeviceRequest,
   type ExecutionProvider,
 } from './engine/device';
+export { parsePrecision, precisions, type Precision } from './engine/precision';
 export {
   countParameters,
   createModelConfig,
@@ -76,6 +77,17 @@ export {
 } from './engine/device';
 /** @internal */
 export {
+  checkPrecision,
+  defaultLossScaling,
+  explainPrecisionFailure,
+  matmulPrecisionFor,
+  nextLossScale,
+  resolveLossScaling,
+  type LossScaleState,
+  type LossScalingSettings,
+} from './engine/precision';
+/** @internal */
+export {
   assertOnDevice,
   countByProvider,
   formatPlacementTable,
@@ -117,6 +129,7 @@ export {
 export {
   GraphBuilder,
   type DataType,
+  type MatmulPrecision,
   type Value,
 } from './graph/graph-builder';
 /** @internal */

@@ -5,6 +5,7 @@ import {
   buildPrefillGraph,
   type BuiltGraph,
 } from '../model/graph-families';
+import type { MatmulPrecision } from '../graph/graph-builder';
 import type { ModelConfig } from '../model/model-config';
 import { decodeFeeds, extendFeeds, prefillFeeds } from './generation-feeds';
 import { DecodeCache } from './kv-cache';
@@ -52,6 +53,8 @@ export type GenerationRuntime = {
   threads: number;
   /** Intra-op threads for decode steps at batch < 8. */
   decodeThreads: number;
+  /** Reduced-precision matrix products of the generation graphs; undefined for fp32. */
+  matmulPrecision: MatmulPrecision | undefined;
   /** The model weights as feeds. */
   modelWeightFeeds(): Promise<Record<string, ort.Tensor>>;
   /** The session of a graph, built once per key. */
@@ -114,7 +117,7 @@ export async function generateChunk({
     const { length } = prefill;
     const session = await runtime.session(
       `prefill:${batch}:${length}`,
-      () => buildPrefillGraph({ config, bucket: { batch, length } }),
+      () => buildPrefillGraph({ config, bucket: { batch, length }, matmulPrecision: runtime.matmulPrecision }),
       runtime.threads,
       graphOptions,
     );
@@ -134,7 +137,7 @@ export async function generateChunk({
     const { length, start } = extend;
     const session = await runtime.session(
       `extend:${batch}:${length}:${start}`,
-      () => buildExtendGraph({ config, batch, length, cacheLength: start }),
+      () => buildExtendGraph({ config, batch, length, cacheLength: start, matmulPrecision: runtime.matmulPrecision }),
       runtime.threads,
       graphOptions,
     );
@@ -211,6 +214,7 @@ export async function generateChunk({
           config,
           batch: batchRows,
           cacheLength: cache.cacheLength,
+          matmulPrecision: runtime.matmulPrecision,
         }),
       batchRows >= 8 ? runtime.threads : runtime.decodeThreads,
       graphOptions,

@@ -23,6 +23,15 @@ import { buildSequenceFeeds, lengthBucket, nextPowerOfTwo } from './sequence-fee
 import { createOrtSession, floatTensor, ort, type ExecutionProvider } from './ort-session';
 import { readPlacementProfile, type GraphPlacement } from './placement';
 import {
+  matmulPrecisionFor,
+  nextLossScale,
+  resolveLossScaling,
+  type LossScaleState,
+  type LossScalingSettings,
+  type Precision,
+} from './precision';
+import type { MatmulPrecision } from '../graph/graph-builder';
+import {
   buildCopyGraph,
   disposeTensors,
   pickTensors,
@@ -72,6 +81,16 @@ export type OrtEngineSettings = {
    * with ORT-owned host tensors).
    */
   resident?: boolean;
+  /**
+   * Precision of the matrix products (projections, attention products, LM
+   * head; forward and backward): `fp32` (default), or `fp16` / `bf16` with
+   * the weights, Adam moments and update in fp32 (decision engine-008). On
+   * the CPU EP the reduced products are emulated (rounding only, no speed-up);
+   * `bf16` on WebGPU throws `BACKEND_UNAVAILABLE`.
+   */
+  precision?: Precision;
+  /** Dynamic loss scaling of `fp16` training (ignored otherwise); defaults as PyTorch's `GradScaler`. */
+  lossScaling?: Partial<LossScalingSettings>;
 };
 
 /** One training sequence, validated, all arrays aligned with `tokenIds`. */
@@ -125,7 +144,12 @@ export class OrtEngine {
   private spareMoments: { m: FlatTensors; v: FlatTensors };
   private accumulators: [FlatTensors, FlatTensors] | undefined;
   private readonly sessions = new Map<string, Promise<Session>>();
-  private readonly settings: Required<OrtEngineSettings>;
+  private readonly settings: Required<Omit<OrtEngineSettings, 'lossScaling'>>;
+  /** How the reduced-precision products run; undefined for fp32. */
+  readonly matmulPrecision: MatmulPrecision | undefined;
+  private readonly lossScaling: LossScalingSettings;
+  /** The loss scaler's state (fp16 only). */
+  private lossScale: LossScaleState | undefined;
   private readonly tensorCache = new WeakMap<FlatTensors, Record<string, ort.Tensor>>();
   /** The device-resident state (with `resident`), uploaded at first use; undefined until then and after the host copies change. */
   private residentState: ResidentState | undefined;
@@ -163,7 +187,11 @@ export class OrtEngine {
       prefixCacheBytes: settings.prefixCacheBytes ?? 256 * 2 ** 20,
       recordPlacement: settings.recordPlacement ?? false,
       resident: settings.resident ?? (settings.executionProvider ?? 'cpu') !== 'cpu',
+      precision: settings.precision ?? 'fp32',
     };
+    this.matmulPrecision = matmulPrecisionFor({ precision: this.settings.precision, executionProvider: this.settings.executionProvider });
+    this.lossScaling = resolveLossScaling(settings.lossScaling);
+    this.lossScale = this.settings.precision === 'fp16' ? { scale: this.lossScaling.initialScale, goodSteps: 0 } : undefined;
     this.prefixCache = new PrefixCache(this.settings.prefixCacheBytes);
   }
 
@@ -180,6 +208,28 @@ export class OrtEngine {
   /** Optimizer moments and step. */
   get optimizerState(): Readonly<OptimizerState> {
     return this.optimizer;
+  }
+
+  /** Precision of the matrix products. */
+  get precision(): Precision {
+    return this.settings.precision;
+  }
+
+  /** The loss scaler's state (a copy); undefined unless the precision is fp16. */
+  get lossScaleState(): LossScaleState | undefined {
+    return this.lossScale === undefined ? undefined : { ...this.lossScale };
+  }
+
+  /**
+   * Replaces the loss scaler's state (from a checkpoint); undefined restarts
+   * it at the initial scale. Ignored unless the precision is fp16.
+   */
+  setLossScaleState(state: LossScaleState | undefined): void {
+    if (this.lossScale === undefined) return;
+    if (state !== undefined && !(Number.isFinite(state.scale) && state.scale > 0 && Number.isInteger(state.goodSteps) && state.goodSteps >= 0)) {
+      throw new SealError({ code: 'INVALID_ARGUMENT', message: `loss scale state must have a positive scale and a count of good steps, got ${JSON.stringify(state)}` });
+    }
+    this.lossScale = state === undefined ? { scale: this.lossScaling.initialScale, goodSteps: 0 } : { ...state };
   }
 
   /** Replaces the weights (copied). */
@@ -470,7 +520,7 @@ export class OrtEngine {
     for (const { bucket, indices } of this.microBatches(sequences.map((s) => s.length))) {
       const session = await this.session(
         `score:${bucket.batch}:${bucket.length}`,
-        () => buildScoreGraph({ config: this.config, bucket }),
+        () => buildScoreGraph({ config: this.config, bucket, matmulPrecision: this.matmulPrecision }),
         this.settings.threads,
       );
       const rows = indices.map((i) => sequences[i]!);
@@ -541,7 +591,7 @@ export class OrtEngine {
     for (const { bucket, indices } of this.microBatches(sequences.map((s) => s.tokenIds.length))) {
       const session = await this.session(
         `grad-${objective}:${bucket.batch}:${bucket.length}`,
-        () => buildGradGraph({ config: this.config, bucket, objective }),
+        () => buildGradGraph({ config: this.config, bucket, objective, matmulPrecision: this.matmulPrecision, lossScaling: this.lossScale !== undefined }),
         this.settings.threads,
         resident === undefined ? {} : { deviceOutputs: gradientNames },
       );
@@ -551,6 +601,7 @@ export class OrtEngine {
         ...(resident === undefined ? this.weightFeeds(accumulatorIn, 'acc.') : prefixTensors(residentGradients ?? resident.zeros, 'acc.')),
         ...this.sequenceFeedTensors(bucket, rows.map((row) => row.tokenIds)),
         ...this.lossFeeds({ objective, bucket, rows, settings }),
+        ...(this.lossScale === undefined ? {} : { loss_scale: floatTensor(Float32Array.of(this.lossScale.scale), []) }),
       };
       let output: Record<string, ort.Tensor>;
       if (resident === undefined) {
@@ -601,6 +652,9 @@ export class OrtEngine {
     } finally {
       disposeTensors(residentGradients);
     }
+    // Dynamic loss scaling: inf/nan gradients under a finite loss are an
+    // overflow of the scaled gradients (the step was skipped): shrink the scale.
+    if (this.lossScale !== undefined) this.lossScale = nextLossScale(this.lossScale, Number.isFinite(gradNorm), this.lossScaling);
     if (!Number.isFinite(gradNorm)) return skipped(gradNorm);
     return { loss, gradNorm, skipped: false, step: this.optimizer.step, metrics };
   }
@@ -774,6 +828,7 @@ export class OrtEngine {
       prefixCache: this.prefixCache,
       threads: this.settings.threads,
       decodeThreads: this.settings.decodeThreads,
+      matmulPrecision: this.matmulPrecision,
       modelWeightFeeds: () => this.modelWeightFeeds(),
       session: (key, build, threads, options) => this.session(key, build, threads, options),
     };

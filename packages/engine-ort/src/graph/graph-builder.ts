@@ -1,8 +1,12 @@
 import { SealError } from '@seal/spec';
 import { onnxAttributeType, onnxDataType, onnxModelProtoType } from '../onnx/onnx-proto';
 
-/** Element types of graph values. */
-export type DataType = 'float32' | 'float64' | 'int32' | 'int64' | 'bool';
+/**
+ * Element types of graph values. `float16` and `bfloat16` appear only inside
+ * graphs (the reduced-precision products of {@link MatmulPrecision}); no graph
+ * takes or returns them, and no constant holds them.
+ */
+export type DataType = 'float32' | 'float64' | 'float16' | 'bfloat16' | 'int32' | 'int64' | 'bool';
 
 /** A typed, statically shaped value of a graph under construction. */
 export type Value = {
@@ -53,6 +57,28 @@ type TapeEntry = {
 export type BackwardFunction = TapeEntry['backward'];
 
 /**
+ * Reduced-precision matrix products (mixed precision): every `MatMul` and
+ * `Gemm` the builder emits, forward and backward, takes its float32 operands
+ * rounded to `dtype` and returns its product as float32; everything else
+ * (weights, norms, softmax, the loss, gradient sums) stays float32.
+ * - `native`: `Cast` the operands to `dtype`, run the product in `dtype`,
+ *   `Cast` the product back (for EPs with such kernels: CUDA fp16/bf16,
+ *   WebGPU fp16).
+ * - `emulated`: round the operands and the product through `dtype` (a
+ *   `Cast` there and back) around a float32 product: the numerics of
+ *   `dtype` operands and output with float32 accumulation, on an EP without
+ *   such kernels. ONNX Runtime's x64 CPU EP has no fp16 or bf16 MatMul: it
+ *   rejects bf16, and it runs an fp16 MatMul in fp32 behind inserted casts
+ *   and drops the rounding (measured, decision engine-008).
+ */
+export type MatmulPrecision = {
+  /** Element type of the products' operands and result. */
+  readonly dtype: 'float16' | 'bfloat16';
+  /** How the products are emitted. */
+  readonly mode: 'native' | 'emulated';
+};
+
+/**
  * Builds a static-shape ONNX graph and, on the side, a tape for reverse-mode
  * autodiff. Every differentiable operation records how to emit its
  * vector-Jacobian product; {@link GraphBuilder.gradients} walks the tape
@@ -66,6 +92,8 @@ export type BackwardFunction = TapeEntry['backward'];
 export class GraphBuilder {
   /** The floating type of activations and weights (float64 for gradient checks). */
   readonly floatType: 'float32' | 'float64';
+  /** Reduced-precision products; undefined: products in `floatType`. */
+  readonly matmulPrecision: MatmulPrecision | undefined;
   private readonly nodes: NodeRecord[] = [];
   private readonly graphInputs: Value[] = [];
   private readonly graphOutputs: Array<{ value: Value; name: string }> = [];
@@ -74,11 +102,17 @@ export class GraphBuilder {
   private readonly trainable = new Set<string>();
   private readonly constants = new Map<string, Value>();
   private readonly names = new Set<string>();
+  /** Operands already rounded for a reduced-precision product, by value name (a weight is cast once per graph). */
+  private readonly reducedOperands = new Map<string, Value>();
   private counter = 0;
   private tapeOff = 0;
 
-  constructor({ floatType }: { floatType: 'float32' | 'float64' }) {
+  constructor({ floatType, matmulPrecision }: { floatType: 'float32' | 'float64'; matmulPrecision?: MatmulPrecision | undefined }) {
+    if (matmulPrecision !== undefined && floatType !== 'float32') {
+      throw internal(`reduced-precision products need float32 graphs, not ${floatType}`);
+    }
     this.floatType = floatType;
+    this.matmulPrecision = matmulPrecision;
   }
 
   // ---------------------------------------------------------------- plumbing
@@ -506,12 +540,52 @@ export class GraphBuilder {
     if (a.shape.length < 2 || b.shape.length < 2) throw internal('matmul needs rank >= 2');
     const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2));
     const shape = [...batch, a.shape.at(-2)!, b.shape.at(-1)!];
-    const y = this.node('MatMul', [a, b], [{ dtype: a.dtype, shape }])[0]!;
+    const y = this.product('MatMul', a, b, shape);
     this.record([a, b], [y], ([g]) => [
       this.requiresGrad(a) ? this.unbroadcast(this.matmul(g!, this.swapLast(b)), a.shape) : undefined,
       this.requiresGrad(b) ? this.unbroadcast(this.matmul(this.swapLast(a), g!), b.shape) : undefined,
     ]);
     return y;
+  }
+
+  /**
+   * One matrix product node (`MatMul`, or `Gemm` without bias), in reduced
+   * precision under {@link MatmulPrecision}; never recorded. Without it, the
+   * same single node as always.
+   */
+  private product(
+    opType: 'MatMul' | 'Gemm',
+    a: Value,
+    b: Value,
+    shape: readonly number[],
+    attributes: Record<string, AttributeValue> = {},
+  ): Value {
+    const precision = this.matmulPrecision;
+    if (precision === undefined) return this.node(opType, [a, b], [{ dtype: a.dtype, shape }], attributes)[0]!;
+    const native = precision.mode === 'native';
+    const y = this.node(opType, [this.reducedOperand(a), this.reducedOperand(b)], [{ dtype: native ? precision.dtype : 'float32', shape }], attributes)[0]!;
+    return native ? this.convert(y, 'float32') : this.roundTrip(y, precision.dtype);
+  }
+
+  /** `x` as an operand of a reduced-precision product (cast, or rounded), once per value. */
+  private reducedOperand(x: Value): Value {
+    const precision = this.matmulPrecision!;
+    let reduced = this.reducedOperands.get(x.name);
+    if (reduced === undefined) {
+      reduced = precision.mode === 'native' ? this.convert(x, precision.dtype) : this.roundTrip(x, precision.dtype);
+      this.reducedOperands.set(x.name, reduced);
+    }
+    return reduced;
+  }
+
+  /** An untaped `Cast`. */
+  private convert(x: Value, dtype: DataType): Value {
+    return this.node('Cast', [x], [{ dtype, shape: x.shape }], { to: onnxDataType[dtype] })[0]!;
+  }
+
+  /** `x` rounded to `dtype` and back (two untaped casts): out-of-range values become ±inf for float16. */
+  private roundTrip(x: Value, dtype: 'float16' | 'bfloat16'): Value {
+    return this.convert(this.convert(x, dtype), x.dtype);
   }
 
   private swapLast(x: Value): Value {
@@ -532,11 +606,22 @@ export class GraphBuilder {
     if (x.shape.length !== 2 || k !== k2) {
       throw internal(`linear [${x.shape.join(',')}] x [${weight.shape.join(',')}]ᵀ`);
     }
-    const y = this.node('Gemm', [x, weight, bias], [{ dtype: x.dtype, shape: [t, n] }], { transB: 1 })[0]!;
     const inputs = bias === undefined ? [x, weight] : [x, weight, bias];
+    if (this.matmulPrecision === undefined) {
+      const y = this.node('Gemm', [x, weight, bias], [{ dtype: x.dtype, shape: [t, n] }], { transB: 1 })[0]!;
+      this.record(inputs, [y], ([g]) => [
+        this.requiresGrad(x) ? this.node('Gemm', [g!, weight], [x])[0]! : undefined,
+        this.requiresGrad(weight) ? this.node('Gemm', [g!, x], [weight], { transA: 1 })[0]! : undefined,
+        bias !== undefined && this.requiresGrad(bias) ? this.reduceSum(g!, [0], false) : undefined,
+      ]);
+      return y;
+    }
+    // Reduced precision: the products in reduced precision, the bias added in float32.
+    const product = this.product('Gemm', x, weight, [t, n], { transB: 1 });
+    const y = bias === undefined ? product : this.node('Add', [product, bias], [product])[0]!;
     this.record(inputs, [y], ([g]) => [
-      this.requiresGrad(x) ? this.node('Gemm', [g!, weight], [x])[0]! : undefined,
-      this.requiresGrad(weight) ? this.node('Gemm', [g!, x], [weight], { transA: 1 })[0]! : undefined,
+      this.requiresGrad(x) ? this.product('Gemm', g!, weight, x.shape) : undefined,
+      this.requiresGrad(weight) ? this.product('Gemm', g!, x, weight.shape, { transA: 1 }) : undefined,
       bias !== undefined && this.requiresGrad(bias) ? this.reduceSum(g!, [0], false) : undefined,
     ]);
     return y;
@@ -823,6 +908,9 @@ function encodeTensor(name: string, data: ConstantData): Record<string, unknown>
     case 'bool':
       bytes = Uint8Array.from({ length: n }, (_, i) => (data.values[i] ? 1 : 0));
       break;
+    case 'float16':
+    case 'bfloat16':
+      throw internal(`no ${data.dtype} constants: reduced precision lives only between a Cast and a product`);
   }
   return { name, dims: [...data.shape], data_type: onnxDataType[data.dtype], raw_data: bytes };
 }
@@ -855,7 +943,7 @@ function normaliseAxis(axis: number, rank: number): number {
 }
 
 function isFloat(dtype: DataType): boolean {
-  return dtype === 'float32' || dtype === 'float64';
+  return dtype === 'float32' || dtype === 'float64' || dtype === 'float16' || dtype === 'bfloat16';
 }
 
 function internal(message: string): SealError {

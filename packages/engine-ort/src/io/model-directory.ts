@@ -6,14 +6,23 @@ import { parseModelConfig, toHuggingFaceConfig, type ModelConfig } from '../mode
 import { FlatTensors, listWeightSpecs, weightsFromTensors } from '../model/model-weights';
 import { decodeSafetensors, encodeSafetensors } from './safetensors';
 
+/** Optimizer state of a checkpoint: Adam moments, step and (fp16 training) the loss scaler's state. */
+export type CheckpointOptimizerState = {
+  m: FlatTensors;
+  v: FlatTensors;
+  step: number;
+  /** The dynamic loss scale and its count of good steps (metadata `loss_scale`, `loss_scale_good_steps`). */
+  lossScale?: { scale: number; goodSteps: number } | undefined;
+};
+
 /** Weights, config and (optionally) optimizer state of a checkpoint directory. */
 export type ModelDirectoryContents = {
   /** The model description from `config.json`. */
   config: ModelConfig;
   /** The weights from `model.safetensors`. */
   weights: FlatTensors;
-  /** Adam moments and step from `optimizer.safetensors`, when present. */
-  optimizer: { m: FlatTensors; v: FlatTensors; step: number } | undefined;
+  /** Adam moments, step and loss scale from `optimizer.safetensors`, when present. */
+  optimizer: CheckpointOptimizerState | undefined;
 };
 
 /** File names inside a checkpoint directory. */
@@ -69,13 +78,29 @@ export async function readModelDirectory({
     if (!Number.isInteger(step) || step < 0) {
       throw new SealError({ code: 'INVALID_DATA', message: `${optimizerPath}: bad step '${contents.metadata.step}'` });
     }
+    const lossScale = readLossScale(contents.metadata, optimizerPath);
     optimizer = {
       m: weightsFromTensors({ config: modelConfig, tensors: pick('m.'), source: optimizerPath }),
       v: weightsFromTensors({ config: modelConfig, tensors: pick('v.'), source: optimizerPath }),
       step,
+      ...(lossScale === undefined ? {} : { lossScale }),
     };
   }
   return { config: modelConfig, weights, optimizer };
+}
+
+function readLossScale(metadata: Record<string, string>, source: string): CheckpointOptimizerState['lossScale'] {
+  const scaleText = metadata['loss_scale'];
+  if (scaleText === undefined) return undefined;
+  const scale = Number(scaleText);
+  const goodSteps = Number(metadata['loss_scale_good_steps'] ?? '0');
+  if (!(Number.isFinite(scale) && scale > 0) || !Number.isInteger(goodSteps) || goodSteps < 0) {
+    throw new SealError({
+      code: 'INVALID_DATA',
+      message: `${source}: bad loss scale '${scaleText}' / good steps '${metadata['loss_scale_good_steps']}'`,
+    });
+  }
+  return { scale, goodSteps };
 }
 
 /** Writes a file atomically (temp file, then rename). */
@@ -95,7 +120,7 @@ export async function writeModelDirectory({
   directory: string;
   config: ModelConfig;
   weights: FlatTensors;
-  optimizer?: { m: FlatTensors; v: FlatTensors; step: number };
+  optimizer?: CheckpointOptimizerState;
 }): Promise<void> {
   await mkdir(directory, { recursive: true });
   await writeFileAtomic(join(directory, modelFiles.config), `${JSON.stringify(toHuggingFaceConfig(config), null, 2)}\n`);
@@ -110,7 +135,15 @@ export async function writeModelDirectory({
     ];
     await writeFileAtomic(
       join(directory, modelFiles.optimizer),
-      encodeSafetensors({ tensors, metadata: { step: String(optimizer.step) } }),
+      encodeSafetensors({
+        tensors,
+        metadata: {
+          step: String(optimizer.step),
+          ...(optimizer.lossScale === undefined
+            ? {}
+            : { loss_scale: String(optimizer.lossScale.scale), loss_scale_good_steps: String(optimizer.lossScale.goodSteps) }),
+        },
+      }),
     );
   }
 }

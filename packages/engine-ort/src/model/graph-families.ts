@@ -1,4 +1,4 @@
-import { GraphBuilder, type Value } from '../graph/graph-builder';
+import { GraphBuilder, type MatmulPrecision, type Value } from '../graph/graph-builder';
 import {
   buildDecodeStep,
   buildDecoder,
@@ -101,12 +101,15 @@ export function buildLogitsGraph({
   config,
   bucket,
   floatType = 'float32',
+  matmulPrecision,
 }: {
   config: ModelConfig;
   bucket: SequenceBucket;
   floatType?: FloatType;
+  /** Reduced-precision matrix products (default: none, products in `floatType`). */
+  matmulPrecision?: MatmulPrecision | undefined;
 }): BuiltGraph {
-  const g = new GraphBuilder({ floatType });
+  const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const inputs = sequenceInputs({ builder: g, config, bucket });
   const { hidden } = buildDecoder({
@@ -132,12 +135,15 @@ export function buildScoreGraph({
   config,
   bucket,
   floatType = 'float32',
+  matmulPrecision,
 }: {
   config: ModelConfig;
   bucket: SequenceBucket;
   floatType?: FloatType;
+  /** Reduced-precision matrix products (default: none, products in `floatType`). */
+  matmulPrecision?: MatmulPrecision | undefined;
 }): BuiltGraph {
-  const g = new GraphBuilder({ floatType });
+  const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const inputs = sequenceInputs({ builder: g, config, bucket });
   const inverseTemperature = g.input({ name: 'inverse_temperature', shape: [] });
@@ -163,13 +169,25 @@ export function buildGradGraph({
   bucket,
   objective,
   floatType = 'float32',
+  matmulPrecision,
+  lossScaling = false,
 }: {
   config: ModelConfig;
   bucket: SequenceBucket;
   objective: TrainObjective;
   floatType?: FloatType;
+  /** Reduced-precision matrix products, forward and backward (default: none). */
+  matmulPrecision?: MatmulPrecision | undefined;
+  /**
+   * Loss scaling (for fp16 products): the backward pass starts from the
+   * scalar input `loss_scale` instead of 1, so small gradients survive the
+   * fp16 operands, and each gradient is multiplied by `1 / loss_scale` before
+   * it is added to its accumulator. `loss` stays unscaled. An overflow shows
+   * as a non-finite gradient (and gradient norm).
+   */
+  lossScaling?: boolean;
 }): BuiltGraph {
-  const g = new GraphBuilder({ floatType });
+  const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: true });
   const inputs = sequenceInputs({ builder: g, config, bucket });
   const inverseTemperature = g.input({ name: 'inverse_temperature', shape: [] });
@@ -179,10 +197,13 @@ export function buildGradGraph({
   g.output(loss, 'loss');
   for (const [name, value] of Object.entries(sums)) g.output(value, name);
   const specs = listWeightSpecs(config);
-  const grads = g.gradients({ loss, wrt: specs.map((spec) => weights.get(spec.name)!) });
+  const lossScale = lossScaling ? g.input({ name: 'loss_scale', shape: [] }) : undefined;
+  const grads = g.gradients({ loss, wrt: specs.map((spec) => weights.get(spec.name)!), ...(lossScale === undefined ? {} : { seed: lossScale }) });
+  const unscale = lossScale === undefined ? undefined : g.reciprocal(lossScale);
   specs.forEach((spec, i) => {
     const accumulator = g.input({ name: `acc.${spec.name}`, shape: spec.shape });
-    g.output(g.add(accumulator, grads[i]!), `grad.${spec.name}`);
+    const grad = unscale === undefined ? grads[i]! : g.mul(grads[i]!, unscale);
+    g.output(g.add(accumulator, grad), `grad.${spec.name}`);
   });
   return { model: g.toOnnx({ name: `grad-${objective}` }), nodeCount: g.nodeCount };
 }
@@ -328,12 +349,15 @@ export function buildPrefillGraph({
   config,
   bucket,
   floatType = 'float32',
+  matmulPrecision,
 }: {
   config: ModelConfig;
   bucket: SequenceBucket;
   floatType?: FloatType;
+  /** Reduced-precision matrix products (default: none, products in `floatType`). */
+  matmulPrecision?: MatmulPrecision | undefined;
 }): BuiltGraph {
-  const g = new GraphBuilder({ floatType });
+  const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const { batch, length } = bucket;
   const half = config.headDim / 2;
@@ -365,13 +389,16 @@ export function buildDecodeGraph({
   batch,
   cacheLength,
   floatType = 'float32',
+  matmulPrecision,
 }: {
   config: ModelConfig;
   batch: number;
   cacheLength: number;
   floatType?: FloatType;
+  /** Reduced-precision matrix products (default: none). The KV cache stays float32. */
+  matmulPrecision?: MatmulPrecision | undefined;
 }): BuiltGraph {
-  const g = new GraphBuilder({ floatType });
+  const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const half = config.headDim / 2;
   const { cacheKeys, cacheValues } = cacheInputs({ builder: g, config, batch, cacheLength });
@@ -466,14 +493,17 @@ export function buildExtendGraph({
   length,
   cacheLength,
   floatType = 'float32',
+  matmulPrecision,
 }: {
   config: ModelConfig;
   batch: number;
   length: number;
   cacheLength: number;
   floatType?: FloatType;
+  /** Reduced-precision matrix products (default: none). The KV cache stays float32. */
+  matmulPrecision?: MatmulPrecision | undefined;
 }): BuiltGraph {
-  const g = new GraphBuilder({ floatType });
+  const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const half = config.headDim / 2;
   const { cacheKeys, cacheValues } = cacheInputs({ builder: g, config, batch, cacheLength });

@@ -110,7 +110,9 @@ export const onnxDataType = {
   int32: 6,
   int64: 7,
   bool: 9,
+  float16: 10,
   float64: 11,
+  bfloat16: 16,
 } as const;
 
 /** ONNX `AttributeProto.AttributeType` codes. */

@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type * as z from 'zod';
 import { selectDevice, type DeviceRequest, type ExecutionProvider } from '../engine/device';
+import { checkPrecision, type Precision } from '../engine/precision';
 import type { EngineGeneration, EngineTrainResult } from '../engine/ort-engine';
 import type { ModelConfig } from '../model/model-config';
 import { HuggingFaceTokenizer, readTokenizerFiles, type TokenizerFiles } from '../tokenizer/hf-tokenizer';
@@ -50,6 +51,13 @@ export type CreateOrtPolicySettings = {
   executionProvider?: ExecutionProvider;
   /** Intra-op threads for training, scoring and prefill. Default: all cores. */
   threads?: number;
+  /**
+   * Precision of the matrix products: `fp32` (default), `fp16` (with dynamic
+   * loss scaling) or `bf16`; weights, Adam moments and the update stay fp32.
+   * A device that cannot run it rejects with `BACKEND_UNAVAILABLE`. On the
+   * CPU the reduced products are emulated: their rounding, no speed-up.
+   */
+  precision?: Precision;
   /** Token budget of one training/scoring micro-batch. Default 2048. */
   microBatchTokens?: number;
   /** Most prompts decoded in one batch. Default 64. */
@@ -95,12 +103,14 @@ export async function createOrtPolicy(settings: CreateOrtPolicySettings): Promis
   // The device is probed here, before any worker or weights, so that an
   // unavailable one fails at once with what is missing.
   const executionProvider = settings.device === undefined ? settings.executionProvider : (await selectDevice(settings.device)).device;
+  if (settings.precision !== undefined) await checkPrecision({ device: executionProvider ?? 'cpu', precision: settings.precision });
   const init: PolicyCoreInit = {
     model: settings.model,
     tokenizerFiles,
     engine: {
       ...(executionProvider === undefined ? {} : { executionProvider }),
       ...(settings.threads === undefined ? {} : { threads: settings.threads }),
+      ...(settings.precision === undefined ? {} : { precision: settings.precision }),
       ...(settings.microBatchTokens === undefined ? {} : { microBatchTokens: settings.microBatchTokens }),
       ...(settings.maxGenerateBatch === undefined ? {} : { maxGenerateBatch: settings.maxGenerateBatch }),
       ...(settings.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: settings.prefixCacheBytes }),

@@ -92,6 +92,7 @@ export class PolicyCore {
           v: contents.optimizer.v.buffer,
           step: contents.optimizer.step,
         });
+        engine.setLossScaleState(contents.optimizer.lossScale);
       }
     } else {
       validateModelConfig(init.model.config);
@@ -153,7 +154,7 @@ export class PolicyCore {
       directory,
       config: this.engine.config,
       weights: this.engine.currentWeights,
-      optimizer: { m: state.m, v: state.v, step: state.step },
+      optimizer: { m: state.m, v: state.v, step: state.step, lossScale: this.engine.lossScaleState },
     });
     const { tokenizerJson, tokenizerConfig } = this.tokenizer.files;
     await writeFileAtomic(join(directory, modelFiles.tokenizer), JSON.stringify(tokenizerJson));
@@ -182,6 +183,7 @@ export class PolicyCore {
         ? { m: new Float32Array(total), v: new Float32Array(total), step: 0 }
         : { m: optimizer.m.buffer, v: optimizer.v.buffer, step: optimizer.step },
     );
+    this.engine.setLossScaleState(optimizer?.lossScale);
   }
 
   /** Releases sessions. */
