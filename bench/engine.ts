@@ -1,5 +1,5 @@
 /**
- * `pnpm bench engine [--configs 2m,10m,50m] [--quick] [--device cpu|webgpu|cuda|auto] [--resident on|off]`:
+ * `pnpm bench engine [--configs 2m,10m,50m] [--quick] [--device cpu|webgpu|cuda|auto] [--resident on|off] [--precision fp32|fp16|bf16]`:
  * throughput of the ONNX Runtime policy engine on this machine's CPU (default)
  * or GPU.
  *
@@ -25,6 +25,10 @@
  * list) is for GPUs. The MatMul peak and MFU are measured on the CPU EP only.
  * `--resident` keeps weights, moments and gradients on the device between
  * runs (default: on for a GPU, off for the CPU; see OrtEngineSettings).
+ * `--precision` runs the matrix products in fp16 (with dynamic loss scaling)
+ * or bf16, with fp32 weights, moments and update (decision engine-008); the
+ * CPU EP only emulates them (their rounding, at fp32 speed or below), and a
+ * device that cannot run them exits with one line saying so.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -38,6 +42,7 @@ import {
   type ModelConfig,
 } from '../packages/engine-ort/src/index';
 import { parseDeviceRequest, selectDevice, type ExecutionProvider } from '../packages/engine-ort/src/engine/device';
+import { checkPrecision, parsePrecision, type Precision } from '../packages/engine-ort/src/engine/precision';
 import { createOrtSession, floatTensor } from '../packages/engine-ort/src/engine/ort-session';
 import { formatPlacementTable, offDeviceNodes, type GraphPlacement } from '../packages/engine-ort/src/engine/placement';
 
@@ -158,7 +163,13 @@ type ConfigResult = {
   placements: GraphPlacement[];
 };
 
-async function measureConfig(name: string, quick: boolean, device: ExecutionProvider, resident: boolean | undefined): Promise<ConfigResult> {
+async function measureConfig(
+  name: string,
+  quick: boolean,
+  device: ExecutionProvider,
+  resident: boolean | undefined,
+  precision: Precision,
+): Promise<ConfigResult> {
   const config = configs[name]!;
   const engine = new OrtEngine({
     config,
@@ -169,6 +180,7 @@ async function measureConfig(name: string, quick: boolean, device: ExecutionProv
       microBatchTokens: trainBatch * trainLength,
       maxGenerateBatch: 64,
       recordPlacement: true,
+      precision,
       ...(resident === undefined ? {} : { resident }),
     },
   });
@@ -275,7 +287,13 @@ if (child !== undefined) {
   const resident = option('resident');
   console.log(
     JSON.stringify(
-      await measureConfig(child, quick, parseDeviceRequest(option('device') ?? 'cpu') as ExecutionProvider, resident === undefined ? undefined : resident === 'on'),
+      await measureConfig(
+        child,
+        quick,
+        parseDeviceRequest(option('device') ?? 'cpu') as ExecutionProvider,
+        resident === undefined ? undefined : resident === 'on',
+        parsePrecision(option('precision') ?? 'fp32'),
+      ),
     ),
   );
 } else {
@@ -286,8 +304,18 @@ if (child !== undefined) {
     process.exit(2);
   }
   let device: ExecutionProvider;
+  let precision: Precision;
+  let precisionNote: string;
   try {
     ({ device } = await selectDevice(parseDeviceRequest(option('device') ?? 'cpu')));
+    precision = parsePrecision(option('precision') ?? 'fp32');
+    const products = await checkPrecision({ device, precision });
+    precisionNote =
+      products === undefined
+        ? precision
+        : products.mode === 'emulated'
+          ? `${precision} (emulated on the CPU EP: ${precision} rounding around fp32 products, no speed-up)`
+          : `${precision} (native ${products.dtype} products, fp32 weights and update${precision === 'fp16' ? ', dynamic loss scaling' : ''})`;
   } catch (error) {
     // One line, no stack: what is missing and how to get it.
     console.error(`bench engine: ${(error as Error).message}`);
@@ -295,13 +323,13 @@ if (child !== undefined) {
   }
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`engine benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}`);
+  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}`);
   console.log(`intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`);
   let peak = device === 'cpu' ? await measureMatmulPeak() : Number.NaN;
   const script = fileURLToPath(import.meta.url);
   const results: ConfigResult[] = [];
   for (const name of names) {
-    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, '--device', device, ...(quick ? ['--quick'] : []), ...(option('resident') === undefined ? [] : ['--resident', option('resident')!])], {
+    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, '--device', device, ...(quick ? ['--quick'] : []), ...(option('resident') === undefined ? [] : ['--resident', option('resident')!]), '--precision', precision], {
       encoding: 'utf8',
       maxBuffer: 256 << 20,
     });
