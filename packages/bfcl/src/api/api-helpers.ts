@@ -25,3 +25,22 @@ export function expectDict(value: PyValue, method: string): PyDict {
   }
   return value;
 }
+
+/** `str()` texts of result lists, attached by the methods that built them (see {@link withStr}). */
+const attachedStrs = new WeakMap<PyValue[], () => string>();
+
+/**
+ * Attaches to a list a method built and returns (and that nothing changes
+ * afterwards) the function that renders its `str()`. For lists made mostly
+ * of a shared constant, whose text is rendered once: the session's
+ * `renderResult` calls it instead of rendering the list item by item.
+ */
+export function withStr(list: PyValue[], str: () => string): PyValue[] {
+  attachedStrs.set(list, str);
+  return list;
+}
+
+/** The `str()` of a list, by the function {@link withStr} attached, or undefined. */
+export function attachedStr(list: PyValue[]): string | undefined {
+  return attachedStrs.get(list)?.();
+}

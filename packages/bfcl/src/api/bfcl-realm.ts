@@ -92,6 +92,23 @@ export class BfclScenarioFields {
     return this.defaultValue(defaultKey) ?? null;
   }
 
+  /**
+   * {@link BfclScenarioFields.get}, deferred: the value as the scenario (or
+   * `DEFAULT_STATE`) holds it, shared and read-only, and the function that
+   * makes the copy `get` would have made. For a large field that most
+   * instances only read: it is copied on the first write. (Until then the
+   * copy's memo stays, so the copy still shares what it shares with the
+   * other fields' copies.)
+   */
+  getShared(key: string, defaultKey: string = key): { shared: PyValue; copy: () => PyValue } {
+    const value = this.scenario.get(key);
+    if (value !== undefined) return { shared: value, copy: () => this.copy(value) };
+    return {
+      shared: this.defaults.get(defaultKey) ?? null,
+      copy: () => this.defaultValue(defaultKey) ?? null,
+    };
+  }
+
   /** A value read from the scenario, copied as part of one deep copy of the whole scenario. */
   copy(value: PyValue): PyValue {
     if (value === null || typeof value !== 'object') return value;

@@ -32,6 +32,7 @@ import {
   expectDict,
   pyAppend,
   pyDict as dict,
+  withStr,
 } from './api-helpers';
 import {
   BfclApi,
@@ -89,6 +90,25 @@ function paddedSector(
 
 const paddedTechnology = new WeakMap<object, PyValue[]>();
 const paddedAutomobile = new WeakMap<object, PyValue[]>();
+
+/**
+ * `repr(own + list(extension))`, with the padding constant's part rendered
+ * once per constant (its items are immutable: the text never changes).
+ */
+function paddedListRepr(own: PyValue[], extension: PyValue): string {
+  const cacheable = extension !== null && typeof extension === 'object';
+  let tail = cacheable ? paddingReprs.get(extension) : undefined;
+  if (tail === undefined) {
+    tail = pyRepr(pyIter(extension)).slice(1, -1);
+    if (cacheable) paddingReprs.set(extension, tail);
+  }
+  if (tail === '') return pyRepr(own);
+  if (own.length === 0) return `[${tail}]`;
+  return `${pyRepr(own).slice(0, -1)}, ${tail}]`;
+}
+
+/** The items part (no brackets) of `repr(list(constant))`, by constant. */
+const paddingReprs = new WeakMap<object, string>();
 
 /** Market hours of `update_market_status`, in minutes after midnight, both ends open. */
 const marketOpensAt = 9 * 60 + 30;
@@ -277,8 +297,14 @@ export class TradingBot extends BfclApi {
   market_status!: PyValue;
   /** The id the next order gets. */
   order_counter!: PyValue;
-  /** Stocks by symbol: `price`, `percent_change`, `volume`, `MA(5)`, `MA(20)`. */
+  /**
+   * Stocks by symbol: `price`, `percent_change`, `volume`, `MA(5)`, `MA(20)`.
+   * Until the first write, the scenario's own (shared, read-only) dict: see
+   * {@link TradingBot.writableStocks}.
+   */
   stocks!: PyValue;
+  /** Makes `stocks` this instance's copy; undefined once it is. */
+  private copyStocks: (() => PyValue) | undefined;
   /** Watched symbols. */
   watch_list!: PyValue;
   /** Deposits and withdrawals: `type`, `amount`, `timestamp`. */
@@ -308,11 +334,24 @@ export class TradingBot extends BfclApi {
     this.authenticated = field('authenticated');
     this.market_status = field('market_status');
     this.order_counter = field('order_counter');
-    this.stocks = field('stocks');
+    // BFCL copies the stock table at load; most instances only read it, so
+    // it is copied on the first write instead.
+    const stocks = fields.getShared('stocks');
+    this.stocks = stocks.shared;
+    this.copyStocks = stocks.copy;
     this.watch_list = field('watch_list');
     this.transaction_history = field('transaction_history');
     this.long_context = longContext;
     this.random = new PyRandom(seedOf(field('random_seed')));
+  }
+
+  /** `stocks`, copied first if still shared: what every write goes through. */
+  private writableStocks(): PyValue {
+    if (this.copyStocks !== undefined) {
+      this.stocks = this.copyStocks();
+      this.copyStocks = undefined;
+    }
+    return this.stocks;
   }
 
   private longContextValue(name: string): PyValue {
@@ -618,10 +657,12 @@ export class TradingBot extends BfclApi {
         if (self.long_context) {
           const watchList = shallowCopy(self.watch_list);
           if (!Array.isArray(watchList)) throw noAttribute(watchList, 'extend');
-          watchList.push(
-            ...pyIter(self.longContextValue('WATCH_LIST_EXTENSION')),
+          const own = watchList.length;
+          const extension = self.longContextValue('WATCH_LIST_EXTENSION');
+          watchList.push(...pyIter(extension));
+          return withStr(watchList, () =>
+            paddedListRepr(watchList.slice(0, own), extension),
           );
-          return watchList;
         }
         return dict({ watchlist: self.watch_list });
       },
@@ -688,7 +729,7 @@ export class TradingBot extends BfclApi {
         }
         if (pyLe(newPrice!, 0n))
           return error('New price must be a positive value.');
-        const stock = pyGetItem(self.stocks, symbol!);
+        const stock = pyGetItem(self.writableStocks(), symbol!);
         const oldPrice = pyGetItem(stock, 'price');
         // The new price is stored as given (an int stays an int).
         setItem(stock, 'price', newPrice!);

@@ -10,7 +10,8 @@ import {
   type PySignature,
   type PyValue,
 } from '@seal/python';
-import type { BfclApi, BfclClassDefinition, BfclMethod } from '../api/bfcl-api';
+import { attachedStr } from '../api/api-helpers';
+import type { BfclApi, BfclMethod, BfclMethodTable } from '../api/bfcl-api';
 import type { BfclClassName } from '../api/bfcl-class-names';
 import type { BfclRealm } from '../api/bfcl-realm';
 import { bfclClassRegistry } from '../api/registry';
@@ -55,8 +56,10 @@ export type BfclSessionOptions = {
   /** The realm (Python process) the instances live in. */
   realm: BfclRealm;
   /**
-   * `initial_config`: class name → scenario. Only read: each instance copies
-   * the parts it keeps (BFCL deep-copies the whole scenario first).
+   * `initial_config`: class name → scenario. Only read, and it must not
+   * change while the session lives (data loaded by this package is frozen):
+   * each instance copies the parts it keeps, some on their first write (BFCL
+   * deep-copies the whole scenario first).
    */
   initialConfig: PyDict;
   /** `involved_classes`, in entry order. */
@@ -76,9 +79,10 @@ const errorPrefix = 'Error during execution: ';
 export class BfclSession {
   /** The instances, by class name, in `involved_classes` order. */
   readonly instances: ReadonlyMap<BfclClassName, BfclApi>;
-  /** Method name → index into `slots`, shared by every session with the same classes. */
-  private readonly routes: ReadonlyMap<string, number>;
-  private readonly slots: { className: BfclClassName; instance: BfclApi; definition: BfclClassDefinition }[] = [];
+  /** Method name → its class's index into `instances` and its method, shared by every session with the same classes. */
+  private readonly routes: ReadonlyMap<string, Route>;
+  /** The instances, in `instances` order. */
+  private readonly slots: BfclApi[] = [];
 
   constructor({ realm, initialConfig, involvedClasses, longContext }: BfclSessionOptions) {
     const instances = new Map<BfclClassName, BfclApi>();
@@ -91,7 +95,7 @@ export class BfclSession {
         instance.loadScenario(config instanceof PyDict ? config : new PyDict(), longContext);
       }
       instances.set(className, instance);
-      this.slots.push({ className, instance, definition });
+      this.slots.push(instance);
     }
     this.instances = instances;
     this.routes = routeTable([...instances.keys()]);
@@ -129,20 +133,15 @@ export class BfclSession {
   }
 
   private run(call: ParsedCall, text: string): BfclExecution {
-    const slot = call.name.includes('.') ? undefined : this.routes.get(call.name);
-    const route = slot === undefined ? undefined : this.slots[slot];
-    if (!route) {
+    // A dotted name never routes (the executor evaluates it as an attribute).
+    const route = call.name.includes('.') ? undefined : this.routes.get(call.name);
+    if (route === undefined) {
       const error = `name '${call.name.split('.')[0]!}' is not defined`;
       return { call: text, parsed: call, status: 'raised', result: `${errorPrefix}${error}`, error };
     }
-    const method = route.definition.methods[call.name]!;
     try {
-      const args = bindArguments({
-        signature: methodSignature(route.className, call.name, method),
-        args: call.args,
-        kwargs: call.kwargs,
-      });
-      const value = (method.call as (self: BfclApi, args: PyValue[]) => PyValue)(route.instance, args);
+      const args = bindArguments({ signature: route.signature, args: call.args, kwargs: call.kwargs });
+      const value = route.method.call(this.slots[route.slot]!, args);
       const error = softErrorText(value);
       const execution: BfclExecution = {
         call: text,
@@ -174,32 +173,33 @@ export class BfclSession {
   }
 }
 
-const signatures = new WeakMap<object, PySignature>();
+/** Where a method name leads: its class's position among a session's instances, the method, its signature. */
+type Route = {
+  readonly slot: number;
+  readonly className: BfclClassName;
+  readonly method: BfclMethod<BfclApi>;
+  /** For {@link bindArguments}. */
+  readonly signature: PySignature;
+};
 
-/** A method's signature for {@link bindArguments}, made once per method. */
-function methodSignature(className: BfclClassName, name: string, method: BfclMethod<never>): PySignature {
-  let signature = signatures.get(method);
-  if (signature === undefined) {
-    signature = { qualname: `${className}.${name}`, parameters: method.parameters };
-    signatures.set(method, signature);
-  }
-  return signature;
-}
-
-const routeTables = new Map<string, ReadonlyMap<string, number>>();
+const routeTables = new Map<string, ReadonlyMap<string, Route>>();
 
 /**
- * Method name → position of its class in `classNames` (a later class wins,
- * as BFCL's name mapping does; no name is shared in practice). Built once
- * per combination of classes.
+ * Method name → route to the position of its class in `classNames` (a later
+ * class wins, as BFCL's name mapping does; no name is shared in practice).
+ * Built once per combination of classes.
  */
-function routeTable(classNames: readonly BfclClassName[]): ReadonlyMap<string, number> {
+function routeTable(classNames: readonly BfclClassName[]): ReadonlyMap<string, Route> {
   const key = classNames.join(',');
   let table = routeTables.get(key);
   if (table === undefined) {
-    const routes = new Map<string, number>();
-    classNames.forEach((className, index) => {
-      for (const method of Object.keys(bfclClassRegistry[className].methods)) routes.set(method, index);
+    const routes = new Map<string, Route>();
+    classNames.forEach((className, slot) => {
+      const methods = bfclClassRegistry[className].methods as BfclMethodTable<BfclApi>;
+      for (const [name, method] of Object.entries(methods)) {
+        const signature = { qualname: `${className}.${name}`, parameters: method.parameters };
+        routes.set(name, { slot, className, method, signature });
+      }
     });
     table = routes;
     routeTables.set(key, table);
@@ -216,11 +216,13 @@ const errorKey = /error/i;
  */
 export function softErrorText(value: PyValue): string | undefined {
   if (value instanceof PyDict) {
-    for (const [key, item] of value) {
+    // Keys first: a value is looked up only for an error key (rare), so no
+    // `[key, value]` pair is made per entry.
+    for (const key of value.keys()) {
       // `/error/i` is `.toLowerCase().includes('error')` without a copy of the key.
-      if (typeof key === 'string' && errorKey.test(key) && item !== null && item !== false && item !== '') {
-        return typeof item === 'string' ? item : pyStr(item);
-      }
+      if (typeof key !== 'string' || !errorKey.test(key)) continue;
+      const item = value.get(key)!;
+      if (item !== null && item !== false && item !== '') return typeof item === 'string' ? item : pyStr(item);
     }
     return undefined;
   }
@@ -232,21 +234,30 @@ export function softErrorText(value: PyValue): string | undefined {
   return undefined;
 }
 
-/** BFCL's block-list test on the text before the first `(` (second dotted part). */
+/**
+ * BFCL's block-list test on the text before the first `(` (its second
+ * dotted part, when dotted), compared in place (no slice per call).
+ */
 function blockedName(call: string): string | undefined {
   const paren = call.indexOf('(');
-  let head = paren >= 0 ? call.slice(0, paren) : call;
-  const dot = head.indexOf('.');
-  if (dot >= 0) {
-    const next = head.indexOf('.', dot + 1);
-    head = head.slice(dot + 1, next >= 0 ? next : head.length);
+  let start = 0;
+  let end = paren >= 0 ? paren : call.length;
+  const dot = call.indexOf('.');
+  if (dot >= 0 && dot < end) {
+    start = dot + 1;
+    const next = call.indexOf('.', start);
+    if (next >= 0 && next < end) end = next;
   }
-  return bfclBlockedNames.includes(head) ? head : undefined;
+  for (const name of bfclBlockedNames) {
+    if (name.length === end - start && call.startsWith(name, start)) return name;
+  }
+  return undefined;
 }
 
 /** BFCL's rendering: `str` as is, `dict` through `json.dumps` (else `str()`), the rest `str()`. */
 export function renderResult(value: PyValue): string {
   if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return attachedStr(value) ?? pyStr(value);
   if (value instanceof PyDict) {
     try {
       return pyJsonDumps(value);
