@@ -2,7 +2,6 @@ import {
   PyDict,
   PyException,
   PyRandom,
-  PyTuple,
   assertHashable,
   expectStr,
   freezePyValue,
@@ -257,8 +256,9 @@ export class TravelApi extends BfclApi {
     date: PyValue,
     travelClass: PyValue,
   ): PyValue[] {
-    // `(travel_from, travel_to) in base_costs` hashes the pair first.
-    assertHashable(new PyTuple([from, to]));
+    // `(travel_from, travel_to) in base_costs` hashes the pair (its items, in order) first.
+    assertHashable(from);
+    assertHashable(to);
     const baseCost =
       typeof from === 'string' && typeof to === 'string'
         ? travelRouteCosts.get(`${from}|${to}`)

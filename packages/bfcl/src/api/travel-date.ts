@@ -38,7 +38,10 @@ const nonDecimalDigitRanges: readonly (readonly [number, number])[] = [
   [0x1f100, 0x1f10a],
 ];
 
+/** ASCII's only decimal digits are 0-9; the regex is for the rest of Unicode. */
 function isDecimalChar(ch: string): boolean {
+  const code = ch.charCodeAt(0);
+  if (code < 0x80) return code >= 0x30 && code <= 0x39;
   return decimalDigit.test(ch);
 }
 
@@ -48,6 +51,8 @@ function isDecimalChar(ch: string): boolean {
  * from the start of the contiguous run of Nd code points, modulo 10.
  */
 function decimalValue(ch: string): number {
+  const code = ch.charCodeAt(0);
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
   let start = ch.codePointAt(0)!;
   while (start > 0 && isDecimalChar(String.fromCodePoint(start - 1))) start--;
   return (ch.codePointAt(0)! - start) % 10;
