@@ -6,8 +6,25 @@ import { PyException, pyNeg, pyTypeName, type PyValue } from '@seal/python';
  * CPython raises, with its message.
  */
 export function utf8Length(text: string): bigint {
-  const chars = [...text];
+  // By UTF-16 code unit, with no copy of the text; the first lone surrogate
+  // hands over to the code-point walk below, which words the error.
   let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code < 0xd800 || code > 0xdfff) bytes += 3;
+    else if (code <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4;
+      i++;
+    } else return surrogateError(text);
+  }
+  return BigInt(bytes);
+}
+
+/** `utf8Length` of a text holding a lone surrogate: throws CPython's `UnicodeEncodeError`. */
+function surrogateError(text: string): never {
+  const chars = [...text];
   for (let i = 0; i < chars.length; i++) {
     const code = chars[i]!.codePointAt(0)!;
     if (code >= 0xd800 && code <= 0xdfff) {
@@ -20,9 +37,13 @@ export function utf8Length(text: string): bigint {
           : `'utf-8' codec can't encode characters in position ${i}-${end - 1}: surrogates not allowed`;
       throw new PyException({ pyType: 'UnicodeEncodeError', message });
     }
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
   }
-  return BigInt(bytes);
+  throw new Error('surrogateError: the text holds no lone surrogate');
+}
+
+/** A low (trailing) surrogate code unit; NaN, past the end, is not. */
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 function isSurrogate(char: string): boolean {
