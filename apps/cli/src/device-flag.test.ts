@@ -2,7 +2,7 @@ import { probeDevice } from '@seal/engine-ort';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runTrain } from './commands/train';
-import { resolveDevice } from './device-flag';
+import { precisionSetting, resolveDevice } from './device-flag';
 import { exitCodeFor } from './exit-codes';
 import { createOutput, type Output } from './ui/output';
 
@@ -49,5 +49,27 @@ describe('seal train --device', () => {
   it('should refuse an unknown device as a usage error', async () => {
     const { output } = capture();
     await expect(runTrain({ argv: ['--device', 'tpu'], output })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});
+
+describe('--precision', () => {
+  it('should leave fp32 (and no flag) out of the policy settings, so fp32 builds the graphs it always did', () => {
+    const { output, text } = capture();
+    expect(precisionSetting({ flag: undefined, device: 'cpu', output })).toEqual({});
+    expect(precisionSetting({ flag: 'fp32', device: 'cpu', output })).toEqual({});
+    expect(text()).toBe('');
+  });
+
+  it('should pass fp16 and bf16 on and say the CPU only emulates them', () => {
+    const { output, text } = capture();
+    expect(precisionSetting({ flag: 'fp16', device: 'cpu', output })).toEqual({ precision: 'fp16' });
+    expect(text()).toContain('precision: fp16 (emulated on the CPU');
+    expect(precisionSetting({ flag: 'bf16', device: 'cuda', output })).toEqual({ precision: 'bf16' });
+    expect(text()).toContain('precision: bf16\n');
+  });
+
+  it('should refuse an unknown precision as a usage error', async () => {
+    const { output } = capture();
+    await expect(runTrain({ argv: ['--precision', 'fp8'], output })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });

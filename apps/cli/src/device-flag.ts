@@ -1,4 +1,4 @@
-import { deviceRequests, parseDeviceRequest, selectDevice, type DeviceRequest, type ExecutionProvider } from '@seal/engine-ort';
+import { deviceRequests, parseDeviceRequest, precisions, selectDevice, type DeviceRequest, type ExecutionProvider, type Precision } from '@seal/engine-ort';
 import * as z from 'zod';
 import type { Output } from './ui/output';
 
@@ -41,4 +41,35 @@ export async function resolveDevice({
     output.line(`device: ${device}`);
   }
   return device;
+}
+
+/** The `--precision` flag's value in a command's flags schema (absent: fp32). */
+export const precisionFlagSchema = z.enum(precisions).optional();
+
+/** The `--precision` flag's `node:util` option. */
+export const precisionFlagOption = { precision: { type: 'string' } } as const;
+
+/** The `--precision` flag's lines in a command's help. */
+export const precisionFlagHelp = `  --precision P    the decoder's matrix products: fp32 (default), fp16 (with
+                   dynamic loss scaling) or bf16, with fp32 weights and
+                   optimizer; a device that cannot run them stops the command
+                   (exit 4); the CPU only emulates them (rounding, no speed-up)`;
+
+/**
+ * The policy setting for the `--precision` flag (nothing for fp32 or no
+ * flag, so fp32 runs build exactly the graphs they always did). Says so when
+ * the CPU can only emulate the reduced-precision products.
+ */
+export function precisionSetting({
+  flag,
+  device,
+  output,
+}: {
+  flag: Precision | undefined;
+  device: ExecutionProvider;
+  output: Output;
+}): { precision?: Precision } {
+  if (flag === undefined || flag === 'fp32') return {};
+  output.line(`precision: ${flag}${device === 'cpu' ? ' (emulated on the CPU: the rounding of reduced precision, no speed-up)' : ''}`);
+  return { precision: flag };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { createOrtPolicy, type DeviceRequest } from '@seal/engine-ort';
+import { createOrtPolicy, type DeviceRequest, type Precision } from '@seal/engine-ort';
 import { protocolNames, type PromptMode, type ProtocolName } from '@seal/env';
 import {
   createInProcessChatModel,
@@ -10,7 +10,7 @@ import {
   listOpenAiModels,
 } from '@seal/openai';
 import { SealError, type ChatModelV1, type PolicyV1 } from '@seal/spec';
-import { resolveDevice } from '../device-flag';
+import { precisionSetting, resolveDevice } from '../device-flag';
 import type { Output } from '../ui/output';
 import {
   parsePolicyHints,
@@ -42,6 +42,7 @@ export type PolicySourceFlags = {
   retries?: number | undefined;
   timeout?: number | undefined;
   device?: DeviceRequest | undefined;
+  precision?: Precision | undefined;
 };
 
 /** What {@link resolvePolicyHints} found: the hints, and for an endpoint its model and key. */
@@ -182,6 +183,7 @@ async function localSource({
   const policy: PolicyV1 = await createOrtPolicy({
     model: { directory },
     executionProvider,
+    ...precisionSetting({ flag: flags.precision, device: executionProvider, output }),
   });
   const name = flags.name ?? basename(directory);
   const chat = createPolicyChatModel({

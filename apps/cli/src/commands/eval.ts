@@ -18,7 +18,7 @@ import {
 import { SealError } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
-import { deviceFlagOption, deviceFlagSchema } from '../device-flag';
+import { deviceFlagOption, deviceFlagSchema, precisionFlagOption, precisionFlagSchema } from '../device-flag';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import {
@@ -81,6 +81,7 @@ const flagsSchema = z.object({
   fresh: z.boolean().default(false),
   json: z.boolean().optional(),
   device: deviceFlagSchema,
+  precision: precisionFlagSchema,
 });
 
 export const evalHelp = `usage: seal eval --model DIR [flags]
@@ -143,6 +144,8 @@ Run
                          $SEAL_DEVICE), webgpu, cuda, or auto (the best
                          available); a device that does not work here stops
                          the command with what is missing (exit 4)
+  --precision P          in process: the decoder's matrix products in fp32
+                         (default), fp16 or bf16 (emulated on the CPU)
 
 Exit codes: 0 done, 2 bad flags, 3 bad data or model, 4 backend unavailable,
 5 endpoint unreachable after retries, 130 interrupted (rerun to resume).`;
@@ -195,6 +198,7 @@ export async function runEval({
       fresh: { type: 'boolean' },
       json: { type: 'boolean' },
       ...deviceFlagOption,
+      ...precisionFlagOption,
     },
     schema: flagsSchema,
   });

@@ -9,7 +9,7 @@ import {
 } from '@seal/openai';
 import { SealError, toSealError } from '@seal/spec';
 import * as z from 'zod';
-import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, resolveDevice } from '../device-flag';
+import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, precisionFlagHelp, precisionFlagOption, precisionFlagSchema, precisionSetting, resolveDevice } from '../device-flag';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
@@ -38,6 +38,7 @@ const flagsSchema = z.object({
   'max-body': whole(1024),
   json: z.boolean().optional(),
   device: deviceFlagSchema,
+  precision: precisionFlagSchema,
 });
 
 export const servePolicyHelp = `usage: seal serve-policy --model DIR [--port 8000] [--host 127.0.0.1] [--name NAME]
@@ -68,6 +69,7 @@ OpenAI error body, bodies over --max-body get 413.
   --max-body BYTES  largest request body (default 4194304)
   --json            print events as JSON Lines
 ${deviceFlagHelp}
+${precisionFlagHelp}
 
 /v1/models lists the model with a \`seal\` block (protocol, prompt mode,
 context length, and the evaluation defaults of its training run), which
@@ -105,6 +107,7 @@ export async function startServePolicy({
       'max-body': { type: 'string' },
       json: { type: 'boolean' },
       ...deviceFlagOption,
+      ...precisionFlagOption,
     },
     schema: flagsSchema,
   });
@@ -124,7 +127,7 @@ export async function startServePolicy({
   }
   const hints = await readPolicyHints(directory);
   const executionProvider = await resolveDevice({ flag: flags.device, output });
-  const policy = await createOrtPolicy({ model: { directory }, executionProvider });
+  const policy = await createOrtPolicy({ model: { directory }, executionProvider, ...precisionSetting({ flag: flags.precision, device: executionProvider, output }) });
   try {
     const name = flags.name ?? basename(directory);
     const protocol = flags.protocol ?? hints.protocol ?? 'bfcl-python';

@@ -9,7 +9,7 @@ import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
-import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, resolveDevice } from '../device-flag';
+import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, precisionFlagHelp, precisionFlagOption, precisionFlagSchema, precisionSetting, resolveDevice } from '../device-flag';
 import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, type EmbeddedPreset } from '../embedded/embedded-recipe';
 import { exitCodes } from '../exit-codes';
 import { requestsCod, runTrainCod, trainCodHelp } from './train-cod';
@@ -36,6 +36,7 @@ const flagsSchema = z.object({
   model: z.string().optional(),
   json: z.boolean().optional(),
   device: deviceFlagSchema,
+  precision: precisionFlagSchema,
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
@@ -79,6 +80,7 @@ unless --fresh is given.
   --task-source    generated (default) or bfcl (needs --data and --model)
   --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)
 ${deviceFlagHelp}
+${precisionFlagHelp}
                    (the RL policy and its reference; the embedded warm start
                    trains on the CPU)
 
@@ -230,10 +232,12 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       model: { type: 'string' },
       json: { type: 'boolean' },
       ...deviceFlagOption,
+      ...precisionFlagOption,
     },
     schema: flagsSchema,
   });
   const device = await resolveDevice({ flag: flags.device, output });
+  const precision = precisionSetting({ flag: flags.precision, device, output });
   const started = Date.now();
 
   if (flags['task-source'] === 'bfcl') {
@@ -243,8 +247,8 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     const dataset = await loadBfclData({ dir: resolveBfclDataDir({ flag: flags.data }) });
     const runDirectory = resolve(flags['run-dir'] ?? join('runs', `bfcl-${flags.method}-s${flags.seed ?? 0}`));
     if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
-    const policy = await createOrtPolicy({ model: { directory: resolve(flags.model) }, executionProvider: device });
-    const referencePolicy = await createOrtPolicy({ model: { directory: resolve(flags.model) }, executionProvider: device });
+    const policy = await createOrtPolicy({ model: { directory: resolve(flags.model) }, executionProvider: device, ...precision });
+    const referencePolicy = await createOrtPolicy({ model: { directory: resolve(flags.model) }, executionProvider: device, ...precision });
     try {
       const summary = await runLoop({
         output,
@@ -316,8 +320,8 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
         ? '  warm start loaded from the cache'
         : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`,
   );
-  const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device });
-  const referencePolicy = preset.rl.klCoef > 0 || preset.rl.frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device }) : undefined;
+  const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device, ...precision });
+  const referencePolicy = preset.rl.klCoef > 0 || preset.rl.frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device, ...precision }) : undefined;
   try {
     const summary = await runLoop({
       output,
