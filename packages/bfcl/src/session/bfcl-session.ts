@@ -236,23 +236,30 @@ export function softErrorText(value: PyValue): string | undefined {
 
 /**
  * BFCL's block-list test on the text before the first `(` (its second
- * dotted part, when dotted), compared in place (no slice per call).
+ * dotted part, when dotted). Only that head is scanned, in place (call
+ * texts can be long), and it is sliced only when short enough to be a
+ * blocked name.
  */
 function blockedName(call: string): string | undefined {
-  const paren = call.indexOf('(');
+  let end = call.indexOf('(');
+  if (end < 0) end = call.length;
   let start = 0;
-  let end = paren >= 0 ? paren : call.length;
-  const dot = call.indexOf('.');
-  if (dot >= 0 && dot < end) {
-    start = dot + 1;
-    const next = call.indexOf('.', start);
-    if (next >= 0 && next < end) end = next;
+  let dotted = false;
+  for (let i = 0; i < end; i++) {
+    if (call.charCodeAt(i) !== 0x2e) continue;
+    if (dotted) {
+      end = i;
+      break;
+    }
+    dotted = true;
+    start = i + 1;
   }
-  for (const name of bfclBlockedNames) {
-    if (name.length === end - start && call.startsWith(name, start)) return name;
-  }
-  return undefined;
+  if (end - start > longestBlockedName) return undefined;
+  const head = call.slice(start, end);
+  return bfclBlockedNames.includes(head) ? head : undefined;
 }
+
+const longestBlockedName = Math.max(...bfclBlockedNames.map((name) => name.length));
 
 /** BFCL's rendering: `str` as is, `dict` through `json.dumps` (else `str()`), the rest `str()`. */
 export function renderResult(value: PyValue): string {
