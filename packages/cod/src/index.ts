@@ -56,16 +56,22 @@ export {
   frozenLakeDirections,
   frozenLakeMapping,
   frozenLakeSystemPrompt,
+  parseFrozenLakeAnswer,
   type FrozenLakeDirection,
   type FrozenLakeSettings,
 } from './frozen-lake/frozen-lake-environment';
 export {
+  describeObservedMoves,
   formatDirectionHints,
+  formatExpertChoice,
+  frozenLakeExpertChoice,
   frozenLakeExpertMove,
   mergeDirectionFacts,
   observedDirectionFacts,
   readDirectionFacts,
   type DirectionFacts,
+  type FrozenLakeExpertChoice,
+  type FrozenLakeExpertReason,
 } from './frozen-lake/frozen-lake-expert';
 export {
   demonstrationTokens,

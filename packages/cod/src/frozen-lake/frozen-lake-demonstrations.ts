@@ -8,8 +8,10 @@ import type { Pack } from '../packs/build-packs';
 import { createPackRandom, mixSeed } from '../packs/pack-random';
 import { createFrozenLakeEnvironment } from './frozen-lake-environment';
 import {
+  describeObservedMoves,
   formatDirectionHints,
-  frozenLakeExpertMove,
+  formatExpertChoice,
+  frozenLakeExpertChoice,
   mergeDirectionFacts,
   observedDirectionFacts,
   readDirectionFacts,
@@ -67,10 +69,16 @@ function locate(rows: readonly string[], tile: string): [number, number] {
 /**
  * Plays one FrozenLake-Obscure pack with the demonstrator, through the same
  * environment, hint section and update prompt as the pack loop: each task is
- * solved by {@link frozenLakeExpertMove} from the current hints plus what it
- * sees, and after each task but the last an update writes hints that state
- * every direction the notes and the trajectory reveal (the discovered part
- * of the mapping). Deterministic for a pack and settings.
+ * solved by {@link frozenLakeExpertChoice} from the current hints plus what
+ * it sees, and after each task but the last an update writes hints that
+ * state every direction the notes and the trajectory reveal (the discovered
+ * part of the mapping). In the `compact` format the replies reason first: a
+ * solve writes one line ({@link formatExpertChoice}, e.g. `Toward the goal:
+ * right, Direction 3`) before `<answer>Direction k</answer>` (random moves
+ * answer bare), and an update writes one line per move of the trajectory
+ * ({@link describeObservedMoves}, e.g. `Direction 2: (1,3) to (0,3) is up`)
+ * before the hint block. The `paper` format's replies are the answer and the
+ * block alone. Deterministic for a pack and settings.
  */
 export async function playFrozenLakeExpertPack({
   pack,
@@ -80,6 +88,7 @@ export async function playFrozenLakeExpertPack({
   settings?: FrozenLakeExpertPackSettings;
 }): Promise<FrozenLakeDemonstrationConversation[]> {
   const format = settings.format ?? 'compact';
+  const compact = format === 'compact';
   const environment = createFrozenLakeEnvironment({ ...(settings.maxSteps === undefined ? {} : { maxSteps: settings.maxSteps }), format });
   const random = createPackRandom(mixSeed(settings.seed ?? 0, pack.packSeed, 0xde70));
   const conversations: FrozenLakeDemonstrationConversation[] = [];
@@ -103,8 +112,10 @@ export async function playFrozenLakeExpertPack({
     while (!episode.done) {
       const facts: DirectionFacts = mergeDirectionFacts(noted, observedDirectionFacts(seen));
       const randomMove = random.next() < (settings.randomMoveRate ?? 0);
-      const k = randomMove ? 1 + random.int(4) : frozenLakeExpertMove({ rows: task.rows, position: at, goal, facts, bumped });
-      const action = `<answer>Direction ${k}</answer>`;
+      const choice = randomMove ? undefined : frozenLakeExpertChoice({ rows: task.rows, position: at, goal, facts, bumped });
+      const k = choice?.direction ?? 1 + random.int(4);
+      // Compact: a line of reasoning first (the random moves, untrained, answer bare).
+      const action = `${compact && choice !== undefined ? `${formatExpertChoice(choice)}\n` : ''}<answer>Direction ${k}</answer>`;
       steps.push({ observation, action });
       messages.push({ role: 'assistant', content: action });
       trained.push(!randomMove);
@@ -138,11 +149,13 @@ export async function playFrozenLakeExpertPack({
       format,
     });
     const block = formatDirectionHints(facts);
+    // Compact: first one line per move of the trajectory (what each direction did), then the block.
+    const reasoning = compact ? describeObservedMoves(seen).map((line) => `${line}\n`).join('') : '';
     conversations.push({
       kind: 'update',
       position: index,
       taskId: task.taskId,
-      messages: [...update, { role: 'assistant', content: `${hintStartDelimiter}\n${block}\n${hintEndDelimiter}` }],
+      messages: [...update, { role: 'assistant', content: `${reasoning}${hintStartDelimiter}\n${block}\n${hintEndDelimiter}` }],
       trained: [true],
     });
     hints = random.next() < (settings.fallbackRate ?? 0) ? fallbackHints : hintsContext(block);

@@ -26,8 +26,10 @@ export type FrozenLakeSettings = {
   maxSteps?: number;
   /**
    * The wording of the system prompt: `paper` (default) or `compact` (the
-   * same rules in fewer words, for the embedded models). Maps, observations
-   * and feedback are the same in both.
+   * same rules in fewer words, for the embedded models). Maps and
+   * observations are the same in both. A `paper` reply must be exactly
+   * `<answer>Direction k</answer>`; a `compact` reply may reason first and
+   * must end with it ({@link parseFrozenLakeAnswer}).
    */
   format?: 'paper' | 'compact';
 };
@@ -37,7 +39,7 @@ export function frozenLakeSystemPrompt(maxSteps: number, format: 'paper' | 'comp
   if (format === 'compact') {
     return [
       'Frozen lake: S start, F frozen, H hole, G goal; row 0 top, column 0 left. Reach G, avoid H.',
-      `Directions 1 to 4 each move up, down, left or right: which is hidden. Reply <answer>Direction k</answer>. ${maxSteps} moves.`,
+      `Directions 1 to 4 each move up, down, left or right: which is hidden. End your reply with <answer>Direction k</answer>. ${maxSteps} moves.`,
     ].join('\n');
   }
   return [
@@ -47,7 +49,25 @@ export function frozenLakeSystemPrompt(maxSteps: number, format: 'paper' | 'comp
   ].join('\n');
 }
 
-const answerPattern = /^\s*<answer>\s*Direction\s*([1-4])\s*<\/answer>\s*$/;
+const exactAnswerPattern = /^\s*<answer>\s*Direction\s*([1-4])\s*<\/answer>\s*$/;
+const finalAnswerPattern = /<answer>\s*Direction\s*([1-4])\s*<\/answer>\s*$/;
+
+/**
+ * The direction number of a FrozenLake reply, or undefined when the reply is
+ * malformed. `paper`: the reply is exactly `<answer>Direction k</answer>`
+ * (surrounding whitespace allowed). `compact`: any text (a short reasoning)
+ * may come first, and the reply ends with `<answer>Direction k</answer>`;
+ * the last tag counts, and nothing but whitespace may follow it.
+ */
+export function parseFrozenLakeAnswer({ response, format = 'paper' }: { response: string; format?: 'paper' | 'compact' }): number | undefined {
+  const match = (format === 'compact' ? finalAnswerPattern : exactAnswerPattern).exec(response);
+  return match === null ? undefined : Number(match[1]);
+}
+
+const invalidFormatFeedback = {
+  paper: 'Failed: invalid action format; reply with exactly <answer>Direction k</answer>, k from 1 to 4',
+  compact: 'Failed: invalid action format; end your reply with <answer>Direction k</answer>, k from 1 to 4',
+} as const;
 
 function locate(rows: readonly string[], tile: string): [number, number] {
   for (let r = 0; r < rows.length; r++) {
@@ -67,7 +87,8 @@ const at = ([r, c]: readonly [number, number]) => `(${r},${c})`;
  */
 export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): PackEnvironment<FrozenLakeTask> {
   const maxSteps = settings.maxSteps ?? 8;
-  const systemPrompt = frozenLakeSystemPrompt(maxSteps, settings.format ?? 'paper');
+  const format = settings.format ?? 'paper';
+  const systemPrompt = frozenLakeSystemPrompt(maxSteps, format);
   return {
     environmentId: 'frozen-lake-obscure',
     taskId: (task) => task.taskId,
@@ -101,12 +122,11 @@ export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): 
       step(response: string) {
         if (done) return { observation: [], done: true };
         steps++;
-        const match = answerPattern.exec(response);
-        if (match === null) {
-          end(0, 'Failed: invalid action format; reply with exactly <answer>Direction k</answer>, k from 1 to 4');
+        const k = parseFrozenLakeAnswer({ response, format });
+        if (k === undefined) {
+          end(0, invalidFormatFeedback[format]);
           return { observation: [], done: true };
         }
-        const k = Number(match[1]);
         const [dr, dc] = delta[mapping[k - 1]!];
         const target: [number, number] = [position[0] + dr, position[1] + dc];
         let text: string;

@@ -95,6 +95,26 @@ function distancesToGoal(rows: readonly string[], goal: readonly [number, number
   return distance;
 }
 
+/** Why the demonstrator chose its move ({@link frozenLakeExpertChoice}). */
+export type FrozenLakeExpertReason =
+  /** A known direction starts a shortest safe path to the goal. */
+  | 'toward-goal'
+  /** No known direction does: the lowest unknown one not yet bumped here. */
+  | 'explore'
+  /** Nothing left to explore here: a known move onto safe ice. */
+  | 'safe'
+  /** Nothing known is safe: Direction 1. */
+  | 'fallback';
+
+/** The demonstrator's move and why. */
+export type FrozenLakeExpertChoice = {
+  /** The direction number to answer, 1–4. */
+  direction: number;
+  reason: FrozenLakeExpertReason;
+  /** The real move the demonstrator believes `direction` makes (known from its facts), when it knows. */
+  move?: FrozenLakeDirection;
+};
+
 /**
  * The demonstrator's move on a FrozenLake-Obscure map: a known direction
  * that starts a shortest safe path to the goal when there is one (the
@@ -103,7 +123,7 @@ function distancesToGoal(rows: readonly string[], goal: readonly [number, number
  * any known move that stays on safe ice. It plays as an agent would: it
  * knows only `facts` (its notes and what it saw), never the pack's mapping.
  */
-export function frozenLakeExpertMove({
+export function frozenLakeExpertChoice({
   rows,
   position,
   goal,
@@ -116,7 +136,7 @@ export function frozenLakeExpertMove({
   facts: DirectionFacts;
   /** Direction numbers that left the position unchanged here (the edge). */
   bumped?: ReadonlySet<number>;
-}): number {
+}): FrozenLakeExpertChoice {
   const distance = distancesToGoal(rows, goal);
   const here = distance[position[0]]![position[1]]!;
   const target = (move: FrozenLakeDirection): [number, number] => [position[0] + delta[move][0], position[1] + delta[move][1]];
@@ -128,14 +148,63 @@ export function frozenLakeExpertMove({
     const cell = target(move);
     return inside(cell) && distance[cell[0]]![cell[1]]! === here - 1;
   });
-  if (best !== undefined) return best;
+  if (best !== undefined) return { direction: best, reason: 'toward-goal', move: facts.get(best)! };
   const unknown = numbers.find((k) => !facts.has(k) && !bumped.has(k));
-  if (unknown !== undefined) return unknown;
+  if (unknown !== undefined) return { direction: unknown, reason: 'explore' };
   const safe = numbers.find((k) => {
     const move = facts.get(k);
     if (move === undefined) return false;
     const cell = target(move);
     return inside(cell) && rows[cell[0]]![cell[1]] !== 'H';
   });
-  return safe ?? 1;
+  if (safe !== undefined) return { direction: safe, reason: 'safe', move: facts.get(safe)! };
+  return { direction: 1, reason: 'fallback' };
+}
+
+/** The demonstrator's move: the direction number of {@link frozenLakeExpertChoice}. */
+export function frozenLakeExpertMove(options: Parameters<typeof frozenLakeExpertChoice>[0]): number {
+  return frozenLakeExpertChoice(options).direction;
+}
+
+/**
+ * The one-line reasoning the demonstrator writes before its answer in the
+ * compact format: the real move it wants and the direction number its
+ * facts give for it, e.g. `Toward the goal: right, Direction 3`.
+ */
+export function formatExpertChoice(choice: FrozenLakeExpertChoice): string {
+  switch (choice.reason) {
+    case 'toward-goal':
+      return `Toward the goal: ${choice.move}, Direction ${choice.direction}`;
+    case 'explore':
+      return `No known way: try unknown Direction ${choice.direction}`;
+    case 'safe':
+      return `No known way: safe ${choice.move}, Direction ${choice.direction}`;
+    case 'fallback':
+      return `Nothing safe known: Direction ${choice.direction}`;
+  }
+}
+
+const observationPattern =
+  /Direction ([1-4]): (?:you moved from \((\d+),(\d+)\) to \((\d+),(\d+)\)|your position \((\d+),(\d+)\) did not change)/g;
+
+/**
+ * One line per move the observations report, in order: `Direction 2: (1,3)
+ * to (0,3) is up` for a move, `Direction 3: (0,0) hit the edge, unknown`
+ * for one that left the position unchanged (the edge says nothing certain
+ * about the direction). These are the reasoning lines of the demonstrator's
+ * compact hint update; each is read off one observation of the trajectory.
+ */
+export function describeObservedMoves(observations: string): string[] {
+  const lines: string[] = [];
+  for (const match of observations.matchAll(observationPattern)) {
+    if (match[2] === undefined) {
+      lines.push(`Direction ${match[1]}: (${match[6]},${match[7]}) hit the edge, unknown`);
+      continue;
+    }
+    const from: [number, number] = [Number(match[2]), Number(match[3])];
+    const to: [number, number] = [Number(match[4]), Number(match[5])];
+    const move = moveBetween(from, to);
+    lines.push(`Direction ${match[1]}: (${from[0]},${from[1]}) to (${to[0]},${to[1]}) is ${move ?? 'not one step'}`);
+  }
+  return lines;
 }

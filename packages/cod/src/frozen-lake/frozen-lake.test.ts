@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildPacks } from '../packs/build-packs';
-import { createFrozenLakeEnvironment, frozenLakeMapping } from './frozen-lake-environment';
+import { createFrozenLakeEnvironment, frozenLakeMapping, parseFrozenLakeAnswer } from './frozen-lake-environment';
 import { generateFrozenLakeTasks, shortestFrozenLakePath, type FrozenLakeTask } from './frozen-lake-tasks';
 
 const answer = (k: number) => `<answer>Direction ${k}</answer>`;
@@ -88,6 +88,26 @@ describe('createFrozenLakeEnvironment', () => {
     }
   });
 
+  it('should accept a short reasoning before the answer in the compact format only', async () => {
+    const compact = createFrozenLakeEnvironment({ format: 'compact' });
+    const right = directionOf(7, 'right');
+    const episode = compact.startSolve({ task, packSeed: 7, episodeId: 'e' });
+    expect(episode.reset()[0]!.content).toContain('End your reply with <answer>Direction k</answer>.');
+    expect(episode.step(`Toward the goal: right, Direction ${right}\n${answer(right)}`)).toEqual({
+      observation: [{ role: 'user', content: `Direction ${right}: you moved from (0,0) to (0,1).` }],
+      done: false,
+    });
+    // The paper format still wants the answer alone.
+    const paper = environment.startSolve({ task, packSeed: 7, episodeId: 'e' });
+    paper.reset();
+    expect(paper.step(`Toward the goal: right, Direction ${right}\n${answer(right)}`).done).toBe(true);
+    expect((await paper.finish()).feedback).toMatch(/^Failed: invalid action format; reply with exactly/);
+    const bad = compact.startSolve({ task, packSeed: 7, episodeId: 'e' });
+    bad.reset();
+    expect(bad.step(`${answer(right)} then more`).done).toBe(true);
+    expect((await bad.finish()).feedback).toBe('Failed: invalid action format; end your reply with <answer>Direction k</answer>, k from 1 to 4');
+  });
+
   it('should end when the moves run out', async () => {
     const small = createFrozenLakeEnvironment({ maxSteps: 2 });
     const episode = small.startSolve({ task, packSeed: 7, episodeId: 'e' });
@@ -104,5 +124,28 @@ describe('createFrozenLakeEnvironment', () => {
         .map((d, k) => `Direction ${k + 1} = ${d}`)
         .join(', '),
     );
+  });
+});
+
+describe('parseFrozenLakeAnswer', () => {
+  it('should read an exact answer in both formats', () => {
+    for (const format of ['paper', 'compact'] as const) {
+      expect(parseFrozenLakeAnswer({ response: ' <answer>Direction 3</answer>\n', format })).toBe(3);
+      expect(parseFrozenLakeAnswer({ response: '<answer> Direction 2 </answer>', format })).toBe(2);
+    }
+  });
+
+  it('should accept text before the answer in the compact format, the last tag counting', () => {
+    expect(parseFrozenLakeAnswer({ response: 'Toward the goal: up, Direction 4\n<answer>Direction 4</answer>', format: 'compact' })).toBe(4);
+    expect(parseFrozenLakeAnswer({ response: 'not <answer>Direction 1</answer> but\n<answer>Direction 2</answer> ', format: 'compact' })).toBe(2);
+    expect(parseFrozenLakeAnswer({ response: 'Toward the goal: up, Direction 4\n<answer>Direction 4</answer>' })).toBeUndefined();
+  });
+
+  it('should refuse text after the answer, a missing tag and an out-of-range number in both formats', () => {
+    for (const format of ['paper', 'compact'] as const) {
+      for (const response of ['<answer>Direction 1</answer> and more', 'Direction 2', 'so <answer>Direction 5</answer>', '<answer>Direction 1</answer>\n<answer>']) {
+        expect(parseFrozenLakeAnswer({ response, format })).toBeUndefined();
+      }
+    }
   });
 });

@@ -14,6 +14,14 @@ describe('parseHintBlock', () => {
     expect(result).toEqual({ success: true, content: '- Direction 2 is up\n- Direction 4 is left', trailingText: false });
   });
 
+  it('should read the block after one reasoning line per move (the compact demonstrator reply)', () => {
+    const reasoning = 'Direction 2: (1,3) to (0,3) is up\nDirection 3: (0,3) hit the edge, unknown\nDirection 1: (0,3) to (0,2) is left\n';
+    const result = parseHintBlock({ text: `${reasoning}${block('- Direction 1 = left\n- Direction 2 = up')}` });
+    expect(result).toEqual({ success: true, content: '- Direction 1 = left\n- Direction 2 = up', trailingText: false });
+    // The next context holds the block alone, never the reasoning.
+    expect(applyHintUpdate({ response: `${reasoning}${block('- Direction 2 = up')}` }).hints).toBe('Hints: - Direction 2 = up');
+  });
+
   it('should fail without delimiters', () => {
     expect(parseHintBlock({ text: '- Direction 2 is up' })).toEqual({ success: false, reason: 'missing-start' });
     // A delimiter inside a line is not a delimiter line.
@@ -190,5 +198,20 @@ describe('compact prompt format', () => {
     );
     const paper = buildUpdateContextMessages({ previousHints: 'Hints: null', trajectory });
     expect(paper[1]!.content).toContain('System prompt of the task:\nRules.');
+  });
+  it("should show a reasoned action as its final answer tag alone, and the paper format's actions as written", () => {
+    const steps = [
+      { observation: 'Map:\nSFG', action: 'No known way: try unknown Direction 1\n<answer>Direction 1</answer>' },
+      { observation: 'Direction 1: you moved from (0,0) to (0,1).', action: '<answer>Direction 1</answer>' },
+      { observation: 'x', action: 'I think <answer>Direction 2</answer> or <answer>Direction 3</answer>' },
+      { observation: 'y', action: 'no tag, Direction 4' },
+    ];
+    const compact = serializeTrajectory({ trajectory: { ...trajectory, steps }, options: { format: 'compact' } });
+    expect(compact).toContain('Step 1:\nObservation: Map:\nSFG\nAction: <answer>Direction 1</answer>\n\nStep 2:');
+    expect(compact).toContain('Step 2:\nObservation: Direction 1: you moved from (0,0) to (0,1).\nAction: <answer>Direction 1</answer>');
+    expect(compact).toContain('Step 3:\nObservation: x\nAction: <answer>Direction 3</answer>');
+    expect(compact).toContain('Step 4:\nObservation: y\nAction: no tag, Direction 4');
+    expect(compact).not.toContain('try unknown');
+    expect(serializeTrajectory({ trajectory: { ...trajectory, steps } })).toContain('Action: No known way: try unknown Direction 1\n<answer>Direction 1</answer>');
   });
 });

@@ -32,19 +32,32 @@ export type SerializeTrajectoryOptions = {
   maxStepCharacters?: number;
   /**
    * `compact` heads the task's prompt with `Task:` instead of `System prompt
-   * of the task:` (the embedded models' budget). Default `paper`.
+   * of the task:`, and shows an action that ends with an `<answer>…</answer>`
+   * tag as that tag alone (the reasoning before it is left out, like the
+   * paper's keep-only-`<answer>` context compression): the embedded models'
+   * budget. Default `paper` (actions as written).
    */
   format?: PromptFormat;
 };
 
-function renderStep(step: TrajectoryStep, index: number): string {
-  return `Step ${index + 1}:\nObservation: ${step.observation}\nAction: ${step.action}`;
+const finalAnswerTag = /<answer>(?:(?!<answer>)[\s\S])*<\/answer>\s*$/;
+
+/** The action as the update reads it: in `compact`, a reply's final `<answer>…</answer>` tag alone when it ends with one. */
+function shownAction(action: string, format: PromptFormat | undefined): string {
+  if (format !== 'compact') return action;
+  const tag = finalAnswerTag.exec(action);
+  return tag === null ? action : action.slice(tag.index);
+}
+
+function renderStep(step: TrajectoryStep, index: number, format: PromptFormat | undefined): string {
+  return `Step ${index + 1}:\nObservation: ${step.observation}\nAction: ${shownAction(step.action, format)}`;
 }
 
 /**
  * Serialises a solve trajectory for the update-context prompt (spec B2): the
  * task's system prompt with the hint section removed, one
- * `Step k: / Observation: / Action:` block per model call, the final
+ * `Step k: / Observation: / Action:` block per model call (in `compact`, an
+ * action's reasoning before its final `<answer>` tag is left out), the final
  * observation, then `Reward: x.xxx` and `Environment feedback: …`.
  */
 export function serializeTrajectory({
@@ -54,7 +67,7 @@ export function serializeTrajectory({
   trajectory: SolveTrajectory;
   options?: SerializeTrajectoryOptions;
 }): string {
-  let blocks = trajectory.steps.map(renderStep);
+  let blocks = trajectory.steps.map((step, index) => renderStep(step, index, options.format));
   const limit = options.maxStepCharacters;
   if (limit !== undefined) {
     const size = (list: readonly string[]) => list.reduce((total, block) => total + block.length + 2, 0);
