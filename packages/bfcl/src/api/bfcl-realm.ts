@@ -26,7 +26,8 @@ export class BfclRealm {
   readonly data: BfclRuntimeData;
   /** The clock behind `datetime.now()`/`today()` in the classes. */
   readonly now: () => Date;
-  private readonly globals = new Map<string, PyValue>();
+  /** Created by the first {@link BfclRealm.global} (most realms never hold one). */
+  private globals: Map<string, PyValue> | undefined;
 
   constructor({ data, now }: { data: BfclRuntimeData; now?: () => Date }) {
     this.data = data;
@@ -35,10 +36,11 @@ export class BfclRealm {
 
   /** A module-level object, created on first use and shared within this realm. */
   global<T extends PyValue>(key: string, create: () => T): T {
-    let value = this.globals.get(key);
+    const globals = (this.globals ??= new Map());
+    let value = globals.get(key);
     if (value === undefined) {
       value = create();
-      this.globals.set(key, value);
+      globals.set(key, value);
     }
     return value as T;
   }

@@ -45,6 +45,29 @@ const defaultSeed = 141053n;
 
 /** Python `random.Random(seed)` for the int-like seeds BFCL scenarios can hold. */
 /**
+ * `sum(int(c) for c in text if c.isdigit())` for an ASCII text, where the
+ * only digits are 0-9; undefined for any other text (the general loop then
+ * follows Python's Unicode rules).
+ */
+function asciiDigitSum(text: string): bigint | undefined {
+  let sum = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return undefined;
+    if (code >= 0x30 && code <= 0x39) sum += code - 0x30;
+  }
+  return BigInt(sum);
+}
+
+/** `value in AIRPORTS` (a list: compared with `==`, so any type is accepted). */
+function isTravelAirport(value: PyValue): boolean {
+  if (typeof value === 'string') return travelAirportSet.has(value);
+  return travelAirports.some((code) => pyEquals(code, value));
+}
+
+const travelAirportSet: ReadonlySet<string> = new Set(travelAirports);
+
+/**
  * Long-context `get_flight_cost`: every route's `base * factor * multiplier`
  * (left to right, as Python multiplies), in table order. There are a few
  * (factor, multiplier) pairs, so each list is built once and frozen: callers
@@ -278,10 +301,13 @@ export class TravelApi extends BfclApi {
     }
     // `sum(int(c) for c in travel_date if c.isdigit())`: any iterable works,
     // and its items must be strings.
-    let digitSum: PyValue = 0n;
-    for (const item of pyIter(date)) {
-      if (!pyIsDigit(expectStr(item, 'isdigit'))) continue;
-      digitSum = pyAdd(digitSum, pyIntOfDigits(item as string));
+    let digitSum: PyValue | undefined = typeof date === 'string' ? asciiDigitSum(date) : undefined;
+    if (digitSum === undefined) {
+      digitSum = 0n;
+      for (const item of pyIter(date)) {
+        if (!pyIsDigit(expectStr(item, 'isdigit'))) continue;
+        digitSum = pyAdd(digitSum, pyIntOfDigits(item as string));
+      }
     }
     const multiplier = pyEquals(pyMod(digitSum, 2n), 0n) ? 2 : 1;
     const suffix = `${travelClass as string}|${pyFormatValue(date)}`;
@@ -446,12 +472,12 @@ export class TravelApi extends BfclApi {
         const card = pyGetItem(self.credit_card_list, cardId!);
         if (!pyContains(card, 'balance')) return fail('Balance not found');
         // `x not in list` compares with `==`, so any type is accepted here.
-        if (!travelAirports.some((code) => pyEquals(code, from!))) {
+        if (!isTravelAirport(from!)) {
           return fail(
             `Invalid departure airport code: ${pyFormatValue(from!)}`,
           );
         }
-        if (!travelAirports.some((code) => pyEquals(code, to!))) {
+        if (!isTravelAirport(to!)) {
           return fail(
             `Invalid destination airport code: ${pyFormatValue(to!)}`,
           );
