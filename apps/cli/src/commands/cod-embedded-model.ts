@@ -19,8 +19,9 @@ import { parseJsonText } from '@seal/spec';
 
 /**
  * The embedded CoD model: small enough to train in minutes on two cores,
- * with a 1,024-token context that holds a compact update prompt (about 550
- * tokens with this tokenizer) and its hints.
+ * with a 1,024-token context that holds a compact update prompt (at most
+ * about 760 tokens with this tokenizer, after an eight-move task) and its
+ * reply (at most about 240: a line per move, then the hint block).
  */
 export const codEmbeddedModel = {
   vocabSize: 640,
@@ -39,8 +40,24 @@ export const codEmbeddedModel = {
  */
 export const codEmbeddedPretokenizerPattern = '\\p{Lu}| ?\\p{Ll}+|\\p{N}|[^\\s\\p{L}\\p{N}]|\\s+';
 
+/**
+ * Tokens the embedded CoD model may sample per solve action and per update
+ * reply (`--max-tokens`, `--update-max-tokens` of the embedded preset): room
+ * for the demonstrator's longest replies (25 and 236 tokens with the stop
+ * token, decision 0024's addendum), and the longest update prompt of
+ * evaluation packs of 8 plus `updateMaxTokens` stays within the 1,024-token
+ * context (checked in `cod-embedded-model.test.ts`).
+ */
+export const codEmbeddedSampling = { maxTokens: 32, updateMaxTokens: 240 } as const;
+
 /** The warm-start recipe: demonstration packs, their noise, and the supervised schedule. */
 export const codEmbeddedRecipe = {
+  /**
+   * Which demonstrations: 2 reason first (a line before each answer, a line
+   * per move before the hint block; decision 0024's addendum), 1 (before the
+   * field existed) answered bare. Part of the cache key, like the corpus.
+   */
+  demonstrations: 2,
   /** Seed of the demonstration maps and pack seeds (apart from the train and eval splits of `cod-packs.ts`). */
   seed: 5_000_011,
   /** Demonstration packs of 4 tasks (4 solves and 3 hint updates each). */

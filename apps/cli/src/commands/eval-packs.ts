@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
+import { codEmbeddedSampling } from './cod-embedded-model';
 import { codEnvironments, createCodPackSource } from './cod-packs';
 
 const flagsSchema = z.object({
@@ -19,8 +20,8 @@ const flagsSchema = z.object({
   split: z.enum(['eval', 'harder']).default('eval'),
   seed: z.coerce.number().int().nonnegative().default(0),
   temperature: z.coerce.number().nonnegative().default(1),
-  'max-tokens': z.coerce.number().int().positive().default(16),
-  'update-max-tokens': z.coerce.number().int().positive().default(128),
+  'max-tokens': z.coerce.number().int().positive().optional(),
+  'update-max-tokens': z.coerce.number().int().positive().optional(),
   out: z.string().optional(),
   format: z.enum(promptFormats).default('paper'),
   fresh: z.boolean().default(false),
@@ -40,7 +41,9 @@ each pack's first task instead (the Ralph loop). --runs R samples R runs of
 each pack together. Pack runs are written to
 --out (JSON Lines) as they finish; a killed evaluation resumes at the last
 complete pack unless --fresh is given. --format compact words the prompts
-briefly (the embedded CoD model of seal train --method cod --preset embedded).`;
+briefly (the embedded CoD model of seal train --method cod --preset embedded)
+and samples as that preset does (--max-tokens 32, --update-max-tokens 240;
+otherwise 16 and 128).`;
 
 /** Formats the position curve, one line per position. */
 export function positionLines(summary: readonly PackPositionSummary[]): string[] {
@@ -93,6 +96,9 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
     throw new SealError({ code: 'INVALID_ARGUMENT', message: `--packs needs --model DIR (a checkpoint)\n\n${evalPacksHelp}` });
   }
   const strategy = flags.ralph ? 'ralph_sample' : 'cod';
+  // The compact format's replies reason first (the embedded CoD model): the embedded preset's budgets.
+  const budget = flags.format === 'compact' ? codEmbeddedSampling : { maxTokens: 16, updateMaxTokens: 128 };
+  const sampling = { maxTokens: flags['max-tokens'] ?? budget.maxTokens, updateMaxTokens: flags['update-max-tokens'] ?? budget.updateMaxTokens };
   const source = createCodPackSource({ name: flags.env, seed: flags.seed, split: flags.split, format: flags.format });
   // Bad pack sizes and tasksets too small for a pack fail here, before the model loads.
   const packs = source.packs({ count: flags.packs, packSize: flags['pack-size'], strategy, round: 0 });
@@ -107,7 +113,7 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
       environment: source.environment,
       packs,
       groupSize: flags.runs,
-      sampling: { maxTokens: flags['max-tokens'], updateMaxTokens: flags['update-max-tokens'], temperature: flags.temperature, seed: flags.seed },
+      sampling: { ...sampling, temperature: flags.temperature, seed: flags.seed },
       hints: { format: flags.format },
       mode: 'eval',
       file,

@@ -22,7 +22,7 @@ import { exitCodes } from '../exit-codes';
 import type { Output } from '../ui/output';
 import { codEnvironments, createCodPackSource, type CodPackSource } from './cod-packs';
 import { prepareCodSmokeModel } from './cod-smoke-model';
-import { prepareCodEmbeddedModel } from './cod-embedded-model';
+import { codEmbeddedSampling, prepareCodEmbeddedModel } from './cod-embedded-model';
 import { hintParseLine, parsedFraction, positionLines } from './eval-packs';
 
 /**
@@ -32,12 +32,12 @@ import { hintParseLine, parsedFraction, positionLines } from './eval-packs';
  * before and after, with short update responses.
  */
 const codPresets = {
-  smoke: { steps: 2, packsPerStep: 1, groupSize: 2, evalPacks: 2, updateMaxTokens: 48, learningRate: 1e-5, format: 'paper' },
-  default: { steps: 12, packsPerStep: 4, groupSize: 8, evalPacks: 16, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
-  extended: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
-  study: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
-  // FrozenLake-Obscure with the embedded CoD model (cod-embedded-model.ts) and compact prompts.
-  embedded: { steps: 10, packsPerStep: 2, groupSize: 8, evalPacks: 24, updateMaxTokens: 96, learningRate: 2e-4, format: 'compact' },
+  smoke: { steps: 2, packsPerStep: 1, groupSize: 2, evalPacks: 2, maxTokens: 16, updateMaxTokens: 48, learningRate: 1e-5, format: 'paper' },
+  default: { steps: 12, packsPerStep: 4, groupSize: 8, evalPacks: 16, maxTokens: 16, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
+  extended: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, maxTokens: 16, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
+  study: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, maxTokens: 16, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
+  // FrozenLake-Obscure with the embedded CoD model (cod-embedded-model.ts) and compact prompts, whose replies reason first.
+  embedded: { steps: 10, packsPerStep: 2, groupSize: 8, evalPacks: 24, ...codEmbeddedSampling, learningRate: 2e-4, format: 'compact' },
 } as const satisfies Record<string, { format: PromptFormat } & Record<string, unknown>>;
 
 const flagsSchema = z.object({
@@ -57,7 +57,7 @@ const flagsSchema = z.object({
   'eval-runs': z.coerce.number().int().positive().default(1),
   lr: z.coerce.number().nonnegative().optional(),
   temperature: z.coerce.number().positive().default(1),
-  'max-tokens': z.coerce.number().int().positive().default(16),
+  'max-tokens': z.coerce.number().int().positive().optional(),
   'update-max-tokens': z.coerce.number().int().positive().optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -89,11 +89,12 @@ finished step (an evaluation at its last complete pack) unless --fresh is
 given; a resume with other sizes than the run's is refused.
 
 --preset embedded (FrozenLake-Obscure): a small model with its own tokenizer,
-warm-started on demonstration packs (solving with and without hints, writing
-hints that state the direction mapping a trajectory revealed; built and
+warm-started on demonstration packs (solving with and without hints, a line
+of reasoning before each answer; updates that write a line per move, then
+hints that state the direction mapping the trajectory revealed; built and
 cached under --cache in a few minutes), compact prompts (--format compact:
-the same content in fewer words, so an update prompt and its hints fit
-1,024 tokens). --one-by-one trains the control arm instead: GRPO on the same
+the same content in fewer words, so an update prompt and its reply fit
+1,024 tokens), --max-tokens 32 and --update-max-tokens 240. --one-by-one trains the control arm instead: GRPO on the same
 tasks one by one (each solved with Hints: null, no update calls, advantage
 r − group mean per task, no RED); its evaluations still run the CoD loop.`;
 
@@ -225,7 +226,7 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
     ...(flags['eval-runs'] === 1 ? {} : { evalRuns: flags['eval-runs'] }),
     learningRate,
     temperature: flags.temperature,
-    maxTokens: flags['max-tokens'],
+    maxTokens: flags['max-tokens'] ?? sizes.maxTokens,
     updateMaxTokens: flags['update-max-tokens'] ?? sizes.updateMaxTokens,
     initialModel: flags.model === undefined ? `embedded ${flags.preset} warm start` : resolve(flags.model),
     format,
