@@ -104,7 +104,8 @@ if (!values['report-only']) {
         const modelDirectory = model === 'before' ? warmStart : join(runDirectory(seed, model), 'checkpoints', `step-${stepName(steps)}`);
         await cli([
           'eval', '--packs', String(ralphPacks), '--pack-size', String(evalPackSize), '--runs', String(evalRuns), '--ralph', '--format', 'compact', '--model', modelDirectory,
-          '--seed', String(seed), '--max-tokens', '16', '--update-max-tokens', '96', '--out', ralphFile(seed, model),
+          // The compact format's token budgets (32 per move, 240 per update) are `seal eval`'s defaults.
+          '--seed', String(seed), '--out', ralphFile(seed, model),
         ]);
       }
     }
