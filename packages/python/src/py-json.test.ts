@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PyException } from './py-exception';
 import { PyJsonSyntaxError, parsePyJson, pyJsonDumps } from './py-json';
-import { PyDict, PyEllipsis, PySet, PyTuple, freezePyValue, isFrozenPyList } from './py-value';
+import { PyDict, PyEllipsis, PySet, PyTuple, freezePyValue, isFrozenPyList, type PyValue } from './py-value';
 
 describe('pyJsonDumps', () => {
   it('should use Python separators, float repr and int keys', () => {
@@ -46,6 +46,17 @@ describe('pyJsonDumps', () => {
     expect(() => pyJsonDumps(new PyDict([[new PyTuple([1n]), 1n]]))).toThrow(
       'keys must be str, int, float, bool or None, not tuple',
     );
+  });
+
+  it('should encode normally after a call that raised deep inside a value', () => {
+    // The default options share one encoder; a call that raises must not leave
+    // its containers behind for the next (they would look like a cycle).
+    const bottom: PyValue[] = [new PySet(['a'])];
+    let deep: PyValue[] = bottom;
+    for (let i = 0; i < 40; i++) deep = [deep];
+    expect(() => pyJsonDumps(deep)).toThrow('Object of type set is not JSON serializable');
+    bottom[0] = 'a';
+    expect(pyJsonDumps(deep)).toBe(`${'['.repeat(41)}"a"${']'.repeat(41)}`);
   });
 
   it('should detect circular references', () => {

@@ -18,10 +18,22 @@ export type PyJsonDumpsOptions = {
  * {@link PyException} `TypeError` for values JSON cannot encode, as Python
  * does, so callers can fall back to `str()` like BFCL's executor.
  */
-export function pyJsonDumps(value: PyValue, options: PyJsonDumpsOptions = {}): string {
+export function pyJsonDumps(value: PyValue, options?: PyJsonDumpsOptions): string {
+  const encoder = options === undefined ? defaultEncoder : encoderFor(options);
+  try {
+    return encodeJson(value, encoder);
+  } finally {
+    // Balanced on return; after a TypeError or ValueError it still holds the
+    // containers it was in, which the shared default encoder must not keep.
+    encoder.stack.length = 0;
+  }
+}
+
+/** The settings of a call with explicit options (a fresh encoder: its stack is its own). */
+function encoderFor(options: PyJsonDumpsOptions): JsonEncoder {
   const ensureAscii = options.ensureAscii ?? true;
   const [itemSeparator, keySeparator] = options.separators ?? defaultSeparators;
-  const encoder: JsonEncoder = {
+  return {
     encodeString: ensureAscii ? encodeStringAscii : encodeStringUnicode,
     sortKeys: options.sortKeys ?? false,
     itemSeparator,
@@ -32,13 +44,21 @@ export function pyJsonDumps(value: PyValue, options: PyJsonDumpsOptions = {}): s
       ensureAscii && itemSeparator === ', ' && keySeparator === ': ' ? defaultJsonCache : undefined,
     stack: [],
   };
-  return encodeJson(value, encoder);
 }
 
 const defaultSeparators = [', ', ': '] as const;
 
 /** Rendered `json.dumps` text of frozen lists under the default options. */
 const defaultJsonCache = new WeakMap<object, string>();
+
+/**
+ * The encoder of every {@link pyJsonDumps} call without options (Python's
+ * defaults, and BFCL's only settings), shared rather than built per call.
+ * Sharing is safe because encoding never re-enters `pyJsonDumps` (it calls
+ * no user code: values it cannot encode raise) and JS runs one call at a
+ * time; its stack is emptied when each call ends.
+ */
+const defaultEncoder: JsonEncoder = encoderFor({});
 
 /** The settings of one {@link pyJsonDumps} call (a plain object: no closures per call). */
 type JsonEncoder = {

@@ -65,4 +65,18 @@ describe('PyRandom', () => {
   it('should treat negative seeds as their absolute value', () => {
     expect(new PyRandom(-5n).random()).toBe(new PyRandom(5n).random());
   });
+
+  it('should keep the shared seeded state intact when a generator regenerates its own', () => {
+    const draw = (rng: PyRandom, n: number) => Array.from({ length: n }, () => rng.nextUint32());
+    const reference = draw(new PyRandom(7n), 2000);
+    // Past 624 draws the first generator twists; the others read the same shared words meanwhile.
+    const a = new PyRandom(7n);
+    const b = new PyRandom(7n);
+    expect(draw(a, 1300)).toEqual(reference.slice(0, 1300));
+    expect(draw(b, 10)).toEqual(reference.slice(0, 10));
+    expect(draw(new PyRandom(7n), 2000)).toEqual(reference);
+    expect(draw(b, 1990)).toEqual(reference.slice(10));
+    a.seed(7n);
+    expect(draw(a, 700)).toEqual(reference.slice(0, 700));
+  });
 });

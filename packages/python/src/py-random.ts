@@ -2,7 +2,9 @@
  * MT19937 states right after `seed(n)` and the first twist, by `n` (bounded:
  * cleared when full). Seeding runs 1,247 rounds of initialisation and the
  * twist 624 more; BFCL's classes seed a fresh generator with one of a few
- * constants per instance, so both are computed once per seed.
+ * constants per instance, so both are computed once per seed. These arrays
+ * are shared by every generator of that seed and are never written (see
+ * `PyRandom.state`).
  */
 const seededStates = new Map<bigint, Uint32Array>();
 const maxSeededStates = 256;
@@ -16,8 +18,11 @@ const maxSeededStates = 256;
  */
 export class PyRandom {
   /**
-   * This generator's own state, allocated at the first draw; until then
-   * `seeded` (shared, never written) stands for it. Most instances never draw.
+   * This generator's own state, allocated at its first regeneration (the
+   * twist after 624 draws); until then the shared `seeded` state stands for
+   * it. Drawing only reads the state and moves `index`, so a generator can
+   * read the shared words as its own; only `twist` writes, and it must never
+   * write `seeded`. Most instances never draw, and the rest draw a few words.
    */
   private state: Uint32Array | undefined;
   private seeded!: Uint32Array;
@@ -55,12 +60,13 @@ export class PyRandom {
 
   /** The next raw 32-bit output. */
   nextUint32(): number {
-    let mt = this.state;
-    if (mt === undefined) {
-      mt = this.seeded.slice();
-      this.state = mt;
-    }
+    let mt = this.state ?? this.seeded;
     if (this.index >= 624) {
+      // The first twist is the first write: copy the shared state before it.
+      if (mt === this.seeded) {
+        mt = this.seeded.slice();
+        this.state = mt;
+      }
       twist(mt);
       this.index = 0;
     }

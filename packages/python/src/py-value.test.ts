@@ -80,6 +80,22 @@ describe('PyDict', () => {
     expect(copy.get(true)).toBe(copy.get('y'));
     expect(copy.get(true)).not.toBe(shared);
   });
+
+  it('should keep empty dicts independent: the first insertion gives a dict arrays of its own', () => {
+    const a = new PyDict();
+    const b = new PyDict();
+    const c = PyDict.fromObject({});
+    a.set('x', 1n);
+    expect([b.size, c.size, [...b], [...c]]).toEqual([0, 0, [], []]);
+    b.set('y', 2n);
+    a.clear();
+    expect([...a]).toEqual([]);
+    expect([...b]).toEqual([['y', 2n]]);
+    const copy = pyDeepCopy(a) as PyDict;
+    copy.set('z', 3n);
+    a.set('w', 4n);
+    expect([[...a], [...b], [...copy], [...new PyDict()]]).toEqual([[['w', 4n]], [['y', 2n]], [['z', 3n]], []]);
+  });
 });
 
 describe('freezePyTree', () => {

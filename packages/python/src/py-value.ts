@@ -112,6 +112,16 @@ function tupleKey(tuple: PyTuple): string {
     .join('\u0001');
 }
 
+/**
+ * The arrays of every dict that has had no entry of its own yet (created
+ * empty, or cleared). Shared, so they must never be written: `set` gives a
+ * dict its own arrays before its first insertion, and no other method writes
+ * to an empty dict's arrays. Builders that bring their own arrays
+ * (`fromObject`, copies) replace them without allocating a pair to discard.
+ */
+const noKeys: InternalKey[] = [];
+const noValues: PyValue[] = [];
+
 /** Dicts with more entries than this get a hash index beside their arrays. */
 const indexThreshold = 8;
 
@@ -158,10 +168,10 @@ const pickEntry = (dict: PyDict, position: number): [PyKey, PyValue] => [
  * or building arrays costs a fraction of a Map.
  */
 export class PyDict {
-  /** Internal keys (see `internalKey`), in insertion order. */
-  private keyList: InternalKey[] = [];
-  /** Values, parallel to `keyList`. */
-  private valueList: PyValue[] = [];
+  /** Internal keys (see `internalKey`), in insertion order; `noKeys` until the first insertion. */
+  private keyList: InternalKey[] = noKeys;
+  /** Values, parallel to `keyList`; `noValues` until the first insertion. */
+  private valueList: PyValue[] = noValues;
   /** Internal key → position, once the dict outgrows a linear scan. */
   private index: Map<InternalKey, number> | undefined;
   /**
@@ -288,8 +298,14 @@ export class PyDict {
       this.valueList[position] = value;
       return this;
     }
-    this.keyList.push(k);
-    this.valueList.push(value);
+    if (this.keyList === noKeys) {
+      // The first insertion: the shared empty arrays are not this dict's to write.
+      this.keyList = [k];
+      this.valueList = [value];
+    } else {
+      this.keyList.push(k);
+      this.valueList.push(value);
+    }
     if (k !== key) (this.originalKeys ??= new Map()).set(k, key);
     if (this.index !== undefined) this.index.set(k, this.keyList.length - 1);
     return this;
@@ -307,8 +323,8 @@ export class PyDict {
   }
   clear(): void {
     this.assertMutable();
-    this.keyList = [];
-    this.valueList = [];
+    this.keyList = noKeys;
+    this.valueList = noValues;
     this.index = undefined;
     this.originalKeys = undefined;
   }
