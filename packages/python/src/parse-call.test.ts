@@ -25,6 +25,22 @@ describe('parseCallString', () => {
     expect(third.success && third.value.kwargs[1]![1]).toEqual(['#a']);
   });
 
+  it('should copy every container kind of a cached parse, and the argument lists themselves', () => {
+    const text = "f([1, [2]], ([3], 'a'), {4, 'b'}, k={'d': {'e': [5]}})";
+    const parse = () => ok(parseCallString(text));
+    const pristine = formatCall(parse());
+    const mutated = parse();
+    (mutated.args[0] as unknown[][])[1]!.push(0n);
+    ((mutated.args[1] as PyTuple).items[0] as unknown[]).push(0n);
+    (mutated.args[2] as PySet).add('c');
+    (((mutated.kwargs[0]![1] as PyDict).get('d') as PyDict).get('e') as unknown[]).push(0n);
+    mutated.kwargs[0]![1] = null;
+    mutated.kwargs.push(['z', 1n]);
+    mutated.args.push(1n);
+    expect(formatCall(parse())).toBe(pristine);
+    expect(formatCall(parse())).toBe(`f([1, [2]], ([3], 'a'), {4, 'b'}, k={'d': {'e': [5]}})`);
+  });
+
   describe('accepted calls', () => {
     it('should parse keyword and positional literal arguments', () => {
       const call = ok(parseCallString("sort('final_report.pdf', reverse=True, n=-3, x=2.50)"));

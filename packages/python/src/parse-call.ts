@@ -1,7 +1,7 @@
 import { pyRepr } from './py-repr';
 import { pyAdd, pyFloorDiv, pyMod, pyMul, pyPow, pySub, pyTrueDiv } from './py-ops';
 import { PyException } from './py-exception';
-import { PyDict, PyObject, PySet, PyTuple, isPyKey, pyDeepCopy, type PyKey, type PyValue } from './py-value';
+import { PyDict, PyObject, PySet, PyTuple, isPyKey, type PyKey, type PyValue } from './py-value';
 
 /** A parsed Python call `name(arg, ..., key=value, ...)` with literal arguments. */
 export type ParsedCall = {
@@ -167,16 +167,26 @@ function usesDefaults(options: ParseCallOptions): boolean {
 function copyResult(result: ParseCallResult): ParseCallResult {
   if (!result.success) return { success: false, error: { ...result.error } };
   const { name, args, kwargs } = result.value;
-  const argsCopy: PyValue[] = [];
-  for (const value of args) argsCopy.push(copyValue(value));
-  const kwargsCopy: [string, PyValue][] = [];
-  for (const [key, value] of kwargs) kwargsCopy.push([key, copyValue(value)]);
-  return { success: true, value: { name, args: argsCopy, kwargs: kwargsCopy } };
+  return { success: true, value: { name, args: args.map(copyLiteral), kwargs: kwargs.map(copyKeyword) } };
 }
 
-/** Literals are trees: primitives are shared, containers copied. */
-function copyValue(value: PyValue): PyValue {
-  return value === null || typeof value !== 'object' ? value : pyDeepCopy(value);
+function copyKeyword([key, value]: [string, PyValue]): [string, PyValue] {
+  return [key, copyLiteral(value)];
+}
+
+/**
+ * A copy of a parsed literal: primitives shared, containers copied. A
+ * literal is a tree (the parser builds a new container for each bracket, so
+ * none is reached twice), which `deepcopy`'s memo would only slow down; set
+ * elements and tuple items that are not containers are immutable and shared.
+ */
+function copyLiteral(value: PyValue): PyValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copyLiteral);
+  if (value instanceof PyDict) return PyDict.mapValues(value, copyLiteral);
+  if (value instanceof PyTuple) return new PyTuple(value.items.map(copyLiteral));
+  if (value instanceof PySet) return new PySet(value);
+  return value;
 }
 
 /**
