@@ -41,6 +41,17 @@ describe('parseCallString', () => {
     expect(formatCall(parse())).toBe(`f([1, [2]], ([3], 'a'), {4, 'b'}, k={'d': {'e': [5]}})`);
   });
 
+  it('should give independent copies of long calls too (a file written with its contents)', () => {
+    const content = 'line\\n'.repeat(1000);
+    const text = `echo(content='${content}', tags=['a'])`;
+    ok(parseCallString(text));
+    (ok(parseCallString(text)).kwargs[1]![1] as unknown[]).push('b');
+    expect(ok(parseCallString(text)).kwargs).toEqual([
+      ['content', 'line\n'.repeat(1000)],
+      ['tags', ['a']],
+    ]);
+  });
+
   describe('accepted calls', () => {
     it('should parse keyword and positional literal arguments', () => {
       const call = ok(parseCallString("sort('final_report.pdf', reverse=True, n=-3, x=2.50)"));

@@ -124,20 +124,21 @@ const decimalLiteral =
  * calls, attribute access, lambdas, comprehensions and f-strings inside the
  * arguments are rejected. Never throws.
  */
-export function parseCallString(
-  text: string,
-  options: ParseCallOptions = {},
-): ParseCallResult {
-  const cacheable = text.length <= maxCachedLength && usesDefaults(options);
+export function parseCallString(text: string, options?: ParseCallOptions): ParseCallResult {
+  const cacheable = text.length <= maxCachedLength && (options === undefined || usesDefaults(options));
   if (cacheable) {
     const cached = parsedCalls.get(text);
     if (cached !== undefined) return copyResult(cached);
   }
-  const run = runParser(text, options, (parser) => [parser.parseCall()]);
+  const run = runParser(text, options ?? {}, (parser) => [parser.parseCall()]);
   const result: ParseCallResult = run.success ? { success: true, value: run.value[0]! } : run;
   if (cacheable) {
-    if (parsedCalls.size >= maxCachedCalls) parsedCalls.clear();
+    if (parsedCalls.size >= maxCachedCalls || parsedCallChars + text.length > maxCachedChars) {
+      parsedCalls.clear();
+      parsedCallChars = 0;
+    }
     parsedCalls.set(text, copyResult(result));
+    parsedCallChars += text.length;
   }
   return result;
 }
@@ -145,13 +146,16 @@ export function parseCallString(
 /**
  * Results of {@link parseCallString} with default options, by text: an
  * agent's calls repeat a lot (`cd(folder='..')`, `ls()`), within an episode
- * and across the rollouts of a task. Each hit gets its own copy of every
- * container, so a caller that keeps or mutates an argument never touches the
- * cache. Bounded: cleared when full.
+ * and across the rollouts of a task, long ones too (a file written with its
+ * contents). Each hit gets its own copy of every container, so a caller that
+ * keeps or mutates an argument never touches the cache. Bounded by entries
+ * and by the characters of their texts: cleared when either is full.
  */
 const parsedCalls = new Map<string, ParseCallResult>();
 const maxCachedCalls = 4096;
-const maxCachedLength = 1024;
+const maxCachedLength = 65_536;
+const maxCachedChars = 4_194_304;
+let parsedCallChars = 0;
 
 function usesDefaults(options: ParseCallOptions): boolean {
   return (
@@ -170,8 +174,9 @@ function copyResult(result: ParseCallResult): ParseCallResult {
   return { success: true, value: { name, args: args.map(copyLiteral), kwargs: kwargs.map(copyKeyword) } };
 }
 
-function copyKeyword([key, value]: [string, PyValue]): [string, PyValue] {
-  return [key, copyLiteral(value)];
+function copyKeyword(pair: [string, PyValue]): [string, PyValue] {
+  // Indexed, not destructured: destructuring runs the array iterator.
+  return [pair[0], copyLiteral(pair[1])];
 }
 
 /**
