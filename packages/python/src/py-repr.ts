@@ -27,7 +27,27 @@ export function floatRepr(value: number): string {
   if (Number.isNaN(value)) return 'nan';
   if (value === Infinity) return 'inf';
   if (value === -Infinity) return '-inf';
+  // Zero first: the memo's Map cannot tell 0 from -0.
   if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  let repr = floatReprs.get(value);
+  if (repr === undefined) {
+    repr = computeFloatRepr(value);
+    if (floatReprs.size >= maxFloatReprs) floatReprs.clear();
+    floatReprs.set(value, repr);
+  }
+  return repr;
+}
+
+/**
+ * Reprs of floats, which results repeat (prices, balances, readings):
+ * the shortest round-trip digits cost far more than a lookup. Bounded:
+ * cleared when full.
+ */
+const floatReprs = new Map<number, string>();
+const maxFloatReprs = 8192;
+
+/** {@link floatRepr} of a finite, non-zero float. */
+function computeFloatRepr(value: number): string {
   const magnitude = Math.abs(value);
   if (magnitude >= 1e-4 && magnitude < 1e16) {
     // Both languages print the shortest round-trip digits in fixed notation
