@@ -25,7 +25,8 @@ export function pyJsonDumps(value: PyValue, options?: PyJsonDumpsOptions): strin
   } finally {
     // Balanced on return; after a TypeError or ValueError it still holds the
     // containers it was in, which the shared default encoder must not keep.
-    encoder.stack.length = 0;
+    // (Only then: setting an array's length is a call into the runtime.)
+    if (encoder.stack.length !== 0) encoder.stack.length = 0;
   }
 }
 
