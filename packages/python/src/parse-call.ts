@@ -174,9 +174,8 @@ function copyResult(result: ParseCallResult): ParseCallResult {
   return { success: true, value: { name, args: args.map(copyLiteral), kwargs: kwargs.map(copyKeyword) } };
 }
 
-function copyKeyword(pair: [string, PyValue]): [string, PyValue] {
-  // Indexed, not destructured: destructuring runs the array iterator.
-  return [pair[0], copyLiteral(pair[1])];
+function copyKeyword([key, value]: [string, PyValue]): [string, PyValue] {
+  return [key, copyLiteral(value)];
 }
 
 /**
