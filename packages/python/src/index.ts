@@ -28,6 +28,7 @@ export {
   parsePyJson,
   pyJsonDumps,
   pyTuple,
+  tryPyJsonDumps,
   toJsonValue,
   type PyJsonDumpsOptions,
 } from './py-json';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PyException } from './py-exception';
-import { PyJsonSyntaxError, parsePyJson, pyJsonDumps } from './py-json';
+import { PyJsonSyntaxError, parsePyJson, pyJsonDumps, tryPyJsonDumps } from './py-json';
 import { PyDict, PyEllipsis, PySet, PyTuple, freezePyValue, isFrozenPyList, type PyValue } from './py-value';
 
 describe('pyJsonDumps', () => {
@@ -46,6 +46,25 @@ describe('pyJsonDumps', () => {
     expect(() => pyJsonDumps(new PyDict([[new PyTuple([1n]), 1n]]))).toThrow(
       'keys must be str, int, float, bool or None, not tuple',
     );
+  });
+
+  it('should give undefined from tryPyJsonDumps where json.dumps raises, the text elsewhere', () => {
+    const dict = new PyDict([['a', 1.5], ['b', ['x', null]]]);
+    expect(tryPyJsonDumps(dict)).toBe(pyJsonDumps(dict));
+    expect(tryPyJsonDumps(dict, { separators: [',', ':'] })).toBe('{"a":1.5,"b":["x",null]}');
+    const bottom: PyValue[] = [new PySet(['a'])];
+    let deep: PyValue[] = bottom;
+    for (let i = 0; i < 40; i++) deep = [deep];
+    expect(tryPyJsonDumps(deep)).toBeUndefined();
+    expect(tryPyJsonDumps(new PyDict([['e', PyEllipsis]]), { sortKeys: true })).toBeUndefined();
+    expect(tryPyJsonDumps(new PyDict([[new PyTuple([1n]), 1n]]))).toBeUndefined();
+    const cycle: PyValue[] = [];
+    cycle.push(cycle);
+    expect(tryPyJsonDumps(cycle)).toBeUndefined();
+    // The quiet encoder leaves nothing behind either.
+    bottom[0] = 'a';
+    expect(tryPyJsonDumps(deep)).toBe(`${'['.repeat(41)}"a"${']'.repeat(41)}`);
+    expect(() => pyJsonDumps([PyEllipsis])).toThrow(PyException);
   });
 
   it('should encode normally after a call that raised deep inside a value', () => {

@@ -16,22 +16,48 @@ export type PyJsonDumpsOptions = {
  * `json.dumps(value)` with CPython's output: `", "`/`": "` separators,
  * Python float repr, int keys written as strings, non-ASCII escaped. Raises a
  * {@link PyException} `TypeError` for values JSON cannot encode, as Python
- * does, so callers can fall back to `str()` like BFCL's executor.
+ * does ({@link tryPyJsonDumps} returns `undefined` instead, for callers that
+ * fall back to `str()` like BFCL's executor).
  */
 export function pyJsonDumps(value: PyValue, options?: PyJsonDumpsOptions): string {
-  const encoder = options === undefined ? defaultEncoder : encoderFor(options);
+  return runEncoder(value, options === undefined ? defaultEncoder : encoderFor(options, false));
+}
+
+/**
+ * {@link pyJsonDumps}, or `undefined` where `json.dumps` would raise (a
+ * value or key JSON cannot encode, a circular reference, an int too long to
+ * print): for callers that fall back to something else then, as BFCL's
+ * executor falls back to `str()`. A value JSON cannot encode builds no
+ * exception here (capturing a stack trace costs far more than the encoding).
+ */
+export function tryPyJsonDumps(value: PyValue, options?: PyJsonDumpsOptions): string | undefined {
+  try {
+    return runEncoder(value, options === undefined ? quietDefaultEncoder : encoderFor(options, true));
+  } catch (error) {
+    if (error === notSerializable || PyException.isInstance(error)) return undefined;
+    throw error;
+  }
+}
+
+function runEncoder(value: PyValue, encoder: JsonEncoder): string {
   try {
     return encodeJson(value, encoder);
   } finally {
-    // Balanced on return; after a TypeError or ValueError it still holds the
-    // containers it was in, which the shared default encoder must not keep.
-    // (Only then: setting an array's length is a call into the runtime.)
+    // Balanced on return; after a raise it still holds the containers it was
+    // in, which a shared default encoder must not keep. (Only then: setting
+    // an array's length is a call into the runtime.)
     if (encoder.stack.length !== 0) encoder.stack.length = 0;
   }
 }
 
+/**
+ * What a quiet encoder ({@link tryPyJsonDumps}) throws for a value JSON
+ * cannot encode, instead of a new `TypeError`: one instance, built once.
+ */
+const notSerializable = new Error('not JSON serializable');
+
 /** The settings of a call with explicit options (a fresh encoder: its stack is its own). */
-function encoderFor(options: PyJsonDumpsOptions): JsonEncoder {
+function encoderFor(options: PyJsonDumpsOptions, quiet: boolean): JsonEncoder {
   const ensureAscii = options.ensureAscii ?? true;
   const [itemSeparator, keySeparator] = options.separators ?? defaultSeparators;
   return {
@@ -44,6 +70,7 @@ function encoderFor(options: PyJsonDumpsOptions): JsonEncoder {
     cache:
       ensureAscii && itemSeparator === ', ' && keySeparator === ': ' ? defaultJsonCache : undefined,
     stack: [],
+    quiet,
   };
 }
 
@@ -59,7 +86,9 @@ const defaultJsonCache = new WeakMap<object, string>();
  * no user code: values it cannot encode raise) and JS runs one call at a
  * time; its stack is emptied when each call ends.
  */
-const defaultEncoder: JsonEncoder = encoderFor({});
+const defaultEncoder: JsonEncoder = encoderFor({}, false);
+/** The same for {@link tryPyJsonDumps}. */
+const quietDefaultEncoder: JsonEncoder = encoderFor({}, true);
 
 /** The settings of one {@link pyJsonDumps} call (a plain object: no closures per call). */
 type JsonEncoder = {
@@ -70,6 +99,8 @@ type JsonEncoder = {
   readonly cache: WeakMap<object, string> | undefined;
   /** Containers being encoded, innermost last (Python's `markers`). */
   readonly stack: unknown[];
+  /** Throw `notSerializable` rather than a `TypeError` for a value JSON cannot encode. */
+  readonly quiet: boolean;
 };
 
 /** Below this depth a cycle is impossible to miss later, so the stack is only scanned past it. */
@@ -142,6 +173,7 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
     encoder.stack.pop();
     return out;
   }
+  if (encoder.quiet) throw notSerializable;
   throw PyException.typeError(`Object of type ${pyTypeName(v)} is not JSON serializable`);
 }
 

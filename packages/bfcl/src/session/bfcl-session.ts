@@ -3,9 +3,9 @@ import {
   PyException,
   bindArguments,
   parseCallString,
-  pyJsonDumps,
   pyRepr,
   pyStr,
+  tryPyJsonDumps,
   type ParsedCall,
   type PySignature,
   type PyValue,
@@ -265,14 +265,7 @@ const longestBlockedName = Math.max(...bfclBlockedNames.map((name) => name.lengt
 export function renderResult(value: PyValue): string {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return attachedStr(value) ?? pyStr(value);
-  if (value instanceof PyDict) {
-    try {
-      return pyJsonDumps(value);
-    } catch (error) {
-      if (PyException.isInstance(error)) return pyStr(value);
-      throw error;
-    }
-  }
+  if (value instanceof PyDict) return tryPyJsonDumps(value) ?? pyStr(value);
   return pyStr(value);
 }
 
