@@ -263,7 +263,7 @@ export async function runWarmstart({ argv, output }: CommandContext): Promise<nu
       const { agree, disagreements } = figuresAgree(shippedFigures, figures);
       output.line(
         agree
-          ? 'check: other weights than the shipped base (float order), the same figures within their 95% intervals'
+          ? 'check: other weights than the shipped base (float order, or prompts rendered differently since it was built: decision 0025), the same figures within their 95% intervals'
           : `check: figures differ from the shipped base: ${disagreements.join('; ')}`,
       );
       if (!agree) code = exitCodes.checkFailed;
