@@ -58,6 +58,9 @@ function firstSentence(text: string): string {
   return (match ? match[1]! : trimmed).replace(/\s+/g, ' ');
 }
 
+/** One bracketed cue (`[required]`, `[type: T]`) at the end of a description. */
+const trailingBracketCue = /(?:^|\s+)(\[required\]|\[type: [^\]]*\])$/;
+
 /**
  * The cues an overlay appends to a parameter description (φ_schema's
  * ` [required]`, ` [type: T]`, ` Allowed values: a, b`, in that order), split
@@ -72,7 +75,7 @@ function splitOverlayCues(description: string): { text: string; cues: string[]; 
     text = text.slice(0, allowedMatch.index);
   }
   const cues: string[] = [];
-  for (let cue = /(?:^|\s+)(\[required\]|\[type: [^\]]*\])$/.exec(text); cue; cue = /(?:^|\s+)(\[required\]|\[type: [^\]]*\])$/.exec(text)) {
+  for (let cue = trailingBracketCue.exec(text); cue; cue = trailingBracketCue.exec(text)) {
     cues.unshift(cue[1]!);
     text = text.slice(0, cue.index);
   }
