@@ -8,7 +8,10 @@ export type ReadBodyResult =
  * Reads a request body up to `limit` bytes. A larger body is read on and
  * discarded up to `drainLimit` (so the client sees the 413 instead of a
  * reset), then refused; beyond that the connection is to be cut (`cut`).
- * A declared `content-length` over `limit` is refused without buffering.
+ * A declared `content-length` over `drainLimit` is refused at once (`cut`);
+ * one between the limits is read to its end, unbuffered, before the answer,
+ * so the connection stays usable: answering first and closing while the
+ * client still writes makes its writes fail (EPIPE) or resets the socket.
  */
 export function readBody({
   request,
@@ -23,9 +26,9 @@ export function readBody({
 }): Promise<ReadBodyResult> {
   const declared = Number(request.headers['content-length'] ?? Number.NaN);
   return new Promise((resolve, reject) => {
-    if (Number.isFinite(declared) && declared > limit) {
+    if (Number.isFinite(declared) && declared > drainLimit) {
       request.resume();
-      resolve({ tooLarge: true, cut: declared > drainLimit });
+      resolve({ tooLarge: true, cut: true });
       return;
     }
     const chunks: Buffer[] = [];

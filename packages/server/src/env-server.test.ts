@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { createBfclBackend, type BfclDataset } from '@seal/bfcl';
 import {
   hasSharedBfclData,
@@ -441,6 +441,67 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
       expect(cut).toBe(413);
       const step = await client.step({ instanceId: 'a', content: cdDocument });
       expect(step.state[0]!.content).toContain('<tool_response>');
+    });
+
+    it('should read an oversized body to its end and keep the connection for the next request', async () => {
+      await using server = await startServer({ maxBodyBytes: 2048 });
+      const client = new SealEnvClient({ baseUrl: server.url });
+      await client.create({ taskId: base, instanceId: 'a' });
+      // One keep-alive socket: the 413 must neither close it nor reset the
+      // client's write of a body several TCP segments long.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const send = (body: string) =>
+        new Promise<{ status: number; reused: boolean; text: string }>(
+          (resolve, reject) => {
+            const request = httpRequest(
+              `${server.url}/step`,
+              {
+                method: 'POST',
+                agent,
+                headers: {
+                  'content-type': 'application/json',
+                  'content-length': String(Buffer.byteLength(body)),
+                },
+              },
+              (response) => {
+                let text = '';
+                response.setEncoding('utf8');
+                response.on('data', (chunk: string) => (text += chunk));
+                response.on('end', () =>
+                  resolve({
+                    status: response.statusCode ?? 0,
+                    reused: request.reusedSocket,
+                    text,
+                  }),
+                );
+              },
+            );
+            request.on('error', reject);
+            request.end(body);
+          },
+        );
+      try {
+        for (let round = 0; round < 3; round++) {
+          const big = await send(
+            JSON.stringify({
+              instance_id: 'a',
+              messages: { role: 'assistant', content: 'x'.repeat(12_000) },
+            }),
+          );
+          expect(big.status).toBe(413);
+          const step = await send(
+            JSON.stringify({
+              instance_id: 'a',
+              messages: { role: 'assistant', content: cdDocument },
+            }),
+          );
+          expect(step.status).toBe(200);
+          expect(step.reused).toBe(true);
+          expect(step.text).toContain('<tool_response>');
+        }
+      } finally {
+        agent.destroy();
+      }
     });
 
     it('should hide internal errors behind a reference unless exposed', async () => {

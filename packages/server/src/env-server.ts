@@ -229,7 +229,7 @@ export async function startEnvServer(
           message: `request body is larger than the server's limit of ${maxBodyBytes} bytes (seal serve --max-body)`,
           details: { maxBodyBytes },
         }),
-        { connection: 'close' },
+        read.cut ? { connection: 'close' } : undefined,
       );
       if (read.cut) response.once('finish', () => request.socket.destroy());
       return;
