@@ -1,12 +1,23 @@
 /**
- * `pnpm bench serve [--seconds 120] [--concurrency 64] [--workers N] [--data DIR] [--url URL]`:
+ * `pnpm bench serve [--seconds 120] [--concurrency 64] [--rate 5000|max] [--workers N] [--data DIR] [--url URL]`:
  * a load test of `seal serve`. Starts the server as a child process (`seal
  * serve --port 0 --json`, with `--workers N` passed on) unless `--url` names a running one, replays the
  * ground truth of the 400 evaluation entries once alone (reference
  * transcripts), then keeps `--concurrency` episodes running on loopback for
  * `--seconds`: ground-truth replays as Qwen `<tool_call>` JSON, with
  * adversarial requests mixed in (malformed calls, unknown tools, bad JSON,
- * unknown instance ids, bodies over the limit). Every verdict is checked, and
+ * unknown instance ids, bodies over the limit).
+ *
+ * `--rate` is the offered load in steps per second over all episodes (default
+ * 5,000, the service's goal): each episode sends its steps at the times of a
+ * seeded Poisson process, as a trainer whose policy takes a while to answer
+ * would, and a step's latency is counted from the time it was due, not from
+ * when it was sent, so a server that falls behind is charged for the wait
+ * (no coordinated omission). `--rate max` sends each step as soon as the
+ * last one is answered: the throughput at saturation, where the latency is
+ * by Little's law the number of episodes over the throughput.
+ *
+ * Every verdict is checked, and
  * every observation is compared with the reference transcript, so a state
  * leaking between episodes shows up. Prints throughput and step latency
  * percentiles; exits 1 on any error, leak or wrong verdict.
@@ -16,12 +27,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { LeanHttpConnection } from './_http-client';
 import { loadBfclData, resolveBfclDataDir } from '@seal/bfcl';
 import { sharedBfclDataDir } from '@seal/bfcl/test';
 import {
@@ -39,6 +51,18 @@ const flag = (name: string) => {
 const seconds = Number(flag('seconds') ?? 120);
 const concurrency = Number(flag('concurrency') ?? 64);
 const adversarialRate = Number(flag('adversarial') ?? 0.05);
+const rateFlag = flag('rate') ?? '5000';
+/** Offered steps per second over all episodes; undefined: as fast as answered. */
+const offeredRate = rateFlag === 'max' ? undefined : Number(rateFlag);
+if (
+  offeredRate !== undefined &&
+  (!Number.isFinite(offeredRate) || offeredRate <= 0)
+) {
+  throw Object.assign(
+    new Error(`--rate must be a positive number of steps per second or 'max', got '${rateFlag}'`),
+    { code: 'INVALID_ARGUMENT' },
+  );
+}
 const serverWorkers = flag('workers');
 const dir = resolveBfclDataDir({
   flag: flag('data') ?? process.env['SEAL_BFCL_DATA'] ?? sharedBfclDataDir,
@@ -82,46 +106,34 @@ if (url === undefined) {
   });
 }
 const baseUrl = new URL(url);
-const agent = new Agent({ keepAlive: true, maxSockets: concurrency * 2 });
+const connections: LeanHttpConnection[] = [];
+const openConnection = () => {
+  const connection = new LeanHttpConnection(
+    baseUrl.hostname,
+    Number(baseUrl.port),
+  );
+  connections.push(connection);
+  return connection;
+};
 
 // Wire JSON, read field by field where it is checked.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Answer = { status: number; body: any };
 
-function post(endpoint: string, body: unknown): Promise<Answer> {
+async function post(
+  connection: LeanHttpConnection,
+  endpoint: string,
+  body: unknown,
+): Promise<Answer> {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: baseUrl.hostname,
-        port: baseUrl.port,
-        path: `/${endpoint}`,
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(text),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const raw = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = raw;
-          try {
-            parsed = JSON.parse(raw);
-          } catch {
-            // keep the text
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
+  const answer = await connection.post(`/${endpoint}`, text);
+  let parsed: unknown = answer.text;
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    // keep the text
+  }
+  return { status: answer.status, body: parsed };
 }
 
 // ---------------------------------------------------------------- client --
@@ -162,7 +174,10 @@ function toolCall(
 }
 
 const stats = {
+  /** Step latencies under load, from the time each step was due. */
   stepMs: [] as number[],
+  /** The same steps from the time they were sent (the server's share). */
+  stepSentMs: [] as number[],
   /** Step latencies of the reference pass (one episode at a time). */
   soloStepMs: [] as number[],
   createMs: [] as number[],
@@ -193,14 +208,18 @@ const oversizeBody = JSON.stringify({
 });
 
 /** One adversarial request; checks that it is answered as specified and changes nothing. */
-async function adversarial(instanceId: string, pick: number): Promise<void> {
+async function adversarial(
+  connection: LeanHttpConnection,
+  instanceId: string,
+  pick: number,
+): Promise<void> {
   // Bodies over the limit are costly to send: one in twenty adversarial requests.
   const kind =
     pick < 0.05 ? 'oversize' : adversarialKinds[Math.floor(pick * 5) % 5]!;
   stats.adversarial[kind] = (stats.adversarial[kind] ?? 0) + 1;
   stats.requests++;
   const step = (content: unknown) =>
-    post('step', {
+    post(connection, 'step', {
       env_type: 'bfcl',
       instance_id: instanceId,
       messages: { role: 'assistant', content },
@@ -243,27 +262,28 @@ async function adversarial(instanceId: string, pick: number): Promise<void> {
       break;
     case 'bad-json':
       answer = await post(
+        connection,
         'step',
         `{"instance_id": "${instanceId}", "messages": {`,
       );
       expected = 400;
       break;
     case 'unknown-instance':
-      answer = await post('step', {
+      answer = await post(connection, 'step', {
         instance_id: `${instanceId}-ghost`,
         messages: { role: 'assistant', content: 'hi' },
       });
       expected = 404;
       break;
     case 'missing-content':
-      answer = await post('step', {
+      answer = await post(connection, 'step', {
         instance_id: instanceId,
         messages: { role: 'assistant' },
       });
       expected = 400;
       break;
     case 'oversize':
-      answer = await post('step', oversizeBody);
+      answer = await post(connection, 'step', oversizeBody);
       expected = 413;
       break;
   }
@@ -298,12 +318,21 @@ async function episode(
     measure,
     adversarialP,
     script,
-  }: { measure: boolean; adversarialP: number; script?: readonly string[] },
+    connection,
+    due,
+  }: {
+    measure: boolean;
+    adversarialP: number;
+    script?: readonly string[];
+    connection: LeanHttpConnection;
+    /** When the next step is due (ms, `performance.now()`); none: at once. */
+    due?: () => number;
+  },
 ): Promise<Replay> {
   const instanceId = `bench-${process.pid}-${sequence++}`;
   const mode = sequence % 2 === 0 ? 'validate' : 'sample';
   let started = performance.now();
-  const created = await post('create', {
+  const created = await post(connection, 'create', {
     env_type: 'bfcl',
     task_id: taskId,
     instance_id: instanceId,
@@ -328,19 +357,31 @@ async function episode(
   let terminated = false;
   let reward = -1;
   const send = async (content: string) => {
+    // An adversarial request goes out in the time before the step is due.
     if (adversarialP > 0 && random() < adversarialP)
-      await adversarial(instanceId, random());
+      await adversarial(connection, instanceId, random());
+    // A step is charged from when it was due or, if the last answer came
+    // later, from that answer (the wait the server caused), not from when a
+    // late timer let it go out (the client's own delay).
+    const ready = performance.now();
+    const dueAt = due?.();
+    if (dueAt !== undefined && dueAt > ready) await sleep(dueAt - ready);
+    const chargedFrom = dueAt === undefined ? undefined : Math.max(dueAt, ready);
     sent.push(content);
     started = performance.now();
-    const answer = await post('step', {
+    const answer = await post(connection, 'step', {
       env_type: 'bfcl',
       instance_id: instanceId,
       messages: { role: 'assistant', content },
       params: {},
     });
-    (measure ? stats.stepMs : stats.soloStepMs).push(
-      performance.now() - started,
-    );
+    const answered = performance.now();
+    if (measure) {
+      stats.stepMs.push(answered - Math.min(chargedFrom ?? started, started));
+      stats.stepSentMs.push(answered - started);
+    } else {
+      stats.soloStepMs.push(answered - started);
+    }
     stats.requests++;
     if (answer.status !== 200)
       throw new Error(
@@ -376,14 +417,14 @@ async function episode(
   }
   if (!terminated) fail(stats.verdicts, `${taskId}: did not terminate`);
   started = performance.now();
-  const evaluation = await post('evaluate', {
+  const evaluation = await post(connection, 'evaluate', {
     env_type: 'bfcl',
     instance_id: instanceId,
     messages: {},
     params: { sparse: true },
   });
   if (measure) stats.evaluateMs.push(performance.now() - started);
-  const released = await post('release', {
+  const released = await post(connection, 'release', {
     env_type: 'bfcl',
     instance_id: instanceId,
     messages: {},
@@ -423,11 +464,16 @@ process.stderr.write(
   `reference pass: ${taskIds.length} entries, one at a time, on ${url}\n`,
 );
 const reference = new Map<string, Replay>();
+const referenceConnection = openConnection();
 const referenceStart = performance.now();
 for (const taskId of taskIds)
   reference.set(
     taskId,
-    await episode(taskId, { measure: false, adversarialP: 0 }),
+    await episode(taskId, {
+      measure: false,
+      adversarialP: 0,
+      connection: referenceConnection,
+    }),
   );
 const referenceSeconds = (performance.now() - referenceStart) / 1000;
 stats.episodes = 0;
@@ -466,6 +512,24 @@ await Promise.all(
   Array.from({ length: concurrency }, async (_, worker) => {
     // Workers start spread over the tasks, so the same task runs in several at once too.
     next = Math.max(next, worker);
+    const connection = openConnection();
+    // Each episode's steps fall due at the times of a Poisson process of
+    // rate offeredRate / concurrency, seeded by the worker's index.
+    let state = (0x9e3779b9 * (worker + 1)) >>> 0;
+    const uniform = () => {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const meanGapMs =
+      offeredRate === undefined ? 0 : (1000 * concurrency) / offeredRate;
+    let nextDue = loadStart;
+    const due =
+      offeredRate === undefined
+        ? undefined
+        : () => (nextDue += -Math.log(1 - uniform()) * meanGapMs);
     while (performance.now() < deadline) {
       const taskId = taskIds[next++ % taskIds.length]!;
       active++;
@@ -476,6 +540,8 @@ await Promise.all(
           measure: true,
           adversarialP: adversarialRate,
           script,
+          connection,
+          ...(due ? { due } : {}),
         });
         if (JSON.stringify(transcript) !== JSON.stringify(expected)) {
           const at = transcript.findIndex((text, i) => text !== expected[i]);
@@ -512,10 +578,11 @@ if (child?.pid) {
   }
 }
 child?.kill('SIGTERM');
-agent.destroy();
+for (const connection of connections) connection.close();
 
 const ms = (value: number) => value.toFixed(2);
 const stepSorted = Float64Array.from(stats.stepMs).sort();
+const stepSentSorted = Float64Array.from(stats.stepSentMs).sort();
 const createSorted = Float64Array.from(stats.createMs).sort();
 const evaluateSorted = Float64Array.from(stats.evaluateMs).sort();
 const soloSorted = Float64Array.from(stats.soloStepMs).sort();
@@ -524,7 +591,7 @@ const adversarialTotal = Object.values(stats.adversarial).reduce(
   0,
 );
 console.log(
-  `\nseal serve load test: ${concurrency} concurrent episodes, ${loadSeconds.toFixed(1)} s on ${url} (peak ${peakActive} in flight)`,
+  `\nseal serve load test: ${concurrency} concurrent episodes, ${loadSeconds.toFixed(1)} s on ${url} (peak ${peakActive} in flight), offered ${offeredRate === undefined ? 'as fast as answered (--rate max)' : `${offeredRate} steps/s (Poisson, latency from when each step was due)`}`,
 );
 console.log(
   `reference pass: ${taskIds.length} episodes alone in ${referenceSeconds.toFixed(1)} s`,
@@ -538,8 +605,15 @@ console.log(`| requests (all endpoints) | ${stats.requests} |`);
 console.log(`| requests/s | ${(stats.requests / loadSeconds).toFixed(0)} |`);
 console.log(`| steps | ${stats.stepMs.length} |`);
 console.log(
-  `| step p50 / p95 / p99 / max (ms) | ${ms(percentile(stepSorted, 50))} / ${ms(percentile(stepSorted, 95))} / ${ms(percentile(stepSorted, 99))} / ${ms(stepSorted[stepSorted.length - 1] ?? Number.NaN)} |`,
+  `| steps/s | ${(stats.stepMs.length / loadSeconds).toFixed(0)} (offered ${offeredRate ?? 'max'}) |`,
 );
+console.log(
+  `| step p50 / p95 / p99 / max (ms)${offeredRate === undefined ? '' : ', from when due'} | ${ms(percentile(stepSorted, 50))} / ${ms(percentile(stepSorted, 95))} / ${ms(percentile(stepSorted, 99))} / ${ms(stepSorted[stepSorted.length - 1] ?? Number.NaN)} |`,
+);
+if (offeredRate !== undefined)
+  console.log(
+    `| step p50 / p99 / max from when sent (ms) | ${ms(percentile(stepSentSorted, 50))} / ${ms(percentile(stepSentSorted, 99))} / ${ms(stepSentSorted[stepSentSorted.length - 1] ?? Number.NaN)} |`,
+  );
 console.log(
   `| step p50 / p99 alone, reference pass (ms) | ${ms(percentile(soloSorted, 50))} / ${ms(percentile(soloSorted, 99))} |`,
 );
@@ -565,6 +639,9 @@ console.log(
   `| machine load average (1 min) at start / end | ${loadAverageAtStart[0]!.toFixed(2)} / ${loadAverageAtEnd[0]!.toFixed(2)} on ${availableParallelism()} cores |`,
 );
 console.log(`| server worker threads | ${serverWorkers ?? 'default (the cores)'} |`);
+console.log(
+  `| client connections opened | ${connections.reduce((sum, connection) => sum + connection.opened, 0)} for ${connections.length} episodes in flight (keep-alive) |`,
+);
 console.log(
   `| errors / leaks / wrong verdicts | ${stats.errors.length} / ${stats.leaks.length} / ${stats.verdicts.length} |`,
 );

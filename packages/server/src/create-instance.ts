@@ -27,7 +27,25 @@ export type CreateInstanceContext = {
   maxInstances: number;
   maxModelCalls: number;
   now: () => number;
+  /**
+   * Resolved params by create key (task id and params as JSON), so the
+   * creates of a training step, which share their params, resolve them and
+   * evolve their overlay once: the overlay object is then shared too, and
+   * with it the episode's cached system prompt. Params that read a state file
+   * are resolved every time (the file changes between steps).
+   */
+  resolvedParams?: Map<string, EpisodeParams>;
 };
+
+/** Resolved params kept per service (least recently used dropped first). */
+const resolvedParamsLimit = 1024;
+
+/** A copy of cached params whose lists a create may extend. */
+const copyParams = (params: EpisodeParams): EpisodeParams => ({
+  ...params,
+  limits: { ...params.limits },
+  warnings: [...params.warnings],
+});
 
 /**
  * `/create`: resolves the task, the instance id (the client's, or a fresh
@@ -77,13 +95,31 @@ export async function createInstance({
       isRetryable: true,
     });
   }
-  const params = await resolveEpisodeParams({
-    params: request.params ?? {},
-    task,
-    ...(context.loadStatistics
-      ? { loadStatistics: context.loadStatistics }
-      : {}),
-  });
+  const cache = readsStateFile(request.params)
+    ? undefined
+    : context.resolvedParams;
+  let params: EpisodeParams;
+  const cached = cache?.get(key);
+  if (cached) {
+    // Most recently used last, so the first key is the one to drop.
+    cache!.delete(key);
+    cache!.set(key, cached);
+    params = copyParams(cached);
+  } else {
+    const resolved = await resolveEpisodeParams({
+      params: request.params ?? {},
+      task,
+      ...(context.loadStatistics
+        ? { loadStatistics: context.loadStatistics }
+        : {}),
+    });
+    if (cache) {
+      cache.set(key, copyParams(resolved));
+      if (cache.size > resolvedParamsLimit)
+        cache.delete(cache.keys().next().value!);
+    }
+    params = resolved;
+  }
   // The instance id may have been taken while the params resolved.
   const raced = repeatedCreate({ instances, id, key, now });
   if (raced) return raced;
@@ -130,6 +166,17 @@ export async function createInstance({
     created: { key, data },
   });
   return data;
+}
+
+/** Whether create params name a capability-state file (`diagnostic_evolution.state_path`). */
+function readsStateFile(params: unknown): boolean {
+  if (typeof params !== 'object' || params === null) return false;
+  const diagnostic = (params as Record<string, unknown>)['diagnostic_evolution'];
+  return (
+    typeof diagnostic === 'object' &&
+    diagnostic !== null &&
+    (diagnostic as Record<string, unknown>)['state_path'] != null
+  );
 }
 
 /**

@@ -756,6 +756,49 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
   });
 
   describe('params', () => {
+    it('should resolve repeated params once without carrying one create\'s warnings into the next', async () => {
+      await using server = await startServer({ maxModelCalls: 50 });
+      const client = new SealEnvClient({ baseUrl: server.url });
+      const params = {
+        rollout_mode: 'sample',
+        max_model_calls: 500,
+        observation_lite: { enable: true },
+      };
+      const answers = [];
+      for (const instanceId of ['a', 'b', 'c'])
+        answers.push(await client.create({ taskId: base, instanceId, params }));
+      for (const answer of answers) {
+        expect(
+          (answer.info['warnings'] as { setting: string }[]).map(
+            (warning) => warning.setting,
+          ),
+        ).toEqual(['params.max_model_calls']);
+        expect(answer.info['overlay_hash']).toBe(answers[0]!.info['overlay_hash']);
+        expect(answer.state[0]!.content).toBe(answers[0]!.state[0]!.content);
+      }
+      // Other params for the same task are resolved for themselves.
+      const untouched = await client.create({
+        taskId: base,
+        instanceId: 'd',
+        params: { rollout_mode: 'sample' },
+      });
+      expect(untouched.info['overlay_hash']).not.toBe(answers[0]!.info['overlay_hash']);
+      expect(untouched.state[0]!.content).not.toBe(answers[0]!.state[0]!.content);
+    });
+
+    it('should read a state file on every create that names one', async () => {
+      const loadStatistics = vi.fn(async () => ({}));
+      await using server = await startServer({ loadStatistics });
+      const client = new SealEnvClient({ baseUrl: server.url });
+      const params = {
+        rollout_mode: 'sample',
+        diagnostic_evolution: { enable: true, state_path: '/tmp/state.json' },
+      };
+      await client.create({ taskId: base, instanceId: 'a', params });
+      await client.create({ taskId: base, instanceId: 'b', params });
+      expect(loadStatistics).toHaveBeenCalledTimes(2);
+    });
+
     it("should accept SEAL's headline env params (exp/SEAL.yaml) without warnings", async () => {
       await using server = await startServer();
       const client = new SealEnvClient({ baseUrl: server.url });

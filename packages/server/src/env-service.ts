@@ -107,6 +107,7 @@ export function createEnvService(settings: EnvServiceSettings): EnvService {
     maxInstances: settings.maxInstances ?? 4096,
     maxModelCalls: settings.maxModelCalls ?? 1000,
     now,
+    resolvedParams: new Map(),
   };
 
   const profile = (request: EnvServiceRequest): readonly string[] => {

@@ -7,6 +7,7 @@ import {
 import { MockToolBackendV1 } from '@seal/spec/test';
 import { describe, expect, it } from 'vitest';
 import { emptyOverlayHash } from '../overlay/apply-overlay';
+import { createProtocol } from '../protocols';
 import { createEpisode } from './create-episode';
 
 function doc(name: string, required: string[] = []): ToolDoc {
@@ -220,6 +221,37 @@ describe('createEpisode', () => {
 
       const evaluation = createEpisode({ task: makeTask(), backend, mode: 'eval' });
       expect(evaluation.reset()[0]!.content).not.toContain('[required]');
+    });
+
+    it('should give every episode the system prompt of its own task, overlay and prompt mode', () => {
+      const backend = new MockToolBackendV1({ execute: { result: 'x', status: 'ok' } });
+      const system = (options: Partial<Parameters<typeof createEpisode>[0]>) =>
+        createEpisode({ task: makeTask(), backend, ...options }).reset()[0]!.content;
+      const trainFull = system({ mode: 'train', overlay });
+      const trainCompact = system({ mode: 'train', overlay, promptMode: 'compact' });
+      const evalFull = system({ mode: 'eval' });
+      const evalCompact = system({ mode: 'eval', promptMode: 'compact' });
+      expect(new Set([trainFull, trainCompact, evalFull, evalCompact]).size).toBe(4);
+      // Asked again, in any order, each is the same.
+      expect(system({ mode: 'eval', promptMode: 'compact' })).toBe(evalCompact);
+      expect(system({ mode: 'train', overlay })).toBe(trainFull);
+      expect(system({ mode: 'eval' })).toBe(evalFull);
+      // Another task with the same overlay shows its own tools.
+      const other = createEpisode({
+        task: makeTask({ id: 'multi_turn_base_1', tools: [doc('mkdir', ['dir_name'])], holdouts: [] }),
+        backend,
+        mode: 'train',
+        overlay,
+      }).reset()[0]!.content;
+      expect(other).toContain('mkdir');
+      expect(other).not.toContain('"name":"cd"');
+      // A protocol object renders for itself.
+      const custom = createEpisode({
+        task: makeTask(),
+        backend,
+        protocol: { ...createProtocol('qwen-xml'), renderSystemPrompt: () => 'custom tools' },
+      }).reset()[0]!.content;
+      expect(custom).toBe('custom tools');
     });
   });
 });

@@ -94,6 +94,17 @@ export type CreateEpisodeOptions = {
 
 let episodeSequence = 0;
 
+/**
+ * Rendered tool sections of system prompts, by task, overlay and protocol
+ * name with prompt mode: every episode of a task under one overlay object
+ * (an evaluation, a training step's group, a server's creates with the same
+ * params) shows the same section, and rendering a task's docs costs more than
+ * the rest of a reset. Keyed by identity: tasks and overlays are values, not
+ * mutated after use (see `hashOverlay`). Only protocols named by string are
+ * cached; a protocol object may render anything.
+ */
+const toolSections = new WeakMap<Task, WeakMap<InterfaceOverlay, Map<string, string>>>();
+
 function defaultCountTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
@@ -179,6 +190,23 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
       task.tools.filter((doc) => available.has(doc.name)),
       overlay,
     );
+  const renderToolSection = (): string => {
+    const render = () =>
+      protocol.renderSystemPrompt({
+        tools: visibleTools(),
+        mode: promptMode,
+        notes: overlay.systemNotes.map((note) => note.text),
+      });
+    if (typeof options.protocol === 'object') return render();
+    let byOverlay = toolSections.get(task);
+    if (!byOverlay) toolSections.set(task, (byOverlay = new WeakMap()));
+    let byKey = byOverlay.get(overlay);
+    if (!byKey) byOverlay.set(overlay, (byKey = new Map()));
+    const key = `${protocol.name}\u0000${promptMode}`;
+    let section = byKey.get(key);
+    if (section === undefined) byKey.set(key, (section = render()));
+    return section;
+  };
   const availableNames = (): string[] => task.tools.filter((doc) => available.has(doc.name)).map((doc) => doc.name);
   const currentTurn = (): EpisodeTurn => turns[turns.length - 1]!;
 
@@ -276,8 +304,7 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
       }
       started = true;
       events.push({ type: 'episode-start', taskId: task.id, mode, protocol: protocol.name, overlayHash });
-      const notes = overlay.systemNotes.map((note) => note.text);
-      const toolSection = protocol.renderSystemPrompt({ tools: visibleTools(), mode: promptMode, notes });
+      const toolSection = renderToolSection();
       const system = [options.preamble, toolSection].filter((part) => part && part.length > 0).join('\n\n');
       if (system.length > 0) messages.push({ role: 'system', content: system });
       if (task.turns.length === 0) {

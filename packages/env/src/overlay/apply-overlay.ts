@@ -160,6 +160,9 @@ export function parseErrorHints(overlay: InterfaceOverlay, tools: readonly strin
 export function toolErrorText(result: string): string | undefined {
   if (result.startsWith('Error during execution:')) return result;
   if (!result.startsWith('{') && !result.startsWith('[')) return undefined;
+  // No key can name an error when the text spells none (a key spelled with
+  // \u escapes is the exception, parsed below): results can be long.
+  if (!/error/i.test(result) && !result.includes('\\u')) return undefined;
   try {
     const value = JSON.parse(result) as unknown;
     const object = Array.isArray(value) ? value[0] : value;
