@@ -29,16 +29,20 @@ export class LeanHttpConnection {
     private readonly port: number,
   ) {}
 
-  /** Sends `POST /path` with `body` and resolves the answer. */
-  post(path: string, body: string): Promise<LeanAnswer> {
+  /** Sends `POST /path` with `body` (text, or bytes sent as they are) and resolves the answer. */
+  post(path: string, body: string | Buffer): Promise<LeanAnswer> {
     if (this.waiting) throw new Error('one request at a time per connection');
     const socket = this.socket ?? this.open();
-    const length = Buffer.byteLength(body);
+    const length =
+      typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    const head = `POST ${path} HTTP/1.1\r\nhost: ${this.host}:${this.port}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
     return new Promise<LeanAnswer>((resolve, reject) => {
       this.waiting = { resolve, reject };
-      socket.write(
-        `POST ${path} HTTP/1.1\r\nhost: ${this.host}:${this.port}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n${body}`,
-      );
+      if (typeof body === 'string') socket.write(head + body);
+      else {
+        socket.write(head);
+        socket.write(body);
+      }
     });
   }
 

@@ -25,7 +25,11 @@ export async function createEnvServiceSettings(
   return {
     tasks: createBfclTaskSource({ dataset }),
     backend: createBfclBackend({ runtime: dataset.runtime }),
-    verifier: createBfclVerifier({ runtime: dataset.runtime }),
+    // Records come from the service's own episodes.
+    verifier: createBfclVerifier({
+      runtime: dataset.runtime,
+      checkRecords: false,
+    }),
     ...(options.maxModelCalls === undefined
       ? {}
       : { maxModelCalls: options.maxModelCalls }),

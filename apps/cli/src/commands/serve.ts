@@ -68,7 +68,8 @@ in flight finish) with exit code 0.
   --allow-state-path    let /create read diagnostic_evolution.state_path files
   --workers N           serve from N worker threads, each holding its own
                         instances, behind the HTTP thread (default: the
-                        machine's cores; 0 serves from the main thread)
+                        machine's cores less one, at least 1; 0 serves
+                        from the main thread)
   --debug               put internal error messages and stacks in 500 bodies
   --json                print events as JSON Lines ({"event": "listening", ...})
 
@@ -116,7 +117,9 @@ export async function runServe({
   const tasks = createBfclTaskSource({ dataset });
   const idleTimeoutSeconds = flags['idle-timeout'] ?? 3600;
 
-  const workerCount = flags.workers ?? availableParallelism();
+  // One core stays with the HTTP thread: on two cores, two workers beside it
+  // raised the step p99 at 5,000 steps/s from 11 to 12 ms (bench/RESULTS.md).
+  const workerCount = flags.workers ?? Math.max(1, availableParallelism() - 1);
   const settingsOptions: ServeSettingsOptions = {
     dir,
     allowStatePath: flags['allow-state-path'] ?? false,
@@ -141,7 +144,11 @@ export async function runServe({
     port: flags.port ?? 8082,
     tasks,
     backend: createBfclBackend({ runtime: dataset.runtime }),
-    verifier: createBfclVerifier({ runtime: dataset.runtime }),
+    // Records come from the service's own episodes.
+    verifier: createBfclVerifier({
+      runtime: dataset.runtime,
+      checkRecords: false,
+    }),
     idleTimeoutMs: idleTimeoutSeconds * 1000,
     reclaimIntervalMs: (flags['reclaim-interval'] ?? 300) * 1000,
     ...(flags['max-body'] === undefined
