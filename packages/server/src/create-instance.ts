@@ -95,31 +95,7 @@ export async function createInstance({
       isRetryable: true,
     });
   }
-  const cache = readsStateFile(request.params)
-    ? undefined
-    : context.resolvedParams;
-  let params: EpisodeParams;
-  const cached = cache?.get(key);
-  if (cached) {
-    // Most recently used last, so the first key is the one to drop.
-    cache!.delete(key);
-    cache!.set(key, cached);
-    params = copyParams(cached);
-  } else {
-    const resolved = await resolveEpisodeParams({
-      params: request.params ?? {},
-      task,
-      ...(context.loadStatistics
-        ? { loadStatistics: context.loadStatistics }
-        : {}),
-    });
-    if (cache) {
-      cache.set(key, copyParams(resolved));
-      if (cache.size > resolvedParamsLimit)
-        cache.delete(cache.keys().next().value!);
-    }
-    params = resolved;
-  }
+  const params = await resolveParamsOnce({ key, request, task, context });
   // The instance id may have been taken while the params resolved.
   const raced = repeatedCreate({ instances, id, key, now });
   if (raced) return raced;
@@ -166,6 +142,44 @@ export async function createInstance({
     created: { key, data },
   });
   return data;
+}
+
+/**
+ * The request's resolved params: from `context.resolvedParams` when this
+ * create key was resolved before (most recently used kept last, the oldest
+ * dropped past the limit), else resolved now. Always a copy the create may
+ * extend. Params that read a state file bypass the cache.
+ */
+async function resolveParamsOnce({
+  key,
+  request,
+  task,
+  context,
+}: {
+  key: string;
+  request: EnvServiceRequest;
+  task: Task;
+  context: CreateInstanceContext;
+}): Promise<EpisodeParams> {
+  const resolve = () =>
+    resolveEpisodeParams({
+      params: request.params ?? {},
+      task,
+      ...(context.loadStatistics
+        ? { loadStatistics: context.loadStatistics }
+        : {}),
+    });
+  const cache = readsStateFile(request.params)
+    ? undefined
+    : context.resolvedParams;
+  if (!cache) return resolve();
+  let entry = cache.get(key);
+  if (entry) cache.delete(key);
+  else entry = await resolve();
+  cache.set(key, entry);
+  if (cache.size > resolvedParamsLimit)
+    cache.delete(cache.keys().next().value!);
+  return copyParams(entry);
 }
 
 /** Whether create params name a capability-state file (`diagnostic_evolution.state_path`). */
