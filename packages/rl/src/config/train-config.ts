@@ -121,8 +121,32 @@ export const trainConfigSchema = z.object({
        * (decision 0023). 0: no warm-up.
        */
       warmupSteps: z.number().int().min(0).max(1_000_000).default(0),
+      /**
+       * Where PPO's old log-probabilities come from. `rollout`: the ones the
+       * rollouts were sampled with (the behaviour policy's, at the sampling
+       * temperature; the same weights as the update's first pass). `rescore`:
+       * a score pass over every sequence before the update (as verl does,
+       * whose sampler is a different engine). `auto` (the default): `rollout`
+       * when sampling is untruncated (top-p 1, top-k 0, temperature > 0), where
+       * the two agree to float rounding and the score pass is saved;
+       * `rescore` otherwise, because truncated sampling reports the
+       * log-probabilities of the truncated distribution.
+       */
+      oldLogprobs: z.enum(['auto', 'rollout', 'rescore']).default('auto'),
     })
-    .default({ learningRate: 1e-6, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0.001, maxGradNorm: 1, weightDecay: 0.01, embeddingLearningRateScale: 1, epochs: 1, warmupSteps: 0 }),
+    .default({
+      learningRate: 1e-6,
+      clipLow: 0.2,
+      clipHigh: 0.2,
+      dualClipC: 10,
+      klCoef: 0.001,
+      maxGradNorm: 1,
+      weightDecay: 0.01,
+      embeddingLearningRateScale: 1,
+      epochs: 1,
+      warmupSteps: 0,
+      oldLogprobs: 'auto',
+    }),
   /**
    * SEAL's interface modules switched on in training (`schema` φ_schema,
    * `err` φ_err, `cap` φ_cap), for methods with environment-side adaptation
@@ -172,6 +196,15 @@ export const trainConfigSchema = z.object({
   keepEpisodes: z.boolean().default(true),
   /** Environment Tuning's curriculum (see {@link curriculumSettingsSchema}). */
   curriculum: curriculumSettingsSchema.prefault({}),
+}).superRefine((config, context) => {
+  const { temperature, topP, topK } = config.sampling;
+  if (config.ppo.oldLogprobs === 'rollout' && !(temperature > 0 && topP === 1 && topK === 0)) {
+    context.addIssue({
+      code: 'custom',
+      path: ['ppo', 'oldLogprobs'],
+      message: `ppo.oldLogprobs 'rollout' needs untruncated sampling at a temperature above 0 (got temperature ${temperature}, topP ${topP}, topK ${topK}); use 'rescore' or 'auto'`,
+    });
+  }
 });
 
 /** The written form of {@link trainConfigSchema}. */

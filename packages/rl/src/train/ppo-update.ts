@@ -8,9 +8,10 @@ import type { TrainConfig } from '../config/train-config';
 import type { Rollout } from '../rollout/run-rollouts';
 
 /**
- * The policy update of a step: old and reference log-probabilities from the
+ * The policy update of a step: old log-probabilities (the rollouts' own, or
+ * a score pass; see {@link oldLogprobSource}) and the reference's from its
  * score graph, then PPO over mini-batches with per-trajectory token means.
- * All three use the sampling temperature (as verl does): the policy being
+ * All use the sampling temperature (as verl does): the policy being
  * optimised is the one the rollouts were drawn from, softmax(logits / T).
  * Nothing trains when no kept rollout has a nonzero advantage.
  */
@@ -47,7 +48,10 @@ export async function updatePolicy({
   const sequences = kept.map((i) => rollouts[i]!.tokenIds);
   const temperature =
     config.sampling.temperature > 0 ? config.sampling.temperature : 1;
-  const old = await policy.score({ sequences, temperature });
+  const old =
+    oldLogprobSource(config) === 'rollout'
+      ? { logprobs: kept.map((i) => rollouts[i]!.samplingLogprobs) }
+      : await policy.score({ sequences, temperature });
   const ref =
     config.ppo.klCoef > 0 && referencePolicy
       ? await referencePolicy.score({ sequences, temperature })
@@ -109,6 +113,19 @@ export async function updatePolicy({
     }
   }
   return trainResults;
+}
+
+/**
+ * Where a run's PPO old log-probabilities come from (`ppo.oldLogprobs`,
+ * with `auto` resolved): the rollouts' sampling log-probabilities equal a
+ * score pass at the sampling temperature only when sampling is untruncated
+ * and not greedy (greedy rollouts report 0).
+ */
+export function oldLogprobSource(config: Pick<TrainConfig, 'ppo' | 'sampling'>): 'rollout' | 'rescore' {
+  const { oldLogprobs } = config.ppo;
+  if (oldLogprobs !== 'auto') return oldLogprobs;
+  const { temperature, topP, topK } = config.sampling;
+  return temperature > 0 && topP === 1 && topK === 0 ? 'rollout' : 'rescore';
 }
 
 /** The share of the learning rate training step `step` (1-based) uses under a linear warm-up of `warmupSteps` steps. */

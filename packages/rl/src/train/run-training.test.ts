@@ -123,12 +123,41 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     expect(records.every((r: { messages: { content: string }[] }) => r.messages[0]!.content.includes('[required]'))).toBe(true);
     expect(policy.calls.train.length).toBeGreaterThan(0);
     // The PPO ratio compares the policy the rollouts were sampled from: the same temperature throughout.
-    expect(policy.calls.score.map((call) => call.temperature)).toEqual(policy.calls.score.map(() => 0.9));
     expect(policy.calls.train.every((call) => call.options.temperature === 0.9)).toBe(true);
+    // Untruncated sampling: the old log-probabilities are the rollouts' own (no score pass);
+    // the scripted policy reports -0.5 for every token it generates.
+    expect(policy.calls.score).toHaveLength(0);
+    for (const call of policy.calls.train) {
+      for (const sequence of call.sequences) {
+        sequence.tokenWeights.forEach((weight, t) => expect(sequence.oldLogprobs![t]).toBe(weight > 0 ? -0.5 : 0));
+      }
+    }
     // Per-trajectory token means: each mini-batch's weights sum to 1.
     for (const call of policy.calls.train) {
       const sum = call.sequences.reduce((total, s) => total + s.tokenWeights.reduce((a, b) => a + b, 0), 0);
       expect(sum).toBeCloseTo(1, 9);
+    }
+  });
+
+  it('should score the old log-probabilities at the sampling temperature when asked to rescore', async () => {
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
+    const policy = scriptedPolicy(tasks);
+    const base = config('rescore');
+    await runTraining({
+      config: { ...base, steps: 1, evalEvery: 0, ppo: { ...base.ppo, oldLogprobs: 'rescore' } },
+      policy,
+      trainTasks: tasks,
+      evalSets: [],
+      backend: createBfclBackend({ runtime: dataset.runtime }),
+      verifier: createBfclVerifier({ runtime: dataset.runtime }),
+      runDirectory: tempDir(),
+    });
+    expect(policy.calls.train.length).toBeGreaterThan(0);
+    expect(policy.calls.score.map((call) => call.temperature)).toEqual([0.9]);
+    // The score pass's values (-0.5 everywhere past the first token) are the ones trained against.
+    for (const call of policy.calls.train) {
+      for (const sequence of call.sequences) expect(sequence.oldLogprobs!.slice(1).every((x) => x === -0.5)).toBe(true);
     }
   });
 
