@@ -6,7 +6,8 @@
  * of the loop (environment, verification, diagnosis, evolution, advantages,
  * bookkeeping, checkpoint writes). Runs real steps of `runTraining` from the
  * cached warm start (made first if missing) and prints per-part milliseconds
- * per step and their share, measured in the same run.
+ * per step and their share, the time inside each kind of policy call, and RL
+ * episodes per second, measured in the same run.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -94,3 +95,14 @@ console.log('| --- | ---: | ---: |');
 for (const [name, ms] of rows) console.log(`| ${name} | ${ms.toFixed(1)} | ${((100 * ms) / total).toFixed(2)}% |`);
 console.log(`| **step total** | ${total.toFixed(1)} | 100% |`);
 console.log(`\nnon-model share: ${((100 * nonModel) / total).toFixed(2)}% (without checkpoint writes: ${((100 * nonModelWithoutCheckpoint) / total).toFixed(2)}%)`);
+
+// Inside the model's time: each kind of policy call (the reference policy's prefixed).
+const callNames = [...new Set(events.flatMap((event) => Object.keys(event.timing.calls ?? {})))].sort();
+console.log('\n| policy call | ms per step | share of the step |');
+console.log('| --- | ---: | ---: |');
+for (const name of callNames) {
+  const ms = perStep((event) => event.timing.calls?.[name] ?? 0);
+  console.log(`| ${name} | ${ms.toFixed(1)} | ${((100 * ms) / total).toFixed(2)}% |`);
+}
+const episodesPerStep = preset.rl.tasksPerStep * preset.rl.groupSize;
+console.log(`\nRL episodes per second: ${((1000 * episodesPerStep) / total).toFixed(2)} (${episodesPerStep} per step${frozenBaseline ? `, plus as many frozen-baseline episodes` : ''}; ${events.length} steps)`);

@@ -8,7 +8,7 @@ import {
 import type { MatmulPrecision } from '../graph/graph-builder';
 import type { ModelConfig } from '../model/model-config';
 import { decodeFeeds, extendFeeds, prefillFeeds } from './generation-feeds';
-import { DecodeCache } from './kv-cache';
+import { DecodeCache, type CacheSegment } from './kv-cache';
 import type { ort } from './ort-session';
 import {
   prefixMinTokens,
@@ -17,7 +17,7 @@ import {
 } from './prefix-cache';
 import { compactRows, type DecodeRows } from './row-compaction';
 import { sampleToken, type SamplingSettings } from './sampler';
-import { nextPowerOfTwo } from './sequence-feeds';
+import { lengthBucket, nextPowerOfTwo } from './sequence-feeds';
 
 /** One request of {@link OrtEngine.generate}. */
 export type EngineGenerateOptions = {
@@ -104,59 +104,13 @@ export async function generateChunk({
   const modelWeights = await runtime.modelWeightFeeds();
   const stop = new Set(options.stopTokenIds);
   const suppress = new Set(options.suppressTokenIds ?? []);
-  // Generation graphs run without a memory arena (see OrtEngine.session).
-  const graphOptions = { memoryArena: false };
 
-  // Slot of the first decode step.
-  let base: number;
-  let cache: DecodeCache;
-  let rows: DecodeRows;
-  let firstLogits: Float32Array;
-  if (past === undefined) {
-    const prefill = prefillFeeds({ config, prompts, batch });
-    const { length } = prefill;
-    const session = await runtime.session(
-      `prefill:${batch}:${length}`,
-      () => buildPrefillGraph({ config, bucket: { batch, length }, matmulPrecision: runtime.matmulPrecision }),
-      runtime.threads,
-      graphOptions,
-    );
-    const out = await session.run({ ...modelWeights, ...prefill.feeds });
-    // Static KV cache: slots [0, length) hold the prompts, then one slot per generated token.
-    base = length;
-    cache = DecodeCache.fromParts({
-      config,
-      rows: batch,
-      cacheLength: Math.ceil((length + maxTokens) / 64) * 64,
-      parts: [{ ...layerOutputs(out, 'present', config), slots: length }],
-    });
-    rows = { prompts: rowPrompts(batch, count), pads: prefill.pads };
-    firstLogits = out.logits!.data as Float32Array;
-  } else {
-    const extend = extendFeeds({ config, prompts, past, batch });
-    const { length, start } = extend;
-    const session = await runtime.session(
-      `extend:${batch}:${length}:${start}`,
-      () => buildExtendGraph({ config, batch, length, cacheLength: start, matmulPrecision: runtime.matmulPrecision }),
-      runtime.threads,
-      graphOptions,
-    );
-    const out = await session.run({ ...modelWeights, ...extend.feeds });
-    // The decode cache: the prefixes, the extended tokens, then room to generate.
-    base = start + length;
-    cache = DecodeCache.fromParts({
-      config,
-      rows: batch,
-      cacheLength: Math.ceil((start + length + maxTokens) / 64) * 64,
-      parts: [
-        { ...extend.prefixes, slots: start },
-        { ...layerOutputs(out, 'new', config), slots: length },
-      ],
-    });
-    rows = { prompts: rowPrompts(batch, count), pads: extend.pads };
-    past.forEach((hit) => prefixCache.recordHit(hit.length));
-    firstLogits = out.logits!.data as Float32Array;
-  }
+  const start =
+    past === undefined
+      ? await prefillStart({ runtime, prompts, batch, maxTokens, modelWeights })
+      : await extendStart({ runtime, prompts, past, batch, maxTokens, modelWeights });
+  const { cache, base } = start;
+  let rows = start.rows;
 
   // The tokens of prompt p whose keys and values are in row r's slots
   // [pads[r], pads[r] + n) go into the prefix cache when p finishes.
@@ -199,9 +153,7 @@ export async function generateChunk({
     active.delete(prompt);
     remember(prompt, row);
   };
-  for (let r = 0; r < count; r++) {
-    accept(r, r, firstLogits.subarray(r * vocab, (r + 1) * vocab));
-  }
+  for (let r = 0; r < count; r++) accept(r, r, start.logits(r));
 
   for (let step = 0; active.size > 0; step++) {
     rows = compactRows({ rows, active, cache, fillerPad: base - 1 });
@@ -217,7 +169,7 @@ export async function generateChunk({
           matmulPrecision: runtime.matmulPrecision,
         }),
       batchRows >= 8 ? runtime.threads : runtime.decodeThreads,
-      graphOptions,
+      generationGraphOptions,
     );
     const tokens = rows.prompts.map((prompt) => {
       if (prompt < 0) return undefined;
@@ -240,6 +192,192 @@ export async function generateChunk({
     }
   }
   return generations;
+}
+
+// Generation graphs run without a memory arena (see OrtEngine.session).
+const generationGraphOptions = { memoryArena: false };
+
+/**
+ * Where decoding starts: every row's prompt in the cache, contiguous and
+ * ending at slot `base` (the first decode slot), and the logits of each
+ * prompt's last token.
+ */
+type DecodeStart = {
+  cache: DecodeCache;
+  rows: DecodeRows;
+  base: number;
+  logits: (prompt: number) => Float32Array;
+};
+
+type StartInputs = {
+  runtime: GenerationRuntime;
+  prompts: ReadonlyArray<readonly number[]>;
+  /** Rows of the decode batch (a power of two, at least the prompts). */
+  batch: number;
+  maxTokens: number;
+  modelWeights: Record<string, ort.Tensor>;
+};
+
+/**
+ * Prefills the distinct prompts (the rollouts of a group share their first
+ * prompt) in one left-padded batch, then gives every row the keys and values
+ * of its prompt.
+ */
+async function prefillStart({ runtime, prompts, batch, maxTokens, modelWeights }: StartInputs): Promise<DecodeStart> {
+  const { config } = runtime;
+  const distinct: Array<readonly number[]> = [];
+  const seen = new Map<string, number>();
+  const source = prompts.map((prompt) => {
+    const key = prompt.join(',');
+    let index = seen.get(key);
+    if (index === undefined) {
+      index = distinct.push(prompt) - 1;
+      seen.set(key, index);
+    }
+    return index;
+  });
+  const prefillBatch = nextPowerOfTwo(distinct.length);
+  const prefill = prefillFeeds({ config, prompts: distinct, batch: prefillBatch });
+  const { length } = prefill;
+  const session = await runtime.session(
+    `prefill:${prefillBatch}:${length}`,
+    () => buildPrefillGraph({ config, bucket: { batch: prefillBatch, length }, matmulPrecision: runtime.matmulPrecision }),
+    runtime.threads,
+    generationGraphOptions,
+  );
+  const out = await session.run({ ...modelWeights, ...prefill.feeds });
+  const present = layerOutputs(out, 'present', config);
+  // Static KV cache: slots [0, length) hold the prompts, then one slot per generated token.
+  const cache = DecodeCache.fromRows({
+    config,
+    rows: batch,
+    cacheLength: Math.ceil((length + maxTokens) / 64) * 64,
+    segments: prompts.map((_, p) => {
+      const pad = prefill.pads[source[p]!]!;
+      return [{ part: present, partSlots: length, row: source[p]!, from: pad, count: length - pad, to: pad }];
+    }),
+  });
+  const logits = out.logits!.data as Float32Array;
+  const vocab = config.vocabSize;
+  return {
+    cache,
+    base: length,
+    rows: {
+      prompts: rowPrompts(batch, prompts.length),
+      pads: Array.from({ length: batch }, (_, r) => (r < prompts.length ? prefill.pads[source[r]!]! : length - 1)),
+    },
+    logits: (p) => logits.subarray(source[p]! * vocab, (source[p]! + 1) * vocab),
+  };
+}
+
+/**
+ * Runs the new tokens of prompts that extend cached prefixes, in groups of
+ * rows with similar counts of new tokens ({@link planExtendGroups}), one
+ * extend step per group, then lays every row's sequence in one decode cache,
+ * all ending at the same slot.
+ */
+async function extendStart({
+  runtime,
+  prompts,
+  past,
+  batch,
+  maxTokens,
+  modelWeights,
+}: StartInputs & { past: readonly PrefixHit[] }): Promise<DecodeStart> {
+  const { config, prefixCache } = runtime;
+  const groups = planExtendGroups(prompts.map((prompt, p) => ({ length: prompt.length, newTokens: prompt.length - past[p]!.length })));
+  const runs = [];
+  for (const members of groups) {
+    const groupBatch = nextPowerOfTwo(members.length);
+    const extend = extendFeeds({
+      config,
+      prompts: members.map((p) => prompts[p]!),
+      past: members.map((p) => past[p]!),
+      batch: groupBatch,
+    });
+    const { length, start } = extend;
+    const session = await runtime.session(
+      `extend:${groupBatch}:${length}:${start}`,
+      () => buildExtendGraph({ config, batch: groupBatch, length, cacheLength: start, matmulPrecision: runtime.matmulPrecision }),
+      runtime.threads,
+      generationGraphOptions,
+    );
+    const out = await session.run({ ...modelWeights, ...extend.feeds });
+    runs.push({ members, extend, added: layerOutputs(out, 'new', config), logits: out.logits!.data as Float32Array });
+  }
+  past.forEach((hit) => prefixCache.recordHit(hit.length));
+  // The decode cache: each row's prefix and extended tokens, shifted so that
+  // all rows end at `base`, then room to generate.
+  const base = Math.max(...runs.map(({ extend }) => extend.start + extend.length));
+  const segments: CacheSegment[][] = Array.from({ length: batch }, () => []);
+  const pads = new Array<number>(batch).fill(base - 1);
+  const logitRows: Array<{ data: Float32Array; row: number }> = [];
+  for (const { members, extend, added, logits } of runs) {
+    const { start, length } = extend;
+    const shift = base - (start + length);
+    members.forEach((p, k) => {
+      const pad = extend.pads[k]!;
+      pads[p] = pad + shift;
+      if (pad < start) {
+        segments[p]!.push({ part: extend.prefixes, partSlots: start, row: k, from: pad, count: start - pad, to: pad + shift });
+      }
+      const from = Math.max(0, pad - start);
+      segments[p]!.push({ part: added, partSlots: length, row: k, from, count: length - from, to: start + from + shift });
+      logitRows[p] = { data: logits, row: k };
+    });
+  }
+  const vocab = config.vocabSize;
+  return {
+    cache: DecodeCache.fromRows({ config, rows: batch, cacheLength: Math.ceil((base + maxTokens) / 64) * 64, segments }),
+    base,
+    rows: { prompts: rowPrompts(batch, prompts.length), pads },
+    logits: (p) => logitRows[p]!.data.subarray(logitRows[p]!.row * vocab, (logitRows[p]!.row + 1) * vocab),
+  };
+}
+
+/**
+ * Relative cost, in the attention's per-slot work, of the dense layers for
+ * one token: the embedded models' dense work per token is about 900 slots of
+ * attention, and attention's element-wise steps (bias, softmax) make a slot
+ * dearer than its multiply-adds alone.
+ */
+const extendDenseCost = 512;
+/** Fixed cost of one more extend run (dispatch, feeds, a session) in the same units. */
+const extendRunCost = 256 * 1024;
+
+/**
+ * Splits the rows of an extend call into groups that each run one extend
+ * step. One step runs every row's last `T` tokens, `T` the bucket of the
+ * group's longest run of new tokens, so a row with few new tokens beside one
+ * with many recomputes cached ones; each group also pads its batch to a power
+ * of two and its cache to the longest prefix. With rows sorted by their new
+ * tokens, a dynamic program picks the contiguous groups of least estimated
+ * cost: per group `batch · T · (dense + P + T)` plus a fixed cost per run.
+ * Returns the groups as row indices, fewest new tokens first.
+ */
+export function planExtendGroups(rows: ReadonlyArray<{ length: number; newTokens: number }>): number[][] {
+  const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.newTokens - rows[b]!.newTokens || a - b);
+  const n = order.length;
+  // best[j]: least cost of the first j rows in order; cut[j]: where its last group starts.
+  const best = new Array<number>(n + 1).fill(Infinity);
+  const cut = new Array<number>(n + 1).fill(0);
+  best[0] = 0;
+  for (let j = 1; j <= n; j++) {
+    const length = lengthBucket(rows[order[j - 1]!]!.newTokens);
+    let longestReuse = 0;
+    for (let i = j - 1; i >= 0; i--) {
+      longestReuse = Math.max(longestReuse, rows[order[i]!]!.length - length);
+      const start = Math.ceil(Math.max(1, longestReuse) / 64) * 64;
+      const cost = best[i]! + nextPowerOfTwo(j - i) * length * (extendDenseCost + start + length) + extendRunCost;
+      if (cost < best[j]!) {
+        best[j] = cost;
+        cut[j] = i;
+      }
+    }
+  }
+  const groups: number[][] = [];
+  for (let j = n; j > 0; j = cut[j]!) groups.unshift(order.slice(cut[j]!, j));
+  return groups;
 }
 
 /** Rows `[0, count)` decode prompts `0…count-1`; the rest of `batch` is filler. */

@@ -105,6 +105,19 @@ export function gatherPrefixes({
 }
 
 /**
+ * Slots `[from, from + count)` of row `row` of a source part (per layer,
+ * `partSlots` slots per head, laid out as a cache), copied to slot `to` on.
+ */
+export type CacheSegment = {
+  part: LayerTensors;
+  partSlots: number;
+  row: number;
+  from: number;
+  count: number;
+  to: number;
+};
+
+/**
  * The static KV cache of a decode batch: per layer, `rows × kvh` heads of
  * `cacheLength` slots (keys `[rows, kvh, d, cacheLength]`, values
  * `[rows, kvh, cacheLength, d]`). Each row's sequence occupies contiguous
@@ -183,6 +196,46 @@ export class DecodeCache {
         }
         start += part.slots;
       }
+      keys.push(layerKeys);
+      values.push(layerValues);
+    }
+    return new DecodeCache({ config, rows, cacheLength, keys, values });
+  }
+
+  /**
+   * A cache of `rows` rows, `cacheLength` slots per head, assembled row by
+   * row: destination row `r` receives `segments[r]`, each a run of slots of
+   * one row of a source part (per layer, `partSlots` slots per head). Slots
+   * and rows no segment covers are zero.
+   */
+  static fromRows({
+    config,
+    rows,
+    cacheLength,
+    segments,
+  }: {
+    config: ModelConfig;
+    rows: number;
+    cacheLength: number;
+    segments: ReadonlyArray<readonly CacheSegment[]>;
+  }): DecodeCache {
+    const kvh = config.numKeyValueHeads;
+    const d = config.headDim;
+    const keys: Float32Array[] = [];
+    const values: Float32Array[] = [];
+    for (let layer = 0; layer < config.numLayers; layer++) {
+      const layerKeys = new Float32Array(rows * kvh * d * cacheLength);
+      const layerValues = new Float32Array(rows * kvh * cacheLength * d);
+      segments.forEach((rowSegments, r) => {
+        for (const segment of rowSegments) {
+          for (let h = 0; h < kvh; h++) {
+            const source = { head: segment.row * kvh + h, slots: segment.partSlots, start: segment.from };
+            const target = { head: r * kvh + h, slots: cacheLength, start: segment.to };
+            copyKeySlots({ data: segment.part.keys[layer]!, ...source }, { data: layerKeys, ...target }, segment.count, d);
+            copyValueSlots({ data: segment.part.values[layer]!, ...source }, { data: layerValues, ...target }, segment.count, d);
+          }
+        }
+      });
       keys.push(layerKeys);
       values.push(layerValues);
     }

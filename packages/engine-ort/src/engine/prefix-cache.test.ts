@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createModelConfig } from '../model/model-config';
 import { initializeWeights } from '../model/model-weights';
+import { planExtendGroups } from './generate-chunk';
 import { OrtEngine, type EngineGenerateOptions } from './ort-engine';
 import { PrefixCache, type PrefixCacheEntry } from './prefix-cache';
 
@@ -126,6 +127,54 @@ describe('OrtEngine prefix cache', () => {
     await plain.close();
   });
 
+  it('should prefill a prompt shared by several rows once and give every row its own draws', async () => {
+    const engine = new OrtEngine({ config, weights, settings: { threads: 1, prefixCacheBytes: 0 } });
+    const shared = tokens(41, 70);
+    const other = tokens(42, 33);
+    const prompts = [shared, shared, other, shared];
+    const options = { maxTokens: 8, stopTokenIds: [], seed: 3 } as const;
+    const greedy = await engine.generate({ prompts, ...options, sampling: { temperature: 0, topP: 1, topK: 0 } });
+    // Greedy rows of one prompt agree with each other and with the prompt generated alone.
+    const [alone] = await engine.generate({ prompts: [shared], ...options, sampling: { temperature: 0, topP: 1, topK: 0 } });
+    for (const row of [0, 1, 3]) expect(greedy[row]!.tokenIds).toEqual(alone!.tokenIds);
+    // Sampled rows draw from their own streams, and each row's log-probabilities are
+    // those a full forward pass over its sequence gives.
+    const sampled = await engine.generate({ prompts, ...options, sampling: { temperature: 1, topP: 1, topK: 0 } });
+    expect(new Set(sampled.filter((_, row) => row !== 2).map((g) => g.tokenIds.join(','))).size).toBeGreaterThan(1);
+    const scored = await engine.score(sampled.map((g, row) => [...prompts[row]!, ...g.tokenIds]));
+    sampled.forEach((generation, row) =>
+      generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - scored[row]![prompts[row]!.length + t]!)).toBeLessThan(1e-4)),
+    );
+    await engine.close();
+  });
+
+  it('should match a full prefill when many rows add few tokens and a few add many (grouped extend steps)', async () => {
+    const cached = new OrtEngine({ config, weights, settings: { threads: 1 } });
+    const plain = new OrtEngine({ config, weights, settings: { threads: 1, prefixCacheBytes: 0 } });
+    const options = { maxTokens: 4, stopTokenIds: [], seed: 11 } as const;
+    const round1 = range(0, 12).map((i) => tokens(50 + i, 40 + 13 * i));
+    const first = await cached.generate({ prompts: round1, ...options, sampling: { temperature: 0, topP: 1, topK: 0 } });
+    const added = [3, 150, 7, 12, 5, 140, 9, 4, 20, 6, 2, 11];
+    const round2 = round1.map((prompt, i) => [...prompt, ...first[i]!.tokenIds, ...tokens(70 + i, added[i]!)]);
+    // The rows split into several extend steps (the cached part: the prompt and the reply but its last token).
+    const plan = planExtendGroups(round2.map((prompt, i) => ({ length: prompt.length, newTokens: added[i]! + 1 })));
+    expect(plan.length).toBeGreaterThan(1);
+    for (const sampling of [
+      { temperature: 0, topP: 1, topK: 0 },
+      { temperature: 1, topP: 1, topK: 0 },
+    ]) {
+      const fromCache = await cached.generate({ prompts: round2, ...options, sampling });
+      const full = await plain.generate({ prompts: round2, ...options, sampling });
+      expect(fromCache.map((g) => g.tokenIds)).toEqual(full.map((g) => g.tokenIds));
+      fromCache.forEach((generation, i) =>
+        generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - full[i]!.modelLogprobs[t]!)).toBeLessThan(1e-4)),
+      );
+    }
+    expect(cached.prefixCacheStats.hits).toBe(24);
+    await cached.close();
+    await plain.close();
+  });
+
   it('should not reuse keys and values computed with other weights', async () => {
     const engine = new OrtEngine({ config, weights, settings: { threads: 1 } });
     const prompt = tokens(7, 60);
@@ -139,5 +188,28 @@ describe('OrtEngine prefix cache', () => {
     expect(afterUpdate).toEqual(await fresh.generate({ prompts: [next], ...options }));
     await engine.close();
     await fresh.close();
+  });
+});
+
+describe('planExtendGroups', () => {
+  it('should keep rows with similar counts of new tokens in one extend step', () => {
+    const rows = range(0, 16).map((i) => ({ length: 500 + i, newTokens: 40 + i }));
+    expect(planExtendGroups(rows)).toEqual([range(0, 16)]);
+  });
+
+  it('should run a few rows with many new tokens apart from many rows with few', () => {
+    const rows = range(0, 32).map((i) => ({ length: 600, newTokens: i % 8 === 0 ? 180 : 30 + (i % 5) }));
+    const groups = planExtendGroups(rows);
+    expect(groups.length).toBeGreaterThan(1);
+    // A partition of the rows, fewest new tokens first, each group's counts above the last's.
+    expect(groups.flat().sort((a, b) => a - b)).toEqual(range(0, 32));
+    const longest = groups.map((group) => Math.max(...group.map((i) => rows[i]!.newTokens)));
+    const shortest = groups.map((group) => Math.min(...group.map((i) => rows[i]!.newTokens)));
+    for (let g = 1; g < groups.length; g++) expect(shortest[g]!).toBeGreaterThanOrEqual(longest[g - 1]!);
+    expect(groups.at(-1)!.every((i) => rows[i]!.newTokens === 180)).toBe(true);
+  });
+
+  it('should plan nothing for no rows', () => {
+    expect(planExtendGroups([])).toEqual([]);
   });
 });

@@ -122,6 +122,12 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     expect(evalRecords.every((r: { mode: string; messages: { content: string }[] }) => r.mode === 'eval' && !r.messages[0]!.content.includes('[required]'))).toBe(true);
     expect(records.every((r: { messages: { content: string }[] }) => r.messages[0]!.content.includes('[required]'))).toBe(true);
     expect(policy.calls.train.length).toBeGreaterThan(0);
+    // Each step's timing splits the model's time by kind of policy call.
+    for (const step of summary.steps) {
+      expect(Object.keys(step.timing.calls ?? {})).toContain('generate');
+      expect(Object.values(step.timing.calls!).every((ms) => ms >= 0)).toBe(true);
+    }
+    expect(summary.steps.some((step) => step.timing.calls!['train'] !== undefined)).toBe(true);
     // The PPO ratio compares the policy the rollouts were sampled from: the same temperature throughout.
     expect(policy.calls.train.every((call) => call.options.temperature === 0.9)).toBe(true);
     // Untruncated sampling: the old log-probabilities are the rollouts' own (no score pass);

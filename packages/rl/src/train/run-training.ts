@@ -16,7 +16,7 @@ import { evaluateSets } from './periodic-evaluation';
 import { updatePolicy } from './ppo-update';
 import { resumeTraining } from './resume-training';
 import { stepAdvantages } from './step-advantages';
-import { StepClock, timed, untimed } from './step-clock';
+import { StepClock, timed, untimed, type ModelClock } from './step-clock';
 import { trainStepEvent } from './step-event';
 import { stepOverlay, unionTools } from './step-overlay';
 import { rolloutStep } from './step-rollouts';
@@ -55,10 +55,10 @@ export async function runTraining(
     : undefined;
   const run = new RunDirectory(options.runDirectory);
   await run.ensure();
-  const clock = { model: 0 };
+  const clock: ModelClock = { model: 0 };
   const policy = timed(options.policy, clock);
   const referencePolicy = options.referencePolicy
-    ? timed(options.referencePolicy, clock)
+    ? timed(options.referencePolicy, clock, 'reference.')
     : undefined;
   const capabilityPath = run.path('capability_state.json');
   const evalSets = options.evalSets ?? [];

@@ -1,8 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import type { PolicyV1, TrainStepEvent } from '@seal/spec';
 
-/** Model time (ms) summed by {@link timed} policies, reset at each step. */
-export type ModelClock = { model: number };
+/**
+ * Model time (ms) summed by {@link timed} policies, reset at each step, and
+ * the time inside each kind of call.
+ */
+export type ModelClock = { model: number; calls?: Record<string, number> };
 
 /**
  * Busy time of this thread's event loop (Node's `performance`), where the
@@ -18,26 +21,33 @@ const eventLoopUtilization = (
   }
 ).eventLoopUtilization?.bind(performance);
 
-/** A policy whose calls are timed (to split model work from the rest of a step). */
-export function timed(policy: PolicyV1, clock: ModelClock): PolicyV1 {
+/**
+ * A policy whose calls are timed (to split model work from the rest of a
+ * step); each call kind's time also goes to `clock.calls`, under
+ * `prefix` + the method's name.
+ */
+export function timed(policy: PolicyV1, clock: ModelClock, prefix = ''): PolicyV1 {
   const wrap =
-    <A extends unknown[], R>(fn: (...args: A) => PromiseLike<R>) =>
+    <A extends unknown[], R>(name: string, fn: (...args: A) => PromiseLike<R>) =>
     async (...args: A): Promise<R> => {
       const start = performance.now();
       try {
         return await fn(...args);
       } finally {
-        clock.model += performance.now() - start;
+        const elapsed = performance.now() - start;
+        clock.model += elapsed;
+        const calls = (clock.calls ??= {});
+        calls[prefix + name] = (calls[prefix + name] ?? 0) + elapsed;
       }
     };
   return {
     ...policy,
     tokenizer: policy.tokenizer,
-    generate: wrap(policy.generate.bind(policy)),
-    score: wrap(policy.score.bind(policy)),
-    train: wrap(policy.train.bind(policy)),
-    save: wrap(policy.save.bind(policy)),
-    load: wrap(policy.load.bind(policy)),
+    generate: wrap('generate', policy.generate.bind(policy)),
+    score: wrap('score', policy.score.bind(policy)),
+    train: wrap('train', policy.train.bind(policy)),
+    save: wrap('save', policy.save.bind(policy)),
+    load: wrap('load', policy.load.bind(policy)),
   };
 }
 
@@ -67,6 +77,7 @@ export class StepClock {
 
   constructor(private readonly clock: ModelClock) {
     clock.model = 0;
+    clock.calls = {};
   }
 
   /** Adds the time since `since` (a `performance.now()`) to phase `name`. */
@@ -106,6 +117,7 @@ export class StepClock {
       other: total - this.clock.model,
       total,
       parts: this.parts,
+      calls: { ...this.clock.calls },
     };
   }
 }

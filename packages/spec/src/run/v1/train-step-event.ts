@@ -12,6 +12,13 @@ export const stepTimingSchema = z.object({
   total: z.number(),
   /** Parts of `other`, for the loop benchmark. */
   parts: countsSchema,
+  /**
+   * Time inside each kind of policy call (`generate`, `score`, `train`,
+   * `save`; the reference policy's as `reference.score` and so on), summed
+   * over the step's calls. Calls of two policies can overlap, so the sum can
+   * exceed `model`. Absent in records written before it was kept.
+   */
+  calls: countsSchema.optional(),
 });
 
 /** See {@link stepTimingSchema}. */
