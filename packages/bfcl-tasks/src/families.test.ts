@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BfclRealm, BfclSession, bfclClassNames } from '@seal/bfcl';
 import { PyDict } from '@seal/python';
 import { buildTask, createGeneratorRuntime } from './build-task';
+import { generateTasks } from './generate-tasks';
 import { taskFamilies } from './families';
 import { tradingCompanies } from './families/trading-families';
 import { tradingState } from './states';
@@ -127,6 +128,25 @@ describe('taskFamilies', () => {
         session.execute(`get_symbol_by_name(name=${JSON.stringify(company)})`)
           .result,
       ).toBe(`{"symbol": "${symbol}"}`);
+    }
+  });
+});
+
+describe('travel.exchange-named', () => {
+  it('should say the currency in words and expect its code, in every variant', () => {
+    const family = taskFamilies.find((item) => item.id === 'travel.exchange-named')!;
+    // No long-context form: its one read returns a single number.
+    const variants = ['multi_turn_base', 'multi_turn_miss_param', 'multi_turn_miss_func'] as const;
+    const tasks = generateTasks({ seed: 5, split: 'train', count: 24, families: [family.id], variants: [...variants] });
+    expect(new Set(tasks.map((task) => task.category))).toEqual(new Set(variants));
+    const spoken = family.spokenForms!;
+    for (const task of tasks) {
+      const said = task.turns.flat().map((message) => message.content).join('\n');
+      const call = task.groundTruth.flat().find((text) => text.startsWith('compute_exchange_rate('))!;
+      const code = /target_currency='([A-Z]+)'/.exec(call)![1]!;
+      expect(said, task.id).toContain(spoken[code]!);
+      // The code itself is never said: the agent has to map the name to it.
+      expect(new RegExp(`\\b${code}\\b`).test(said), task.id).toBe(false);
     }
   });
 });

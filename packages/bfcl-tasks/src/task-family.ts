@@ -108,6 +108,12 @@ export type TaskFamily = {
   readonly summary: string;
   /** Every intent the family may phrase requests with. */
   readonly intents: readonly Intent[];
+  /**
+   * Values the agent must produce that the family's requests say in other
+   * words (the code `EUR`, said "euros"): value → how a request says it.
+   * Every other value is copied as it is said. Absent: none.
+   */
+  readonly spokenForms?: Readonly<Record<string, string>>;
   /** Builds one draft. Must be deterministic in the context's streams. */
   build(context: FamilyContext): TaskDraft;
 };

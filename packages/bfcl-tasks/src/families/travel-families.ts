@@ -398,6 +398,88 @@ export const exchangeFamily: TaskFamily = {
   },
 };
 
+/**
+ * The currencies of BFCL's rate table as a traveller names them (plural
+ * forms, the way amounts are spoken); the API only takes the codes.
+ */
+const currencyNames: Readonly<Record<string, string>> = {
+  RMB: 'Chinese yuan',
+  EUR: 'euros',
+  JPY: 'Japanese yen',
+  GBP: 'British pounds',
+  CAD: 'Canadian dollars',
+  AUD: 'Australian dollars',
+  INR: 'Indian rupees',
+  RUB: 'Russian rubles',
+  BRL: 'Brazilian reais',
+  MXN: 'Mexican pesos',
+};
+
+const exchangeNamed = defineIntent('travel.exchange-named', [
+  'Convert {value} US dollars to {currency}.',
+  'How many {currency} do I get for {value} US dollars?',
+  'Change {value} dollars into {currency}, please.',
+  'What are {value} US dollars worth in {currency}?',
+]);
+const exchangeNamedNoCurrency = defineIntent('travel.exchange-named.no-currency', [
+  'Convert {value} US dollars for my trip.',
+  'How much foreign money do I get for {value} US dollars?',
+  'Change {value} dollars for me, please.',
+  'What are {value} US dollars worth abroad?',
+]);
+
+/**
+ * A conversion whose request names the currency in words ("euros") while
+ * `compute_exchange_rate` takes a code (`EUR`): an enum value not spelled as
+ * in the request. The untouched compact docs do not list the codes;
+ * φ_schema's `[one of: …]` cue does, and φ_err's hint names the allowed
+ * values after a refused call. Hard: not in the default suite's
+ * difficulties, so the default's tasks stay as they are.
+ */
+export const exchangeNamedFamily: TaskFamily = {
+  id: 'travel.exchange-named',
+  longContext: false,
+  classes,
+  difficulty: 'hard',
+  pool: 'in-distribution',
+  summary: 'Convert US dollars into a currency the user names in words, not by its code.',
+  intents: [exchangeNamed, exchangeNamedNoCurrency, supplyIntents.currency],
+  spokenForms: { USD: 'dollars', ...currencyNames },
+  build(context) {
+    const { random } = context;
+    const code = pick(random, currencies);
+    const name = currencyNames[code]!;
+    const value = between(random, 2, 400) * 5;
+    const person = traveller(random);
+    const draft = context.begin({
+      TravelAPI: travelState({
+        cards: noiseCards(context, `${person.firstName} ${person.lastName}`),
+        bookings: [],
+        ...person,
+        token: null,
+        seed: random.randint(1, 999_999),
+      }),
+    });
+    draft.turn({
+      request: context.phrase(exchangeNamed, { value: String(value), currency: name }),
+      calls: [
+        callText('compute_exchange_rate', {
+          base_currency: 'USD',
+          target_currency: code,
+          value: int(value),
+        }),
+      ],
+      missing: {
+        request: context.phrase(exchangeNamedNoCurrency, { value: String(value) }),
+        supply: context.phrase(supplyIntents.currency, { value: name }),
+        slot: 'currency',
+        withheld: [name],
+      },
+    });
+    return draft.finish();
+  },
+};
+
 const invoiceById = defineIntent('travel.invoice-by-id', [
   'With token {token}, show the invoice for booking {booking}.',
   'Token {token}: get me the invoice of booking {booking}.',
@@ -587,4 +669,5 @@ export const travelFamilies: readonly TaskFamily[] = [
   exchangeFamily,
   cancelBookingFamily,
   cardsFamily,
+  exchangeNamedFamily,
 ];
