@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createBfclBackend } from '@seal/bfcl';
-import { createGeneratorRuntime, generateTasks, taskFamilies } from '@seal/bfcl-tasks';
+import { createGeneratorRuntime, generatedCategories, generateTasks, taskFamilies, type TaskFamily } from '@seal/bfcl-tasks';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { createEpisode } from '@seal/env';
 import { evolveSealOverlay, sealSettingsForModules, type SealOverlayModule } from '@seal/evolve';
@@ -30,12 +30,13 @@ const flagsSchema = z.object({
   cache: z.string().default('.seal-cache'),
   out: z.string().min(1).optional(),
   measure: z.string().min(1).optional(),
+  families: z.string().min(1).optional(),
   check: z.boolean().default(false),
   json: z.boolean().optional(),
 });
 
 export const warmstartHelp = `usage: seal warmstart [--preset base|default|smoke|study|extended] [--cache DIR] [--out DIR] [--check] [--json]
-       seal warmstart --measure DIR [--preset base]
+       seal warmstart --measure DIR [--preset base] [--families ID,ID]
 
 Trains an embedded preset's warm start from scratch by its recipe (copy
 drills, then demonstrations; for the base preset also missing-value and
@@ -49,6 +50,8 @@ was made with \`seal warmstart --preset base --out apps/cli/assets/base\`.
   --check        compare with the shipped base model: the same SHA-256, or the
                  same figures within their 95% intervals
   --measure DIR  only measure an existing warm start directory (no training)
+  --families IDS with --measure: held-out tasks of these task families only
+                 (any difficulty, e.g. travel.exchange-named), not the preset's
 
 Exit codes: 0 done (and --check agreed), 1 --check disagreed, 2 bad flags.`;
 
@@ -84,14 +87,32 @@ function rate(successes: number, total: number): string {
   return `${((successes / Math.max(1, total)) * 100).toFixed(1)}% [${(low * 100).toFixed(1)}, ${(high * 100).toFixed(1)}] (${successes}/${total})`;
 }
 
-/** Measures a warm start on held-out drills and tasks of the preset's suite. */
-export async function measureWarmStart({ directory, preset }: { directory: string; preset: EmbeddedPreset }): Promise<WarmStartFigures> {
+/**
+ * Measures a warm start on held-out drills and tasks of the preset's suite,
+ * or of the named task families (any difficulty).
+ */
+export async function measureWarmStart({
+  directory,
+  preset,
+  families: familyIds,
+}: {
+  directory: string;
+  preset: EmbeddedPreset;
+  families?: readonly string[];
+}): Promise<WarmStartFigures> {
   const runtime = createGeneratorRuntime();
   const backend = createBfclBackend({ runtime });
   const verifier = createBfclVerifier({ runtime });
-  const families = taskFamilies.filter((family) => preset.difficulties.includes(family.difficulty)).map((family) => family.id);
+  const chosen = familyIds === undefined ? taskFamilies.filter((family) => preset.difficulties.includes(family.difficulty)) : familiesNamed(familyIds);
   // Held out: the test-id split (never seen by the tokenizer or the warm start).
-  const tasks = generateTasks({ seed: preset.seed, split: 'test-id', count: 128, families });
+  const tasks = generateTasks({
+    seed: preset.seed,
+    split: 'test-id',
+    count: 128,
+    families: chosen.map((family) => family.id),
+    // Families without a long-context form make none.
+    ...(chosen.some((family) => family.longContext) ? {} : { variants: generatedCategories.filter((category) => category !== 'multi_turn_long_context') }),
+  });
   const policy = await createOrtPolicy({ model: { directory } });
   try {
     const base = tasks.filter((task) => task.category === 'multi_turn_base');
@@ -153,6 +174,18 @@ export async function measureWarmStart({ directory, preset }: { directory: strin
   }
 }
 
+/** The task families of `ids`; INVALID_ARGUMENT naming any unknown one. */
+function familiesNamed(ids: readonly string[]): TaskFamily[] {
+  const unknown = ids.filter((id) => !taskFamilies.some((family) => family.id === id));
+  if (unknown.length > 0) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--families: unknown task famil${unknown.length === 1 ? 'y' : 'ies'} ${unknown.join(', ')} (known: ${taskFamilies.map((family) => family.id).join(', ')})`,
+    });
+  }
+  return taskFamilies.filter((family) => ids.includes(family.id));
+}
+
 function printFigures(output: Output, figures: WarmStartFigures): void {
   output.line(`held-out first turns in context: exact calls ${rate(figures.firstTurn.exact, figures.firstTurn.drills)}`);
   output.line(`                                 literal values copied ${rate(figures.firstTurn.literalsCopied, figures.firstTurn.literals)}`);
@@ -199,18 +232,23 @@ export async function runWarmstart({ argv, output }: CommandContext): Promise<nu
       cache: { type: 'string' },
       out: { type: 'string' },
       measure: { type: 'string' },
+      families: { type: 'string' },
       check: { type: 'boolean' },
       json: { type: 'boolean' },
     },
     schema: flagsSchema,
   });
   const preset = embeddedPresets[flags.preset];
+  if (flags.families !== undefined && flags.measure === undefined) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: '--families only applies to --measure DIR' });
+  }
   if (flags.measure !== undefined) {
     const directory = resolve(flags.measure);
     if (!existsSync(join(directory, 'model.safetensors'))) {
       throw new SealError({ code: 'FILE_NOT_FOUND', message: `${directory} holds no model.safetensors` });
     }
-    const figures = await measureWarmStart({ directory, preset });
+    const families = flags.families?.split(',').map((id) => id.trim()).filter((id) => id.length > 0);
+    const figures = await measureWarmStart({ directory, preset, ...(families === undefined ? {} : { families }) });
     printFigures(output, figures);
     output.result({ directory, figures });
     return exitCodes.success;
