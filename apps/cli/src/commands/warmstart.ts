@@ -104,14 +104,17 @@ export async function measureWarmStart({
   const backend = createBfclBackend({ runtime });
   const verifier = createBfclVerifier({ runtime });
   const chosen = familyIds === undefined ? taskFamilies.filter((family) => preset.difficulties.includes(family.difficulty)) : familiesNamed(familyIds);
+  // Families without a long-context form make none.
+  const variants = chosen.some((family) => family.longContext) ? generatedCategories : generatedCategories.filter((category) => category !== 'multi_turn_long_context');
   // Held out: the test-id split (never seen by the tokenizer or the warm start).
+  // Named families: 16 tasks per family and category (one family's test-id
+  // value space holds about that many of each).
   const tasks = generateTasks({
     seed: preset.seed,
     split: 'test-id',
-    count: 128,
+    count: familyIds === undefined ? 128 : Math.min(128, 16 * chosen.length * variants.length),
     families: chosen.map((family) => family.id),
-    // Families without a long-context form make none.
-    ...(chosen.some((family) => family.longContext) ? {} : { variants: generatedCategories.filter((category) => category !== 'multi_turn_long_context') }),
+    ...(familyIds === undefined ? {} : { variants: [...variants] }),
   });
   const policy = await createOrtPolicy({ model: { directory } });
   try {
