@@ -292,7 +292,7 @@ export type EmbeddedProgress =
 
 /** The cache key of a warm start: everything that changes its weights. */
 export function warmStartKey(preset: EmbeddedPreset): string {
-  const identity = JSON.stringify({ v: 5, generator: taskGeneratorId, seed: preset.seed, difficulties: preset.difficulties, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
+  const identity = JSON.stringify({ v: 6, generator: taskGeneratorId, seed: preset.seed, difficulties: preset.difficulties, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
