@@ -7,7 +7,6 @@ import {
   messageState,
   ticketState,
   tradingState,
-  travelState,
   twitterState,
   vehicleState,
   type Post,
@@ -26,7 +25,7 @@ import { noiseInbox, workspace } from './message-families';
 import { supplyIntents } from './supply-intents';
 import { TicketIds, noiseTickets } from './ticket-families';
 import { market, quote, tradingCompanies } from './trading-families';
-import { noiseCards, pickRoute, traveller } from './travel-families';
+import { beginTravellerDraft, pickRoute } from './travel-families';
 import { PostIds, noisePosts } from './twitter-families';
 import { handle, money, password } from '../draw';
 
@@ -292,16 +291,7 @@ export const fareTotalFamily: TaskFamily = {
     const cabin = pick(random, ['economy', 'business', 'first'] as const);
     const date = `2025-${String(between(random, 1, 12)).padStart(2, '0')}-${String(between(random, 1, 28)).padStart(2, '0')}`;
     const count = between(random, 2, 9);
-    const person = traveller(random);
-    const draft = context.begin({
-      TravelAPI: travelState({
-        cards: noiseCards(context, `${person.firstName} ${person.lastName}`),
-        bookings: [],
-        ...person,
-        token: null,
-        seed: random.randint(1, 999_999),
-      }),
-    });
+    const draft = beginTravellerDraft(context);
     const [quoted] = draft.turn({
       request: context.phrase(fare, {
         cabin,

@@ -20,6 +20,7 @@ import { travelState, type Booking, type Card } from '../states';
 import {
   resultField,
   type FamilyContext,
+  type TaskDraftBuilder,
   type TaskFamily,
 } from '../task-family';
 import { firstNames, lastNames } from '../word-lists';
@@ -54,6 +55,24 @@ export function traveller(random: PyRandom): {
     lastName: pick(random, lastNames),
     token: String(between(random, 100_000, 999_999)),
   };
+}
+
+/**
+ * A draft over a fresh traveller's TravelAPI state: not logged in, no
+ * bookings, a few cards of their own.
+ */
+export function beginTravellerDraft(context: FamilyContext): TaskDraftBuilder {
+  const { random } = context;
+  const person = traveller(random);
+  return context.begin({
+    TravelAPI: travelState({
+      cards: noiseCards(context, `${person.firstName} ${person.lastName}`),
+      bookings: [],
+      ...person,
+      token: null,
+      seed: random.randint(1, 999_999),
+    }),
+  });
 }
 
 /** A registered card with a balance in `[low, high]`. */
@@ -350,16 +369,7 @@ export const exchangeFamily: TaskFamily = {
     const value = between(random, 2, 400) * 5;
     const again = chance(random, 0.4);
     const secondValue = between(random, 2, 400) * 5;
-    const person = traveller(random);
-    const draft = context.begin({
-      TravelAPI: travelState({
-        cards: noiseCards(context, `${person.firstName} ${person.lastName}`),
-        bookings: [],
-        ...person,
-        token: null,
-        seed: random.randint(1, 999_999),
-      }),
-    });
+    const draft = beginTravellerDraft(context);
     draft.turn({
       request: context.phrase(exchange, {
         value: String(value),
@@ -450,16 +460,7 @@ export const exchangeNamedFamily: TaskFamily = {
     const code = pick(random, currencies);
     const name = currencyNames[code]!;
     const value = between(random, 2, 400) * 5;
-    const person = traveller(random);
-    const draft = context.begin({
-      TravelAPI: travelState({
-        cards: noiseCards(context, `${person.firstName} ${person.lastName}`),
-        bookings: [],
-        ...person,
-        token: null,
-        seed: random.randint(1, 999_999),
-      }),
-    });
+    const draft = beginTravellerDraft(context);
     draft.turn({
       request: context.phrase(exchangeNamed, { value: String(value), currency: name }),
       calls: [

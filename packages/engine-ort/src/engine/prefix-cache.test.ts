@@ -64,6 +64,31 @@ describe('OrtEngine prefix cache', () => {
   const weights = initializeWeights({ config, seed: 3 });
   const tokens = (seed: number, count: number): number[] => range(0, count).map((i) => (seed * 7919 + i * 104729) % 300);
 
+  /** Greedy and sampled, the cached engine generates what a full prefill does (log-probabilities within 1e-4). */
+  const expectSameAsFullPrefill = async ({
+    cached,
+    plain,
+    prompts,
+    options,
+  }: {
+    cached: OrtEngine;
+    plain: OrtEngine;
+    prompts: number[][];
+    options: Omit<EngineGenerateOptions, 'prompts' | 'sampling'>;
+  }): Promise<void> => {
+    for (const sampling of [
+      { temperature: 0, topP: 1, topK: 0 },
+      { temperature: 1, topP: 1, topK: 0 },
+    ]) {
+      const fromCache = await cached.generate({ prompts, ...options, sampling });
+      const full = await plain.generate({ prompts, ...options, sampling });
+      expect(fromCache.map((g) => g.tokenIds)).toEqual(full.map((g) => g.tokenIds));
+      fromCache.forEach((generation, i) =>
+        generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - full[i]!.modelLogprobs[t]!)).toBeLessThan(1e-4)),
+      );
+    }
+  };
+
   it('should generate for a prompt that extends an earlier call what a full prefill generates', async () => {
     const cached = new OrtEngine({ config, weights, settings: { threads: 1 } });
     const plain = new OrtEngine({ config, weights, settings: { threads: 1, prefixCacheBytes: 0 } });
@@ -111,17 +136,7 @@ describe('OrtEngine prefix cache', () => {
       [...round1[1]!, ...first[1]!.tokenIds, ...tokens(31, 90)],
       [...round1[2]!, ...first[2]!.tokenIds, ...tokens(32, 3)],
     ];
-    for (const sampling of [
-      { temperature: 0, topP: 1, topK: 0 },
-      { temperature: 1, topP: 1, topK: 0 },
-    ]) {
-      const fromCache = await cached.generate({ prompts: round2, ...options, sampling });
-      const full = await plain.generate({ prompts: round2, ...options, sampling });
-      expect(fromCache.map((g) => g.tokenIds)).toEqual(full.map((g) => g.tokenIds));
-      fromCache.forEach((generation, i) =>
-        generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - full[i]!.modelLogprobs[t]!)).toBeLessThan(1e-4)),
-      );
-    }
+    await expectSameAsFullPrefill({ cached, plain, prompts: round2, options });
     expect(cached.prefixCacheStats.hits).toBe(6);
     await cached.close();
     await plain.close();
@@ -159,17 +174,7 @@ describe('OrtEngine prefix cache', () => {
     // The rows split into several extend steps (the cached part: the prompt and the reply but its last token).
     const plan = planExtendGroups(round2.map((prompt, i) => ({ length: prompt.length, newTokens: added[i]! + 1 })));
     expect(plan.length).toBeGreaterThan(1);
-    for (const sampling of [
-      { temperature: 0, topP: 1, topK: 0 },
-      { temperature: 1, topP: 1, topK: 0 },
-    ]) {
-      const fromCache = await cached.generate({ prompts: round2, ...options, sampling });
-      const full = await plain.generate({ prompts: round2, ...options, sampling });
-      expect(fromCache.map((g) => g.tokenIds)).toEqual(full.map((g) => g.tokenIds));
-      fromCache.forEach((generation, i) =>
-        generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - full[i]!.modelLogprobs[t]!)).toBeLessThan(1e-4)),
-      );
-    }
+    await expectSameAsFullPrefill({ cached, plain, prompts: round2, options });
     expect(cached.prefixCacheStats.hits).toBe(24);
     await cached.close();
     await plain.close();
