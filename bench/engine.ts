@@ -1,5 +1,5 @@
 /**
- * `pnpm bench engine [--configs 2m,10m,50m] [--quick] [--device cpu|webgpu|cuda|auto] [--resident on|off] [--precision fp32|fp16|bf16]`:
+ * `pnpm bench engine [--configs 2m,10m,50m] [--quick] [--device cpu|webgpu|cuda|auto] [--resident on|off] [--precision fp32|fp16|bf16] [--webgpu-validation disabled|wgpuOnly|basic|full]`:
  * throughput of the ONNX Runtime policy engine on this machine's CPU (default)
  * or GPU.
  *
@@ -25,6 +25,8 @@
  * list) is for GPUs. The MatMul peak and MFU are measured on the CPU EP only.
  * `--resident` keeps weights, moments and gradients on the device between
  * runs (default: on for a GPU, off for the CPU; see OrtEngineSettings).
+ * `--webgpu-validation` sets the WebGPU EP's validation mode (ORT's default
+ * `basic` validates every command in Dawn too).
  * `--precision` runs the matrix products in fp16 (with dynamic loss scaling)
  * or bf16, with fp32 weights, moments and update (decision engine-008); the
  * CPU EP only emulates them (their rounding, at fp32 speed or below), and a
@@ -43,7 +45,7 @@ import {
 } from '../packages/engine-ort/src/index';
 import { parseDeviceRequest, selectDevice, type ExecutionProvider } from '../packages/engine-ort/src/engine/device';
 import { checkPrecision, parsePrecision, type Precision } from '../packages/engine-ort/src/engine/precision';
-import { createOrtSession, floatTensor } from '../packages/engine-ort/src/engine/ort-session';
+import { createOrtSession, floatTensor, webgpuValidationModes, type WebGpuValidation } from '../packages/engine-ort/src/engine/ort-session';
 import { formatPlacementTable, offDeviceNodes, type GraphPlacement } from '../packages/engine-ort/src/engine/placement';
 
 const configs: Record<string, ModelConfig> = {
@@ -169,6 +171,7 @@ async function measureConfig(
   device: ExecutionProvider,
   resident: boolean | undefined,
   precision: Precision,
+  webgpuValidation: WebGpuValidation | undefined,
 ): Promise<ConfigResult> {
   const config = configs[name]!;
   const engine = new OrtEngine({
@@ -179,8 +182,12 @@ async function measureConfig(
       threads,
       microBatchTokens: trainBatch * trainLength,
       maxGenerateBatch: 64,
+      // Each measurement repeats its prompts: with the prefix cache they would
+      // run as one-token extends of the last repetition, not as prefills.
+      prefixCacheBytes: 0,
       recordPlacement: true,
       precision,
+      webgpuValidation,
       ...(resident === undefined ? {} : { resident }),
     },
   });
@@ -275,6 +282,17 @@ function percent(ratio: number): string {
   return Number.isFinite(ratio) ? `${(100 * ratio).toFixed(0)}%` : '–';
 }
 
+/** `--webgpu-validation`: one of the EP's modes, or undefined for ORT's default. */
+function parseWebGpuValidation(value: string | undefined): WebGpuValidation | undefined {
+  if (value === undefined) return undefined;
+  const mode = webgpuValidationModes.find((candidate) => candidate === value);
+  if (mode === undefined) {
+    console.error(`bench engine: unknown --webgpu-validation '${value}'; expected one of ${webgpuValidationModes.join(', ')}`);
+    process.exit(2);
+  }
+  return mode;
+}
+
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;
@@ -293,6 +311,7 @@ if (child !== undefined) {
         parseDeviceRequest(option('device') ?? 'cpu') as ExecutionProvider,
         resident === undefined ? undefined : resident === 'on',
         parsePrecision(option('precision') ?? 'fp32'),
+        parseWebGpuValidation(option('webgpu-validation')),
       ),
     ),
   );
@@ -321,15 +340,16 @@ if (child !== undefined) {
     console.error(`bench engine: ${(error as Error).message}`);
     process.exit(4);
   }
+  const validation = parseWebGpuValidation(option('webgpu-validation'));
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`engine benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}`);
+  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}${device === 'webgpu' ? `, WebGPU validation ${validation ?? 'basic (default)'}` : ''}`);
   console.log(`intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`);
   let peak = device === 'cpu' ? await measureMatmulPeak() : Number.NaN;
   const script = fileURLToPath(import.meta.url);
   const results: ConfigResult[] = [];
   for (const name of names) {
-    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, '--device', device, ...(quick ? ['--quick'] : []), ...(option('resident') === undefined ? [] : ['--resident', option('resident')!]), '--precision', precision], {
+    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, '--device', device, ...(quick ? ['--quick'] : []), ...(option('resident') === undefined ? [] : ['--resident', option('resident')!]), '--precision', precision, ...(validation === undefined ? [] : ['--webgpu-validation', validation])], {
       encoding: 'utf8',
       maxBuffer: 256 << 20,
     });

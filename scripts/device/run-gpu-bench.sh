@@ -9,9 +9,12 @@
 # (bench engine, default 2m,10m,50m), TORCH_CONFIGS (default = CONFIGS;
 # 'none' skips PyTorch),
 # CHECK_CONFIGS (parity, default 2m,10m), QUICK=1 (bench engine --quick),
-# CPU_BENCH=1 (bench engine on the CPU EP too), STAGE_TIMEOUT (seconds per
-# stage, default 600), LOGS (folder for the logs, default .device/out; $OUT
-# when set).
+# PRECISIONS (parity and bench engine once per precision, default fp32; for
+# example fp32,fp16), EXTRA_BENCH (more bench engine runs after PyTorch, each
+# a list of arguments, separated by ';'), CPU_BENCH=1 (bench engine on the CPU
+# EP too), STAGE_TIMEOUT (seconds per stage, default 600), BUDGET (seconds
+# for the whole run: a stage that cannot start with 30 s left is skipped),
+# LOGS (folder for the logs, default .device/out; $OUT when set).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -91,19 +94,43 @@ run() {
   fi
   echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi'); node $("$work/node" --version); VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset}"
   cd "$payload/app"
-  local status=0
-  echo "== parity: gpu-check --device $device --configs $check_configs"
-  timeout "$limit" "$work/node" gpu-check.mjs --device "$device" --configs "$check_configs" 2>&1 | tee "$logs/gpu-check.log" || status=$?
-  echo "== bench engine --device $device --configs $configs"
-  timeout "$limit" "$work/node" bench-engine.mjs --device "$device" --configs "$configs" "${quick[@]}" 2>&1 | tee "$logs/bench-engine-$device.log" || status=$?
+  local status=0 precisions=${PRECISIONS:-fp32} precision
+  local deadline=$((SECONDS + ${BUDGET:-86400}))
+  # Runs a stage under the stage limit and the time left; skips it when under 30 s are left.
+  stage() {
+    local log=$1 left=$((deadline - SECONDS))
+    shift
+    if ((left < 30)); then
+      echo "== skipped (budget spent): $*" | tee "$log"
+      status=1
+      return
+    fi
+    echo "== $(date -u +%T) $*"
+    timeout "$((left < limit ? left : limit))" "$@" 2>&1 | tee "$log" || status=$?
+  }
+  for precision in ${precisions//,/ }; do
+    stage "$logs/gpu-check-$precision.log" "$work/node" gpu-check.mjs --device "$device" --configs "$check_configs" --precision "$precision"
+  done
+  for precision in ${precisions//,/ }; do
+    stage "$logs/bench-engine-$device-$precision.log" "$work/node" bench-engine.mjs --device "$device" --configs "$configs" "${quick[@]}" --precision "$precision"
+  done
   if [[ ${CPU_BENCH:-0} == 1 ]]; then
-    echo "== bench engine --device cpu --configs $configs"
-    timeout "$limit" "$work/node" bench-engine.mjs --device cpu --configs "$configs" "${quick[@]}" 2>&1 | tee "$logs/bench-engine-cpu.log" || status=$?
+    stage "$logs/bench-engine-cpu.log" "$work/node" bench-engine.mjs --device cpu --configs "$configs" "${quick[@]}"
   fi
-  [[ $torch_configs == none ]] && return "$status"
-  echo "== PyTorch: torch_bench.py --configs $torch_configs"
-  PYTHONUNBUFFERED=1 timeout "$limit" python3 "$payload/torch_bench.py" --configs "$torch_configs" --json "$logs/torch.json" 2>&1 | tee "$logs/torch.log" || status=$?
-  [[ -f $logs/torch.json ]] || return 1
+  if [[ $torch_configs != none ]]; then
+    export PYTHONUNBUFFERED=1
+    stage "$logs/torch.log" python3 "$payload/torch_bench.py" --configs "$torch_configs" --json "$logs/torch.json"
+  fi
+  local extra index=0
+  IFS=';' read -ra extra <<<"${EXTRA_BENCH:-}"
+  for args in "${extra[@]}"; do
+    index=$((index + 1))
+    # shellcheck disable=SC2086 # each entry is a list of arguments
+    stage "$logs/bench-extra-$index.log" "$work/node" bench-engine.mjs --device "$device" $args
+  done
+  [[ -f $logs/torch.json ]] || return "$status"
+  for precision in ${precisions//,/ }; do
+  [[ -f $logs/bench-engine-$device-$precision.log ]] || continue
   "$work/node" -e '
     const fs = require("fs");
     const torch = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
@@ -117,7 +144,8 @@ run() {
       const bf16 = torch.find((t) => t.config === name && t.precision === "bf16");
       if (!fp32 || !bf16) continue;
       console.log(`| ${name} | ${train.toFixed(0)} | ${fp32.train_tokens_per_second.toFixed(0)} | ${bf16.train_tokens_per_second.toFixed(0)} | ${(train / fp32.train_tokens_per_second).toFixed(3)} | ${(train / bf16.train_tokens_per_second).toFixed(3)} | ${decode64.toFixed(0)} | ${fp32.decode_tokens_per_second_b64.toFixed(0)} | ${(decode64 / fp32.decode_tokens_per_second_b64).toFixed(3)} |`);
-    }' "$logs/torch.json" "$logs/bench-engine-$device.log" "$device" 2>&1 | tee "$logs/summary.md" || status=$?
+    }' "$logs/torch.json" "$logs/bench-engine-$device-$precision.log" "$device $precision" 2>&1 | tee -a "$logs/summary.md" || status=$?
+  done
   return "$status"
 }
 

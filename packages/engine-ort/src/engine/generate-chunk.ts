@@ -9,7 +9,7 @@ import type { MatmulPrecision } from '../graph/graph-builder';
 import type { ModelConfig } from '../model/model-config';
 import { decodeFeeds, extendFeeds, prefillFeeds } from './generation-feeds';
 import { DecodeCache, type CacheSegment } from './kv-cache';
-import type { ort } from './ort-session';
+import { floatTensor, type ort } from './ort-session';
 import {
   prefixMinTokens,
   type PrefixCache,
@@ -55,6 +55,14 @@ export type GenerationRuntime = {
   decodeThreads: number;
   /** Reduced-precision matrix products of the generation graphs; undefined for fp32. */
   matmulPrecision: MatmulPrecision | undefined;
+  /**
+   * Keep the decode KV cache on the device: each step's graph writes its
+   * slot and its device-located output is the next step's cache, so the host
+   * uploads the cache only after a prefill, an extend or a compaction, and
+   * reads back only logits and the step's new keys and values (which keep
+   * its own copy current for the prefix cache and compaction).
+   */
+  residentCache: boolean;
   /** The model weights as feeds. */
   modelWeightFeeds(): Promise<Record<string, ort.Tensor>>;
   /** The session of a graph, built once per key. */
@@ -62,7 +70,7 @@ export type GenerationRuntime = {
     key: string,
     build: () => BuiltGraph,
     threads: number,
-    options: { memoryArena: boolean },
+    options: { memoryArena: boolean; deviceOutputs?: readonly string[] },
   ): Promise<ort.InferenceSession>;
 };
 
@@ -155,43 +163,101 @@ export async function generateChunk({
   };
   for (let r = 0; r < count; r++) accept(r, r, start.logits(r));
 
-  for (let step = 0; active.size > 0; step++) {
-    rows = compactRows({ rows, active, cache, fillerPad: base - 1 });
-    const slot = base + step;
-    const batchRows = cache.rows;
-    const decode = await runtime.session(
-      `decode:${batchRows}:${cache.cacheLength}`,
-      () =>
-        buildDecodeGraph({
-          config,
-          batch: batchRows,
-          cacheLength: cache.cacheLength,
-          matmulPrecision: runtime.matmulPrecision,
-        }),
-      batchRows >= 8 ? runtime.threads : runtime.decodeThreads,
-      generationGraphOptions,
-    );
-    const tokens = rows.prompts.map((prompt) => {
-      if (prompt < 0) return undefined;
-      const generated = generations[prompt]!.tokenIds;
-      return {
-        tokenId: generated.at(-1)!,
-        position: prompts[prompt]!.length + generated.length - 1,
-      };
-    });
-    const out = await decode.run({
-      ...modelWeights,
-      ...decodeFeeds({ config, cache, tokens, pads: rows.pads, slot }),
-    });
-    cache.writeSlot({ slot, ...layerOutputs(out, 'new', config) });
-    const logits = out.logits!.data as Float32Array;
-    for (let r = 0; r < batchRows; r++) {
-      const prompt = rows.prompts[r]!;
-      if (prompt < 0 || !active.has(prompt)) continue;
-      accept(prompt, r, logits.subarray(r * vocab, (r + 1) * vocab));
+  const resident = runtime.residentCache;
+  // With `resident`, the cache the device holds (the last step's
+  // `present_*` outputs); undefined until the first step and after a
+  // compaction, when the host copy is uploaded.
+  let deviceCache: Record<string, ort.Tensor> | undefined;
+  try {
+    for (let step = 0; active.size > 0; step++) {
+      const compacted = compactRows({ rows, active, cache, fillerPad: base - 1 });
+      if (compacted !== rows) {
+        disposeAll(deviceCache);
+        deviceCache = undefined;
+      }
+      rows = compacted;
+      const slot = base + step;
+      const batchRows = cache.rows;
+      const decode = await runtime.session(
+        `decode:${batchRows}:${cache.cacheLength}${resident ? ':resident' : ''}`,
+        () =>
+          buildDecodeGraph({
+            config,
+            batch: batchRows,
+            cacheLength: cache.cacheLength,
+            matmulPrecision: runtime.matmulPrecision,
+            residentCache: resident,
+          }),
+        batchRows >= 8 ? runtime.threads : runtime.decodeThreads,
+        resident ? { ...generationGraphOptions, deviceOutputs: presentNames(config) } : generationGraphOptions,
+      );
+      const tokens = rows.prompts.map((prompt) => {
+        if (prompt < 0) return undefined;
+        const generated = generations[prompt]!.tokenIds;
+        return {
+          tokenId: generated.at(-1)!,
+          position: prompts[prompt]!.length + generated.length - 1,
+        };
+      });
+      const feeds = decodeFeeds({ config, cache, tokens, pads: rows.pads, slot, withCache: deviceCache === undefined });
+      if (resident) {
+        const onehot = new Float32Array(cache.cacheLength);
+        onehot[slot] = 1;
+        Object.assign(feeds, deviceCache, { slot_onehot: floatTensor(onehot, [cache.cacheLength]) });
+      }
+      const out = await decode.run({ ...modelWeights, ...feeds });
+      if (resident) {
+        disposeAll(deviceCache);
+        deviceCache = cacheFeeds(out, config);
+        cache.writeSlot({ slot, ...unpackNewKv(out.new_kv!.data as Float32Array, config, batchRows) });
+      } else {
+        cache.writeSlot({ slot, ...layerOutputs(out, 'new', config) });
+      }
+      const logits = out.logits!.data as Float32Array;
+      for (let r = 0; r < batchRows; r++) {
+        const prompt = rows.prompts[r]!;
+        if (prompt < 0 || !active.has(prompt)) continue;
+        accept(prompt, r, logits.subarray(r * vocab, (r + 1) * vocab));
+      }
     }
+  } finally {
+    disposeAll(deviceCache);
   }
   return generations;
+}
+
+/** Names of a resident decode graph's cache outputs. */
+function presentNames(config: ModelConfig): string[] {
+  const names: string[] = [];
+  for (let layer = 0; layer < config.numLayers; layer++) names.push(`present_keys.${layer}`, `present_values.${layer}`);
+  return names;
+}
+
+/** A resident decode step's cache outputs, as the next step's cache inputs. */
+function cacheFeeds(out: ort.InferenceSession.OnnxValueMapType, config: ModelConfig): Record<string, ort.Tensor> {
+  const feeds: Record<string, ort.Tensor> = {};
+  for (let layer = 0; layer < config.numLayers; layer++) {
+    feeds[`cache_keys.${layer}`] = out[`present_keys.${layer}`]!;
+    feeds[`cache_values.${layer}`] = out[`present_values.${layer}`]!;
+  }
+  return feeds;
+}
+
+/** Splits a resident decode step's `new_kv` `[2L,B,kvh,d]` into per-layer keys and values `[B,kvh,d]`. */
+function unpackNewKv(data: Float32Array, config: ModelConfig, rows: number): { keys: Float32Array[]; values: Float32Array[] } {
+  const size = rows * config.numKeyValueHeads * config.headDim;
+  const keys: Float32Array[] = [];
+  const values: Float32Array[] = [];
+  for (let layer = 0; layer < config.numLayers; layer++) {
+    keys.push(data.subarray(2 * layer * size, (2 * layer + 1) * size));
+    values.push(data.subarray((2 * layer + 1) * size, (2 * layer + 2) * size));
+  }
+  return { keys, values };
+}
+
+function disposeAll(tensors: Record<string, ort.Tensor> | undefined): void {
+  if (tensors === undefined) return;
+  for (const tensor of Object.values(tensors)) tensor.dispose();
 }
 
 // Generation graphs run without a memory arena (see OrtEngine.session).

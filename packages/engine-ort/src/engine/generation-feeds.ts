@@ -180,6 +180,7 @@ export function decodeFeeds({
   tokens,
   pads,
   slot,
+  withCache = true,
 }: {
   config: ModelConfig;
   cache: DecodeCache;
@@ -188,6 +189,8 @@ export function decodeFeeds({
   pads: readonly number[];
   /** The cache slot this step's keys and values go to. */
   slot: number;
+  /** Feed the host cache (default true); false when the device holds it. */
+  withCache?: boolean;
 }): Feeds {
   const { rows, cacheLength } = cache;
   const kvh = config.numKeyValueHeads;
@@ -213,6 +216,7 @@ export function decodeFeeds({
     rope_sin: floatTensor(sin, [rows, 1, 1, half]),
     past_bias: floatTensor(pastBias, [rows, 1, 1, cacheLength]),
   };
+  if (!withCache) return feeds;
   for (let layer = 0; layer < config.numLayers; layer++) {
     feeds[`cache_keys.${layer}`] = floatTensor(cache.keys[layer]!, [
       rows,

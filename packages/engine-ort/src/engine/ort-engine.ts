@@ -20,7 +20,7 @@ import {
 } from './generate-chunk';
 import { PrefixCache, prefixMaxNewTokens, prefixMinTokens } from './prefix-cache';
 import { buildSequenceFeeds, lengthBucket, nextPowerOfTwo } from './sequence-feeds';
-import { createOrtSession, floatTensor, ort, type ExecutionProvider } from './ort-session';
+import { createOrtSession, floatTensor, ort, type ExecutionProvider, type WebGpuValidation } from './ort-session';
 import { readPlacementProfile, type GraphPlacement } from './placement';
 import {
   matmulPrecisionFor,
@@ -77,6 +77,8 @@ export type OrtEngineSettings = {
    * device-located and are fed back as inputs, so a step moves only tokens
    * and scalars between host and device. The host copies (`currentWeights`,
    * `optimizerState`) are then refreshed by {@link OrtEngine.syncToHost}.
+   * Generation's decode steps keep their KV cache on the device likewise and
+   * read back only logits and each step's new keys and values.
    * Default: true on a GPU, false on the CPU (where it runs the same code
    * with ORT-owned host tensors).
    */
@@ -91,6 +93,8 @@ export type OrtEngineSettings = {
   precision?: Precision;
   /** Dynamic loss scaling of `fp16` training (ignored otherwise); defaults as PyTorch's `GradScaler`. */
   lossScaling?: Partial<LossScalingSettings>;
+  /** The WebGPU EP's validation mode (see {@link SessionSettings.webgpuValidation}); default ORT's (`basic`). */
+  webgpuValidation?: WebGpuValidation | undefined;
 };
 
 /** One training sequence, validated, all arrays aligned with `tokenIds`. */
@@ -144,7 +148,7 @@ export class OrtEngine {
   private spareMoments: { m: FlatTensors; v: FlatTensors };
   private accumulators: [FlatTensors, FlatTensors] | undefined;
   private readonly sessions = new Map<string, Promise<Session>>();
-  private readonly settings: Required<Omit<OrtEngineSettings, 'lossScaling'>>;
+  private readonly settings: Required<Omit<OrtEngineSettings, 'lossScaling' | 'webgpuValidation'>> & { webgpuValidation: WebGpuValidation | undefined };
   /** How the reduced-precision products run; undefined for fp32. */
   readonly matmulPrecision: MatmulPrecision | undefined;
   private readonly lossScaling: LossScalingSettings;
@@ -188,6 +192,7 @@ export class OrtEngine {
       recordPlacement: settings.recordPlacement ?? false,
       resident: settings.resident ?? (settings.executionProvider ?? 'cpu') !== 'cpu',
       precision: settings.precision ?? 'fp32',
+      webgpuValidation: settings.webgpuValidation,
     };
     this.matmulPrecision = matmulPrecisionFor({ precision: this.settings.precision, executionProvider: this.settings.executionProvider });
     this.lossScaling = resolveLossScaling(settings.lossScaling);
@@ -292,6 +297,7 @@ export class OrtEngine {
         optimizationLevel: 'all',
         memoryArena,
         ...(deviceOutputs === undefined ? {} : { deviceOutputs }),
+        ...(this.settings.webgpuValidation === undefined ? {} : { webgpuValidation: this.settings.webgpuValidation }),
         ...(profileDirectory === undefined ? {} : { profileFilePrefix: join(profileDirectory, 'profile') }),
       },
     }).then((session) => (profileDirectory === undefined ? session : this.recordFirstRun({ session, family, profileDirectory })));
@@ -829,6 +835,7 @@ export class OrtEngine {
       threads: this.settings.threads,
       decodeThreads: this.settings.decodeThreads,
       matmulPrecision: this.matmulPrecision,
+      residentCache: this.settings.resident,
       modelWeightFeeds: () => this.modelWeightFeeds(),
       session: (key, build, threads, options) => this.session(key, build, threads, options),
     };

@@ -28,7 +28,21 @@ export type SessionSettings = {
    * host. On the CPU EP every output is host memory, so this changes nothing.
    */
   deviceOutputs?: readonly string[];
+  /**
+   * The WebGPU EP's validation (ignored elsewhere): ORT's default `basic`
+   * includes Dawn's validation of every command; `wgpuOnly` keeps only
+   * Dawn's; `disabled` skips both (an invalid command can then crash the
+   * process). The device is shared by every session, so the first session's
+   * mode holds.
+   */
+  webgpuValidation?: WebGpuValidation;
 };
+
+/** Validation modes of the WebGPU EP. */
+export type WebGpuValidation = 'disabled' | 'wgpuOnly' | 'basic' | 'full';
+
+/** Every accepted value of {@link WebGpuValidation}. */
+export const webgpuValidationModes = ['disabled', 'wgpuOnly', 'basic', 'full'] as const satisfies readonly WebGpuValidation[];
 
 /**
  * Creates an ORT session for a serialised graph. An execution provider that
@@ -45,7 +59,11 @@ export async function createOrtSession({
   if (executionProvider !== 'cpu') assertBackendListed(executionProvider);
   try {
     return await ort.InferenceSession.create(model, {
-      executionProviders: [executionProvider],
+      executionProviders: [
+        executionProvider === 'webgpu' && settings.webgpuValidation !== undefined
+          ? { name: 'webgpu', validationMode: settings.webgpuValidation }
+          : executionProvider,
+      ],
       intraOpNumThreads: settings.threads,
       interOpNumThreads: 1,
       executionMode: 'sequential',

@@ -104,3 +104,47 @@ describe('OrtEngine with resident weights, moments and gradients', () => {
     await engine.close();
   });
 });
+
+describe('OrtEngine with a resident decode cache', () => {
+  const generationConfig = createModelConfig({
+    vocabSize: 300,
+    hiddenSize: 32,
+    intermediateSize: 64,
+    numLayers: 2,
+    numHeads: 4,
+    numKeyValueHeads: 2,
+    maxPositionEmbeddings: 512,
+    initializerRange: 0.2,
+  });
+  const prompt = (seed: number, count: number): number[] =>
+    Array.from({ length: count }, (_, i) => (seed * 7919 + i * 104729) % generationConfig.vocabSize);
+
+  /** Two calls of a multi-turn batch: prefills, then extends of the first call's sequences. */
+  async function generateTwice(resident: boolean) {
+    const engine = new OrtEngine({
+      config: generationConfig,
+      weights: initializeWeights({ config: generationConfig, seed: 3 }),
+      settings: { threads: 1, resident },
+    });
+    const first = [prompt(1, 40), prompt(2, 45), prompt(3, 38), prompt(4, 50), prompt(5, 41)];
+    // Stop tokens end rows at different steps, so the batch compacts (8 -> 4 -> 2 -> 1 rows).
+    const options = { maxTokens: 24, stopTokenIds: [7, 11, 13, 17, 19, 23], seed: 9, sampling: { temperature: 1, topP: 1, topK: 0 } };
+    const turn1 = await engine.generate({ ...options, prompts: first });
+    const second = first.map((p, i) => [...p, ...turn1[i]!.tokenIds, ...prompt(10 + i, 6)]);
+    const turn2 = await engine.generate({ ...options, prompts: second, seed: 10 });
+    await engine.close();
+    return [...turn1, ...turn2];
+  }
+
+  it('should generate what the host-fed cache does: the same tokens, log-probabilities within 1e-5, through compactions and extends', async () => {
+    const [hostFed, resident] = [await generateTwice(false), await generateTwice(true)];
+    const lengths = hostFed.map((generation) => generation.tokenIds.length);
+    // Rows finished at different steps (compaction ran) and some ran to the limit.
+    expect(new Set(lengths).size).toBeGreaterThan(2);
+    expect(resident.map((generation) => generation.tokenIds)).toEqual(hostFed.map((generation) => generation.tokenIds));
+    resident.forEach((generation, i) => {
+      expect(generation.finishReason).toBe(hostFed[i]!.finishReason);
+      generation.logprobs.forEach((logprob, t) => expect(Math.abs(logprob - hostFed[i]!.logprobs[t]!)).toBeLessThanOrEqual(1e-5));
+    });
+  });
+});
