@@ -108,18 +108,20 @@ run() {
     echo "== $(date -u +%T) $*"
     timeout "$((left < limit ? left : limit))" "$@" 2>&1 | tee "$log" || status=$?
   }
+  # Per precision: parity, then bench engine; PyTorch after the first (so
+  # that a short budget still gets the fp32 ratios).
+  local torch_done=0
   for precision in ${precisions//,/ }; do
     stage "$logs/gpu-check-$precision.log" "$work/node" gpu-check.mjs --device "$device" --configs "$check_configs" --precision "$precision"
-  done
-  for precision in ${precisions//,/ }; do
     stage "$logs/bench-engine-$device-$precision.log" "$work/node" bench-engine.mjs --device "$device" --configs "$configs" "${quick[@]}" --precision "$precision"
+    if [[ $torch_configs != none && $torch_done == 0 ]]; then
+      export PYTHONUNBUFFERED=1
+      stage "$logs/torch.log" python3 "$payload/torch_bench.py" --configs "$torch_configs" --json "$logs/torch.json"
+      torch_done=1
+    fi
   done
   if [[ ${CPU_BENCH:-0} == 1 ]]; then
     stage "$logs/bench-engine-cpu.log" "$work/node" bench-engine.mjs --device cpu --configs "$configs" "${quick[@]}"
-  fi
-  if [[ $torch_configs != none ]]; then
-    export PYTHONUNBUFFERED=1
-    stage "$logs/torch.log" python3 "$payload/torch_bench.py" --configs "$torch_configs" --json "$logs/torch.json"
   fi
   local extra index=0
   IFS=';' read -ra extra <<<"${EXTRA_BENCH:-}"
