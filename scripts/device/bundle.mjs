@@ -17,6 +17,7 @@ await esbuild.build({
   entryPoints: {
     'gpu-check': join(root, 'scripts', 'device', 'gpu-check.ts'),
     'bench-engine': join(root, 'bench', 'engine.ts'),
+    'webgpu-ceiling': join(root, 'scripts', 'device', 'webgpu-ceiling.ts'),
   },
   outdir,
   outExtension: { '.js': '.mjs' },

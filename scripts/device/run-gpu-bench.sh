@@ -10,7 +10,8 @@
 # 'none' skips PyTorch),
 # CHECK_CONFIGS (parity, default 2m,10m), QUICK=1 (bench engine --quick),
 # PRECISIONS (parity and bench engine once per precision, default fp32; for
-# example fp32,fp16), EXTRA_BENCH (more bench engine runs after PyTorch, each
+# example fp32,fp16), CEILING=1 (first, the EP's own MatMul rate and cost of
+# a dispatch, beside PyTorch's: webgpu-ceiling.ts, torch_ceiling.py), EXTRA_BENCH (more bench engine runs after PyTorch, each
 # a list of arguments, separated by ';'), CPU_BENCH=1 (bench engine on the CPU
 # EP too), STAGE_TIMEOUT (seconds per stage, default 600), BUDGET (seconds
 # for the whole run: a stage that cannot start with 30 s left is skipped),
@@ -62,7 +63,7 @@ build() {
     (cd "$payload/deb" && apt-get "${apt_options[@]}" download libvulkan1 libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2)
   fi
   # 5. The PyTorch reference.
-  cp "$root/scripts/device/torch_bench.py" "$payload/"
+  cp "$root/scripts/device/torch_bench.py" "$root/scripts/device/torch_ceiling.py" "$payload/"
   local bytes
   bytes=$(du -sb "$payload" | cut -f1)
   awk -v b="$bytes" -v p="$payload" 'BEGIN { printf "payload %s: %.1f MiB (limit 64 MiB)\n", p, b / 1048576 }'
@@ -108,6 +109,10 @@ run() {
     echo "== $(date -u +%T) $*"
     timeout "$((left < limit ? left : limit))" "$@" 2>&1 | tee "$log" || status=$?
   }
+  if [[ ${CEILING:-0} == 1 ]]; then
+    stage "$logs/ceiling.log" "$work/node" webgpu-ceiling.mjs --device "$device" --json "$logs/ceiling.json"
+    [[ $torch_configs != none ]] && stage "$logs/torch-ceiling.log" python3 "$payload/torch_ceiling.py"
+  fi
   # Per precision: parity, then bench engine; PyTorch after the first (so
   # that a short budget still gets the fp32 ratios).
   local torch_done=0
