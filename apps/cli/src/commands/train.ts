@@ -27,6 +27,9 @@ const flagsSchema = z.object({
   'embedding-lr-scale': z.coerce.number().min(0).max(1).optional(),
   'progress-weight': z.coerce.number().min(0).max(10).optional(),
   'warmup-steps': z.coerce.number().int().min(0).optional(),
+  'strict-abstention': z.enum(['on', 'off']).optional(),
+  'tasks-per-step': z.coerce.number().int().positive().max(256).optional(),
+  'updates-per-step': z.coerce.number().int().positive().max(64).optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -40,7 +43,7 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--progress-weight W] [--warmup-steps N] [--baseline on|off] [--overlays schema,err,cap|none]
+                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off] [--tasks-per-step N] [--updates-per-step N] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
        seal train --method cod [...]   (Connect the Dots; see below)
@@ -68,6 +71,14 @@ unless --fresh is given.
                    add W × the share of turns the verifier passes (the dense
                    per-turn progress reward) to the binary verdict
   --warmup-steps N raise the RL learning rate linearly over the first N steps
+  --strict-abstention on|off
+                   on: the training reward also fails an episode that calls
+                   a tool in a turn whose ground truth is empty (BFCL's
+                   irrelevance check, which BFCL's runner leaves out);
+                   evaluation keeps BFCL's verdict
+  --tasks-per-step N, --updates-per-step N
+                   tasks drawn per RL step (each rolled out as a group), and
+                   optimizer updates the step's episodes are split into
   --overlays       SEAL's interface modules in training: a comma list of
                    schema (φ_schema cues), err (φ_err hints), cap (φ_cap
                    guidelines), or none (the untouched interface); default:
@@ -223,6 +234,9 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       'embedding-lr-scale': { type: 'string' },
       'progress-weight': { type: 'string' },
       'warmup-steps': { type: 'string' },
+      'strict-abstention': { type: 'string' },
+      'tasks-per-step': { type: 'string' },
+      'updates-per-step': { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
@@ -293,6 +307,9 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags['embedding-lr-scale'] === undefined ? {} : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
       ...(flags['progress-weight'] === undefined ? {} : { progressWeight: flags['progress-weight'] }),
       ...(flags['warmup-steps'] === undefined ? {} : { warmupSteps: flags['warmup-steps'] }),
+      ...(flags['strict-abstention'] === undefined ? {} : { strictAbstention: flags['strict-abstention'] === 'on' }),
+      ...(flags['tasks-per-step'] === undefined ? {} : { tasksPerStep: flags['tasks-per-step'] }),
+      ...(flags['updates-per-step'] === undefined ? {} : { optimizerStepsPerStep: flags['updates-per-step'] }),
     },
   };
   const rlSeed = flags.seed ?? preset.seed;

@@ -83,6 +83,8 @@ export type EmbeddedPreset = {
     warmupSteps?: number;
     /** Weight of the dense per-turn progress reward beside the binary verdict (`progressWeight`; default 0). */
     progressWeight?: number;
+    /** Fail the training reward of an episode that calls a tool where the ground truth is empty (`strictAbstention`; default false). */
+    strictAbstention?: boolean;
     maxTokens: number;
     klCoef: number;
     evalEvery: number;
@@ -220,6 +222,7 @@ export function embeddedTrainConfig({
     },
     evalEvery: preset.rl.evalEvery,
     ...(preset.rl.progressWeight === undefined ? {} : { progressWeight: preset.rl.progressWeight }),
+    ...(preset.rl.strictAbstention === undefined ? {} : { strictAbstention: preset.rl.strictAbstention }),
     frozenBaseline: preset.rl.frozenBaseline ?? false,
     evalSamples: preset.rl.evalSamples ?? 0,
     ...(preset.rl.gapMonitor && preset.rl.frozenBaseline ? { gapMonitor: preset.rl.gapMonitor } : {}),

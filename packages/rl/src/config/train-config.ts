@@ -166,6 +166,16 @@ export const trainConfigSchema = z.object({
    * their own reward. Success rates always count the binary verdict.
    */
   progressWeight: z.number().min(0).max(10).default(0),
+  /**
+   * The training reward also applies BFCL's irrelevance check, which BFCL's
+   * runner leaves commented out: an episode that calls a tool in a turn whose
+   * ground truth is empty (a missing parameter or a missing function: SEAL's
+   * `spurious_tool_call`) earns 0 even where BFCL's verdict passes it, as it
+   * does when the invented call happens to leave the state unchanged.
+   * Evaluation and the reported success rates keep BFCL's verdict. Default
+   * false: the reward is BFCL's verdict, as in the papers (decision 0030).
+   */
+  strictAbstention: z.boolean().default(false),
   /** Drop groups whose rewards are all equal before the update (DAPO-style dynamic sampling). */
   dynamicSampling: z.boolean().default(false),
   /**

@@ -18,6 +18,7 @@ import { resumeTraining } from './resume-training';
 import { stepAdvantages } from './step-advantages';
 import { StepClock, timed, untimed, type ModelClock } from './step-clock';
 import { trainStepEvent } from './step-event';
+import { trainingReward } from './training-reward';
 import { stepOverlay, unionTools } from './step-overlay';
 import { rolloutStep } from './step-rollouts';
 import type { RunTrainingOptions, TrainSummary } from './train-types';
@@ -174,17 +175,14 @@ export async function runTraining(
       );
     }
     mark('verify', t0);
-    const rewards = verdicts.map((verdict) => {
-      if (!stage) {
-        return (
-          verdict.rewards.binary +
-          config.progressWeight * verdict.rewards.progress
-        );
-      }
-      return stage.reward === 'format'
-        ? verdict.rewards.format / 2
-        : verdict.rewards.progress;
-    });
+    const rewards = verdicts.map((verdict) =>
+      trainingReward({
+        verdict,
+        progressWeight: config.progressWeight,
+        strictAbstention: config.strictAbstention,
+        stageReward: stage?.reward,
+      }),
+    );
     const tags = verdicts.map((verdict) =>
       verdict.turns.map((turn) => turn.tag),
     );
