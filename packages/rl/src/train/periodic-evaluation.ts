@@ -50,6 +50,11 @@ export async function evaluateSets({
       tasks: set.tasks.length,
     });
     // Greedy and sampled evaluations share everything but the sampling.
+    // Every evaluation point draws from the same sampling streams (those of
+    // step 0; common random numbers): a policy that did not change gets the
+    // same verdicts again, so a paired before/after or arm-vs-arm difference
+    // carries the change of the policy, not fresh sampling noise
+    // (decision 0030).
     const common = {
       policy,
       tasks: set.tasks,
@@ -62,7 +67,7 @@ export async function evaluateSets({
     };
     const evaluation = await evaluatePolicy({
       ...common,
-      seed: deriveSeed(config.seed, 0xe7a1, step),
+      seed: deriveSeed(config.seed, 0xe7a1, 0),
       episodeIdPrefix: `${config.runId}:eval${step}:${set.name}`,
     });
     let sampled: EvalEvent['sampled'];
@@ -71,7 +76,7 @@ export async function evaluateSets({
         ...common,
         temperature: 1,
         samples: config.evalSamples,
-        seed: deriveSeed(config.seed, 0xe7a2, step),
+        seed: deriveSeed(config.seed, 0xe7a2, 0),
         episodeIdPrefix: `${config.runId}:eval${step}:${set.name}:sampled`,
       });
       sampled = {

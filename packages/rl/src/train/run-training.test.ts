@@ -145,6 +145,30 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     }
   });
 
+  it('should draw every evaluation from the same sampling streams, so an unchanged policy gets the same verdicts', async () => {
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
+    const summary = await runTraining({
+      config: { ...config('crn-test'), evalEvery: 1, evalSamples: 3 },
+      // The scripted policy never changes: its output depends on the call's seed only.
+      policy: scriptedPolicy(tasks, { giveUp: 0.5 }),
+      trainTasks: tasks,
+      evalSets: [{ name: 'eval', tasks }],
+      backend: createBfclBackend({ runtime: dataset.runtime }),
+      verifier: createBfclVerifier({ runtime: dataset.runtime }),
+      runDirectory: tempDir(),
+    });
+    expect(summary.evaluations.map((e) => e.step)).toEqual([0, 1, 2, 3]);
+    const [first, ...later] = summary.evaluations;
+    // Mixed verdicts: the sampled evaluation is not trivially all-pass or all-fail.
+    const rates = Object.values(first!.sampled!.taskSuccess);
+    expect(rates.some((rate) => rate > 0 && rate < 1) || new Set(rates).size > 1).toBe(true);
+    for (const evaluation of later) {
+      expect(evaluation.sampled!.taskSuccess).toEqual(first!.sampled!.taskSuccess);
+      expect(evaluation.taskSuccess).toEqual(first!.taskSuccess);
+    }
+  });
+
   it('should score the old log-probabilities at the sampling temperature when asked to rescore', async () => {
     const dataset = await loadSharedBfclData();
     const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
