@@ -29,6 +29,8 @@ const flagsSchema = z.object({
   'warmup-steps': z.coerce.number().int().min(0).optional(),
   'strict-abstention': z.enum(['on', 'off']).optional(),
   'tasks-per-step': z.coerce.number().int().positive().max(256).optional(),
+  'test-id': z.coerce.number().int().min(4).max(2000).optional(),
+  'test-ood': z.coerce.number().int().min(4).max(2000).optional(),
   'updates-per-step': z.coerce.number().int().positive().max(64).optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
@@ -43,7 +45,7 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off] [--tasks-per-step N] [--updates-per-step N] [--baseline on|off] [--overlays schema,err,cap|none]
+                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off] [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
        seal train --method cod [...]   (Connect the Dots; see below)
@@ -79,6 +81,9 @@ unless --fresh is given.
   --tasks-per-step N, --updates-per-step N
                    tasks drawn per RL step (each rolled out as a group), and
                    optimizer updates the step's episodes are split into
+  --test-id N, --test-ood N
+                   held-out evaluation tasks (default 64 and 32; more
+                   narrows the gain's interval and costs evaluation time)
   --overlays       SEAL's interface modules in training: a comma list of
                    schema (φ_schema cues), err (φ_err hints), cap (φ_cap
                    guidelines), or none (the untouched interface); default:
@@ -236,6 +241,8 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       'warmup-steps': { type: 'string' },
       'strict-abstention': { type: 'string' },
       'tasks-per-step': { type: 'string' },
+      'test-id': { type: 'string' },
+      'test-ood': { type: 'string' },
       'updates-per-step': { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
@@ -299,6 +306,11 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
   // start stay the preset's, so every seed starts from the same base model.
   const preset: EmbeddedPreset = {
     ...chosen,
+    tasks: {
+      ...chosen.tasks,
+      ...(flags['test-id'] === undefined ? {} : { testId: flags['test-id'] }),
+      ...(flags['test-ood'] === undefined ? {} : { testOod: flags['test-ood'] }),
+    },
     rl: {
       ...chosen.rl,
       ...(flags.baseline === undefined ? {} : { frozenBaseline: flags.baseline === 'on' }),
