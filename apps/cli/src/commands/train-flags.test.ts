@@ -34,6 +34,29 @@ describe('seal train --overlays', () => {
   });
 });
 
+describe('seal train RL and evaluation flags', () => {
+  it('should refuse out-of-range values with one error naming the flag, before touching the run directory', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'seal-flags-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const output = createOutput({ json: false, stdout: new PassThrough(), stderr: new PassThrough() });
+    const runDirectory = join(root, 'run');
+    for (const [flag, value] of [
+      ['--strict-abstention', 'yes'],
+      ['--tasks-per-step', '0'],
+      ['--updates-per-step', '1.5'],
+      ['--test-id', '2'],
+      ['--test-ood', 'many'],
+    ] as const) {
+      await expect(runTrain({ argv: ['--preset', 'smoke', flag, value, '--run-dir', runDirectory, '--cache', join(root, 'cache')], output })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining(flag.slice(2)),
+      });
+    }
+    expect(existsSync(runDirectory)).toBe(false);
+    expect(existsSync(join(root, 'cache'))).toBe(false);
+  });
+});
+
 describe('gainLines', () => {
   const event = (step: number, taskSuccess: Record<string, number>): EvalEvent => ({
     schemaVersion: 1,
