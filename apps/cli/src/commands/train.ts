@@ -45,7 +45,10 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off] [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N] [--baseline on|off] [--overlays schema,err,cap|none]
+                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X]
+                  [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off]
+                  [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
+                  [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
        seal train --method cod [...]   (Connect the Dots; see below)
