@@ -2,23 +2,17 @@
 shape (fp32 with TF32 off, fp16, bf16) and the cost of one eager op (1,000
 chained adds of 256 floats). Usage: python3 torch_ceiling.py [--shapes 2048x640x1728,...]"""
 import argparse
-import time
 
 import torch
 
+from torch_bench import timed
 
-def timed(fn, repeats):
+
+def warm_timed(fn, repeats):
+    """torch_bench's median timing, after two untimed runs."""
     fn()
     fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2]
+    return timed(fn, repeats)
 
 
 def main():
@@ -36,7 +30,7 @@ def main():
             y = y + c
         return y.sum().item()
 
-    print(f"torch: one eager op (add of 256 floats, 1,000 in a row): {timed(adds, 10) / 1000 * 1e6:.1f} us")
+    print(f"torch: one eager op (add of 256 floats, 1,000 in a row): {warm_timed(adds, 10) / 1000 * 1e6:.1f} us")
     print("| shape M×K×N | torch fp32 TFLOP/s | fp16 | bf16 |\n|---|---|---|---|")
     for shape in args.shapes.split(","):
         m, k, n = (int(v) for v in shape.split("x"))
@@ -52,7 +46,7 @@ def main():
                     y = y @ (a if i % 2 == 0 else b)
                 return y.float().sum().item()
 
-            rates.append(8 * 2 * m * k * n / timed(chain, 10) / 1e12)
+            rates.append(8 * 2 * m * k * n / warm_timed(chain, 10) / 1e12)
         print(f"| {m}×{k}×{n} | {rates[0]:.2f} | {rates[1]:.2f} | {rates[2]:.2f} |")
 
 

@@ -15,6 +15,7 @@ import {
   type PrefixCache,
   type PrefixHit,
 } from './prefix-cache';
+import { disposeTensors, type TensorSet } from './resident-weights';
 import { compactRows, type DecodeRows } from './row-compaction';
 import { sampleToken, type SamplingSettings } from './sampler';
 import { lengthBucket, nextPowerOfTwo } from './sequence-feeds';
@@ -167,12 +168,12 @@ export async function generateChunk({
   // With `resident`, the cache the device holds (the last step's
   // `present_*` outputs); undefined until the first step and after a
   // compaction, when the host copy is uploaded.
-  let deviceCache: Record<string, ort.Tensor> | undefined;
+  let deviceCache: TensorSet | undefined;
   try {
     for (let step = 0; active.size > 0; step++) {
       const compacted = compactRows({ rows, active, cache, fillerPad: base - 1 });
       if (compacted !== rows) {
-        disposeAll(deviceCache);
+        disposeTensors(deviceCache);
         deviceCache = undefined;
       }
       rows = compacted;
@@ -207,7 +208,7 @@ export async function generateChunk({
       }
       const out = await decode.run({ ...modelWeights, ...feeds });
       if (resident) {
-        disposeAll(deviceCache);
+        disposeTensors(deviceCache);
         deviceCache = cacheFeeds(out, config);
         cache.writeSlot({ slot, ...unpackNewKv(out.new_kv!.data as Float32Array, config, batchRows) });
       } else {
@@ -221,7 +222,7 @@ export async function generateChunk({
       }
     }
   } finally {
-    disposeAll(deviceCache);
+    disposeTensors(deviceCache);
   }
   return generations;
 }
@@ -234,8 +235,8 @@ function presentNames(config: ModelConfig): string[] {
 }
 
 /** A resident decode step's cache outputs, as the next step's cache inputs. */
-function cacheFeeds(out: ort.InferenceSession.OnnxValueMapType, config: ModelConfig): Record<string, ort.Tensor> {
-  const feeds: Record<string, ort.Tensor> = {};
+function cacheFeeds(out: ort.InferenceSession.OnnxValueMapType, config: ModelConfig): TensorSet {
+  const feeds: TensorSet = {};
   for (let layer = 0; layer < config.numLayers; layer++) {
     feeds[`cache_keys.${layer}`] = out[`present_keys.${layer}`]!;
     feeds[`cache_values.${layer}`] = out[`present_values.${layer}`]!;
@@ -255,10 +256,6 @@ function unpackNewKv(data: Float32Array, config: ModelConfig, rows: number): { k
   return { keys, values };
 }
 
-function disposeAll(tensors: Record<string, ort.Tensor> | undefined): void {
-  if (tensors === undefined) return;
-  for (const tensor of Object.values(tensors)) tensor.dispose();
-}
 
 // Generation graphs run without a memory arena (see OrtEngine.session).
 const generationGraphOptions = { memoryArena: false };
