@@ -1,5 +1,6 @@
-// Bundles the GPU checks and `bench engine` into single ES modules for the
-// payload of run-gpu-bench.sh (sources read with the @seal/source
+// Bundles the GPU checks, `bench engine` and the `seal` CLI (with the policy
+// worker it starts beside it) into single ES modules for the payload of
+// run-gpu-bench.sh (sources read with the @seal/source
 // condition; onnxruntime-node stays external: it is a native package).
 // esbuild comes with tsx, which the workspace already installs.
 import { createRequire } from 'node:module';
@@ -18,6 +19,9 @@ await esbuild.build({
     'gpu-check': join(root, 'scripts', 'device', 'gpu-check.ts'),
     'bench-engine': join(root, 'bench', 'engine.ts'),
     'webgpu-ceiling': join(root, 'scripts', 'device', 'webgpu-ceiling.ts'),
+    seal: join(root, 'apps', 'cli', 'src', 'bin.ts'),
+    // create-ort-policy starts ./policy-worker.mjs beside the bundle.
+    'policy-worker': join(root, 'packages', 'engine-ort', 'src', 'policy-worker.ts'),
   },
   outdir,
   outExtension: { '.js': '.mjs' },

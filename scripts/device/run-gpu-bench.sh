@@ -4,6 +4,8 @@
 #   scripts/device/run-gpu-bench.sh build   # here: makes .device/payload (< 64 MiB), prints its size
 #   scripts/device/run-gpu-bench.sh run     # there, in a copy of the repo with .device/payload:
 #                                           # parity, bench engine on the GPU, PyTorch side by side
+#   scripts/device/run-gpu-bench.sh train   # there: many `seal train` runs at once on its CPUs
+#                                           # (TRAIN_RUNS, THREADS_PER_RUN; see train() below)
 #
 # `run` options (environment): DEVICE=webgpu|cuda (default webgpu), CONFIGS
 # (bench engine, default 2m,10m,50m), TORCH_CONFIGS (default = CONFIGS;
@@ -73,19 +75,67 @@ build() {
   fi
 }
 
+# Unpacks Node, the native library and the Vulkan loader outside the repo.
+work=/tmp/seal-gpu
+unpack() {
+  mkdir -p "$work/vulkan"
+  [[ -x $work/node ]] || { xz -dc "$payload/node.xz" >"$work/node" && chmod +x "$work/node"; }
+  local lib=$payload/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1
+  [[ -f $lib ]] || xz -dc "$payload/libonnxruntime.so.1.xz" >"$lib"
+  for deb in "$payload"/deb/*.deb; do dpkg -x "$deb" "$work/vulkan"; done
+}
+
+# Many `seal train` runs at once on the machine's CPUs (the learning probes of
+# issue 17 need seeds, and a lent machine has 16 cores): TRAIN_RUNS lists
+# "name|arguments" entries separated by ';', each run pinned to its own
+# THREADS_PER_RUN cores (default 2, as on the 2-core VM), its log and run
+# directory under LOGS. BUDGET caps the whole call (default 560 s): runs
+# still going then are stopped, and their checkpoints come back with them.
+train() {
+  local logs=${LOGS:-${OUT:-$root/.device/out}} per=${THREADS_PER_RUN:-2}
+  mkdir -p "$logs"
+  unpack
+  # The bundled CLI finds the shipped base beside it (embedded-recipe.ts).
+  rm -rf "$payload/assets" && cp -r "$root/apps/cli/assets" "$payload/assets"
+  local cores entries index=0 name args first pids=()
+  cores=$(nproc)
+  IFS=';' read -ra entries <<<"${TRAIN_RUNS:?TRAIN_RUNS is empty}"
+  if ((${#entries[@]} * per > cores)); then
+    echo "${#entries[@]} runs x $per threads need $((${#entries[@]} * per)) cores; this machine has $cores" >&2
+    return 2
+  fi
+  echo "== $(date -u +%FT%TZ) $(lscpu | grep 'Model name' | sed 's/ \+/ /g'); $cores cores; $(free -g | awk '/Mem:/ {print $2}') GiB; node $("$work/node" --version)"
+  for entry in "${entries[@]}"; do
+    name=${entry%%|*}
+    args=${entry#*|}
+    first=$((index * per))
+    # shellcheck disable=SC2086 # args is a list of arguments
+    (cd "$payload/app" && timeout "${BUDGET:-560}" taskset -c "$first-$((first + per - 1))" "$work/node" seal.mjs train --fresh $args \
+      --run-dir "$logs/$name" --cache "$work/cache-$name" >"$logs/$name.log" 2>&1) &
+    pids+=($!)
+    index=$((index + 1))
+  done
+  local status=0 pid
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  # Episodes are large and are not needed for the figures: keep the events and the summary.
+  find "$logs" -name episodes -type d -prune -exec rm -rf {} +
+  find "$logs" -name checkpoints -type d -prune -exec rm -rf {} +
+  for entry in "${entries[@]}"; do
+    name=${entry%%|*}
+    echo "== $name: $(grep -E 'steps · ' "$logs/$name.log" | head -1)"
+    grep -E 'test-id gain' "$logs/$name.log" || tail -3 "$logs/$name.log"
+  done
+  return "$status"
+}
+
 run() {
   local device=${DEVICE:-webgpu} configs=${CONFIGS:-2m,10m,50m}
   local torch_configs=${TORCH_CONFIGS:-$configs} check_configs=${CHECK_CONFIGS:-2m,10m}
   local logs=${LOGS:-${OUT:-$root/.device/out}}
   local limit=${STAGE_TIMEOUT:-600} quick=()
   [[ ${QUICK:-0} == 1 ]] && quick=(--quick)
-  local work=/tmp/seal-gpu
-  mkdir -p "$logs" "$work/vulkan"
-  # Unpack Node, the native library and the Vulkan loader outside the repo.
-  [[ -x $work/node ]] || { xz -dc "$payload/node.xz" >"$work/node" && chmod +x "$work/node"; }
-  local lib=$payload/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1
-  [[ -f $lib ]] || xz -dc "$payload/libonnxruntime.so.1.xz" >"$lib"
-  for deb in "$payload"/deb/*.deb; do dpkg -x "$deb" "$work/vulkan"; done
+  mkdir -p "$logs"
+  unpack
   export LD_LIBRARY_PATH=$work/vulkan/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   # The NVIDIA driver's Vulkan ICD may sit outside the loader's default folders.
   if [[ -z ${VK_DRIVER_FILES:-} && ! -e /usr/share/vulkan/icd.d/nvidia_icd.json && ! -e /etc/vulkan/icd.d/nvidia_icd.json ]]; then
@@ -159,8 +209,9 @@ run() {
 case ${1:-} in
   build) build ;;
   run) run ;;
+  train) train ;;
   *)
-    echo "usage: $0 build|run" >&2
+    echo "usage: $0 build|run|train" >&2
     exit 2
     ;;
 esac

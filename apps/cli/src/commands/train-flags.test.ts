@@ -46,6 +46,7 @@ describe('seal train RL and evaluation flags', () => {
       ['--updates-per-step', '1.5'],
       ['--test-id', '2'],
       ['--test-ood', 'many'],
+      ['--eval-every', '0'],
     ] as const) {
       await expect(runTrain({ argv: ['--preset', 'smoke', flag, value, '--run-dir', runDirectory, '--cache', join(root, 'cache')], output })).rejects.toMatchObject({
         code: 'INVALID_ARGUMENT',

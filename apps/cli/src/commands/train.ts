@@ -32,6 +32,7 @@ const flagsSchema = z.object({
   'test-id': z.coerce.number().int().min(4).max(2000).optional(),
   'test-ood': z.coerce.number().int().min(4).max(2000).optional(),
   'updates-per-step': z.coerce.number().int().positive().max(64).optional(),
+  'eval-every': z.coerce.number().int().positive().optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -48,7 +49,7 @@ export const trainHelp = `usage: seal train [--preset default|smoke|extended] [-
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X]
                   [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off]
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
-                  [--baseline on|off] [--overlays schema,err,cap|none]
+                  [--eval-every N] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
        seal train --method cod [...]   (Connect the Dots; see below)
@@ -87,6 +88,8 @@ unless --fresh is given.
   --test-id N, --test-ood N
                    held-out evaluation tasks (default 64 and 32; more
                    narrows the gain's interval and costs evaluation time)
+  --eval-every N   evaluate the held-out sets every N steps (default: the
+                   preset's; the last step is always evaluated)
   --overlays       SEAL's interface modules in training: a comma list of
                    schema (φ_schema cues), err (φ_err hints), cap (φ_cap
                    guidelines), or none (the untouched interface); default:
@@ -247,6 +250,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       'test-id': { type: 'string' },
       'test-ood': { type: 'string' },
       'updates-per-step': { type: 'string' },
+      'eval-every': { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
@@ -325,6 +329,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags['strict-abstention'] === undefined ? {} : { strictAbstention: flags['strict-abstention'] === 'on' }),
       ...(flags['tasks-per-step'] === undefined ? {} : { tasksPerStep: flags['tasks-per-step'] }),
       ...(flags['updates-per-step'] === undefined ? {} : { optimizerStepsPerStep: flags['updates-per-step'] }),
+      ...(flags['eval-every'] === undefined ? {} : { evalEvery: flags['eval-every'] }),
     },
   };
   const rlSeed = flags.seed ?? preset.seed;
