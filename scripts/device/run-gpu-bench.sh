@@ -110,7 +110,9 @@ train() {
     args=${entry#*|}
     first=$((index * per))
     # shellcheck disable=SC2086 # args is a list of arguments
-    (cd "$payload/app" && timeout "${BUDGET:-560}" taskset -c "$first-$((first + per - 1))" "$work/node" seal.mjs train --fresh $args \
+    local pin=()
+    command -v taskset >/dev/null && pin=(taskset -c "$first-$((first + per - 1))")
+    (cd "$payload/app" && timeout "${BUDGET:-560}" "${pin[@]}" "$work/node" seal.mjs train --fresh $args \
       --run-dir "$logs/$name" --cache "$work/cache-$name" >"$logs/$name.log" 2>&1) &
     pids+=($!)
     index=$((index + 1))
