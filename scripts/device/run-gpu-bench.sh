@@ -89,8 +89,8 @@ unpack() {
 # issue 17 need seeds, and a lent machine has 16 cores): TRAIN_RUNS lists
 # "name|arguments" entries separated by ';', each run pinned to its own
 # THREADS_PER_RUN cores (default 2, as on the 2-core VM), its log and run
-# directory under LOGS. BUDGET caps the whole call (default 560 s): runs
-# still going then are stopped, and their checkpoints come back with them.
+# directory under LOGS. BUDGET caps each run (default 560 s): a run still
+# going then is stopped, and what it evaluated so far comes back.
 train() {
   local logs=${LOGS:-${OUT:-$root/.device/out}} per=${THREADS_PER_RUN:-2}
   mkdir -p "$logs"
@@ -119,9 +119,12 @@ train() {
   done
   local status=0 pid
   for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-  # Episodes are large and are not needed for the figures: keep the events and the summary.
-  find "$logs" -name episodes -type d -prune -exec rm -rf {} +
-  find "$logs" -name checkpoints -type d -prune -exec rm -rf {} +
+  # What comes back from a lent machine is a few files: each run's events,
+  # config and capability state go into one archive (episodes and
+  # checkpoints stay there), and the run directories are removed.
+  local names=()
+  for entry in "${entries[@]}"; do names+=("${entry%%|*}"); done
+  (cd "$logs" && find "${names[@]}" -maxdepth 1 -type f -print0 | tar czf runs.tgz --null -T - && rm -rf "${names[@]}")
   for entry in "${entries[@]}"; do
     name=${entry%%|*}
     echo "== $name: $(grep -E 'steps · ' "$logs/$name.log" | head -1)"
