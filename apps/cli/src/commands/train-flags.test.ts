@@ -47,6 +47,7 @@ describe('seal train RL and evaluation flags', () => {
       ['--test-id', '2'],
       ['--test-ood', 'many'],
       ['--eval-every', '0'],
+      ['--batch-order', 'random'],
     ] as const) {
       await expect(runTrain({ argv: ['--preset', 'smoke', flag, value, '--run-dir', runDirectory, '--cache', join(root, 'cache')], output })).rejects.toMatchObject({
         code: 'INVALID_ARGUMENT',

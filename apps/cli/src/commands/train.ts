@@ -33,6 +33,7 @@ const flagsSchema = z.object({
   'test-ood': z.coerce.number().int().min(4).max(2000).optional(),
   'updates-per-step': z.coerce.number().int().positive().max(64).optional(),
   'eval-every': z.coerce.number().int().positive().optional(),
+  'batch-order': z.enum(['shuffle', 'stratified']).optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -49,7 +50,7 @@ export const trainHelp = `usage: seal train [--preset default|smoke|extended] [-
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X]
                   [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off]
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
-                  [--eval-every N] [--baseline on|off] [--overlays schema,err,cap|none]
+                  [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
        seal train --method cod [...]   (Connect the Dots; see below)
@@ -90,6 +91,10 @@ unless --fresh is given.
                    narrows the gain's interval and costs evaluation time)
   --eval-every N   evaluate the held-out sets every N steps (default: the
                    preset's; the last step is always evaluated)
+  --batch-order shuffle|stratified
+                   how each epoch's training tasks fill the steps: one
+                   shuffle (the papers), or every step with the categories in
+                   equal shares (stratified)
   --overlays       SEAL's interface modules in training: a comma list of
                    schema (φ_schema cues), err (φ_err hints), cap (φ_cap
                    guidelines), or none (the untouched interface); default:
@@ -251,6 +256,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       'test-ood': { type: 'string' },
       'updates-per-step': { type: 'string' },
       'eval-every': { type: 'string' },
+      'batch-order': { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
@@ -330,6 +336,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags['tasks-per-step'] === undefined ? {} : { tasksPerStep: flags['tasks-per-step'] }),
       ...(flags['updates-per-step'] === undefined ? {} : { optimizerStepsPerStep: flags['updates-per-step'] }),
       ...(flags['eval-every'] === undefined ? {} : { evalEvery: flags['eval-every'] }),
+      ...(flags['batch-order'] === undefined ? {} : { batchOrder: flags['batch-order'] }),
     },
   };
   const rlSeed = flags.seed ?? preset.seed;

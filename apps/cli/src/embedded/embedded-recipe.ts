@@ -97,6 +97,8 @@ export type EmbeddedPreset = {
     frozenBaseline?: boolean;
     /** Sampled pass@1 samples per evaluation task beside greedy (`evalSamples`); 0 or absent: greedy only. */
     evalSamples?: number;
+    /** How each epoch's tasks are ordered into steps (default: shuffle, as in the papers). */
+    batchOrder?: 'shuffle' | 'stratified';
     /** The gap monitor (needs the frozen baseline). */
     gapMonitor?: { window?: number; threshold?: number; learningRateFactor?: number; maxRollbacks?: number };
   };
@@ -210,6 +212,7 @@ export function embeddedTrainConfig({
     method,
     steps: steps ?? preset.rl.steps,
     tasksPerStep: preset.rl.tasksPerStep,
+    ...(preset.rl.batchOrder === undefined ? {} : { batchOrder: preset.rl.batchOrder }),
     groupSize: preset.rl.groupSize,
     optimizerStepsPerStep: preset.rl.optimizerStepsPerStep,
     sampling: { maxTokens: preset.rl.maxTokens, temperature },

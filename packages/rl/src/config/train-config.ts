@@ -75,6 +75,15 @@ export const trainConfigSchema = z.object({
   steps: z.number().int().positive(),
   /** Tasks per step (SEAL: 32). */
   tasksPerStep: z.number().int().positive().default(32),
+  /**
+   * How an epoch's tasks are ordered into steps. `shuffle` (the papers'
+   * data loader): one seeded shuffle of the pool. `stratified`: each
+   * category shuffled on its own, then dealt one per category in turn, so
+   * every step holds the categories in the pool's proportions (exactly, when
+   * they are equal and `tasksPerStep` is a multiple of their number). The
+   * expected update is the same; its variance between steps is lower.
+   */
+  batchOrder: z.enum(['shuffle', 'stratified']).default('shuffle'),
   /** Rollouts per task, GRPO's n (SEAL: 8). */
   groupSize: z.number().int().min(1).default(8),
   /** Optimizer steps per training step; the batch is split into that many mini-batches (SEAL: 4). */

@@ -5,10 +5,11 @@ import type { TrainConfig } from '../config/train-config';
 import { deriveSeed } from '../rollout/run-rollouts';
 
 /**
- * The tasks of training step `step` (1-based): a seeded shuffle of the pool
- * per epoch, then consecutive slices of `tasksPerStep` (drop_last). The pool
- * is the training tasks, or under Environment Tuning those of the current
- * stage. `perEpoch` is the number of steps in an epoch.
+ * The tasks of training step `step` (1-based): a seeded order of the pool
+ * per epoch (`config.batchOrder`: a shuffle, or categories dealt in turn),
+ * then consecutive slices of `tasksPerStep` (drop_last). The pool is the
+ * training tasks, or under Environment Tuning those of the current stage.
+ * `perEpoch` is the number of steps in an epoch.
  */
 export function scheduleBatch({
   step,
@@ -21,7 +22,10 @@ export function scheduleBatch({
 }): { batch: Task[]; perEpoch: number } {
   const perEpoch = Math.max(1, Math.floor(pool.length / config.tasksPerStep));
   const epoch = Math.floor((step - 1) / perEpoch);
-  const order = shuffleForEpoch(pool, config.seed, epoch);
+  const order =
+    config.batchOrder === 'stratified'
+      ? stratifiedForEpoch(pool, config.seed, epoch)
+      : shuffleForEpoch(pool, config.seed, epoch);
   const offset = ((step - 1) % perEpoch) * config.tasksPerStep;
   return {
     batch: order.slice(offset, offset + config.tasksPerStep),
@@ -54,4 +58,32 @@ function shuffleForEpoch(
 ): Task[] {
   const rng = new PyRandom(BigInt(deriveSeed(seed, 0x7a5c, epoch)));
   return rng.shuffle([...tasks]);
+}
+
+/**
+ * Each category shuffled on its own, then dealt in rounds: every round takes
+ * the next task of each category that has one left, in a shuffled category
+ * order. With equal categories every slice of a multiple of their number
+ * holds each equally often; a larger category's surplus comes last.
+ */
+function stratifiedForEpoch(
+  tasks: readonly Task[],
+  seed: number,
+  epoch: number,
+): Task[] {
+  const rng = new PyRandom(BigInt(deriveSeed(seed, 0x57a7, epoch)));
+  const byCategory = new Map<string, Task[]>();
+  for (const task of tasks) {
+    const list = byCategory.get(task.category);
+    if (list) list.push(task);
+    else byCategory.set(task.category, [task]);
+  }
+  // Sorted names: the order does not depend on the pool's order.
+  const queues = [...byCategory.keys()].sort().map((name) => rng.shuffle([...byCategory.get(name)!]));
+  const order: Task[] = [];
+  for (let round = 0; order.length < tasks.length; round += 1) {
+    const open = queues.filter((queue) => round < queue.length);
+    for (const queue of rng.shuffle(open)) order.push(queue[round]!);
+  }
+  return order;
 }
