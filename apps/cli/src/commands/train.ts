@@ -64,7 +64,7 @@ unless --fresh is given.
 
   --preset         default (≤ 15 min on 2 cores), smoke (< 3 min) or extended
                    (48 steps from the same base, with the frozen baseline and
-                   the gap monitor; about 45 min on 2 cores)
+                   the gap monitor; about 21 min on 2 cores)
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
   --temperature    rollout sampling temperature (default 1); the PPO ratio and
                    KL use log-probabilities at the same temperature
