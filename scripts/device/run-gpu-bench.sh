@@ -97,38 +97,36 @@ train() {
   unpack
   # The bundled CLI finds the shipped base beside it (embedded-recipe.ts).
   rm -rf "$payload/assets" && cp -r "$root/apps/cli/assets" "$payload/assets"
-  local cores entries index=0 name args first pids=()
+  local cores entries entry index first pids=() names=() arguments=()
   cores=$(nproc)
   IFS=';' read -ra entries <<<"${TRAIN_RUNS:?TRAIN_RUNS is empty}"
-  if ((${#entries[@]} * per > cores)); then
-    echo "${#entries[@]} runs x $per threads need $((${#entries[@]} * per)) cores; this machine has $cores" >&2
+  for entry in "${entries[@]}"; do
+    names+=("${entry%%|*}")
+    arguments+=("${entry#*|}")
+  done
+  if ((${#names[@]} * per > cores)); then
+    echo "${#names[@]} runs x $per threads need $((${#names[@]} * per)) cores; this machine has $cores" >&2
     return 2
   fi
   echo "== $(date -u +%FT%TZ) $(lscpu | grep 'Model name' | sed 's/ \+/ /g'); $cores cores; $(free -g | awk '/Mem:/ {print $2}') GiB; node $("$work/node" --version)"
-  for entry in "${entries[@]}"; do
-    name=${entry%%|*}
-    args=${entry#*|}
+  for index in "${!names[@]}"; do
     first=$((index * per))
-    # shellcheck disable=SC2086 # args is a list of arguments
     local pin=()
     command -v taskset >/dev/null && pin=(taskset -c "$first-$((first + per - 1))")
-    (cd "$payload/app" && timeout "${BUDGET:-560}" "${pin[@]}" "$work/node" seal.mjs train --fresh $args \
-      --run-dir "$logs/$name" --cache "$work/cache-$name" >"$logs/$name.log" 2>&1) &
+    # shellcheck disable=SC2086 # each entry's arguments are a list
+    (cd "$payload/app" && timeout "${BUDGET:-560}" "${pin[@]}" "$work/node" seal.mjs train --fresh ${arguments[index]} \
+      --run-dir "$logs/${names[index]}" --cache "$work/cache-${names[index]}" >"$logs/${names[index]}.log" 2>&1) &
     pids+=($!)
-    index=$((index + 1))
   done
   local status=0 pid
   for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-  # What comes back from a lent machine is a few files: each run's events,
-  # config and capability state go into one archive (episodes and
-  # checkpoints stay there), and the run directories are removed.
-  local names=()
-  for entry in "${entries[@]}"; do names+=("${entry%%|*}"); done
+  # A lent machine returns few files: the top-level files of every run
+  # directory (events, config, capability state) go into one archive, and the
+  # directories, with their episodes and checkpoints, are removed.
   (cd "$logs" && find "${names[@]}" -maxdepth 1 -type f -print0 | tar czf runs.tgz --null -T - && rm -rf "${names[@]}")
-  for entry in "${entries[@]}"; do
-    name=${entry%%|*}
-    echo "== $name: $(grep -E 'steps · ' "$logs/$name.log" | head -1)"
-    grep -E 'test-id gain' "$logs/$name.log" || tail -3 "$logs/$name.log"
+  for index in "${!names[@]}"; do
+    echo "== ${names[index]}: $(grep -E 'steps · ' "$logs/${names[index]}.log" | head -1)"
+    grep -E 'test-id gain' "$logs/${names[index]}.log" || tail -3 "$logs/${names[index]}.log"
   done
   return "$status"
 }

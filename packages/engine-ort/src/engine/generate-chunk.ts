@@ -256,7 +256,6 @@ function unpackNewKv(data: Float32Array, config: ModelConfig, rows: number): { k
   return { keys, values };
 }
 
-
 // Generation graphs run without a memory arena (see OrtEngine.session).
 const generationGraphOptions = { memoryArena: false };
 

@@ -78,7 +78,7 @@ function stratifiedForEpoch(
     if (list) list.push(task);
     else byCategory.set(task.category, [task]);
   }
-  // Sorted names: the order does not depend on the pool's order.
+  // Categories in sorted order, so which one comes first in the pool does not matter.
   const queues = [...byCategory.keys()].sort().map((name) => rng.shuffle([...byCategory.get(name)!]));
   const order: Task[] = [];
   for (let round = 0; order.length < tasks.length; round += 1) {
