@@ -2,12 +2,20 @@
  * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--out DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
- * no-loop, Environment Tuning and a frozen control (GRPO's loop at learning
- * rate 0), each with every seed, all from the same warm start, on the same
- * generated tasks, at equal budget (steps × tasks × group size). Every
- * evaluation (before training, every `evalEvery` steps and at the end) is
- * greedy and sampled pass@1 (4 samples at temperature 1) on the held-out
- * in-distribution and out-of-distribution test sets.
+ * no-loop, Environment Tuning and a frozen control, each with every seed, all
+ * from the same warm start, on the same generated tasks, at equal budget
+ * (steps × tasks × group size). Every evaluation (before training, every
+ * `evalEvery` steps and at the end) is greedy and sampled pass@1 (4 samples
+ * at temperature 1) on the held-out in-distribution and out-of-distribution
+ * test sets.
+ *
+ * Every evaluation point draws the sampling streams of step 0 (common random
+ * numbers, decision 0030), so the warm start's evaluation depends on the seed
+ * only: it runs once per seed (with the seed's first arm, kept in
+ * `warmstart-s<seed>.json`) and every other arm of that seed records it as
+ * its own step 0. For the same reason the frozen control (GRPO's loop at
+ * learning rate 0) is that evaluation at every point; it is not run unless
+ * `--only frozen` asks for it (decision 0032).
  *
  * The table gives each arm's final success (mean over seeds ± standard
  * error), the paired differences arm − GRPO and arm − frozen with paired
@@ -22,6 +30,7 @@
  * setup (warm start, tasks, RL settings) is an error naming what differs,
  * unless `--restart` is given.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -36,6 +45,7 @@ import {
   pairedBootstrap,
   runTraining,
   sampleStandardDeviation,
+  writeJsonAtomic,
   type TrainMethod,
 } from '@seal/rl';
 import { SealError, type EvalEvent, type TrainStepEvent } from '@seal/spec';
@@ -74,7 +84,8 @@ const only = values.only?.split(',');
 const unknownArms = (only ?? []).filter((arm) => !known.has(arm));
 if (unknownArms.length > 0) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--only: unknown arm ${unknownArms.join(', ')} (arms: ${arms.join(', ')})` });
 type Run = { arm: Arm; seed: number };
-const plan: Run[] = seeds.flatMap((seed) => arms.filter((arm) => only === undefined || only.includes(arm)).map((arm) => ({ arm, seed })));
+// The frozen control runs only when asked for: under common random numbers it is the warm start's evaluation.
+const plan: Run[] = seeds.flatMap((seed) => arms.filter((arm) => (only === undefined ? arm !== 'frozen' : only.includes(arm))).map((arm) => ({ arm, seed })));
 
 /**
  * What a run is made with: the warm start, the preset's tasks and RL
@@ -83,7 +94,30 @@ const plan: Run[] = seeds.flatMap((seed) => arms.filter((arm) => only === undefi
  */
 const setup = { warmStart: warmStartKey(preset), tasks: preset.tasks, rl: preset.rl, steps, evalSamples };
 
-type RunResult = { arm: Arm; seed: number; steps: TrainStepEvent[]; evaluations: EvalEvent[]; seconds: number; setup: typeof setup };
+type RunResult = {
+  arm: Arm;
+  seed: number;
+  steps: TrainStepEvent[];
+  evaluations: EvalEvent[];
+  seconds: number;
+  setup: typeof setup;
+  /** A frozen control read from the warm start's evaluation instead of run. */
+  derived?: boolean;
+  /** The commit the run was made with, where known (provenance; not part of the setup). */
+  commit?: string;
+};
+
+/** The checkout's commit (with `+` when it has changes), or undefined outside git. */
+function currentCommit(): string | undefined {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    return dirty ? `${head}+` : head;
+  } catch {
+    return undefined;
+  }
+}
+const commit = currentCommit();
 
 const assets = await prepareEmbedded({
   preset,
@@ -97,6 +131,26 @@ const runtime = createGeneratorRuntime();
 const results: RunResult[] = [];
 const studyStarted = Date.now();
 await mkdir(outDirectory, { recursive: true });
+/**
+ * The warm start's step-0 evaluation of a seed, shared by the seed's arms:
+ * recorded by the first arm that evaluates it, under the study's setup.
+ */
+type WarmStartEvaluation = { seed: number; setup: typeof setup; events: EvalEvent[] };
+const warmStartFile = (seed: number): string => join(outDirectory, `warmstart-s${seed}.json`);
+async function sharedStepZero(seed: number): Promise<EvalEvent[] | undefined> {
+  const file = warmStartFile(seed);
+  if (!existsSync(file)) return undefined;
+  const recorded = JSON.parse(await readFile(file, 'utf8')) as WarmStartEvaluation;
+  if (JSON.stringify(recorded.setup) !== JSON.stringify(setup)) {
+    if (!values.restart) {
+      throw new SealError({ code: 'INVALID_STATE', message: `${file} was recorded under another setup; pass --restart to evaluate it again, or --out another directory` });
+    }
+    await rm(file, { force: true });
+    return undefined;
+  }
+  return recorded.events;
+}
+
 for (const [index, run] of plan.entries()) {
   const name = `${run.arm}-s${run.seed}`;
   const runDirectory = join(outDirectory, name);
@@ -131,6 +185,11 @@ for (const [index, run] of plan.entries()) {
   const started = Date.now();
   const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
   const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
+  const initialEvaluations = await sharedStepZero(run.seed);
+  if (initialEvaluations) console.error(`[${index + 1}/${plan.length}] ${name} step 0: the warm start's evaluation of seed ${run.seed}, shared (${warmStartFile(run.seed)})`);
+  const stepZero: EvalEvent[] = [];
+  // The write of the shared step-0 evaluation (atomic; awaited after the run).
+  let sharing: Promise<void> = Promise.resolve();
   try {
     const method: TrainMethod = run.arm === 'frozen' ? 'grpo' : run.arm;
     const config = embeddedTrainConfig({ preset, method, steps });
@@ -149,6 +208,7 @@ for (const [index, run] of plan.entries()) {
       ...(referencePolicy ? { referencePolicy } : {}),
       trainTasks: assets.trainTasks,
       evalSets: assets.evalSets,
+      ...(initialEvaluations ? { initialEvaluations } : {}),
       backend: createBfclBackend({ runtime }),
       verifier: createBfclVerifier({ runtime }),
       runDirectory,
@@ -158,14 +218,39 @@ for (const [index, run] of plan.entries()) {
           console.error(`[${index + 1}/${plan.length}] ${name} step ${e.step}/${steps}: success ${(100 * e.successRate).toFixed(1)}% (${(e.timing.total / 1000).toFixed(1)} s)`);
         } else if (progress.type === 'eval-end') {
           console.error(`[${index + 1}/${plan.length}] ${name} eval step ${progress.step} ${progress.set}: greedy ${(100 * progress.evaluation.accuracy).toFixed(1)}%`);
+          if (progress.step === 0 && progress.event.type === 'eval') {
+            stepZero.push(progress.event);
+            // Once every set is evaluated, the seed's other arms reuse it.
+            if (stepZero.length === assets.evalSets.length) {
+              const shared: WarmStartEvaluation = { seed: run.seed, setup, events: stepZero };
+              sharing = writeJsonAtomic(warmStartFile(run.seed), shared);
+            }
+          }
         }
       },
     });
-    const result: RunResult = { arm: run.arm, seed: run.seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup };
+    await sharing;
+    const result: RunResult = { arm: run.arm, seed: run.seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup, ...(commit === undefined ? {} : { commit }) };
     await writeFile(resultFile, `${JSON.stringify(result)}\n`);
     results.push(result);
   } finally {
     await Promise.all([policy.close(), referencePolicy?.close()]);
+  }
+}
+
+// ---- The frozen control ----------------------------------------------------
+
+// Unless it was run, the frozen control of a seed is the warm start's step-0
+// evaluation at every evaluation point: its weights never change, and every
+// point draws the same sampling streams, so running it would give the same
+// verdicts again (decision 0032).
+if (!plan.some((run) => run.arm === 'frozen')) {
+  for (const seed of seeds) {
+    const trained = results.filter((r) => r.seed === seed);
+    const stepZero = trained[0]?.evaluations.filter((e) => e.step === 0) ?? [];
+    if (stepZero.length === 0) continue;
+    const points = [...new Set(trained.flatMap((r) => r.evaluations.map((e) => e.step)))].sort((a, b) => a - b);
+    results.push({ arm: 'frozen', seed, steps: [], evaluations: points.flatMap((step) => stepZero.map((e) => ({ ...e, step }))), seconds: 0, setup, derived: true });
   }
 }
 
@@ -245,7 +330,10 @@ for (const set of sets) {
 }
 const episodes = steps * preset.rl.tasksPerStep * preset.rl.groupSize;
 const evalSizes = assets.evalSets.map((set) => `${set.name} ${set.tasks.length}`).join(', ');
-console.log(`\nbench learning: preset ${preset.name}, ${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts = ${episodes} RL episodes per run, eval sets ${evalSizes}, ${results.length} runs, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`);
+console.log(`\nbench learning: preset ${preset.name}, ${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts = ${episodes} RL episodes per run, eval sets ${evalSizes}, ${results.filter((r) => !r.derived).length} runs, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`);
+if (results.some((r) => r.derived)) lines.push('', 'frozen: the warm start\'s step-0 evaluation of each seed at every point (common random numbers; not run, decision 0032)');
+const commits = [...new Set(results.flatMap((r) => (r.commit === undefined ? [] : [r.commit])))];
+if (commits.length > 0) lines.push('', `runs made at commit${commits.length > 1 ? 's' : ''} ${commits.join(', ')}`);
 console.log(lines.join('\n'));
 
 // ---- Curves (SVG) ---------------------------------------------------------

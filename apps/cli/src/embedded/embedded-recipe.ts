@@ -187,7 +187,9 @@ export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended' 
     ...defaultPreset,
     name: 'study',
     tasks: { train: 400, testId: 192, testOod: 192 },
-    rl: { ...defaultPreset.rl, steps: 32, evalEvery: 8 },
+    // 2,048 episodes a run; evaluations at 0 (shared by a seed's arms), 11, 22
+    // and 32: four points, three of them run per arm (decision 0032).
+    rl: { ...defaultPreset.rl, steps: 32, evalEvery: 11 },
   },
 };
 

@@ -1,9 +1,10 @@
 import { emptyOverlayHash } from '@seal/env';
-import type {
-  EvalEvent,
-  PolicyV1,
-  SyncVerifierV1,
-  ToolBackendV1,
+import {
+  SealError,
+  type EvalEvent,
+  type PolicyV1,
+  type SyncVerifierV1,
+  type ToolBackendV1,
 } from '@seal/spec';
 import type { TrainConfig } from '../config/train-config';
 import { evaluatePolicy } from '../evaluate/evaluate-policy';
@@ -105,6 +106,51 @@ export async function evaluateSets({
     );
     await run.appendJsonLines(run.path('events.jsonl'), [event]);
     summary.evaluations.push(event);
-    onProgress?.({ type: 'eval-end', step, set: set.name, evaluation });
+    onProgress?.({ type: 'eval-end', step, set: set.name, evaluation, event });
   }
+}
+
+/**
+ * Checks step-0 evaluations measured elsewhere (the same warm start, seed and
+ * evaluation settings; `RunTrainingOptions.initialEvaluations`) against the
+ * run's evaluation sets and `evalSamples`, and returns them in the sets'
+ * order. Runs before the run directory is touched.
+ */
+export function checkInitialEvaluations({
+  events,
+  evalSets,
+  evalSamples,
+}: {
+  events: readonly EvalEvent[];
+  evalSets: readonly EvalSet[];
+  evalSamples: number;
+}): EvalEvent[] {
+  const refuse = (reason: string): never => {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `initialEvaluations: ${reason}`,
+    });
+  };
+  if (events.length !== evalSets.length) {
+    refuse(`${events.length} events for ${evalSets.length} evaluation sets`);
+  }
+  return evalSets.map((set) => {
+    const event = events.find((e) => e.set === set.name);
+    if (!event) return refuse(`no event for evaluation set ${set.name}`);
+    if (event.step !== 0) {
+      refuse(`the event for ${set.name} is from step ${event.step}, not 0`);
+    }
+    const ids = Object.keys(event.taskSuccess ?? {}).sort();
+    const expected = set.tasks.map((task) => task.id).sort();
+    if (JSON.stringify(ids) !== JSON.stringify(expected)) {
+      refuse(`the event for ${set.name} covers other tasks than the set`);
+    }
+    const samples = event.sampled?.samples ?? 0;
+    if (samples !== evalSamples) {
+      refuse(
+        `the event for ${set.name} has ${samples} sampled runs per task; evalSamples is ${evalSamples}`,
+      );
+    }
+    return event;
+  });
 }

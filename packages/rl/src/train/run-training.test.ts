@@ -339,6 +339,75 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     expect(existsSync(join(dir, 'best-000000'))).toBe(true);
   });
 
+  it('should evaluate step 0 alike under every method, and record a shared step-0 evaluation as its own', async () => {
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
+    const backend = createBfclBackend({ runtime: dataset.runtime });
+    const verifier = createBfclVerifier({ runtime: dataset.runtime });
+    const evalSets = [{ name: 'eval', tasks: tasks.slice(0, 3) }];
+    const common = { trainTasks: tasks, evalSets, backend, verifier };
+    const run = (method: 'seal' | 'grpo' | 'envtuning', extra: object = {}) =>
+      runTraining({
+        ...common,
+        config: { ...config(`share-${method}`), method, steps: 1, evalSamples: 2, ...(method === 'envtuning' ? { curriculum: { validationTasks: 1 } } : {}) },
+        policy: scriptedPolicy(tasks),
+        runDirectory: tempDir(),
+        ...extra,
+      });
+    const seal = await run('seal');
+    const grpo = await run('grpo');
+    const envtuning = await run('envtuning');
+    const stepZero = seal.evaluations.filter((e) => e.step === 0);
+    expect(stepZero).toHaveLength(1);
+    expect(stepZero[0]!.sampled?.samples).toBe(2);
+    // The warm start's evaluation does not depend on the method: a study may share it.
+    expect(grpo.evaluations.filter((e) => e.step === 0)).toEqual(stepZero);
+    expect(envtuning.evaluations.filter((e) => e.step === 0)).toEqual(stepZero);
+
+    const directory = tempDir();
+    const policy = scriptedPolicy(tasks);
+    const shared = await runTraining({ ...common, config: { ...config('share-given'), method: 'grpo', steps: 1, evalSamples: 2 }, policy, runDirectory: directory, initialEvaluations: stepZero });
+    expect(shared.evaluations).toEqual(grpo.evaluations);
+    const events = readFileSync(join(directory, 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; step: number });
+    expect(events.filter((e) => e.type === 'eval').map((e) => e.step)).toEqual([0, 1]);
+    // No step-0 episodes were generated: only step 1's evaluation ran.
+    expect(existsSync(join(directory, 'episodes', 'eval-000000-eval.jsonl'))).toBe(false);
+    expect(existsSync(join(directory, 'episodes', 'eval-000001-eval.jsonl'))).toBe(true);
+  });
+
+  it('should refuse a shared step-0 evaluation that does not fit the run, before touching the run directory', async () => {
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3'] });
+    const backend = createBfclBackend({ runtime: dataset.runtime });
+    const verifier = createBfclVerifier({ runtime: dataset.runtime });
+    const evalSets = [{ name: 'eval', tasks: tasks.slice(0, 2) }];
+    const event = {
+      schemaVersion: 1 as const,
+      type: 'eval' as const,
+      step: 0,
+      set: 'eval',
+      accuracy: 0.5,
+      overall: 0.5,
+      categories: {},
+      tagCounts: {},
+      overlayHash: 'none',
+      taskSuccess: { [tasks[0]!.id]: 1, [tasks[1]!.id]: 0 },
+      sampled: { samples: 2, temperature: 1, accuracy: 0.5, taskSuccess: { [tasks[0]!.id]: 1, [tasks[1]!.id]: 0 } },
+    };
+    const attempt = async (initialEvaluations: object[], evalSamples = 2) => {
+      const directory = join(tempDir(), 'run');
+      await expect(
+        runTraining({ trainTasks: tasks, evalSets, backend, verifier, config: { ...config('refuse'), steps: 1, evalSamples }, policy: scriptedPolicy(tasks), runDirectory: directory, initialEvaluations: initialEvaluations as never }),
+      ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(existsSync(directory)).toBe(false);
+    };
+    await attempt([{ ...event, step: 4 }]);
+    await attempt([{ ...event, set: 'other' }]);
+    await attempt([event, event]);
+    await attempt([{ ...event, taskSuccess: { [tasks[0]!.id]: 1, [tasks[2]!.id]: 0 } }]);
+    await attempt([event], 4);
+  });
+
   it('should resume only a run with the same configuration, and continue one that was given more steps', async () => {
     const dataset = await loadSharedBfclData();
     const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2'] });

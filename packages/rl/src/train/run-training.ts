@@ -12,7 +12,7 @@ import { RunDirectory, writeJsonAtomic } from '../run/run-directory';
 import { scheduleBatch, stageTasks } from './batch-schedule';
 import { BestWeights, watchGap } from './best-weights';
 import { advanceStage, planCurriculum } from './curriculum-stage';
-import { evaluateSets } from './periodic-evaluation';
+import { checkInitialEvaluations, evaluateSets } from './periodic-evaluation';
 import { updatePolicy } from './ppo-update';
 import { resumeTraining } from './resume-training';
 import { stepAdvantages } from './step-advantages';
@@ -51,6 +51,14 @@ export async function runTraining(
   });
   const components = methodComponents(config.method);
   assertRunnable({ config, components, options });
+  const evalSets = options.evalSets ?? [];
+  const initialEvaluations = options.initialEvaluations
+    ? checkInitialEvaluations({
+        events: options.initialEvaluations,
+        evalSets,
+        evalSamples: config.evalSamples,
+      })
+    : undefined;
   const curriculum = components.envTuning
     ? planCurriculum({ config, trainTasks: options.trainTasks })
     : undefined;
@@ -62,7 +70,6 @@ export async function runTraining(
     ? timed(options.referencePolicy, clock, 'reference.')
     : undefined;
   const capabilityPath = run.path('capability_state.json');
-  const evalSets = options.evalSets ?? [];
   const { onProgress } = options;
 
   const start = await resumeTraining({
@@ -108,7 +115,13 @@ export async function runTraining(
   };
 
   if (resumedFrom === 0) {
-    await evaluate(0);
+    if (initialEvaluations) {
+      // Measured once for this warm start and seed (a study's arms share it).
+      await run.appendJsonLines(run.path('events.jsonl'), initialEvaluations);
+      summary.evaluations.push(...initialEvaluations);
+    } else {
+      await evaluate(0);
+    }
     await advance(0);
   }
 

@@ -27,6 +27,8 @@ export type TrainProgress =
       step: number;
       set: string;
       evaluation: PolicyEvaluation;
+      /** The recorded event (as in `events.jsonl`): an evaluation, or Environment Tuning's validation. */
+      event: EvalEvent | ValidationEvent;
     }
   | { type: 'rollback'; event: RollbackEvent }
   | { type: 'stage'; event: StageEvent };
@@ -46,6 +48,16 @@ export type RunTrainingOptions = {
   runDirectory: string;
   /** SEAL interface modules for methods with environment adaptation (default: the headline, φ_schema). */
   interfaceSettings?: SealInterfaceSettings;
+  /**
+   * The step-0 evaluations of this warm start, already measured under the
+   * same seed and evaluation settings (one event per evaluation set), to be
+   * recorded as this run's own instead of evaluating again. The step-0
+   * evaluation depends only on the warm start, the seed, the evaluation sets
+   * and the episode and sampling settings, not on the method: a study runs it
+   * once per seed and shares it across its arms. Events that do not match
+   * the evaluation sets or `evalSamples` are refused.
+   */
+  initialEvaluations?: readonly EvalEvent[];
   onProgress?: (progress: TrainProgress) => void;
   /** Stops after the current step. */
   signal?: AbortSignal;
