@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--out DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--jobs N] [--out DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -24,15 +24,19 @@
  * differences). Curves are written as SVG beside the runs.
  *
  * Runs are seed-major (every arm of seed 1, then of seed 2, ...), so a study
- * cut short stays balanced. Each run is a `runTraining` run directory under
+ * cut short stays balanced. `--jobs N` runs N at once, each in a worker
+ * process pinned to its share of the cores (two single-threaded runs on 2
+ * cores do about 1.25× the work of one run on both); workers claim runs from
+ * the same plan. Each run is a `runTraining` run directory under
  * `--out` (default bench/out/learning) and resumes from its checkpoint after
  * a kill; a finished run is kept. A run directory recorded under another
  * setup (warm start, tasks, RL settings) is an error naming what differs,
  * unless `--restart` is given.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBfclBackend } from '@seal/bfcl';
@@ -64,8 +68,19 @@ const { values } = parseArgs({
     'report-only': { type: 'boolean', default: false },
     /** Start over runs recorded under another setup instead of stopping. */
     restart: { type: 'boolean', default: false },
+    /** Runs at once, each in its own process on its share of the cores (default 1). */
+    jobs: { type: 'string', default: '1' },
+    /** Internal: a worker process of `--jobs`. */
+    worker: { type: 'boolean', default: false },
+    /** Internal: the engine's threads in a worker (default: all cores). */
+    threads: { type: 'string' },
   },
 });
+const jobs = Number(values.jobs);
+if (!Number.isInteger(jobs) || jobs < 1) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--jobs must be a positive integer, got ${values.jobs}` });
+const threads = values.threads === undefined ? undefined : Number(values.threads);
+// A worker stops when the study that started it is gone (its run resumes later).
+if (values.worker) process.once('disconnect', () => process.exit(1));
 if (values.preset !== 'study' && values.preset !== 'default' && values.preset !== 'smoke') {
   throw new SealError({ code: 'INVALID_ARGUMENT', message: `--preset must be study, default or smoke, got ${values.preset}` });
 }
@@ -128,65 +143,111 @@ const assets = await prepareEmbedded({
   },
 });
 const runtime = createGeneratorRuntime();
-const results: RunResult[] = [];
 const studyStarted = Date.now();
 await mkdir(outDirectory, { recursive: true });
+
 /**
  * The warm start's step-0 evaluation of a seed, shared by the seed's arms:
  * recorded by the first arm that evaluates it, under the study's setup.
  */
 type WarmStartEvaluation = { seed: number; setup: typeof setup; events: EvalEvent[] };
 const warmStartFile = (seed: number): string => join(outDirectory, `warmstart-s${seed}.json`);
+const nameOf = (run: Run): string => `${run.arm}-s${run.seed}`;
+const runDirectoryOf = (run: Run): string => join(outDirectory, nameOf(run));
+const resultFileOf = (run: Run): string => join(runDirectoryOf(run), 'result.json');
+const tag = (run: Run): string => `[${plan.indexOf(run) + 1}/${plan.length}] ${nameOf(run)}`;
+
 async function sharedStepZero(seed: number): Promise<EvalEvent[] | undefined> {
   const file = warmStartFile(seed);
   if (!existsSync(file)) return undefined;
-  const recorded = JSON.parse(await readFile(file, 'utf8')) as WarmStartEvaluation;
-  if (JSON.stringify(recorded.setup) !== JSON.stringify(setup)) {
+  return (JSON.parse(await readFile(file, 'utf8')) as WarmStartEvaluation).events;
+}
+
+/**
+ * Before anything runs: a run directory or shared evaluation recorded under
+ * another setup is an error naming what differs, or, with `--restart`, is
+ * removed so that it runs again.
+ */
+async function checkRecordedSetups(): Promise<void> {
+  for (const run of plan) {
+    const runDirectory = runDirectoryOf(run);
+    const setupFile = join(runDirectory, 'study-setup.json');
+    if (!existsSync(setupFile)) continue;
+    const recorded = JSON.parse(await readFile(setupFile, 'utf8')) as typeof setup;
+    const differs = (Object.keys(setup) as (keyof typeof setup)[]).filter((key) => JSON.stringify(recorded[key]) !== JSON.stringify(setup[key]));
+    if (differs.length === 0) continue;
+    if (!values.restart) {
+      throw new SealError({
+        code: 'INVALID_STATE',
+        message: `${runDirectory} was recorded under another setup (${differs.join(', ')} differ); pass --restart to run it again, or --out another directory`,
+        details: { differs },
+      });
+    }
+    console.error(`${tag(run)}: recorded under another setup (${differs.join(', ')}); starting it over (--restart)`);
+    await rm(runDirectory, { recursive: true, force: true });
+  }
+  for (const seed of seeds) {
+    const file = warmStartFile(seed);
+    if (!existsSync(file)) continue;
+    const recorded = JSON.parse(await readFile(file, 'utf8')) as WarmStartEvaluation;
+    if (JSON.stringify(recorded.setup) === JSON.stringify(setup)) continue;
     if (!values.restart) {
       throw new SealError({ code: 'INVALID_STATE', message: `${file} was recorded under another setup; pass --restart to evaluate it again, or --out another directory` });
     }
     await rm(file, { force: true });
-    return undefined;
   }
-  return recorded.events;
 }
 
-for (const [index, run] of plan.entries()) {
-  const name = `${run.arm}-s${run.seed}`;
-  const runDirectory = join(outDirectory, name);
-  const setupFile = join(runDirectory, 'study-setup.json');
-  const resultFile = join(runDirectory, 'result.json');
-  if (existsSync(setupFile)) {
-    const recorded = JSON.parse(await readFile(setupFile, 'utf8')) as typeof setup;
-    const differs = (Object.keys(setup) as (keyof typeof setup)[]).filter((key) => JSON.stringify(recorded[key]) !== JSON.stringify(setup[key]));
-    if (differs.length > 0) {
-      if (!values.restart) {
-        throw new SealError({
-          code: 'INVALID_STATE',
-          message: `${runDirectory} was recorded under another setup (${differs.join(', ')} differ); pass --restart to run it again, or --out another directory`,
-          details: { differs },
-        });
-      }
-      console.error(`[${index + 1}/${plan.length}] ${name}: recorded under another setup (${differs.join(', ')}); starting it over (--restart)`);
-      await rm(runDirectory, { recursive: true, force: true });
+// ---- Claims: several workers share one plan --------------------------------
+
+// A worker claims a run (and, for a seed's first run, the seed's step-0
+// evaluation) by creating a file holding its pid; a claim whose process is
+// gone (a killed worker) is taken over.
+const claimsDirectory = join(outDirectory, 'claims');
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+async function holder(claim: string): Promise<number | undefined> {
+  try {
+    const pid = Number(await readFile(join(claimsDirectory, claim), 'utf8'));
+    return pid !== process.pid && alive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+async function take(claim: string): Promise<boolean> {
+  const file = join(claimsDirectory, claim);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(file, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((await holder(claim)) !== undefined) return false;
+      await rm(file, { force: true });
     }
   }
-  if (existsSync(resultFile)) {
-    results.push(JSON.parse(await readFile(resultFile, 'utf8')) as RunResult);
-    console.error(`[${index + 1}/${plan.length}] ${name}: done earlier`);
-    continue;
-  }
-  if (values['report-only']) {
-    console.error(`[${index + 1}/${plan.length}] ${name}: not run (--report-only)`);
-    continue;
-  }
+  return false;
+}
+const release = (claim: string): Promise<void> => rm(join(claimsDirectory, claim), { force: true });
+
+/** Trains and evaluates one run of the plan, and writes its result. */
+async function executeRun(run: Run): Promise<void> {
+  const name = nameOf(run);
+  const runDirectory = runDirectoryOf(run);
   await mkdir(runDirectory, { recursive: true });
-  await writeFile(setupFile, `${JSON.stringify(setup)}\n`);
+  await writeFile(join(runDirectory, 'study-setup.json'), `${JSON.stringify(setup)}\n`);
   const started = Date.now();
-  const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
-  const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
+  const engine = { model: { directory: assets.warmStartDirectory }, ...(threads === undefined ? {} : { threads }) };
+  const policy = await createOrtPolicy(engine);
+  const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy(engine) : undefined;
   const initialEvaluations = await sharedStepZero(run.seed);
-  if (initialEvaluations) console.error(`[${index + 1}/${plan.length}] ${name} step 0: the warm start's evaluation of seed ${run.seed}, shared (${warmStartFile(run.seed)})`);
+  if (initialEvaluations) console.error(`${tag(run)} step 0: the warm start's evaluation of seed ${run.seed}, shared (${warmStartFile(run.seed)})`);
   const stepZero: EvalEvent[] = [];
   // The write of the shared step-0 evaluation (atomic; awaited after the run).
   let sharing: Promise<void> = Promise.resolve();
@@ -215,9 +276,9 @@ for (const [index, run] of plan.entries()) {
       onProgress: (progress) => {
         if (progress.type === 'step-end') {
           const e = progress.event;
-          console.error(`[${index + 1}/${plan.length}] ${name} step ${e.step}/${steps}: success ${(100 * e.successRate).toFixed(1)}% (${(e.timing.total / 1000).toFixed(1)} s)`);
+          console.error(`${tag(run)} step ${e.step}/${steps}: success ${(100 * e.successRate).toFixed(1)}% (${(e.timing.total / 1000).toFixed(1)} s)`);
         } else if (progress.type === 'eval-end') {
-          console.error(`[${index + 1}/${plan.length}] ${name} eval step ${progress.step} ${progress.set}: greedy ${(100 * progress.evaluation.accuracy).toFixed(1)}%`);
+          console.error(`${tag(run)} eval step ${progress.step} ${progress.set}: greedy ${(100 * progress.evaluation.accuracy).toFixed(1)}%`);
           if (progress.step === 0 && progress.event.type === 'eval') {
             stepZero.push(progress.event);
             // Once every set is evaluated, the seed's other arms reuse it.
@@ -231,11 +292,96 @@ for (const [index, run] of plan.entries()) {
     });
     await sharing;
     const result: RunResult = { arm: run.arm, seed: run.seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup, ...(commit === undefined ? {} : { commit }) };
-    await writeFile(resultFile, `${JSON.stringify(result)}\n`);
-    results.push(result);
+    await writeJsonAtomic(resultFileOf(run), result);
   } finally {
     await Promise.all([policy.close(), referencePolicy?.close()]);
   }
+}
+
+/**
+ * Runs the plan's unfinished runs in plan order (seed-major), skipping those
+ * another worker holds. A run whose seed has no step-0 evaluation yet takes
+ * the seed's claim and evaluates it; while another worker evaluates it, the
+ * seed's other runs wait and this worker moves on to a later seed.
+ */
+async function work(): Promise<void> {
+  await mkdir(claimsDirectory, { recursive: true });
+  for (;;) {
+    let started = false;
+    let waiting = false;
+    for (const run of plan) {
+      if (existsSync(resultFileOf(run))) continue;
+      if ((await holder(`run-${nameOf(run)}`)) !== undefined) {
+        waiting = true;
+        continue;
+      }
+      const shared = existsSync(warmStartFile(run.seed));
+      if (!shared && (await holder(`step0-s${run.seed}`)) !== undefined) {
+        waiting = true;
+        continue;
+      }
+      if (!(await take(`run-${nameOf(run)}`))) continue;
+      const evaluatesStepZero = !shared && (await take(`step0-s${run.seed}`));
+      if (!shared && !evaluatesStepZero) {
+        await release(`run-${nameOf(run)}`);
+        continue;
+      }
+      try {
+        // Finished by another worker between the check and the claim.
+        if (!existsSync(resultFileOf(run))) await executeRun(run);
+      } finally {
+        await release(`run-${nameOf(run)}`);
+        if (evaluatesStepZero) await release(`step0-s${run.seed}`);
+      }
+      started = true;
+      break;
+    }
+    if (started) continue;
+    if (!waiting) return;
+    await new Promise((done) => setTimeout(done, 5000));
+  }
+}
+
+if (values.worker) {
+  await work();
+  process.exit(0);
+}
+await checkRecordedSetups();
+if (!values['report-only']) {
+  if (jobs === 1) {
+    await work();
+  } else {
+    // Worker processes over the same plan, each on its own cores where taskset exists.
+    const perJob = Math.max(1, Math.floor(availableParallelism() / jobs));
+    const pin = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+    const forwarded = process.argv.slice(2).filter((argument, i, all) => argument !== '--restart' && !argument.startsWith('--jobs') && all[i - 1] !== '--jobs');
+    const children = Array.from({ length: jobs }, (_, k) => {
+      const command = [...process.execArgv, process.argv[1]!, ...forwarded, '--worker', '--threads', String(perJob)];
+      const cores = `${k * perJob}-${k * perJob + perJob - 1}`;
+      return spawn(pin ? 'taskset' : process.execPath, pin ? ['-c', cores, process.execPath, ...command] : command, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    });
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
+      for (const child of children) child.kill('SIGTERM');
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const codes = await Promise.all(children.map((child) => new Promise<number | string | null>((done) => child.once('exit', (code, signal) => done(code ?? signal)))));
+    if (stopped) {
+      console.error('bench learning: stopped; finished runs and checkpoints are kept, and the same command resumes the study');
+      process.exit(130);
+    }
+    if (codes.some((code) => code !== 0)) {
+      throw new SealError({ code: 'INTERNAL', message: `bench learning: a worker failed (exit codes ${codes.join(', ')}); finished runs are kept, run the command again to resume` });
+    }
+  }
+}
+
+const results: RunResult[] = [];
+for (const run of plan) {
+  if (existsSync(resultFileOf(run))) results.push(JSON.parse(await readFile(resultFileOf(run), 'utf8')) as RunResult);
+  else console.error(`${tag(run)}: not run${values['report-only'] ? ' (--report-only)' : ''}`);
 }
 
 // ---- The frozen control ----------------------------------------------------
