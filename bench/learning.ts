@@ -291,6 +291,11 @@ async function executeRun(run: Run): Promise<void> {
       },
     });
     await sharing;
+    // A run resumed past step 0 reported no step-0 evaluation: share the recorded one.
+    const recordedStepZero = summary.evaluations.filter((e) => e.step === 0);
+    if (!existsSync(warmStartFile(run.seed)) && recordedStepZero.length === assets.evalSets.length) {
+      await writeJsonAtomic(warmStartFile(run.seed), { seed: run.seed, setup, events: recordedStepZero } satisfies WarmStartEvaluation);
+    }
     const result: RunResult = { arm: run.arm, seed: run.seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup, ...(commit === undefined ? {} : { commit }) };
     await writeJsonAtomic(resultFileOf(run), result);
   } finally {
