@@ -353,6 +353,10 @@ if (values.worker) {
 }
 await checkRecordedSetups();
 if (!values['report-only']) {
+  // Claims belong to the invocation that made them: a new one (after a kill
+  // or a reboot, when a recorded pid may name another process) starts
+  // without any. One invocation at a time works on an output directory.
+  await rm(claimsDirectory, { recursive: true, force: true });
   if (jobs === 1) {
     await work();
   } else {
