@@ -18,8 +18,9 @@
  * `--only frozen` asks for it (decision 0032).
  *
  * The table gives each arm's final success (mean over seeds ± standard
- * error), the paired differences arm − GRPO and arm − frozen with paired
- * bootstrap 95% intervals over (seed, task) cells, and the minimum detectable
+ * error), the paired differences arm − GRPO and arm − frozen with two-stage
+ * paired bootstrap 95% intervals (seeds, then the tasks of each seed: the
+ * tasks of one run share its training), and the minimum detectable
  * effect of the design (α = 0.05, power 0.8, from the spread of the paired
  * differences). Curves are written as SVG beside the runs.
  *
@@ -46,7 +47,7 @@ import { createOrtPolicy } from '@seal/engine-ort';
 import {
   formatPoints,
   minimumDetectableEffect,
-  pairedBootstrap,
+  clusteredPairedBootstrap,
   runTraining,
   sampleStandardDeviation,
   writeJsonAtomic,
@@ -438,6 +439,19 @@ function difference(a: Map<string, number>, b: Map<string, number>): { before: n
   return { before: keys.map((key) => b.get(key)!), after: keys.map((key) => a.get(key)!) };
 }
 
+/** The paired cells of two arms grouped by seed: one cluster per training run. */
+function clustersBySeed(a: Map<string, number>, b: Map<string, number>): { before: number[]; after: number[] }[] {
+  const bySeed = new Map<string, { before: number[]; after: number[] }>();
+  for (const key of [...a.keys()].filter((k) => b.has(k)).sort()) {
+    const seed = key.slice(0, key.indexOf(':'));
+    const cluster = bySeed.get(seed) ?? { before: [], after: [] };
+    cluster.before.push(b.get(key)!);
+    cluster.after.push(a.get(key)!);
+    bySeed.set(seed, cluster);
+  }
+  return [...bySeed.values()];
+}
+
 function meanAndError(values: number[]): string {
   if (values.length === 0) return '–';
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
@@ -450,7 +464,7 @@ const lines: string[] = [];
 const measures: Measure[] = ['sampled', 'greedy'];
 for (const set of sets) {
   for (const measure of measures) {
-    lines.push('', `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples, T = 1)` : 'greedy'}** — final success, mean over seeds ± s.e.; paired differences in points with 95% bootstrap intervals over (seed, task) cells`, '');
+    lines.push('', `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples, T = 1)` : 'greedy'}** — final success, mean over seeds ± s.e.; paired differences in points with 95% two-stage bootstrap intervals (seeds, then tasks within each seed)`, '');
     lines.push(`| arm | seeds | warm start | final | arm − GRPO | arm − ${present.includes('frozen') ? 'frozen' : 'warm start (its step 0)'} |`);
     lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
     for (const arm of present) {
@@ -463,9 +477,9 @@ for (const set of sets) {
         // start, same seed and tasks) is the frozen control's cell.
         const baseline = other === 'frozen' && !present.includes('frozen') ? cells(arm, set, measure, 0) : present.includes(other) ? cells(other, set, measure) : undefined;
         if (baseline === undefined) return '–';
-        const { before, after } = difference(cells(arm, set, measure), baseline);
-        if (before.length === 0) return '–';
-        return formatPoints(pairedBootstrap({ before, after, seed: 17 }));
+        const clusters = clustersBySeed(cells(arm, set, measure), baseline);
+        if (clusters.length === 0) return '–';
+        return formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }));
       };
       lines.push(`| ${arm} | ${runs.length} | ${meanAndError(initial)} | ${meanAndError(finals)} | ${versus('grpo')} | ${versus('frozen')} |`);
     }
@@ -478,7 +492,7 @@ for (const set of sets) {
       if (before.length > 1 && sd === 0) {
         lines.push('', `minimum detectable effect: not estimable (the paired ${a} − ${b} differences do not vary over ${before.length} cells)`);
       } else if (before.length > 1) {
-        lines.push('', `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: before.length, sdDifference: sd })).toFixed(1)} points (n = ${before.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)})`);
+        lines.push('', `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: before.length, sdDifference: sd })).toFixed(1)} points (n = ${before.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)}; it treats the cells as independent, so the variation between runs widens the intervals above beyond it)`);
       }
     }
   }

@@ -62,6 +62,7 @@ export { buildCopyDrills, callLiterals, turnDrillPairs } from './warmstart/copy-
 export { evaluateCopying, type CopyEvaluation } from './warmstart/copy-eval';
 export { runSupervised, type SupervisedProgress } from './warmstart/run-supervised';
 export {
+  clusteredPairedBootstrap,
   formatPoints,
   minimumDetectableEffect,
   normalQuantile,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPoints, minimumDetectableEffect, normalQuantile, pairedBootstrap, sampleStandardDeviation } from './bootstrap';
+import { clusteredPairedBootstrap, formatPoints, minimumDetectableEffect, normalQuantile, pairedBootstrap, sampleStandardDeviation } from './bootstrap';
 
 describe('pairedBootstrap', () => {
   it('gives an exact interval when every difference is the same', () => {
@@ -38,6 +38,53 @@ describe('pairedBootstrap', () => {
     expect(() => pairedBootstrap({ before: [1], after: [1, 0] })).toThrow(/differ in length/);
     expect(() => pairedBootstrap({ before: [Number.NaN], after: [1] })).toThrow(/finite/);
     expect(() => pairedBootstrap({ before: [1], after: [0], level: 1 })).toThrow(/level/);
+  });
+});
+
+describe('clusteredPairedBootstrap', () => {
+  it('matches the hand-computed distribution of two runs whose tasks all moved alike', () => {
+    // Run A: every task +1; run B: every task 0. Within a run the redraw of
+    // tasks changes nothing, so a resampled mean is 1 (A, A), 0.5 (A, B or
+    // B, A) or 0 (B, B) with probabilities 1/4, 1/2, 1/4: the 95% interval is
+    // [0, 1], and the run-to-run spread is all of it.
+    const clusters = [
+      { before: [0, 0, 0, 0], after: [1, 1, 1, 1] },
+      { before: [1, 0, 1, 0], after: [1, 0, 1, 0] },
+    ];
+    const estimate = clusteredPairedBootstrap({ clusters, seed: 5 });
+    expect(estimate).toMatchObject({ mean: 0.5, low: 0, high: 1, n: 8, clusters: 2 });
+    // A bootstrap over the eight cells treats them as independent and is narrower.
+    const cells = pairedBootstrap({ before: clusters.flatMap((c) => c.before), after: clusters.flatMap((c) => c.after), seed: 5 });
+    expect(cells.high - cells.low).toBeLessThan(estimate.high - estimate.low);
+  });
+
+  it('is the paired bootstrap of the pairs with a single cluster', () => {
+    // Differences [0, 1] in one run: means 0, 0.5, 1 with probabilities 1/4, 1/2, 1/4.
+    const estimate = clusteredPairedBootstrap({ clusters: [{ before: [0, 0], after: [0, 1] }], seed: 3 });
+    expect(estimate).toMatchObject({ mean: 0.5, low: 0, high: 1, n: 2, clusters: 1 });
+    // Differences [0, 0, 0, 1] at the 50% level: the binomial quantiles 0 and 2/4.
+    const four = clusteredPairedBootstrap({ clusters: [{ before: [1, 1, 1, 0], after: [1, 1, 1, 1] }], level: 0.5, resamples: 40_000, seed: 7 });
+    expect([four.low, four.high]).toEqual([0, 0.5]);
+  });
+
+  it('gives an exact interval when every difference is the same, and is deterministic for its seed', () => {
+    expect(clusteredPairedBootstrap({ clusters: [{ before: [0, 1], after: [1, 2] }, { before: [0], after: [1] }] })).toEqual({ mean: 1, low: 1, high: 1, level: 0.95, n: 3, resamples: 0, clusters: 2 });
+    const clusters = [
+      { before: [1, 1, 0, 1], after: [0, 1, 0, 0] },
+      { before: [1, 0, 1, 1], after: [1, 0, 0, 1] },
+      { before: [0, 1, 1, 1], after: [0, 0, 1, 0] },
+    ];
+    const a = clusteredPairedBootstrap({ clusters, seed: 9 });
+    expect(clusteredPairedBootstrap({ clusters, seed: 9 })).toEqual(a);
+    expect(a.mean).toBeCloseTo(-5 / 12, 12);
+    expect(a.high).toBeLessThan(0);
+  });
+
+  it('rejects unpaired samples and bad settings with a clear error', () => {
+    expect(() => clusteredPairedBootstrap({ clusters: [{ before: [1], after: [1, 0] }] })).toThrow(/differ in length/);
+    expect(() => clusteredPairedBootstrap({ clusters: [{ before: [1], after: [Number.POSITIVE_INFINITY] }] })).toThrow(/finite/);
+    expect(() => clusteredPairedBootstrap({ clusters: [{ before: [1], after: [0] }], resamples: 0 })).toThrow(/resamples/);
+    expect(clusteredPairedBootstrap({ clusters: [] })).toMatchObject({ mean: 0, n: 0, clusters: 0 });
   });
 });
 

@@ -81,6 +81,56 @@ export function pairedBootstrap({
   return { mean, low: rank(sorted, tail, 'low'), high: rank(sorted, 1 - tail, 'high'), level, n, resamples };
 }
 
+/**
+ * Two-stage paired percentile bootstrap for pairs grouped in clusters (the
+ * tasks of one training run, one cluster per seed): each resample draws the
+ * clusters with replacement, then the pairs of each drawn cluster with
+ * replacement, and takes the mean of the drawn differences. The interval so
+ * covers the variation between runs as well as between tasks, which a
+ * bootstrap over (seed, task) cells misses: the cells of one run share its
+ * training, so they are not independent. Drawing with replacement at both
+ * stages makes the interval slightly conservative. With one cluster it is the
+ * ordinary paired bootstrap of that cluster's pairs; `mean` is the mean over
+ * every pair. Deterministic for its seed.
+ */
+export function clusteredPairedBootstrap({
+  clusters,
+  level = 0.95,
+  resamples = 10_000,
+  seed = 0,
+}: {
+  clusters: readonly { before: readonly number[]; after: readonly number[] }[];
+  level?: number;
+  resamples?: number;
+  seed?: number;
+}): PairedEstimate & { clusters: number } {
+  for (const cluster of clusters) assertPairs(cluster.before, cluster.after);
+  if (!(level > 0 && level < 1)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `level must lie in (0, 1), got ${level}` });
+  if (!Number.isInteger(resamples) || resamples < 1) throw new SealError({ code: 'INVALID_ARGUMENT', message: `resamples must be a positive integer, got ${resamples}` });
+  const groups = clusters.map((cluster) => cluster.before.map((b, i) => cluster.after[i]! - b)).filter((group) => group.length > 0);
+  const all = groups.flat();
+  const n = all.length;
+  const k = groups.length;
+  if (n === 0) return { mean: 0, low: 0, high: 0, level, n, resamples: 0, clusters: 0 };
+  const mean = all.reduce((a, b) => a + b, 0) / n;
+  if (all.every((d) => d === all[0])) return { mean, low: mean, high: mean, level, n, resamples: 0, clusters: k };
+  const random = new PyRandom(seed);
+  const means = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    let count = 0;
+    for (let c = 0; c < k; c++) {
+      const group = groups[Math.floor(random.random() * k)]!;
+      for (let i = 0; i < group.length; i++) sum += group[Math.floor(random.random() * group.length)]!;
+      count += group.length;
+    }
+    means[r] = sum / count;
+  }
+  const sorted = [...means].sort((a, b) => a - b);
+  const tail = (1 - level) / 2;
+  return { mean, low: rank(sorted, tail, 'low'), high: rank(sorted, 1 - tail, 'high'), level, n, resamples, clusters: k };
+}
+
 /** Quantile of the standard normal distribution (Acklam's rational approximation, |error| < 1.2e-9). */
 export function normalQuantile(p: number): number {
   if (!(p > 0 && p < 1)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `p must lie in (0, 1), got ${p}` });
