@@ -363,7 +363,8 @@ if (!values['report-only']) {
   } else {
     // Worker processes over the same plan, each on its own cores where taskset exists.
     const perJob = Math.max(1, Math.floor(availableParallelism() / jobs));
-    const pin = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+    // Pinned only when every worker gets cores of its own.
+    const pin = jobs <= availableParallelism() && spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
     const forwarded = process.argv.slice(2).filter((argument, i, all) => argument !== '--restart' && !argument.startsWith('--jobs') && all[i - 1] !== '--jobs');
     const children = Array.from({ length: jobs }, (_, k) => {
       const command = [...process.execArgv, process.argv[1]!, ...forwarded, '--worker', '--threads', String(perJob)];
