@@ -45,9 +45,10 @@ import { createGeneratorRuntime } from '@seal/bfcl-tasks';
 import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, warmStartKey } from '@seal/cli';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {
+  clusteredPairedBootstrap,
   formatPoints,
   minimumDetectableEffect,
-  clusteredPairedBootstrap,
+  minimumDetectableEffectOverRuns,
   runTraining,
   sampleStandardDeviation,
   writeJsonAtomic,
@@ -495,6 +496,16 @@ for (const set of sets) {
       } else if (before.length > 1) {
         lines.push('', `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: before.length, sdDifference: sd })).toFixed(1)} points (n = ${before.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)}; it treats the cells as independent, so the variation between runs widens the intervals above beyond it)`);
       }
+      // The same over runs: each seed's mean difference, t with seeds − 1 degrees of freedom.
+      const runDifferences = clustersBySeed(cells(a, set, measure), cells(b, set, measure)).map(
+        (cluster) => cluster.after.reduce((sum, value, i) => sum + value - cluster.before[i]!, 0) / cluster.after.length,
+      );
+      const overRuns = minimumDetectableEffectOverRuns({ runDifferences });
+      lines.push(
+        overRuns === undefined
+          ? `minimum detectable effect over runs: needs two seeds (${runDifferences.length} so far)`
+          : `minimum detectable effect over runs (α = 0.05, power 0.8): ${(100 * overRuns).toFixed(1)} points (${runDifferences.length} seeds, sd of the per-seed ${a} − ${b} means ${sampleStandardDeviation(runDifferences).toFixed(3)})`,
+      );
     }
   }
 }

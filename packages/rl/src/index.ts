@@ -65,9 +65,11 @@ export {
   clusteredPairedBootstrap,
   formatPoints,
   minimumDetectableEffect,
+  minimumDetectableEffectOverRuns,
   normalQuantile,
   pairedBootstrap,
   sampleStandardDeviation,
+  studentTQuantile,
   type PairedEstimate,
 } from './stats/bootstrap';
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusteredPairedBootstrap, formatPoints, minimumDetectableEffect, normalQuantile, pairedBootstrap, sampleStandardDeviation } from './bootstrap';
+import { clusteredPairedBootstrap, formatPoints, minimumDetectableEffect, minimumDetectableEffectOverRuns, normalQuantile, pairedBootstrap, sampleStandardDeviation, studentTQuantile } from './bootstrap';
 
 describe('pairedBootstrap', () => {
   it('gives an exact interval when every difference is the same', () => {
@@ -101,5 +101,35 @@ describe('minimumDetectableEffect', () => {
     expect(sampleStandardDeviation([1, 2, 3, 4])).toBeCloseTo(Math.sqrt(5 / 3), 12);
     expect(sampleStandardDeviation([2])).toBe(0);
     expect(formatPoints({ mean: 0.125, low: -0.0625, high: 0.3 })).toBe('+12.5 [-6.3, +30.0]');
+  });
+});
+
+describe('studentTQuantile', () => {
+  it('matches tabulated quantiles', () => {
+    // Two-sided 95% critical values and one-sided 80% values from t tables.
+    expect(studentTQuantile(0.975, 1)).toBeCloseTo(12.7062, 3);
+    expect(studentTQuantile(0.975, 4)).toBeCloseTo(2.7764, 4);
+    expect(studentTQuantile(0.975, 10)).toBeCloseTo(2.2281, 4);
+    expect(studentTQuantile(0.8, 4)).toBeCloseTo(0.941, 3);
+    expect(studentTQuantile(0.025, 4)).toBeCloseTo(-2.7764, 4);
+    // With many degrees of freedom it approaches the normal quantile.
+    expect(studentTQuantile(0.975, 1e6)).toBeCloseTo(normalQuantile(0.975), 4);
+  });
+
+  it('rejects a probability or degrees of freedom out of range', () => {
+    expect(() => studentTQuantile(1, 4)).toThrow(/p must lie/);
+    expect(() => studentTQuantile(0.5, 0)).toThrow(/df must be positive/);
+  });
+});
+
+describe('minimumDetectableEffectOverRuns', () => {
+  it('is (t_0.975 + t_0.8) · sd / √k with k − 1 degrees of freedom', () => {
+    // Five runs with mean differences 0.01..0.05: sd 0.0158114, df 4,
+    // (2.7764 + 0.9410) · 0.0158114 / √5 = 0.026286.
+    expect(minimumDetectableEffectOverRuns({ runDifferences: [0.01, 0.02, 0.03, 0.04, 0.05] })).toBeCloseTo(0.026286, 5);
+  });
+
+  it('needs two runs', () => {
+    expect(minimumDetectableEffectOverRuns({ runDifferences: [0.05] })).toBeUndefined();
   });
 });

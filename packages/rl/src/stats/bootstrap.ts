@@ -171,6 +171,88 @@ export function minimumDetectableEffect({
   return ((normalQuantile(1 - alpha / 2) + normalQuantile(power)) * sdDifference) / Math.sqrt(n);
 }
 
+/** ln Γ(x) for x > 0 (Lanczos approximation, g = 7, about 15 significant digits). */
+function logGamma(x: number): number {
+  const g = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const z = x - 1;
+  let sum = g[0]!;
+  for (let i = 1; i < 9; i++) sum += g[i]! / (z + i);
+  const t = z + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+
+/** The regularized incomplete beta function I_x(a, b), by its continued fraction (modified Lentz). */
+function incompleteBeta(x: number, a: number, b: number): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  // The continued fraction converges fast for x < (a + 1) / (a + b + 2); use the symmetry otherwise.
+  if (x > (a + 1) / (a + b + 2)) return 1 - incompleteBeta(1 - x, b, a);
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x)) / a;
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - ((a + b) * x) / (a + 1);
+  d = 1 / (Math.abs(d) < tiny ? tiny : d);
+  let f = d;
+  for (let m = 1; m <= 500; m++) {
+    for (const even of [true, false]) {
+      const numerator = even ? (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m)) : (-(a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1));
+      d = 1 + numerator * d;
+      d = 1 / (Math.abs(d) < tiny ? tiny : d);
+      c = 1 + numerator / c;
+      if (Math.abs(c) < tiny) c = tiny;
+      f *= c * d;
+    }
+    if (Math.abs(c * d - 1) < 1e-15) break;
+  }
+  return front * f;
+}
+
+/** The CDF of Student's t distribution with `df` degrees of freedom. */
+function studentTCdf(t: number, df: number): number {
+  const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5);
+  return t >= 0 ? 1 - tail : tail;
+}
+
+/** Quantile of Student's t distribution with `df` > 0 degrees of freedom (bisection on its CDF, |error| < 1e-9). */
+export function studentTQuantile(p: number, df: number): number {
+  if (!(p > 0 && p < 1)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `p must lie in (0, 1), got ${p}` });
+  if (!(df > 0)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `df must be positive, got ${df}` });
+  if (p < 0.5) return -studentTQuantile(1 - p, df);
+  let low = 0;
+  let high = 1;
+  while (studentTCdf(high, df) < p) high *= 2;
+  for (let i = 0; i < 200 && high - low > 1e-12 * Math.max(1, high); i++) {
+    const middle = (low + high) / 2;
+    if (studentTCdf(middle, df) < p) low = middle;
+    else high = middle;
+  }
+  return (low + high) / 2;
+}
+
+/**
+ * The minimum detectable effect of a design whose unit is the training run:
+ * (t₁₋α/₂ + t_power) · sd / √k with k − 1 degrees of freedom, where sd is the
+ * standard deviation over the k runs (seeds) of each run's mean paired
+ * difference. It counts the variation between runs, which the cell-level
+ * {@link minimumDetectableEffect} leaves out; undefined for fewer than two runs.
+ */
+export function minimumDetectableEffectOverRuns({
+  runDifferences,
+  alpha = 0.05,
+  power = 0.8,
+}: {
+  /** Each run's mean paired difference. */
+  runDifferences: readonly number[];
+  alpha?: number;
+  power?: number;
+}): number | undefined {
+  const k = runDifferences.length;
+  if (k < 2) return undefined;
+  const df = k - 1;
+  return ((studentTQuantile(1 - alpha / 2, df) + studentTQuantile(power, df)) * sampleStandardDeviation(runDifferences)) / Math.sqrt(k);
+}
+
 /** Sample standard deviation (n − 1); 0 for fewer than two values. */
 export function sampleStandardDeviation(values: readonly number[]): number {
   if (values.length < 2) return 0;
