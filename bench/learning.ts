@@ -436,11 +436,6 @@ function cells(arm: Arm, set: string, measure: Measure, step?: number): Map<stri
   return map;
 }
 
-function difference(a: Map<string, number>, b: Map<string, number>): { before: number[]; after: number[] } {
-  const keys = [...a.keys()].filter((key) => b.has(key)).sort();
-  return { before: keys.map((key) => b.get(key)!), after: keys.map((key) => a.get(key)!) };
-}
-
 /** The paired cells of two arms grouped by seed: one cluster per training run. */
 function clustersBySeed(a: Map<string, number>, b: Map<string, number>): { before: number[]; after: number[] }[] {
   const bySeed = new Map<string, { before: number[]; after: number[] }>();
@@ -489,17 +484,16 @@ for (const set of sets) {
     // differences between two arms (GRPO and the frozen control when both ran).
     const [a, b] = present.includes('grpo') && present.includes('frozen') ? (['grpo', 'frozen'] as const) : [present[0], present[1]];
     if (a && b) {
-      const { before, after } = difference(cells(a, set, measure), cells(b, set, measure));
-      const sd = sampleStandardDeviation(after.map((value, i) => value - before[i]!));
-      if (before.length > 1 && sd === 0) {
-        lines.push('', `minimum detectable effect: not estimable (the paired ${a} − ${b} differences do not vary over ${before.length} cells)`);
-      } else if (before.length > 1) {
-        lines.push('', `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: before.length, sdDifference: sd })).toFixed(1)} points (n = ${before.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)}; it treats the cells as independent, so the variation between runs widens the intervals above beyond it)`);
+      const clusters = clustersBySeed(cells(a, set, measure), cells(b, set, measure));
+      const differences = clusters.flatMap((cluster) => cluster.after.map((value, i) => value - cluster.before[i]!));
+      const sd = sampleStandardDeviation(differences);
+      if (differences.length > 1 && sd === 0) {
+        lines.push('', `minimum detectable effect: not estimable (the paired ${a} − ${b} differences do not vary over ${differences.length} cells)`);
+      } else if (differences.length > 1) {
+        lines.push('', `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: differences.length, sdDifference: sd })).toFixed(1)} points (n = ${differences.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)}; it treats the cells as independent, so the variation between runs widens the intervals above beyond it)`);
       }
       // The same over runs: each seed's mean difference, t with seeds − 1 degrees of freedom.
-      const runDifferences = clustersBySeed(cells(a, set, measure), cells(b, set, measure)).map(
-        (cluster) => cluster.after.reduce((sum, value, i) => sum + value - cluster.before[i]!, 0) / cluster.after.length,
-      );
+      const runDifferences = clusters.map((cluster) => cluster.after.reduce((sum, value, i) => sum + value - cluster.before[i]!, 0) / cluster.after.length);
       const overRuns = minimumDetectableEffectOverRuns({ runDifferences });
       lines.push(
         overRuns === undefined

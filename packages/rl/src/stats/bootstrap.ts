@@ -46,7 +46,8 @@ function rank(sorted: readonly number[], q: number, side: 'low' | 'high'): numbe
  * resamples the pairs (tasks, or task × seed cells) with replacement and
  * reads the interval off the resampled means. Deterministic for its seed.
  * The same tasks scored before and after training form the pairs, so the
- * interval measures what changed, not how hard the tasks are.
+ * interval measures what changed, not how hard the tasks are. (The
+ * one-cluster case of {@link clusteredPairedBootstrap}.)
  */
 export function pairedBootstrap({
   before,
@@ -61,24 +62,8 @@ export function pairedBootstrap({
   resamples?: number;
   seed?: number;
 }): PairedEstimate {
-  assertPairs(before, after);
-  if (!(level > 0 && level < 1)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `level must lie in (0, 1), got ${level}` });
-  if (!Number.isInteger(resamples) || resamples < 1) throw new SealError({ code: 'INVALID_ARGUMENT', message: `resamples must be a positive integer, got ${resamples}` });
-  const n = before.length;
-  if (n === 0) return { mean: 0, low: 0, high: 0, level, n, resamples: 0 };
-  const differences = before.map((b, i) => after[i]! - b);
-  const mean = differences.reduce((a, b) => a + b, 0) / n;
-  if (differences.every((d) => d === differences[0])) return { mean, low: mean, high: mean, level, n, resamples: 0 };
-  const random = new PyRandom(seed);
-  const means = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) {
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += differences[Math.floor(random.random() * n)]!;
-    means[r] = sum / n;
-  }
-  const sorted = [...means].sort((a, b) => a - b);
-  const tail = (1 - level) / 2;
-  return { mean, low: rank(sorted, tail, 'low'), high: rank(sorted, 1 - tail, 'high'), level, n, resamples };
+  const { clusters: _clusters, ...estimate } = clusteredPairedBootstrap({ clusters: [{ before, after }], level, resamples, seed });
+  return estimate;
 }
 
 /**
@@ -90,8 +75,8 @@ export function pairedBootstrap({
  * bootstrap over (seed, task) cells misses: the cells of one run share its
  * training, so they are not independent. Drawing with replacement at both
  * stages makes the interval slightly conservative. With one cluster it is the
- * ordinary paired bootstrap of that cluster's pairs; `mean` is the mean over
- * every pair. Deterministic for its seed.
+ * ordinary paired bootstrap of that cluster's pairs, draw for draw; `mean` is
+ * the mean over every pair. Deterministic for its seed.
  */
 export function clusteredPairedBootstrap({
   clusters,
@@ -120,7 +105,8 @@ export function clusteredPairedBootstrap({
     let sum = 0;
     let count = 0;
     for (let c = 0; c < k; c++) {
-      const group = groups[Math.floor(random.random() * k)]!;
+      // One cluster needs no draw: the stream is then the plain paired bootstrap's.
+      const group = k === 1 ? groups[0]! : groups[Math.floor(random.random() * k)]!;
       for (let i = 0; i < group.length; i++) sum += group[Math.floor(random.random() * group.length)]!;
       count += group.length;
     }
