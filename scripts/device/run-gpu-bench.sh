@@ -85,6 +85,17 @@ unpack() {
   for deb in "$payload"/deb/*.deb; do dpkg -x "$deb" "$work/vulkan"; done
 }
 
+# The unpacked Vulkan loader on the library path, and the NVIDIA driver's ICD
+# where it sits outside the loader's default folders (WebGPU is Dawn over Vulkan).
+vulkan_env() {
+  export LD_LIBRARY_PATH=$work/vulkan/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  if [[ -z ${VK_DRIVER_FILES:-} && ! -e /usr/share/vulkan/icd.d/nvidia_icd.json && ! -e /etc/vulkan/icd.d/nvidia_icd.json ]]; then
+    for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/icd.d/nvidia_icd.json; do
+      if [[ -e $icd ]]; then export VK_DRIVER_FILES=$icd; break; fi
+    done
+  fi
+}
+
 # Many `seal train` runs at once on the machine's CPUs (the learning probes of
 # issue 17 need seeds, and a lent machine has 16 cores): TRAIN_RUNS lists
 # "name|arguments" entries separated by ';', each run pinned to its own
@@ -95,6 +106,7 @@ train() {
   local logs=${LOGS:-${OUT:-$root/.device/out}} per=${THREADS_PER_RUN:-2}
   mkdir -p "$logs"
   unpack
+  vulkan_env # a run may name --device webgpu
   # The bundled CLI finds the shipped base beside it (embedded-recipe.ts).
   rm -rf "$payload/assets" && cp -r "$root/apps/cli/assets" "$payload/assets"
   local cores entries entry index first pids=() names=() arguments=()
@@ -139,13 +151,7 @@ run() {
   [[ ${QUICK:-0} == 1 ]] && quick=(--quick)
   mkdir -p "$logs"
   unpack
-  export LD_LIBRARY_PATH=$work/vulkan/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  # The NVIDIA driver's Vulkan ICD may sit outside the loader's default folders.
-  if [[ -z ${VK_DRIVER_FILES:-} && ! -e /usr/share/vulkan/icd.d/nvidia_icd.json && ! -e /etc/vulkan/icd.d/nvidia_icd.json ]]; then
-    for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/icd.d/nvidia_icd.json; do
-      if [[ -e $icd ]]; then export VK_DRIVER_FILES=$icd; break; fi
-    done
-  fi
+  vulkan_env
   echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi'); node $("$work/node" --version); VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset}"
   cd "$payload/app"
   local status=0 precisions=${PRECISIONS:-fp32} precision

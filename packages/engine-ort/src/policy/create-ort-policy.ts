@@ -30,6 +30,7 @@ import {
   type PolicyCoreInit,
   type PolicyModelSource,
 } from './policy-core';
+import { SerialQueue, webgpuQueue } from './serial-queue';
 
 /** Settings of {@link createOrtPolicy}. */
 export type CreateOrtPolicySettings = {
@@ -116,13 +117,27 @@ export async function createOrtPolicy(settings: CreateOrtPolicySettings): Promis
       ...(settings.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: settings.prefixCacheBytes }),
     },
   };
-  const backend = settings.worker === false ? await inProcessBackend(init) : await workerBackend(init);
+  const start = (): Promise<PolicyBackend> => (settings.worker === false ? inProcessBackend(init) : workerBackend(init));
+  const backend = executionProvider === 'webgpu' ? takingTurns(await webgpuQueue.run(start), webgpuQueue) : await start();
   const tokenizer = new HuggingFaceTokenizer(backend.info.tokenizerFiles);
   return new OrtPolicy({ backend, tokenizer, policyId: settings.policyId ?? defaultPolicyId(backend.info.config) });
 }
 
 function defaultPolicyId(config: ModelConfig): string {
   return `ort:${config.architecture}-${config.numLayers}x${config.hiddenSize}`;
+}
+
+/** The backend with each of its operations run through `queue` (see {@link webgpuQueue}). */
+function takingTurns(backend: PolicyBackend, queue: SerialQueue): PolicyBackend {
+  return {
+    info: backend.info,
+    generate: (request) => queue.run(() => backend.generate(request)),
+    score: (request) => queue.run(() => backend.score(request)),
+    train: (request) => queue.run(() => backend.train(request)),
+    save: (directory) => queue.run(() => backend.save(directory)),
+    load: (directory) => queue.run(() => backend.load(directory)),
+    close: () => queue.run(() => backend.close()),
+  };
 }
 
 async function inProcessBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
@@ -274,7 +289,7 @@ class OrtPolicy implements PolicyV1 {
   readonly maxSequenceLength: number;
   readonly trainable = true;
   private readonly backend: PolicyBackend;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private closed = false;
 
   constructor({ backend, tokenizer, policyId }: { backend: PolicyBackend; tokenizer: HuggingFaceTokenizer; policyId: string }) {
@@ -289,9 +304,7 @@ class OrtPolicy implements PolicyV1 {
     if (this.closed) {
       return Promise.reject(new SealError({ code: 'INVALID_STATE', message: `policy ${this.policyId} is closed` }));
     }
-    const result = this.queue.then(task, task);
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.queue.run(task);
   }
 
   async generate(options: PolicyV1GenerateOptions): Promise<PolicyV1GenerateResult> {
