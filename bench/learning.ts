@@ -22,7 +22,9 @@
  * paired bootstrap 95% intervals (seeds, then the tasks of each seed: the
  * tasks of one run share its training), and the minimum detectable
  * effect of the design (α = 0.05, power 0.8, from the spread of the paired
- * differences). Curves are written as SVG beside the runs.
+ * differences). Then arm − frozen category by category (base, missing
+ * function, missing parameter, long context), where SEAL's tags point.
+ * Curves are written as SVG beside the runs.
  *
  * Runs are seed-major (every arm of seed 1, then of seed 2, ...), so a study
  * cut short stays balanced. `--jobs N` runs N at once, each in a worker
@@ -436,6 +438,12 @@ function cells(arm: Arm, set: string, measure: Measure, step?: number): Map<stri
   return map;
 }
 
+/** The cells whose task is of `category`. */
+const categoryOf = new Map(assets.evalSets.flatMap((set) => set.tasks.map((task) => [task.id, task.category] as const)));
+function ofCategory(map: Map<string, number>, category: string): Map<string, number> {
+  return new Map([...map].filter(([key]) => categoryOf.get(key.slice(key.indexOf(':') + 1)) === category));
+}
+
 /** The paired cells of two arms grouped by seed: one cluster per training run. */
 function clustersBySeed(a: Map<string, number>, b: Map<string, number>): { before: number[]; after: number[] }[] {
   const bySeed = new Map<string, { before: number[]; after: number[] }>();
@@ -457,6 +465,19 @@ function meanAndError(values: number[]): string {
 }
 
 const present = arms.filter((arm) => results.some((r) => r.arm === arm));
+
+/** `arm − other` in points with its two-stage bootstrap interval, over the cells `select` keeps. */
+function difference({ arm, other, set, measure, select = (map) => map }: { arm: Arm; other: Arm; set: string; measure: Measure; select?: (map: Map<string, number>) => Map<string, number> }): string {
+  if (other === arm) return '–';
+  // Without a frozen arm, each run's own step-0 evaluation (the warm
+  // start, same seed and tasks) is the frozen control's cell.
+  const baseline = other === 'frozen' && !present.includes('frozen') ? cells(arm, set, measure, 0) : present.includes(other) ? cells(other, set, measure) : undefined;
+  if (baseline === undefined) return '–';
+  const clusters = clustersBySeed(select(cells(arm, set, measure)), select(baseline));
+  if (clusters.length === 0) return '–';
+  return formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }));
+}
+
 const lines: string[] = [];
 const measures: Measure[] = ['sampled', 'greedy'];
 for (const set of sets) {
@@ -468,16 +489,7 @@ for (const set of sets) {
       const runs = results.filter((r) => r.arm === arm);
       const initial = runs.map((r) => accuracyOf(r.evaluations.find((e) => e.set === set && e.step === 0), measure)).filter((v): v is number => v !== undefined);
       const finals = runs.map((r) => accuracyOf(finalEval(r, set), measure)).filter((v): v is number => v !== undefined);
-      const versus = (other: Arm): string => {
-        if (other === arm) return '–';
-        // Without a frozen arm, each run's own step-0 evaluation (the warm
-        // start, same seed and tasks) is the frozen control's cell.
-        const baseline = other === 'frozen' && !present.includes('frozen') ? cells(arm, set, measure, 0) : present.includes(other) ? cells(other, set, measure) : undefined;
-        if (baseline === undefined) return '–';
-        const clusters = clustersBySeed(cells(arm, set, measure), baseline);
-        if (clusters.length === 0) return '–';
-        return formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }));
-      };
+      const versus = (other: Arm): string => difference({ arm, other, set, measure });
       lines.push(`| ${arm} | ${runs.length} | ${meanAndError(initial)} | ${meanAndError(finals)} | ${versus('grpo')} | ${versus('frozen')} |`);
     }
     // The design's minimum detectable effect: from the spread of paired (seed, task)
@@ -503,6 +515,21 @@ for (const set of sets) {
     }
   }
 }
+// Where the gains come from, category by category. SEAL's tags name the
+// failures of particular categories (a value to ask for, a function to wait
+// for), so an effect of its environment-side cues should show there first.
+const trained = present.filter((arm) => arm !== 'frozen');
+for (const set of sets) {
+  const categories = [...new Set(assets.evalSets.find((s) => s.name === set)?.tasks.map((task) => task.category) ?? [])];
+  for (const measure of measures) {
+    lines.push('', `**${set}, ${measure === 'sampled' ? 'sampled pass@1' : 'greedy'}, by category** — arm − frozen in points, 95% two-stage bootstrap intervals`, '');
+    lines.push(`| arm | ${categories.join(' | ')} |`, `| --- |${categories.map(() => ' ---: |').join('')}`);
+    for (const arm of trained) {
+      lines.push(`| ${arm} | ${categories.map((category) => difference({ arm, other: 'frozen', set, measure, select: (map) => ofCategory(map, category) })).join(' | ')} |`);
+    }
+  }
+}
+
 const episodes = steps * preset.rl.tasksPerStep * preset.rl.groupSize;
 const evalSizes = assets.evalSets.map((set) => `${set.name} ${set.tasks.length}`).join(', ');
 console.log(`\nbench learning: preset ${preset.name}, ${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts = ${episodes} RL episodes per run, eval sets ${evalSizes}, ${results.filter((r) => !r.derived).length} runs, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`);
