@@ -18,7 +18,8 @@ export class SerialQueue {
  * all worker threads, and its command encoder is not safe across threads: a
  * run's policy and its frozen baseline rolling out at once on an H100 broke
  * Dawn's command encoding ("Command encoding already finished") and crashed
- * the process. So WebGPU policies take turns, request by request; the CPU
- * and CUDA providers run their sessions concurrently as before.
+ * the process (reported upstream as microsoft/onnxruntime#32561). So WebGPU
+ * policies take turns, request by request; the CPU and CUDA providers run
+ * their sessions concurrently as before.
  */
 export const webgpuQueue = new SerialQueue();
