@@ -1,5 +1,5 @@
 /**
- * `pnpm bench loop [--preset default|smoke] [--steps N] [--method seal|...] [--baseline on|off]`
+ * `pnpm bench loop [--preset default|smoke] [--steps N] [--method seal|...] [--baseline on|off] [--zero-advantage-share P]`
  *
  * Where the time of a training step goes at the embedded default config:
  * model work (generation, scoring and updates in the engine) against the rest
@@ -29,6 +29,8 @@ const { values } = parseArgs({
     cache: { type: 'string', default: '.seal-cache' },
     // The frozen baseline's rollouts (default: the preset's setting).
     baseline: { type: 'string' },
+    // `ppo.zeroAdvantageShare` (default: the config's, 1).
+    'zero-advantage-share': { type: 'string' },
   },
 });
 const presetName = values.preset === 'smoke' ? 'smoke' : 'default';
@@ -39,6 +41,10 @@ if (values.baseline !== undefined && values.baseline !== 'on' && values.baseline
   throw new Error(`--baseline must be on or off, got ${values.baseline}`);
 }
 const frozenBaseline = values.baseline === undefined ? (preset.rl.frozenBaseline ?? false) : values.baseline === 'on';
+const zeroAdvantageShare = values['zero-advantage-share'] === undefined ? undefined : Number(values['zero-advantage-share']);
+if (zeroAdvantageShare !== undefined && !(zeroAdvantageShare > 0 && zeroAdvantageShare <= 1)) {
+  throw new Error(`--zero-advantage-share must be in (0, 1], got ${values['zero-advantage-share']}`);
+}
 
 const assets = await prepareEmbedded({
   preset,
@@ -56,7 +62,11 @@ const events: TrainStepEvent[] = [];
 try {
   await runTraining({
     // Evaluation is not part of a training step: none here.
-    config: { ...embeddedTrainConfig({ preset, method, steps }), evalEvery: 0, frozenBaseline },
+    config: {
+      ...embeddedTrainConfig({ preset: zeroAdvantageShare === undefined ? preset : { ...preset, rl: { ...preset.rl, zeroAdvantageShare } }, method, steps }),
+      evalEvery: 0,
+      frozenBaseline,
+    },
     policy,
     ...(referencePolicy ? { referencePolicy } : {}),
     trainTasks: assets.trainTasks,
@@ -106,3 +116,11 @@ for (const name of callNames) {
 }
 const episodesPerStep = preset.rl.tasksPerStep * preset.rl.groupSize;
 console.log(`\nRL episodes per second: ${((1000 * episodesPerStep) / total).toFixed(2)} (${episodesPerStep} per step${frozenBaseline ? `, plus as many frozen-baseline episodes` : ''}; ${events.length} steps)`);
+// Step 1 is the same batch of rollouts in every configuration (the same
+// weights and seeds): its update's calls compare configurations pair-wise.
+const first = events[0];
+if (first !== undefined) {
+  const calls = first.timing.calls ?? {};
+  const update = (calls['train'] ?? 0) + (calls['reference.score'] ?? 0) + (calls['score'] ?? 0);
+  console.log(`\nstep 1 (the same rollouts in every configuration): update ${update.toFixed(0)} ms (train ${(calls['train'] ?? 0).toFixed(0)}, reference.score ${(calls['reference.score'] ?? 0).toFixed(0)}), generate ${(calls['generate'] ?? 0).toFixed(0)} ms; zero-advantage share ${zeroAdvantageShare ?? 1}`);
+}

@@ -48,6 +48,8 @@ describe('seal train RL and evaluation flags', () => {
       ['--test-ood', 'many'],
       ['--eval-every', '0'],
       ['--batch-order', 'random'],
+      ['--zero-advantage-share', '0'],
+      ['--zero-advantage-share', '1.5'],
     ] as const) {
       await expect(runTrain({ argv: ['--preset', 'smoke', flag, value, '--run-dir', runDirectory, '--cache', join(root, 'cache')], output })).rejects.toMatchObject({
         code: 'INVALID_ARGUMENT',

@@ -27,6 +27,7 @@ const flagsSchema = z.object({
   'embedding-lr-scale': z.coerce.number().min(0).max(1).optional(),
   'progress-weight': z.coerce.number().min(0).max(10).optional(),
   'warmup-steps': z.coerce.number().int().min(0).optional(),
+  'zero-advantage-share': z.coerce.number().gt(0).max(1).optional(),
   'strict-abstention': z.enum(['on', 'off']).optional(),
   'tasks-per-step': z.coerce.number().int().positive().max(256).optional(),
   'test-id': z.coerce.number().int().min(4).max(2000).optional(),
@@ -48,7 +49,7 @@ const flagsSchema = z.object({
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X]
-                  [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off]
+                  [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
@@ -78,6 +79,11 @@ unless --fresh is given.
                    add W × the share of turns the verifier passes (the dense
                    per-turn progress reward) to the binary verdict
   --warmup-steps N raise the RL learning rate linearly over the first N steps
+  --zero-advantage-share P
+                   put each zero-advantage rollout (it moves the policy only
+                   through the KL term) into the update with probability P,
+                   weighted 1/P: the same expected update for less reference
+                   scoring and training (default 1: all of them)
   --strict-abstention on|off
                    on: the training reward also fails an episode that calls
                    a tool in a turn whose ground truth is empty (BFCL's
@@ -250,6 +256,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       'embedding-lr-scale': { type: 'string' },
       'progress-weight': { type: 'string' },
       'warmup-steps': { type: 'string' },
+      'zero-advantage-share': { type: 'string' },
       'strict-abstention': { type: 'string' },
       'tasks-per-step': { type: 'string' },
       'test-id': { type: 'string' },
@@ -332,6 +339,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags['embedding-lr-scale'] === undefined ? {} : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
       ...(flags['progress-weight'] === undefined ? {} : { progressWeight: flags['progress-weight'] }),
       ...(flags['warmup-steps'] === undefined ? {} : { warmupSteps: flags['warmup-steps'] }),
+      ...(flags['zero-advantage-share'] === undefined ? {} : { zeroAdvantageShare: flags['zero-advantage-share'] }),
       ...(flags['strict-abstention'] === undefined ? {} : { strictAbstention: flags['strict-abstention'] === 'on' }),
       ...(flags['tasks-per-step'] === undefined ? {} : { tasksPerStep: flags['tasks-per-step'] }),
       ...(flags['updates-per-step'] === undefined ? {} : { optimizerStepsPerStep: flags['updates-per-step'] }),

@@ -81,6 +81,8 @@ export type EmbeddedPreset = {
     embeddingLearningRateScale?: number;
     /** Linear learning-rate warm-up over the first N RL steps (`ppo.warmupSteps`; default 0). */
     warmupSteps?: number;
+    /** The share of zero-advantage rollouts in each update, weighted by its inverse (`ppo.zeroAdvantageShare`; default 1, all). */
+    zeroAdvantageShare?: number;
     /** Weight of the dense per-turn progress reward beside the binary verdict (`progressWeight`; default 0). */
     progressWeight?: number;
     /** Fail the training reward of an episode that calls a tool where the ground truth is empty (`strictAbstention`; default false). */
@@ -228,6 +230,7 @@ export function embeddedTrainConfig({
       klCoef: preset.rl.klCoef,
       ...(preset.rl.embeddingLearningRateScale === undefined ? {} : { embeddingLearningRateScale: preset.rl.embeddingLearningRateScale }),
       ...(preset.rl.warmupSteps === undefined ? {} : { warmupSteps: preset.rl.warmupSteps }),
+      ...(preset.rl.zeroAdvantageShare === undefined ? {} : { zeroAdvantageShare: preset.rl.zeroAdvantageShare }),
     },
     evalEvery: preset.rl.evalEvery,
     ...(preset.rl.progressWeight === undefined ? {} : { progressWeight: preset.rl.progressWeight }),

@@ -142,6 +142,17 @@ export const trainConfigSchema = z.object({
        * log-probabilities of the truncated distribution.
        */
       oldLogprobs: z.enum(['auto', 'rollout', 'rescore']).default('auto'),
+      /**
+       * The share of zero-advantage rollouts that go into the update. Such a
+       * rollout moves the policy only through the KL term, yet costs a
+       * reference score and a forward and backward pass like any other (41–52%
+       * of a study run's rollouts). Each is kept with this probability and
+       * weighted by its inverse, so the KL term's expected gradient is the
+       * whole batch's (an unbiased estimate with more variance). 1 (the
+       * default) keeps them all, as before. With `klCoef` 0 they carry no
+       * gradient and are left out whatever this share.
+       */
+      zeroAdvantageShare: z.number().gt(0, { message: 'zeroAdvantageShare must be in (0, 1]' }).max(1, { message: 'zeroAdvantageShare must be in (0, 1]' }).default(1),
     })
     .default({
       learningRate: 1e-6,
@@ -155,6 +166,7 @@ export const trainConfigSchema = z.object({
       epochs: 1,
       warmupSteps: 0,
       oldLogprobs: 'auto',
+      zeroAdvantageShare: 1,
     }),
   /**
    * SEAL's interface modules switched on in training (`schema` φ_schema,

@@ -5,7 +5,7 @@ import type {
   PolicyV1TrainSequence,
 } from '@seal/spec';
 import type { TrainConfig } from '../config/train-config';
-import type { Rollout } from '../rollout/run-rollouts';
+import { deriveSeed, type Rollout } from '../rollout/run-rollouts';
 
 /**
  * The policy update of a step: old log-probabilities (the rollouts' own, or
@@ -13,7 +13,9 @@ import type { Rollout } from '../rollout/run-rollouts';
  * score graph, then PPO over mini-batches with per-trajectory token means.
  * All use the sampling temperature (as verl does): the policy being
  * optimised is the one the rollouts were drawn from, softmax(logits / T).
- * Nothing trains when no kept rollout has a nonzero advantage.
+ * Nothing trains when no kept rollout has a nonzero advantage. Zero-advantage
+ * rollouts may be sampled out of the update ({@link chooseUpdateRollouts},
+ * `ppo.zeroAdvantageShare`).
  */
 export async function updatePolicy({
   step,
@@ -45,45 +47,46 @@ export async function updatePolicy({
   if (kept.length === 0 || !kept.some((i) => advantages[i] !== 0)) {
     return trainResults;
   }
-  const sequences = kept.map((i) => rollouts[i]!.tokenIds);
+  const miniBatches = Math.min(config.optimizerStepsPerStep, kept.length);
+  const chosen = chooseUpdateRollouts({
+    kept,
+    advantages,
+    miniBatches,
+    klCoef: config.ppo.klCoef,
+    zeroAdvantageShare: config.ppo.zeroAdvantageShare,
+    seed: deriveSeed(config.seed, 0x2e70, step),
+  });
+  const sequences = chosen.map(({ rollout }) => rollouts[rollout]!.tokenIds);
   const temperature =
     config.sampling.temperature > 0 ? config.sampling.temperature : 1;
   const old =
     oldLogprobSource(config) === 'rollout'
-      ? { logprobs: kept.map((i) => rollouts[i]!.samplingLogprobs) }
+      ? { logprobs: chosen.map(({ rollout }) => rollouts[rollout]!.samplingLogprobs) }
       : await policy.score({ sequences, temperature });
   const ref =
     config.ppo.klCoef > 0 && referencePolicy
       ? await referencePolicy.score({ sequences, temperature })
       : undefined;
   const t0 = performance.now();
-  const miniBatches = Math.min(config.optimizerStepsPerStep, kept.length);
   const batches: PolicyV1TrainSequence[][] = Array.from(
     { length: miniBatches },
     () => [],
   );
-  kept.forEach((rolloutIndex, k) => {
+  // Each rollout's token mean, over its mini-batch's full size (a rollout
+  // left out still counts there), times its weight.
+  chosen.forEach(({ rollout: rolloutIndex, miniBatch, miniBatchSize, weight }, k) => {
     const rollout = rollouts[rolloutIndex]!;
     const masked = rollout.generatedMask.reduce((a, b) => a + b, 0);
-    const target = batches[k % miniBatches]!;
-    target.push({
+    batches[miniBatch]!.push({
       tokenIds: rollout.tokenIds,
-      // Filled below once the mini-batch size is known.
       tokenWeights: rollout.generatedMask.map((m) =>
-        masked > 0 ? m / masked : 0,
+        masked > 0 ? (weight * m) / masked / miniBatchSize : 0,
       ),
       advantages: rollout.generatedMask.map(() => advantages[rolloutIndex]!),
       oldLogprobs: [...old.logprobs[k]!],
       ...(ref ? { refLogprobs: [...ref.logprobs[k]!] } : {}),
     });
   });
-  for (const miniBatch of batches) {
-    for (const sequence of miniBatch) {
-      sequence.tokenWeights = sequence.tokenWeights.map(
-        (w) => w / miniBatch.length,
-      );
-    }
-  }
   mark('bookkeeping', t0);
   // PPO epochs: each pass goes over every mini-batch again against the
   // same old log-probabilities (the clip bounds how far the policy moves).
@@ -113,6 +116,63 @@ export async function updatePolicy({
     }
   }
   return trainResults;
+}
+
+/** A rollout that goes into the update: its mini-batch and its loss weight. */
+export type UpdateRollout = {
+  /** Index into the step's rollouts. */
+  rollout: number;
+  miniBatch: number;
+  /** The mini-batch's size before any rollout was left out (the token means' divisor). */
+  miniBatchSize: number;
+  /** 1, or 1 / share for a zero-advantage rollout kept with probability `share`. */
+  weight: number;
+};
+
+/**
+ * The kept rollouts that go into the update, in order: the k-th kept
+ * rollout belongs to mini-batch k mod `miniBatches`. Every rollout with a
+ * nonzero advantage goes in. A zero-advantage one moves the policy only
+ * through the KL term: with `klCoef` 0 it is left out, otherwise it goes in
+ * with probability `zeroAdvantageShare` (a seeded draw per rollout) and
+ * weight 1 / share, so the expected loss is the whole batch's. A
+ * mini-batch never ends up empty: it keeps its first rollout at weight 0, so
+ * that its optimizer step still runs (Adam's momentum and weight decay move
+ * the weights even without a gradient), as it did with every rollout in.
+ */
+export function chooseUpdateRollouts({
+  kept,
+  advantages,
+  miniBatches,
+  klCoef,
+  zeroAdvantageShare,
+  seed,
+}: {
+  kept: readonly number[];
+  advantages: readonly number[];
+  miniBatches: number;
+  klCoef: number;
+  zeroAdvantageShare: number;
+  seed: number;
+}): UpdateRollout[] {
+  const sizes = Array.from({ length: miniBatches }, (_, b) =>
+    kept.filter((_, k) => k % miniBatches === b).length,
+  );
+  const chosen = kept.flatMap((rollout, k): UpdateRollout[] => {
+    const miniBatch = k % miniBatches;
+    const entry = { rollout, miniBatch, miniBatchSize: sizes[miniBatch]! };
+    if (advantages[rollout] !== 0) return [{ ...entry, weight: 1 }];
+    if (klCoef === 0) return [];
+    if (zeroAdvantageShare >= 1) return [{ ...entry, weight: 1 }];
+    const draw = deriveSeed(seed, rollout) / 0x80000000;
+    return draw < zeroAdvantageShare ? [{ ...entry, weight: 1 / zeroAdvantageShare }] : [];
+  });
+  for (let miniBatch = 0; miniBatch < miniBatches; miniBatch++) {
+    if (chosen.some((entry) => entry.miniBatch === miniBatch)) continue;
+    chosen.push({ rollout: kept[miniBatch]!, miniBatch, miniBatchSize: sizes[miniBatch]!, weight: 0 });
+  }
+  const position = new Map(kept.map((rollout, k) => [rollout, k]));
+  return chosen.sort((a, b) => position.get(a.rollout)! - position.get(b.rollout)!);
 }
 
 /**

@@ -138,10 +138,21 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
         sequence.tokenWeights.forEach((weight, t) => expect(sequence.oldLogprobs![t]).toBe(weight > 0 ? -0.5 : 0));
       }
     }
-    // Per-trajectory token means: each mini-batch's weights sum to 1.
+    // Per-trajectory token means over the whole mini-batch: each sequence's
+    // weights sum to 1/n, n the mini-batch's size. Without a KL term only
+    // rollouts with a nonzero advantage are sent (or one at weight 0, so that
+    // a mini-batch of zero advantages still takes its optimizer step).
     for (const call of policy.calls.train) {
-      const sum = call.sequences.reduce((total, s) => total + s.tokenWeights.reduce((a, b) => a + b, 0), 0);
-      expect(sum).toBeCloseTo(1, 9);
+      const sums = call.sequences.map((s) => s.tokenWeights.reduce((a, b) => a + b, 0)).filter((sum) => sum > 0);
+      if (sums.length === 0) continue;
+      const size = 1 / sums[0]!;
+      expect(size).toBeCloseTo(Math.round(size), 9);
+      for (const sum of sums) expect(sum).toBeCloseTo(1 / size, 12);
+      expect(sums.length).toBeLessThanOrEqual(Math.round(size));
+      for (const sequence of call.sequences) {
+        const weighted = sequence.tokenWeights.some((weight) => weight > 0);
+        expect(weighted ? sequence.advantages![0] !== 0 : true).toBe(true);
+      }
     }
   });
 
