@@ -1,4 +1,4 @@
-import type { PolicyV1, PolicyV1TrainOptions, PolicyV1TrainSequence } from '@seal/spec';
+import type { PolicyV1, PolicyV1ScoreOptions, PolicyV1TrainOptions, PolicyV1TrainSequence } from '@seal/spec';
 import { describe, expect, it } from 'vitest';
 import { trainConfigSchema } from '../config/train-config';
 import type { Rollout } from '../rollout/run-rollouts';
@@ -52,8 +52,8 @@ function recordingPolicy(calls: PolicyV1TrainOptions[]): PolicyV1 {
     policyId: 'recording',
     trainable: true,
     generate: () => Promise.reject(new Error('not used')),
-    score: ({ sequences }) => Promise.resolve({ logprobs: sequences.map((sequence) => sequence.map(() => -1)) }),
-    train: (options) => {
+    score: ({ sequences }: PolicyV1ScoreOptions) => Promise.resolve({ logprobs: sequences.map((sequence: number[]) => sequence.map(() => -1)) }),
+    train: (options: PolicyV1TrainOptions) => {
       calls.push(options);
       return Promise.resolve({ loss: 0, gradNorm: 0, skipped: false, tokens: 0 });
     },
