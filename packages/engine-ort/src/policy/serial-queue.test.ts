@@ -15,14 +15,18 @@ function gatedTask(log: string[], name: string, outcome: 'resolve' | 'reject') {
   return { task, release };
 }
 
+/** Tasks a and b handed to one queue in that order, b resolving. */
+function queuedPair(outcomeOfA: 'resolve' | 'reject') {
+  const queue = new SerialQueue();
+  const log: string[] = [];
+  const a = gatedTask(log, 'a', outcomeOfA);
+  const b = gatedTask(log, 'b', 'resolve');
+  return { log, a, b, first: queue.run(a.task), second: queue.run(b.task) };
+}
+
 describe('SerialQueue', () => {
   it('should start a task only after the one before it has settled, in call order', async () => {
-    const queue = new SerialQueue();
-    const log: string[] = [];
-    const a = gatedTask(log, 'a', 'resolve');
-    const b = gatedTask(log, 'b', 'resolve');
-    const first = queue.run(a.task);
-    const second = queue.run(b.task);
+    const { log, a, b, first, second } = queuedPair('resolve');
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(log).toEqual(['a start']);
     b.release();
@@ -35,12 +39,7 @@ describe('SerialQueue', () => {
   });
 
   it('should reject only the failed task and run the next one', async () => {
-    const queue = new SerialQueue();
-    const log: string[] = [];
-    const a = gatedTask(log, 'a', 'reject');
-    const b = gatedTask(log, 'b', 'resolve');
-    const first = queue.run(a.task);
-    const second = queue.run(b.task);
+    const { log, a, b, first, second } = queuedPair('reject');
     a.release();
     b.release();
     await expect(first).rejects.toThrow('a failed');

@@ -155,8 +155,9 @@ export function chooseUpdateRollouts({
   zeroAdvantageShare: number;
   seed: number;
 }): UpdateRollout[] {
+  // Mini-batch b holds the kept rollouts k ≡ b (mod miniBatches).
   const sizes = Array.from({ length: miniBatches }, (_, b) =>
-    kept.filter((_, k) => k % miniBatches === b).length,
+    Math.ceil((kept.length - b) / miniBatches),
   );
   const chosen = kept.flatMap((rollout, k): UpdateRollout[] => {
     const miniBatch = k % miniBatches;
