@@ -530,6 +530,36 @@ for (const set of sets) {
   }
 }
 
+// Run by run: each seed's mean paired difference. The two-stage intervals
+// above are as wide as these disagree; this shows where they do.
+const studySeeds = [...new Set(results.map((r) => r.seed))].sort((a, b) => a - b);
+/** The mean of `arm − other` over one seed's paired cells, in points, or '–'. */
+function seedDifference({ arm, other, set, measure, seed }: { arm: Arm; other: Arm; set: string; measure: Measure; seed: number }): string {
+  const baseline = other === 'frozen' && !present.includes('frozen') ? cells(arm, set, measure, 0) : present.includes(other) ? cells(other, set, measure) : undefined;
+  if (baseline === undefined) return '–';
+  const mine = cells(arm, set, measure);
+  const keys = [...mine.keys()].filter((key) => key.startsWith(`${seed}:`) && baseline.has(key));
+  if (keys.length === 0) return '–';
+  const mean = keys.reduce((sum, key) => sum + mine.get(key)! - baseline.get(key)!, 0) / keys.length;
+  return `${mean >= 0 ? '+' : '−'}${Math.abs(100 * mean).toFixed(1)}`;
+}
+if (studySeeds.length > 1) {
+  for (const set of sets) {
+    for (const measure of measures) {
+      lines.push('', `**${set}, ${measure === 'sampled' ? 'sampled pass@1' : 'greedy'}, seed by seed** — mean paired difference in points, arm − frozen (arm − GRPO)`, '');
+      lines.push(`| arm | ${studySeeds.map((seed) => `seed ${seed}`).join(' | ')} |`, `| --- |${studySeeds.map(() => ' ---: |').join('')}`);
+      for (const arm of trained) {
+        const cell = (seed: number): string => {
+          const versusFrozen = seedDifference({ arm, other: 'frozen', set, measure, seed });
+          const versusGrpo = arm === 'grpo' ? '–' : seedDifference({ arm, other: 'grpo', set, measure, seed });
+          return versusGrpo === '–' ? versusFrozen : `${versusFrozen} (${versusGrpo})`;
+        };
+        lines.push(`| ${arm} | ${studySeeds.map(cell).join(' | ')} |`);
+      }
+    }
+  }
+}
+
 const episodes = steps * preset.rl.tasksPerStep * preset.rl.groupSize;
 const evalSizes = assets.evalSets.map((set) => `${set.name} ${set.tasks.length}`).join(', ');
 console.log(`\nbench learning: preset ${preset.name}, ${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts = ${episodes} RL episodes per run, eval sets ${evalSizes}, ${results.filter((r) => !r.derived).length} runs, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`);
