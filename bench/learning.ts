@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--jobs N] [--out DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--jobs N] [--out DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -35,6 +35,13 @@
  * a kill; a finished run is kept. A run directory recorded under another
  * setup (warm start, tasks, RL settings) is an error naming what differs,
  * unless `--restart` is given.
+ *
+ * A setting is compared the same way: two studies that differ in it alone
+ * (say `--zero-advantage-share 0.125` into one directory and the default into
+ * another), then `--report-only --out A --against B` prints each arm of A
+ * minus the same arm of B, paired by seed and task. Both start from the same
+ * warm start and draw the same streams, so their step-0 evaluations must be
+ * identical; the report checks that before it compares.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -68,6 +75,10 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'bench/out/learning' },
     cache: { type: 'string', default: '.seal-cache' },
     samples: { type: 'string', default: '4' },
+    /** `ppo.zeroAdvantageShare` of every run (default 1: every zero-advantage rollout trains). */
+    'zero-advantage-share': { type: 'string', default: '1' },
+    /** With --report-only: a study of the same plan to compare against, arm by arm. */
+    against: { type: 'string' },
     /** Print the table and curves from the finished runs only; run nothing. */
     'report-only': { type: 'boolean', default: false },
     /** Start over runs recorded under another setup instead of stopping. */
@@ -94,6 +105,13 @@ if (seeds.some((seed) => !Number.isInteger(seed))) throw new SealError({ code: '
 const outDirectory = resolve(values.out);
 const steps = values.steps === undefined ? preset.rl.steps : Number(values.steps);
 const evalSamples = Number(values.samples);
+const zeroAdvantageShare = Number(values['zero-advantage-share']);
+if (!(zeroAdvantageShare > 0 && zeroAdvantageShare <= 1)) {
+  throw new SealError({ code: 'INVALID_ARGUMENT', message: `--zero-advantage-share must be in (0, 1], got ${values['zero-advantage-share']}` });
+}
+if (values.against !== undefined && !values['report-only']) {
+  throw new SealError({ code: 'INVALID_ARGUMENT', message: '--against compares finished studies: use it with --report-only' });
+}
 
 /** An arm of the study: a method, or the frozen control (GRPO's loop at learning rate 0). */
 type Arm = TrainMethod | 'frozen';
@@ -111,7 +129,15 @@ const plan: Run[] = seeds.flatMap((seed) => arms.filter((arm) => (only === undef
  * settings, the steps and the evaluation samples. A run recorded under
  * another setup is never mixed into the table.
  */
-const setup = { warmStart: warmStartKey(preset), tasks: preset.tasks, rl: preset.rl, steps, evalSamples };
+const setup = {
+  warmStart: warmStartKey(preset),
+  tasks: preset.tasks,
+  rl: preset.rl,
+  steps,
+  evalSamples,
+  // Only when set, so that studies recorded before the flag existed still match.
+  ...(zeroAdvantageShare === 1 ? {} : { zeroAdvantageShare }),
+};
 
 type RunResult = {
   arm: Arm;
@@ -167,6 +193,12 @@ async function sharedStepZero(seed: number): Promise<EvalEvent[] | undefined> {
   return (JSON.parse(await readFile(file, 'utf8')) as WarmStartEvaluation).events;
 }
 
+/** The keys of two setups whose values differ (a key only one of them has included). */
+function setupDifferences(a: typeof setup, b: typeof setup): string[] {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])] as (keyof typeof setup)[];
+  return keys.filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
+}
+
 /**
  * Before anything runs: a run directory or shared evaluation recorded under
  * another setup is an error naming what differs, or, with `--restart`, is
@@ -178,7 +210,7 @@ async function checkRecordedSetups(): Promise<void> {
     const setupFile = join(runDirectory, 'study-setup.json');
     if (!existsSync(setupFile)) continue;
     const recorded = JSON.parse(await readFile(setupFile, 'utf8')) as typeof setup;
-    const differs = (Object.keys(setup) as (keyof typeof setup)[]).filter((key) => JSON.stringify(recorded[key]) !== JSON.stringify(setup[key]));
+    const differs = setupDifferences(recorded, setup);
     if (differs.length === 0) continue;
     if (!values.restart) {
       throw new SealError({
@@ -262,7 +294,7 @@ async function executeRun(run: Run): Promise<void> {
       // Same tasks and warm start for every run; the RL seed drives sampling and batch order.
       config: {
         ...config,
-        ...(run.arm === 'frozen' ? { ppo: { ...config.ppo, learningRate: 0 } } : {}),
+        ppo: { ...config.ppo, zeroAdvantageShare, ...(run.arm === 'frozen' ? { learningRate: 0 } : {}) },
         seed: run.seed,
         runId: `learning-${name}`,
         frozenBaseline: false,
@@ -429,9 +461,9 @@ const accuracyOf = (event: EvalEvent | undefined, measure: Measure): number | un
 };
 
 /** Per (seed, task) cell, an arm's final success under a measure. */
-function cells(arm: Arm, set: string, measure: Measure, step?: number): Map<string, number> {
+function cells(arm: Arm, set: string, measure: Measure, step?: number, from: readonly RunResult[] = results): Map<string, number> {
   const map = new Map<string, number>();
-  for (const result of results.filter((r) => r.arm === arm)) {
+  for (const result of from.filter((r) => r.arm === arm)) {
     const event = step === undefined ? finalEval(result, set) : result.evaluations.find((e) => e.set === set && e.step === step);
     for (const [task, value] of Object.entries(successOf(event, measure) ?? {})) map.set(`${result.seed}:${task}`, value);
   }
@@ -566,6 +598,61 @@ console.log(`\nbench learning: preset ${preset.name}, ${steps} steps × ${preset
 if (results.some((r) => r.derived)) lines.push('', 'frozen: the warm start\'s step-0 evaluation of each seed at every point (common random numbers; not run, decision 0032)');
 const commits = [...new Set(results.flatMap((r) => (r.commit === undefined ? [] : [r.commit])))];
 if (commits.length > 0) lines.push('', `runs made at commit${commits.length > 1 ? 's' : ''} ${commits.join(', ')}`);
+
+// ---- One setting against another (--against) ------------------------------
+
+if (values.against !== undefined) lines.push(...(await compareAgainst(resolve(values.against))));
+
+/**
+ * Each arm of this study minus the same arm of the study in `directory`,
+ * paired by seed and task, with two-stage intervals. The two must share
+ * their step-0 evaluations (same warm start, seeds, tasks and streams);
+ * otherwise their cells are not paired and this says so instead.
+ */
+async function compareAgainst(directory: string): Promise<string[]> {
+  const other: RunResult[] = [];
+  for (const run of plan) {
+    const file = join(directory, nameOf(run), 'result.json');
+    if (existsSync(file)) other.push(JSON.parse(await readFile(file, 'utf8')) as RunResult);
+  }
+  const out = ['', `**This study (${outDirectory}) against ${directory}**`];
+  if (other.length === 0) return [...out, '', `no finished runs of this plan in ${directory}`];
+  const differs = setupDifferences(setup, other[0]!.setup);
+  out.push('', `setups differ in: ${differs.length === 0 ? 'nothing (the same setting twice)' : differs.join(', ')}`);
+  // Common random numbers: the same warm start and seed give the same step-0 verdicts.
+  const unpaired = seeds.filter((seed) => {
+    const mine = results.find((r) => r.seed === seed && !r.derived);
+    const theirs = other.find((r) => r.seed === seed);
+    if (mine === undefined || theirs === undefined) return false;
+    const stepZero = (result: RunResult) => JSON.stringify(result.evaluations.filter((e) => e.step === 0).map((e) => [e.set, e.taskSuccess, e.sampled?.taskSuccess]));
+    return stepZero(mine) !== stepZero(theirs);
+  });
+  if (unpaired.length > 0) {
+    return [...out, '', `not compared: the step-0 evaluations of seed${unpaired.length > 1 ? 's' : ''} ${unpaired.join(', ')} differ, so the two studies did not start from the same warm start and streams`];
+  }
+  for (const set of sets) {
+    out.push('', `**${set}** — final success (mean over seeds); this − that in points, 95% two-stage bootstrap intervals`, '');
+    out.push('| arm | seeds | sampled: this / that | sampled: this − that | greedy: this / that | greedy: this − that |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const arm of present.filter((a) => a !== 'frozen' && other.some((r) => r.arm === a))) {
+      const row: string[] = [arm];
+      const mine = cells(arm, set, 'sampled');
+      const theirs = cells(arm, set, 'sampled', undefined, other);
+      row.push(String(new Set([...mine.keys()].filter((key) => theirs.has(key)).map((key) => key.slice(0, key.indexOf(':')))).size));
+      for (const measure of measures) {
+        const a = cells(arm, set, measure);
+        const b = cells(arm, set, measure, undefined, other);
+        const clusters = clustersBySeed(a, b);
+        const mean = (map: Map<string, number>): string => {
+          const paired = [...map].filter(([key]) => a.has(key) && b.has(key)).map(([, value]) => value);
+          return paired.length === 0 ? '–' : `${((100 * paired.reduce((x, y) => x + y, 0)) / paired.length).toFixed(1)}%`;
+        };
+        row.push(`${mean(a)} / ${mean(b)}`, clusters.length === 0 ? '–' : formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 })));
+      }
+      out.push(`| ${row.join(' | ')} |`);
+    }
+  }
+  return out;
+}
 console.log(lines.join('\n'));
 
 // ---- Curves (SVG) ---------------------------------------------------------
