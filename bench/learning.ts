@@ -592,6 +592,71 @@ if (studySeeds.length > 1) {
   }
 }
 
+// ---- Training on the same tasks --------------------------------------------
+
+// A seed's arms train on the same tasks at every step (the batch order
+// depends on the seed; Environment Tuning's curriculum draws its own), and
+// at step 1 from the same policy. Their training success, paired by (seed,
+// step, task), shows what the training interface does to the policy before
+// any held-out evaluation: an arm whose cues help should succeed more often
+// in training, even where that does not carry over to the untouched interface.
+const trainingCategoryOf = new Map(assets.trainTasks.map((task) => [task.id, task.category] as const));
+const categoryOfTask = (taskId: string): string => trainingCategoryOf.get(taskId) ?? categoryOf.get(taskId) ?? 'other';
+/** Per (seed, step, task) cell, the share of an arm's rollouts of the task that succeeded. */
+function trainingCells(arm: Arm): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const result of results.filter((r) => r.arm === arm && !r.derived)) {
+    for (const event of result.steps) {
+      const byTask = new Map<string, { success: number; count: number }>();
+      for (const sample of event.samples ?? []) {
+        const entry = byTask.get(sample.taskId) ?? { success: 0, count: 0 };
+        entry.success += sample.success ? 1 : 0;
+        entry.count += 1;
+        byTask.set(sample.taskId, entry);
+      }
+      for (const [task, { success, count }] of byTask) map.set(`${result.seed}:${event.step}:${task}`, success / count);
+    }
+  }
+  return map;
+}
+const trainingCategory = (key: string): string => categoryOfTask(key.slice(key.lastIndexOf(':') + 1));
+if (present.includes('grpo')) {
+  const grpoCells = trainingCells('grpo');
+  const trainingCategories = [...new Set([...grpoCells.keys()].map(trainingCategory))].sort();
+  lines.push('', '**Training success on the same tasks** — arm − GRPO in points, paired by (seed, step, task), 95% two-stage bootstrap intervals (seeds, then cells); the paired cells in brackets', '');
+  lines.push(`| arm | all | ${trainingCategories.join(' | ')} |`, `| --- | ---: |${trainingCategories.map(() => ' ---: |').join('')}`);
+  for (const arm of trained.filter((a) => a !== 'grpo')) {
+    const mine = trainingCells(arm);
+    const cell = (category?: string): string => {
+      const keep = (map: Map<string, number>) => (category === undefined ? map : new Map([...map].filter(([key]) => trainingCategory(key) === category)));
+      const clusters = clustersBySeed(keep(mine), keep(grpoCells));
+      const n = clusters.reduce((sum, cluster) => sum + cluster.after.length, 0);
+      return n === 0 ? '–' : `${formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }))} (${n})`;
+    };
+    lines.push(`| ${arm} | ${cell()} | ${trainingCategories.map(cell).join(' | ')} |`);
+  }
+  // Which failures the training interface moves: the verifier's tags per training episode.
+  for (const category of trainingCategories) {
+    const rates = new Map<Arm, Map<string, number>>();
+    for (const arm of trained) {
+      const counts = new Map<string, number>();
+      let episodes = 0;
+      for (const result of results.filter((r) => r.arm === arm && !r.derived)) {
+        for (const sample of result.steps.flatMap((event) => event.samples ?? [])) {
+          if (categoryOfTask(sample.taskId) !== category) continue;
+          episodes++;
+          for (const tagName of sample.tags) counts.set(tagName, (counts.get(tagName) ?? 0) + 1);
+        }
+      }
+      if (episodes > 0) rates.set(arm, new Map([...counts].map(([tagName, count]) => [tagName, count / episodes])));
+    }
+    const tags = [...new Set([...rates.values()].flatMap((map) => [...map.keys()]))].filter((tagName) => tagName !== 'pass').sort();
+    lines.push('', `**Training tags per episode, ${category}** — each arm's rollouts over all its seeds and steps`, '');
+    lines.push(`| arm | ${tags.join(' | ')} |`, `| --- |${tags.map(() => ' ---: |').join('')}`);
+    for (const [arm, map] of rates) lines.push(`| ${arm} | ${tags.map((tagName) => (map.get(tagName) ?? 0).toFixed(2)).join(' | ')} |`);
+  }
+}
+
 const episodes = steps * preset.rl.tasksPerStep * preset.rl.groupSize;
 const evalSizes = assets.evalSets.map((set) => `${set.name} ${set.tasks.length}`).join(', ');
 console.log(`\nbench learning: preset ${preset.name}, ${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts = ${episodes} RL episodes per run, eval sets ${evalSizes}, ${results.filter((r) => !r.derived).length} runs, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`);
