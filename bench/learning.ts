@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--jobs N] [--out DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--jobs N] [--out DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -77,6 +77,8 @@ const { values } = parseArgs({
     samples: { type: 'string', default: '4' },
     /** `ppo.zeroAdvantageShare` of every run (default 1: every zero-advantage rollout trains). */
     'zero-advantage-share': { type: 'string', default: '1' },
+    /** SEAL's interface modules for the arms with environment-side adaptation (default: φ_schema alone, the headline). */
+    overlays: { type: 'string' },
     /** With --report-only: a study of the same plan to compare against, arm by arm. */
     against: { type: 'string' },
     /** Print the table and curves from the finished runs only; run nothing. */
@@ -109,6 +111,18 @@ const zeroAdvantageShare = Number(values['zero-advantage-share']);
 if (!(zeroAdvantageShare > 0 && zeroAdvantageShare <= 1)) {
   throw new SealError({ code: 'INVALID_ARGUMENT', message: `--zero-advantage-share must be in (0, 1], got ${values['zero-advantage-share']}` });
 }
+const overlays = values.overlays === undefined ? undefined : parseOverlayModules(values.overlays);
+/** `--overlays`: a comma list of schema, err and cap, or `none` alone. */
+function parseOverlayModules(value: string): ('schema' | 'err' | 'cap')[] {
+  if (value === 'none') return [];
+  const names = value.split(',');
+  const known = ['schema', 'err', 'cap'] as const;
+  const unknownNames = names.filter((name) => !(known as readonly string[]).includes(name));
+  if (unknownNames.length > 0 || new Set(names).size !== names.length) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: `--overlays: ${unknownNames.length > 0 ? `unknown module ${unknownNames.join(', ')}` : 'a module is named twice'} (known: schema, err, cap, or none alone)` });
+  }
+  return names as ('schema' | 'err' | 'cap')[];
+}
 if (values.against !== undefined && !values['report-only']) {
   throw new SealError({ code: 'INVALID_ARGUMENT', message: '--against compares finished studies: use it with --report-only' });
 }
@@ -137,6 +151,7 @@ const setup = {
   evalSamples,
   // Only when set, so that studies recorded before the flag existed still match.
   ...(zeroAdvantageShare === 1 ? {} : { zeroAdvantageShare }),
+  ...(overlays === undefined ? {} : { overlays }),
 };
 
 type RunResult = {
@@ -295,6 +310,8 @@ async function executeRun(run: Run): Promise<void> {
       config: {
         ...config,
         ppo: { ...config.ppo, zeroAdvantageShare, ...(run.arm === 'frozen' ? { learningRate: 0 } : {}) },
+        // The interface modules apply to the arms with an environment side.
+        ...(overlays !== undefined && (run.arm === 'seal' || run.arm === 'no-reweight' || run.arm === 'no-loop') ? { overlays } : {}),
         seed: run.seed,
         runId: `learning-${name}`,
         frozenBaseline: false,
@@ -697,8 +714,12 @@ async function compareAgainst(directory: string): Promise<string[]> {
   }
   for (const set of sets) {
     out.push('', `**${set}** — final success (mean over seeds); this − that in points, 95% two-stage bootstrap intervals`, '');
-    out.push('| arm | seeds | sampled: this / that | sampled: this − that | greedy: this / that | greedy: this − that |', '| --- | ---: | ---: | ---: | ---: | ---: |');
-    for (const arm of present.filter((a) => a !== 'frozen' && other.some((r) => r.arm === a))) {
+    const againstGrpo = other.some((r) => r.arm === 'grpo');
+    out.push(
+      `| arm | seeds | sampled: this / that | sampled: this − that |${againstGrpo ? ' sampled: this − that GRPO |' : ''} greedy: this / that | greedy: this − that |${againstGrpo ? ' greedy: this − that GRPO |' : ''}`,
+      `| --- | ---: | ---: | ---: |${againstGrpo ? ' ---: |' : ''} ---: | ---: |${againstGrpo ? ' ---: |' : ''}`,
+    );
+    for (const arm of present.filter((a) => a !== 'frozen' && other.some((r) => r.arm === a || r.arm === 'grpo'))) {
       const row: string[] = [arm];
       const mine = cells(arm, set, 'sampled');
       const theirs = cells(arm, set, 'sampled', undefined, other);
@@ -712,6 +733,11 @@ async function compareAgainst(directory: string): Promise<string[]> {
           return paired.length === 0 ? '–' : `${((100 * paired.reduce((x, y) => x + y, 0)) / paired.length).toFixed(1)}%`;
         };
         row.push(`${mean(a)} / ${mean(b)}`, clusters.length === 0 ? '–' : formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 })));
+        // Against the other study's GRPO: an arm run only here (say SEAL with other modules) still has its baseline.
+        if (againstGrpo) {
+          const grpoClusters = clustersBySeed(a, cells('grpo', set, measure, undefined, other));
+          row.push(grpoClusters.length === 0 ? '–' : formatPoints(clusteredPairedBootstrap({ clusters: grpoClusters, seed: 17 })));
+        }
       }
       out.push(`| ${row.join(' | ')} |`);
     }
