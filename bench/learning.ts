@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--jobs N] [--out DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--schema-note on|off] [--jobs N] [--out DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -51,7 +51,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBfclBackend } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
-import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, warmStartKey } from '@seal/cli';
+import { embeddedEpisode, embeddedPresets, embeddedTrainConfig, prepareEmbedded, warmStartKey } from '@seal/cli';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {
   clusteredPairedBootstrap,
@@ -79,6 +79,8 @@ const { values } = parseArgs({
     'zero-advantage-share': { type: 'string', default: '1' },
     /** SEAL's interface modules for the arms with environment-side adaptation (default: φ_schema alone, the headline). */
     overlays: { type: 'string' },
+    /** `off`: φ_schema without its system-prompt note (the markers alone), for the arms with an environment side. */
+    'schema-note': { type: 'string', default: 'on' },
     /** With --report-only: a study of the same plan to compare against, arm by arm. */
     against: { type: 'string' },
     /** Print the table and curves from the finished runs only; run nothing. */
@@ -123,6 +125,13 @@ function parseOverlayModules(value: string): ('schema' | 'err' | 'cap')[] {
   }
   return names as ('schema' | 'err' | 'cap')[];
 }
+if (values['schema-note'] !== 'on' && values['schema-note'] !== 'off') {
+  throw new SealError({ code: 'INVALID_ARGUMENT', message: `--schema-note must be on or off, got ${values['schema-note']}` });
+}
+const schemaNote = values['schema-note'] === 'on';
+if (!schemaNote && overlays !== undefined && !overlays.includes('schema')) {
+  throw new SealError({ code: 'INVALID_ARGUMENT', message: '--schema-note off needs φ_schema on: add schema to --overlays' });
+}
 if (values.against !== undefined && !values['report-only']) {
   throw new SealError({ code: 'INVALID_ARGUMENT', message: '--against compares finished studies: use it with --report-only' });
 }
@@ -152,6 +161,7 @@ const setup = {
   // Only when set, so that studies recorded before the flag existed still match.
   ...(zeroAdvantageShare === 1 ? {} : { zeroAdvantageShare }),
   ...(overlays === undefined ? {} : { overlays }),
+  ...(schemaNote ? {} : { schemaNote: false }),
 };
 
 type RunResult = {
@@ -320,6 +330,16 @@ async function executeRun(run: Run): Promise<void> {
       },
       policy,
       ...(referencePolicy ? { referencePolicy } : {}),
+      // Without the note: φ_schema's markers, with whichever other modules --overlays names.
+      ...(schemaNote
+        ? {}
+        : {
+            interfaceSettings: {
+              schema: { note: null },
+              errorHints: overlays?.includes('err') ? { protocol: embeddedEpisode.protocol } : false,
+              guidelines: overlays?.includes('cap') ? {} : false,
+            },
+          }),
       trainTasks: assets.trainTasks,
       evalSets: assets.evalSets,
       ...(initialEvaluations ? { initialEvaluations } : {}),
