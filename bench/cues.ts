@@ -50,10 +50,10 @@ const { values } = parseArgs({
 });
 
 const variantSettings = {
-  none: { schema: false, errorHints: false, guidelines: false },
+  none: sealSettingsForModules({ modules: [] }),
   schema: sealSettingsForModules({ modules: ['schema'] }),
-  markers: { schema: { note: null }, errorHints: false, guidelines: false },
-  note: { schema: { required: false, enum: false }, errorHints: false, guidelines: false },
+  markers: { ...sealSettingsForModules({ modules: ['schema'] }), schema: { note: null } },
+  note: { ...sealSettingsForModules({ modules: ['schema'] }), schema: { required: false, enum: false } },
   err: sealSettingsForModules({ modules: ['err'], protocol: embeddedEpisode.protocol }),
   cap: sealSettingsForModules({ modules: ['cap'] }),
 } satisfies Record<string, SealInterfaceSettings>;

@@ -51,7 +51,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBfclBackend } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
-import { embeddedEpisode, embeddedPresets, embeddedTrainConfig, prepareEmbedded, warmStartKey } from '@seal/cli';
+import { embeddedEpisode, embeddedPresets, embeddedTrainConfig, parseOverlays, prepareEmbedded, warmStartKey } from '@seal/cli';
+import { sealSettingsForModules } from '@seal/evolve';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {
   clusteredPairedBootstrap,
@@ -113,18 +114,7 @@ const zeroAdvantageShare = Number(values['zero-advantage-share']);
 if (!(zeroAdvantageShare > 0 && zeroAdvantageShare <= 1)) {
   throw new SealError({ code: 'INVALID_ARGUMENT', message: `--zero-advantage-share must be in (0, 1], got ${values['zero-advantage-share']}` });
 }
-const overlays = values.overlays === undefined ? undefined : parseOverlayModules(values.overlays);
-/** `--overlays`: a comma list of schema, err and cap, or `none` alone. */
-function parseOverlayModules(value: string): ('schema' | 'err' | 'cap')[] {
-  if (value === 'none') return [];
-  const names = value.split(',');
-  const known = ['schema', 'err', 'cap'] as const;
-  const unknownNames = names.filter((name) => !(known as readonly string[]).includes(name));
-  if (unknownNames.length > 0 || new Set(names).size !== names.length) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `--overlays: ${unknownNames.length > 0 ? `unknown module ${unknownNames.join(', ')}` : 'a module is named twice'} (known: schema, err, cap, or none alone)` });
-  }
-  return names as ('schema' | 'err' | 'cap')[];
-}
+const overlays = values.overlays === undefined ? undefined : parseOverlays(values.overlays);
 if (values['schema-note'] !== 'on' && values['schema-note'] !== 'off') {
   throw new SealError({ code: 'INVALID_ARGUMENT', message: `--schema-note must be on or off, got ${values['schema-note']}` });
 }
@@ -333,13 +323,7 @@ async function executeRun(run: Run): Promise<void> {
       // Without the note: φ_schema's markers, with whichever other modules --overlays names.
       ...(schemaNote
         ? {}
-        : {
-            interfaceSettings: {
-              schema: { note: null },
-              errorHints: overlays?.includes('err') ? { protocol: embeddedEpisode.protocol } : false,
-              guidelines: overlays?.includes('cap') ? {} : false,
-            },
-          }),
+        : { interfaceSettings: { ...sealSettingsForModules({ modules: overlays ?? ['schema'], protocol: embeddedEpisode.protocol }), schema: { note: null } } }),
       trainTasks: assets.trainTasks,
       evalSets: assets.evalSets,
       ...(initialEvaluations ? { initialEvaluations } : {}),
@@ -535,12 +519,20 @@ function meanAndError(values: number[]): string {
 
 const present = arms.filter((arm) => results.some((r) => r.arm === arm));
 
+/**
+ * The cells `arm` is compared with: `other`'s, or, for a frozen control that
+ * was not run, each run's own step-0 evaluation (the warm start, same seed
+ * and tasks). Undefined when `other` is absent.
+ */
+function baselineCells({ arm, other, set, measure }: { arm: Arm; other: Arm; set: string; measure: Measure }): Map<string, number> | undefined {
+  if (other === 'frozen' && !present.includes('frozen')) return cells(arm, set, measure, 0);
+  return present.includes(other) ? cells(other, set, measure) : undefined;
+}
+
 /** `arm − other` in points with its two-stage bootstrap interval, over the cells `select` keeps. */
 function difference({ arm, other, set, measure, select = (map) => map }: { arm: Arm; other: Arm; set: string; measure: Measure; select?: (map: Map<string, number>) => Map<string, number> }): string {
   if (other === arm) return '–';
-  // Without a frozen arm, each run's own step-0 evaluation (the warm
-  // start, same seed and tasks) is the frozen control's cell.
-  const baseline = other === 'frozen' && !present.includes('frozen') ? cells(arm, set, measure, 0) : present.includes(other) ? cells(other, set, measure) : undefined;
+  const baseline = baselineCells({ arm, other, set, measure });
   if (baseline === undefined) return '–';
   const clusters = clustersBySeed(select(cells(arm, set, measure)), select(baseline));
   if (clusters.length === 0) return '–';
@@ -604,7 +596,7 @@ for (const set of sets) {
 const studySeeds = [...new Set(results.map((r) => r.seed))].sort((a, b) => a - b);
 /** The mean of `arm − other` over one seed's paired cells, in points, or '–'. */
 function seedDifference({ arm, other, set, measure, seed }: { arm: Arm; other: Arm; set: string; measure: Measure; seed: number }): string {
-  const baseline = other === 'frozen' && !present.includes('frozen') ? cells(arm, set, measure, 0) : present.includes(other) ? cells(other, set, measure) : undefined;
+  const baseline = baselineCells({ arm, other, set, measure });
   if (baseline === undefined) return '–';
   const mine = cells(arm, set, measure);
   const keys = [...mine.keys()].filter((key) => key.startsWith(`${seed}:`) && baseline.has(key));

@@ -1,6 +1,7 @@
 export { commands, resolveCommand, runCli, usage } from './cli';
 export { exitCodeFor, exitCodes } from './exit-codes';
 export type { Command, CommandContext } from './command';
+export { parseOverlays } from './commands/train';
 export {
   embeddedEpisode,
   embeddedPresets,
