@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--schema-note on|off] [--jobs N] [--out DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--schema-note on|off] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -36,6 +36,17 @@
  * setup (warm start, tasks, RL settings) is an error naming what differs,
  * unless `--restart` is given.
  *
+ * `--archive DIR` keeps the study beyond its output folder, which holds
+ * checkpoints and is not committed: each finished run's result and each
+ * seed's shared step-0 evaluation are also written there, gzipped (about
+ * 60 KB a run), as each finishes. Before anything runs, what the archive
+ * holds and `--out` lacks is restored into `--out` (and the other way
+ * round), so a study grows across machines and fresh clones: commit the
+ * archive, and the same command on another checkout resumes the study
+ * where it stood, or (with `--report-only`) prints its table. The study of
+ * record keeps its archive in `bench/learning/study/runs`. An archived run
+ * recorded under another setup is an error naming what differs.
+ *
  * A setting is compared the same way: two studies that differ in it alone
  * (say `--zero-advantage-share 0.125` into one directory and the default into
  * another), then `--report-only --out A --against B` prints each arm of A
@@ -45,6 +56,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -61,6 +73,7 @@ import {
   minimumDetectableEffectOverRuns,
   runTraining,
   sampleStandardDeviation,
+  writeFileAtomic,
   writeJsonAtomic,
   type TrainMethod,
 } from '@seal/rl';
@@ -82,6 +95,8 @@ const { values } = parseArgs({
     overlays: { type: 'string' },
     /** `off`: φ_schema without its system-prompt note (the markers alone), for the arms with an environment side. */
     'schema-note': { type: 'string', default: 'on' },
+    /** A folder (to commit) that keeps every finished run's result, gzipped; restored into --out before anything runs. */
+    archive: { type: 'string' },
     /** With --report-only: a study of the same plan to compare against, arm by arm. */
     against: { type: 'string' },
     /** Print the table and curves from the finished runs only; run nothing. */
@@ -214,6 +229,68 @@ function setupDifferences(a: typeof setup, b: typeof setup): string[] {
   return keys.filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
 }
 
+// ---- The archive: finished runs kept beyond --out -------------------------
+
+const archiveDirectory = values.archive === undefined ? undefined : resolve(values.archive);
+const archiveFileOf = (name: string): string => join(archiveDirectory!, `${name}.json.gz`);
+
+/** Writes a finished run's result (or a seed's step-0 evaluation) to the archive, if there is one. */
+async function archive(name: string, value: RunResult | WarmStartEvaluation): Promise<void> {
+  if (archiveDirectory === undefined) return;
+  // Compact JSON, gzipped with a fixed header: the same result gives the same bytes.
+  await writeFileAtomic(archiveFileOf(name), gzipSync(`${JSON.stringify(value)}\n`, { level: 9 }));
+}
+
+async function readArchived(name: string): Promise<RunResult | WarmStartEvaluation | undefined> {
+  const file = archiveFileOf(name);
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(gunzipSync(await readFile(file)).toString('utf8')) as RunResult | WarmStartEvaluation;
+  } catch (error) {
+    throw new SealError({ code: 'INVALID_STATE', message: `${file} is not a gzipped JSON result (${(error as Error).message}); remove it and run the study again`, cause: error });
+  }
+}
+
+/**
+ * Before anything runs: what the archive holds and `--out` lacks is
+ * restored into `--out`, and what `--out` holds and the archive lacks is
+ * archived. An archived entry recorded under another setup is an error
+ * naming what differs, or, with `--restart`, is left to be replaced.
+ */
+async function syncArchive(): Promise<void> {
+  if (archiveDirectory === undefined) return;
+  const entries = [
+    ...seeds.map((seed) => ({ name: `warmstart-s${seed}`, file: warmStartFile(seed), directory: undefined })),
+    ...plan.map((run) => ({ name: nameOf(run), file: resultFileOf(run), directory: runDirectoryOf(run) })),
+  ];
+  let restored = 0;
+  let archived = 0;
+  for (const entry of entries) {
+    const kept = await readArchived(entry.name);
+    if (kept !== undefined) {
+      const differs = setupDifferences(kept.setup, setup);
+      if (differs.length > 0) {
+        if (values.restart) continue;
+        throw new SealError({
+          code: 'INVALID_STATE',
+          message: `${archiveFileOf(entry.name)} was recorded under another setup (${differs.join(', ')} differ); pass --restart to run it again, or --archive another directory`,
+          details: { differs },
+        });
+      }
+      if (existsSync(entry.file)) continue;
+      if (entry.directory !== undefined) await writeFileAtomic(join(entry.directory, 'study-setup.json'), `${JSON.stringify(setup)}\n`);
+      await writeJsonAtomic(entry.file, kept);
+      restored++;
+    } else if (existsSync(entry.file)) {
+      const value = JSON.parse(await readFile(entry.file, 'utf8')) as RunResult | WarmStartEvaluation;
+      if (setupDifferences(value.setup, setup).length > 0) continue;
+      await archive(entry.name, value);
+      archived++;
+    }
+  }
+  if (restored + archived > 0) console.error(`bench learning: ${restored} restored from and ${archived} written to the archive ${archiveDirectory}`);
+}
+
 /**
  * Before anything runs: a run directory or shared evaluation recorded under
  * another setup is an error naming what differs, or, with `--restart`, is
@@ -341,7 +418,7 @@ async function executeRun(run: Run): Promise<void> {
             // Once every set is evaluated, the seed's other arms reuse it.
             if (stepZero.length === assets.evalSets.length) {
               const shared: WarmStartEvaluation = { seed: run.seed, setup, events: stepZero };
-              sharing = writeJsonAtomic(warmStartFile(run.seed), shared);
+              sharing = writeJsonAtomic(warmStartFile(run.seed), shared).then(() => archive(`warmstart-s${run.seed}`, shared));
             }
           }
         }
@@ -351,10 +428,13 @@ async function executeRun(run: Run): Promise<void> {
     // A run resumed past step 0 reported no step-0 evaluation: share the recorded one.
     const recordedStepZero = summary.evaluations.filter((e) => e.step === 0);
     if (!existsSync(warmStartFile(run.seed)) && recordedStepZero.length === assets.evalSets.length) {
-      await writeJsonAtomic(warmStartFile(run.seed), { seed: run.seed, setup, events: recordedStepZero } satisfies WarmStartEvaluation);
+      const shared: WarmStartEvaluation = { seed: run.seed, setup, events: recordedStepZero };
+      await writeJsonAtomic(warmStartFile(run.seed), shared);
+      await archive(`warmstart-s${run.seed}`, shared);
     }
     const result: RunResult = { arm: run.arm, seed: run.seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup, ...(commit === undefined ? {} : { commit }) };
     await writeJsonAtomic(resultFileOf(run), result);
+    await archive(name, result);
   } finally {
     await Promise.all([policy.close(), referencePolicy?.close()]);
   }
@@ -408,6 +488,7 @@ if (values.worker) {
   await work();
   process.exit(0);
 }
+await syncArchive();
 await checkRecordedSetups();
 if (!values['report-only']) {
   // Claims belong to the invocation that made them: a new one (after a kill
