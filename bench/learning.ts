@@ -44,7 +44,7 @@
  * round), so a study grows across machines and fresh clones: commit the
  * archive, and the same command on another checkout resumes the study
  * where it stood, or (with `--report-only`) prints its table. The study of
- * record keeps its archive in `bench/learning/study/runs`. An archived run
+ * record keeps its archive in `bench/learning/study/results`. An archived run
  * recorded under another setup is an error naming what differs.
  *
  * A setting is compared the same way: two studies that differ in it alone
@@ -63,7 +63,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBfclBackend } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
-import { embeddedEpisode, embeddedPresets, embeddedTrainConfig, parseOverlays, prepareEmbedded, warmStartKey } from '@seal/cli';
+import {
+  embeddedEpisode,
+  embeddedPresets,
+  embeddedTrainConfig,
+  parseOverlays,
+  prepareEmbedded,
+  warmStartKey,
+} from '@seal/cli';
 import { sealSettingsForModules } from '@seal/evolve';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {
@@ -112,45 +119,93 @@ const { values } = parseArgs({
   },
 });
 const jobs = Number(values.jobs);
-if (!Number.isInteger(jobs) || jobs < 1) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--jobs must be a positive integer, got ${values.jobs}` });
-const threads = values.threads === undefined ? undefined : Number(values.threads);
+if (!Number.isInteger(jobs) || jobs < 1)
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--jobs must be a positive integer, got ${values.jobs}`,
+  });
+const threads =
+  values.threads === undefined ? undefined : Number(values.threads);
 // A worker stops when the study that started it is gone (its run resumes later).
 if (values.worker) process.once('disconnect', () => process.exit(1));
-if (values.preset !== 'study' && values.preset !== 'default' && values.preset !== 'smoke') {
-  throw new SealError({ code: 'INVALID_ARGUMENT', message: `--preset must be study, default or smoke, got ${values.preset}` });
+if (
+  values.preset !== 'study' &&
+  values.preset !== 'default' &&
+  values.preset !== 'smoke'
+) {
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--preset must be study, default or smoke, got ${values.preset}`,
+  });
 }
 const preset = embeddedPresets[values.preset];
 const seeds = values.seeds.split(',').map(Number);
-if (seeds.some((seed) => !Number.isInteger(seed))) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--seeds must be integers, got ${values.seeds}` });
+if (seeds.some((seed) => !Number.isInteger(seed)))
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--seeds must be integers, got ${values.seeds}`,
+  });
 const outDirectory = resolve(values.out);
-const steps = values.steps === undefined ? preset.rl.steps : Number(values.steps);
+const steps =
+  values.steps === undefined ? preset.rl.steps : Number(values.steps);
 const evalSamples = Number(values.samples);
 const zeroAdvantageShare = Number(values['zero-advantage-share']);
 if (!(zeroAdvantageShare > 0 && zeroAdvantageShare <= 1)) {
-  throw new SealError({ code: 'INVALID_ARGUMENT', message: `--zero-advantage-share must be in (0, 1], got ${values['zero-advantage-share']}` });
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--zero-advantage-share must be in (0, 1], got ${values['zero-advantage-share']}`,
+  });
 }
-const overlays = values.overlays === undefined ? undefined : parseOverlays(values.overlays);
+const overlays =
+  values.overlays === undefined ? undefined : parseOverlays(values.overlays);
 if (values['schema-note'] !== 'on' && values['schema-note'] !== 'off') {
-  throw new SealError({ code: 'INVALID_ARGUMENT', message: `--schema-note must be on or off, got ${values['schema-note']}` });
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--schema-note must be on or off, got ${values['schema-note']}`,
+  });
 }
 const schemaNote = values['schema-note'] === 'on';
 if (!schemaNote && overlays !== undefined && !overlays.includes('schema')) {
-  throw new SealError({ code: 'INVALID_ARGUMENT', message: '--schema-note off needs φ_schema on: add schema to --overlays' });
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: '--schema-note off needs φ_schema on: add schema to --overlays',
+  });
 }
 if (values.against !== undefined && !values['report-only']) {
-  throw new SealError({ code: 'INVALID_ARGUMENT', message: '--against compares finished studies: use it with --report-only' });
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: '--against compares finished studies: use it with --report-only',
+  });
 }
 
 /** An arm of the study: a method, or the frozen control (GRPO's loop at learning rate 0). */
 type Arm = TrainMethod | 'frozen';
-const arms: Arm[] = ['seal', 'grpo', 'no-env', 'no-reweight', 'no-loop', 'envtuning', 'frozen'];
+const arms: Arm[] = [
+  'seal',
+  'grpo',
+  'no-env',
+  'no-reweight',
+  'no-loop',
+  'envtuning',
+  'frozen',
+];
 const known = new Set<string>(arms);
 const only = values.only?.split(',');
 const unknownArms = (only ?? []).filter((arm) => !known.has(arm));
-if (unknownArms.length > 0) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--only: unknown arm ${unknownArms.join(', ')} (arms: ${arms.join(', ')})` });
+if (unknownArms.length > 0)
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--only: unknown arm ${unknownArms.join(', ')} (arms: ${arms.join(', ')})`,
+  });
 type Run = { arm: Arm; seed: number };
 // The frozen control runs only when asked for: under common random numbers it is the warm start's evaluation.
-const plan: Run[] = seeds.flatMap((seed) => arms.filter((arm) => (only === undefined ? arm !== 'frozen' : only.includes(arm))).map((arm) => ({ arm, seed })));
+const plan: Run[] = seeds.flatMap((seed) =>
+  arms
+    .filter((arm) =>
+      only === undefined ? arm !== 'frozen' : only.includes(arm),
+    )
+    .map((arm) => ({ arm, seed })),
+);
 
 /**
  * What a run is made with: the warm start, the preset's tasks and RL
@@ -185,8 +240,15 @@ type RunResult = {
 /** The checkout's commit (with `+` when it has changes), or undefined outside git. */
 function currentCommit(): string | undefined {
   try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() !== '';
     return dirty ? `${head}+` : head;
   } catch {
     return undefined;
@@ -199,7 +261,10 @@ const assets = await prepareEmbedded({
   cacheDirectory: resolve(values.cache),
   onProgress: (progress) => {
     if (progress.type === 'phase') console.error(`  ${progress.phase}…`);
-    else if (progress.step % 50 === 0) console.error(`  warm start ${progress.step}/${progress.steps} loss ${progress.loss.toFixed(3)}`);
+    else if (progress.step % 50 === 0)
+      console.error(
+        `  warm start ${progress.step}/${progress.steps} loss ${progress.loss.toFixed(3)}`,
+      );
   },
 });
 const runtime = createGeneratorRuntime();
@@ -210,44 +275,71 @@ await mkdir(outDirectory, { recursive: true });
  * The warm start's step-0 evaluation of a seed, shared by the seed's arms:
  * recorded by the first arm that evaluates it, under the study's setup.
  */
-type WarmStartEvaluation = { seed: number; setup: typeof setup; events: EvalEvent[] };
-const warmStartFile = (seed: number): string => join(outDirectory, `warmstart-s${seed}.json`);
+type WarmStartEvaluation = {
+  seed: number;
+  setup: typeof setup;
+  events: EvalEvent[];
+};
+const warmStartFile = (seed: number): string =>
+  join(outDirectory, `warmstart-s${seed}.json`);
 const nameOf = (run: Run): string => `${run.arm}-s${run.seed}`;
 const runDirectoryOf = (run: Run): string => join(outDirectory, nameOf(run));
-const resultFileOf = (run: Run): string => join(runDirectoryOf(run), 'result.json');
-const tag = (run: Run): string => `[${plan.indexOf(run) + 1}/${plan.length}] ${nameOf(run)}`;
+const resultFileOf = (run: Run): string =>
+  join(runDirectoryOf(run), 'result.json');
+const tag = (run: Run): string =>
+  `[${plan.indexOf(run) + 1}/${plan.length}] ${nameOf(run)}`;
 
 async function sharedStepZero(seed: number): Promise<EvalEvent[] | undefined> {
   const file = warmStartFile(seed);
   if (!existsSync(file)) return undefined;
-  return (JSON.parse(await readFile(file, 'utf8')) as WarmStartEvaluation).events;
+  return (JSON.parse(await readFile(file, 'utf8')) as WarmStartEvaluation)
+    .events;
 }
 
 /** The keys of two setups whose values differ (a key only one of them has included). */
 function setupDifferences(a: typeof setup, b: typeof setup): string[] {
-  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])] as (keyof typeof setup)[];
-  return keys.filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
+  const keys = [
+    ...new Set([...Object.keys(a), ...Object.keys(b)]),
+  ] as (keyof typeof setup)[];
+  return keys.filter(
+    (key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]),
+  );
 }
 
 // ---- The archive: finished runs kept beyond --out -------------------------
 
-const archiveDirectory = values.archive === undefined ? undefined : resolve(values.archive);
-const archiveFileOf = (name: string): string => join(archiveDirectory!, `${name}.json.gz`);
+const archiveDirectory =
+  values.archive === undefined ? undefined : resolve(values.archive);
+const archiveFileOf = (name: string): string =>
+  join(archiveDirectory!, `${name}.json.gz`);
 
 /** Writes a finished run's result (or a seed's step-0 evaluation) to the archive, if there is one. */
-async function archive(name: string, value: RunResult | WarmStartEvaluation): Promise<void> {
+async function archive(
+  name: string,
+  value: RunResult | WarmStartEvaluation,
+): Promise<void> {
   if (archiveDirectory === undefined) return;
   // Compact JSON, gzipped with a fixed header: the same result gives the same bytes.
-  await writeFileAtomic(archiveFileOf(name), gzipSync(`${JSON.stringify(value)}\n`, { level: 9 }));
+  await writeFileAtomic(
+    archiveFileOf(name),
+    gzipSync(`${JSON.stringify(value)}\n`, { level: 9 }),
+  );
 }
 
-async function readArchived(name: string): Promise<RunResult | WarmStartEvaluation | undefined> {
+async function readArchived(
+  name: string,
+): Promise<RunResult | WarmStartEvaluation | undefined> {
   const file = archiveFileOf(name);
   if (!existsSync(file)) return undefined;
   try {
-    return JSON.parse(gunzipSync(await readFile(file)).toString('utf8')) as RunResult | WarmStartEvaluation;
+    return JSON.parse(gunzipSync(await readFile(file)).toString('utf8')) as
+      RunResult | WarmStartEvaluation;
   } catch (error) {
-    throw new SealError({ code: 'INVALID_STATE', message: `${file} is not a gzipped JSON result (${(error as Error).message}); remove it and run the study again`, cause: error });
+    throw new SealError({
+      code: 'INVALID_STATE',
+      message: `${file} is not a gzipped JSON result (${(error as Error).message}); remove it and run the study again`,
+      cause: error,
+    });
   }
 }
 
@@ -260,8 +352,16 @@ async function readArchived(name: string): Promise<RunResult | WarmStartEvaluati
 async function syncArchive(): Promise<void> {
   if (archiveDirectory === undefined) return;
   const entries = [
-    ...seeds.map((seed) => ({ name: `warmstart-s${seed}`, file: warmStartFile(seed), directory: undefined })),
-    ...plan.map((run) => ({ name: nameOf(run), file: resultFileOf(run), directory: runDirectoryOf(run) })),
+    ...seeds.map((seed) => ({
+      name: `warmstart-s${seed}`,
+      file: warmStartFile(seed),
+      directory: undefined,
+    })),
+    ...plan.map((run) => ({
+      name: nameOf(run),
+      file: resultFileOf(run),
+      directory: runDirectoryOf(run),
+    })),
   ];
   let restored = 0;
   let archived = 0;
@@ -278,17 +378,25 @@ async function syncArchive(): Promise<void> {
         });
       }
       if (existsSync(entry.file)) continue;
-      if (entry.directory !== undefined) await writeFileAtomic(join(entry.directory, 'study-setup.json'), `${JSON.stringify(setup)}\n`);
+      if (entry.directory !== undefined)
+        await writeFileAtomic(
+          join(entry.directory, 'study-setup.json'),
+          `${JSON.stringify(setup)}\n`,
+        );
       await writeJsonAtomic(entry.file, kept);
       restored++;
     } else if (existsSync(entry.file)) {
-      const value = JSON.parse(await readFile(entry.file, 'utf8')) as RunResult | WarmStartEvaluation;
+      const value = JSON.parse(await readFile(entry.file, 'utf8')) as
+        RunResult | WarmStartEvaluation;
       if (setupDifferences(value.setup, setup).length > 0) continue;
       await archive(entry.name, value);
       archived++;
     }
   }
-  if (restored + archived > 0) console.error(`bench learning: ${restored} restored from and ${archived} written to the archive ${archiveDirectory}`);
+  if (restored + archived > 0)
+    console.error(
+      `bench learning: ${restored} restored from and ${archived} written to the archive ${archiveDirectory}`,
+    );
 }
 
 /**
@@ -301,7 +409,9 @@ async function checkRecordedSetups(): Promise<void> {
     const runDirectory = runDirectoryOf(run);
     const setupFile = join(runDirectory, 'study-setup.json');
     if (!existsSync(setupFile)) continue;
-    const recorded = JSON.parse(await readFile(setupFile, 'utf8')) as typeof setup;
+    const recorded = JSON.parse(
+      await readFile(setupFile, 'utf8'),
+    ) as typeof setup;
     const differs = setupDifferences(recorded, setup);
     if (differs.length === 0) continue;
     if (!values.restart) {
@@ -311,16 +421,23 @@ async function checkRecordedSetups(): Promise<void> {
         details: { differs },
       });
     }
-    console.error(`${tag(run)}: recorded under another setup (${differs.join(', ')}); starting it over (--restart)`);
+    console.error(
+      `${tag(run)}: recorded under another setup (${differs.join(', ')}); starting it over (--restart)`,
+    );
     await rm(runDirectory, { recursive: true, force: true });
   }
   for (const seed of seeds) {
     const file = warmStartFile(seed);
     if (!existsSync(file)) continue;
-    const recorded = JSON.parse(await readFile(file, 'utf8')) as WarmStartEvaluation;
+    const recorded = JSON.parse(
+      await readFile(file, 'utf8'),
+    ) as WarmStartEvaluation;
     if (JSON.stringify(recorded.setup) === JSON.stringify(setup)) continue;
     if (!values.restart) {
-      throw new SealError({ code: 'INVALID_STATE', message: `${file} was recorded under another setup; pass --restart to evaluate it again, or --out another directory` });
+      throw new SealError({
+        code: 'INVALID_STATE',
+        message: `${file} was recorded under another setup; pass --restart to evaluate it again, or --out another directory`,
+      });
     }
     await rm(file, { force: true });
   }
@@ -362,20 +479,31 @@ async function take(claim: string): Promise<boolean> {
   }
   return false;
 }
-const release = (claim: string): Promise<void> => rm(join(claimsDirectory, claim), { force: true });
+const release = (claim: string): Promise<void> =>
+  rm(join(claimsDirectory, claim), { force: true });
 
 /** Trains and evaluates one run of the plan, and writes its result. */
 async function executeRun(run: Run): Promise<void> {
   const name = nameOf(run);
   const runDirectory = runDirectoryOf(run);
   await mkdir(runDirectory, { recursive: true });
-  await writeFile(join(runDirectory, 'study-setup.json'), `${JSON.stringify(setup)}\n`);
+  await writeFile(
+    join(runDirectory, 'study-setup.json'),
+    `${JSON.stringify(setup)}\n`,
+  );
   const started = Date.now();
-  const engine = { model: { directory: assets.warmStartDirectory }, ...(threads === undefined ? {} : { threads }) };
+  const engine = {
+    model: { directory: assets.warmStartDirectory },
+    ...(threads === undefined ? {} : { threads }),
+  };
   const policy = await createOrtPolicy(engine);
-  const referencePolicy = preset.rl.klCoef > 0 ? await createOrtPolicy(engine) : undefined;
+  const referencePolicy =
+    preset.rl.klCoef > 0 ? await createOrtPolicy(engine) : undefined;
   const initialEvaluations = await sharedStepZero(run.seed);
-  if (initialEvaluations) console.error(`${tag(run)} step 0: the warm start's evaluation of seed ${run.seed}, shared (${warmStartFile(run.seed)})`);
+  if (initialEvaluations)
+    console.error(
+      `${tag(run)} step 0: the warm start's evaluation of seed ${run.seed}, shared (${warmStartFile(run.seed)})`,
+    );
   const stepZero: EvalEvent[] = [];
   // The write of the shared step-0 evaluation (atomic; awaited after the run).
   let sharing: Promise<void> = Promise.resolve();
@@ -386,9 +514,18 @@ async function executeRun(run: Run): Promise<void> {
       // Same tasks and warm start for every run; the RL seed drives sampling and batch order.
       config: {
         ...config,
-        ppo: { ...config.ppo, zeroAdvantageShare, ...(run.arm === 'frozen' ? { learningRate: 0 } : {}) },
+        ppo: {
+          ...config.ppo,
+          zeroAdvantageShare,
+          ...(run.arm === 'frozen' ? { learningRate: 0 } : {}),
+        },
         // The interface modules apply to the arms with an environment side.
-        ...(overlays !== undefined && (run.arm === 'seal' || run.arm === 'no-reweight' || run.arm === 'no-loop') ? { overlays } : {}),
+        ...(overlays !== undefined &&
+        (run.arm === 'seal' ||
+          run.arm === 'no-reweight' ||
+          run.arm === 'no-loop')
+          ? { overlays }
+          : {}),
         seed: run.seed,
         runId: `learning-${name}`,
         frozenBaseline: false,
@@ -400,7 +537,15 @@ async function executeRun(run: Run): Promise<void> {
       // Without the note: φ_schema's markers, with whichever other modules --overlays names.
       ...(schemaNote
         ? {}
-        : { interfaceSettings: { ...sealSettingsForModules({ modules: overlays ?? ['schema'], protocol: embeddedEpisode.protocol }), schema: { note: null } } }),
+        : {
+            interfaceSettings: {
+              ...sealSettingsForModules({
+                modules: overlays ?? ['schema'],
+                protocol: embeddedEpisode.protocol,
+              }),
+              schema: { note: null },
+            },
+          }),
       trainTasks: assets.trainTasks,
       evalSets: assets.evalSets,
       ...(initialEvaluations ? { initialEvaluations } : {}),
@@ -410,15 +555,25 @@ async function executeRun(run: Run): Promise<void> {
       onProgress: (progress) => {
         if (progress.type === 'step-end') {
           const e = progress.event;
-          console.error(`${tag(run)} step ${e.step}/${steps}: success ${(100 * e.successRate).toFixed(1)}% (${(e.timing.total / 1000).toFixed(1)} s)`);
+          console.error(
+            `${tag(run)} step ${e.step}/${steps}: success ${(100 * e.successRate).toFixed(1)}% (${(e.timing.total / 1000).toFixed(1)} s)`,
+          );
         } else if (progress.type === 'eval-end') {
-          console.error(`${tag(run)} eval step ${progress.step} ${progress.set}: greedy ${(100 * progress.evaluation.accuracy).toFixed(1)}%`);
+          console.error(
+            `${tag(run)} eval step ${progress.step} ${progress.set}: greedy ${(100 * progress.evaluation.accuracy).toFixed(1)}%`,
+          );
           if (progress.step === 0 && progress.event.type === 'eval') {
             stepZero.push(progress.event);
             // Once every set is evaluated, the seed's other arms reuse it.
             if (stepZero.length === assets.evalSets.length) {
-              const shared: WarmStartEvaluation = { seed: run.seed, setup, events: stepZero };
-              sharing = writeJsonAtomic(warmStartFile(run.seed), shared).then(() => archive(`warmstart-s${run.seed}`, shared));
+              const shared: WarmStartEvaluation = {
+                seed: run.seed,
+                setup,
+                events: stepZero,
+              };
+              sharing = writeJsonAtomic(warmStartFile(run.seed), shared).then(
+                () => archive(`warmstart-s${run.seed}`, shared),
+              );
             }
           }
         }
@@ -427,12 +582,27 @@ async function executeRun(run: Run): Promise<void> {
     await sharing;
     // A run resumed past step 0 reported no step-0 evaluation: share the recorded one.
     const recordedStepZero = summary.evaluations.filter((e) => e.step === 0);
-    if (!existsSync(warmStartFile(run.seed)) && recordedStepZero.length === assets.evalSets.length) {
-      const shared: WarmStartEvaluation = { seed: run.seed, setup, events: recordedStepZero };
+    if (
+      !existsSync(warmStartFile(run.seed)) &&
+      recordedStepZero.length === assets.evalSets.length
+    ) {
+      const shared: WarmStartEvaluation = {
+        seed: run.seed,
+        setup,
+        events: recordedStepZero,
+      };
       await writeJsonAtomic(warmStartFile(run.seed), shared);
       await archive(`warmstart-s${run.seed}`, shared);
     }
-    const result: RunResult = { arm: run.arm, seed: run.seed, steps: summary.steps, evaluations: summary.evaluations, seconds: (Date.now() - started) / 1000, setup, ...(commit === undefined ? {} : { commit }) };
+    const result: RunResult = {
+      arm: run.arm,
+      seed: run.seed,
+      steps: summary.steps,
+      evaluations: summary.evaluations,
+      seconds: (Date.now() - started) / 1000,
+      setup,
+      ...(commit === undefined ? {} : { commit }),
+    };
     await writeJsonAtomic(resultFileOf(run), result);
     await archive(name, result);
   } finally {
@@ -501,12 +671,32 @@ if (!values['report-only']) {
     // Worker processes over the same plan, each on its own cores where taskset exists.
     const perJob = Math.max(1, Math.floor(availableParallelism() / jobs));
     // Pinned only when every worker gets cores of its own.
-    const pin = jobs <= availableParallelism() && spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
-    const forwarded = process.argv.slice(2).filter((argument, i, all) => argument !== '--restart' && !argument.startsWith('--jobs') && all[i - 1] !== '--jobs');
+    const pin =
+      jobs <= availableParallelism() &&
+      spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+    const forwarded = process.argv
+      .slice(2)
+      .filter(
+        (argument, i, all) =>
+          argument !== '--restart' &&
+          !argument.startsWith('--jobs') &&
+          all[i - 1] !== '--jobs',
+      );
     const children = Array.from({ length: jobs }, (_, k) => {
-      const command = [...process.execArgv, process.argv[1]!, ...forwarded, '--worker', '--threads', String(perJob)];
+      const command = [
+        ...process.execArgv,
+        process.argv[1]!,
+        ...forwarded,
+        '--worker',
+        '--threads',
+        String(perJob),
+      ];
       const cores = `${k * perJob}-${k * perJob + perJob - 1}`;
-      return spawn(pin ? 'taskset' : process.execPath, pin ? ['-c', cores, process.execPath, ...command] : command, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      return spawn(
+        pin ? 'taskset' : process.execPath,
+        pin ? ['-c', cores, process.execPath, ...command] : command,
+        { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+      );
     });
     let stopped = false;
     const stop = () => {
@@ -515,21 +705,39 @@ if (!values['report-only']) {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    const codes = await Promise.all(children.map((child) => new Promise<number | string | null>((done) => child.once('exit', (code, signal) => done(code ?? signal)))));
+    const codes = await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<number | string | null>((done) =>
+            child.once('exit', (code, signal) => done(code ?? signal)),
+          ),
+      ),
+    );
     if (stopped) {
-      console.error('bench learning: stopped; finished runs and checkpoints are kept, and the same command resumes the study');
+      console.error(
+        'bench learning: stopped; finished runs and checkpoints are kept, and the same command resumes the study',
+      );
       process.exit(130);
     }
     if (codes.some((code) => code !== 0)) {
-      throw new SealError({ code: 'INTERNAL', message: `bench learning: a worker failed (exit codes ${codes.join(', ')}); finished runs are kept, run the command again to resume` });
+      throw new SealError({
+        code: 'INTERNAL',
+        message: `bench learning: a worker failed (exit codes ${codes.join(', ')}); finished runs are kept, run the command again to resume`,
+      });
     }
   }
 }
 
 const results: RunResult[] = [];
 for (const run of plan) {
-  if (existsSync(resultFileOf(run))) results.push(JSON.parse(await readFile(resultFileOf(run), 'utf8')) as RunResult);
-  else console.error(`${tag(run)}: not run${values['report-only'] ? ' (--report-only)' : ''}`);
+  if (existsSync(resultFileOf(run)))
+    results.push(
+      JSON.parse(await readFile(resultFileOf(run), 'utf8')) as RunResult,
+    );
+  else
+    console.error(
+      `${tag(run)}: not run${values['report-only'] ? ' (--report-only)' : ''}`,
+    );
 }
 
 // ---- The frozen control ----------------------------------------------------
@@ -543,8 +751,20 @@ if (!plan.some((run) => run.arm === 'frozen')) {
     const trained = results.filter((r) => r.seed === seed);
     const stepZero = trained[0]?.evaluations.filter((e) => e.step === 0) ?? [];
     if (stepZero.length === 0) continue;
-    const points = [...new Set(trained.flatMap((r) => r.evaluations.map((e) => e.step)))].sort((a, b) => a - b);
-    results.push({ arm: 'frozen', seed, steps: [], evaluations: points.flatMap((step) => stepZero.map((e) => ({ ...e, step }))), seconds: 0, setup, derived: true });
+    const points = [
+      ...new Set(trained.flatMap((r) => r.evaluations.map((e) => e.step))),
+    ].sort((a, b) => a - b);
+    results.push({
+      arm: 'frozen',
+      seed,
+      steps: [],
+      evaluations: points.flatMap((step) =>
+        stepZero.map((e) => ({ ...e, step })),
+      ),
+      seconds: 0,
+      setup,
+      derived: true,
+    });
   }
 }
 
@@ -552,10 +772,17 @@ if (!plan.some((run) => run.arm === 'frozen')) {
 
 const sets = assets.evalSets.map((set) => set.name);
 type Measure = 'greedy' | 'sampled';
-const finalEval = (result: RunResult, set: string): EvalEvent | undefined => result.evaluations.filter((e) => e.set === set).at(-1);
-const successOf = (event: EvalEvent | undefined, measure: Measure): Record<string, number> | undefined =>
+const finalEval = (result: RunResult, set: string): EvalEvent | undefined =>
+  result.evaluations.filter((e) => e.set === set).at(-1);
+const successOf = (
+  event: EvalEvent | undefined,
+  measure: Measure,
+): Record<string, number> | undefined =>
   measure === 'greedy' ? event?.taskSuccess : event?.sampled?.taskSuccess;
-const accuracyOf = (event: EvalEvent | undefined, measure: Measure): number | undefined => {
+const accuracyOf = (
+  event: EvalEvent | undefined,
+  measure: Measure,
+): number | undefined => {
   const success = successOf(event, measure);
   if (!success) return undefined;
   const values = Object.values(success);
@@ -563,23 +790,47 @@ const accuracyOf = (event: EvalEvent | undefined, measure: Measure): number | un
 };
 
 /** Per (seed, task) cell, an arm's final success under a measure. */
-function cells(arm: Arm, set: string, measure: Measure, step?: number, from: readonly RunResult[] = results): Map<string, number> {
+function cells(
+  arm: Arm,
+  set: string,
+  measure: Measure,
+  step?: number,
+  from: readonly RunResult[] = results,
+): Map<string, number> {
   const map = new Map<string, number>();
   for (const result of from.filter((r) => r.arm === arm)) {
-    const event = step === undefined ? finalEval(result, set) : result.evaluations.find((e) => e.set === set && e.step === step);
-    for (const [task, value] of Object.entries(successOf(event, measure) ?? {})) map.set(`${result.seed}:${task}`, value);
+    const event =
+      step === undefined
+        ? finalEval(result, set)
+        : result.evaluations.find((e) => e.set === set && e.step === step);
+    for (const [task, value] of Object.entries(successOf(event, measure) ?? {}))
+      map.set(`${result.seed}:${task}`, value);
   }
   return map;
 }
 
 /** The cells whose task is of `category`. */
-const categoryOf = new Map(assets.evalSets.flatMap((set) => set.tasks.map((task) => [task.id, task.category] as const)));
-function ofCategory(map: Map<string, number>, category: string): Map<string, number> {
-  return new Map([...map].filter(([key]) => categoryOf.get(key.slice(key.indexOf(':') + 1)) === category));
+const categoryOf = new Map(
+  assets.evalSets.flatMap((set) =>
+    set.tasks.map((task) => [task.id, task.category] as const),
+  ),
+);
+function ofCategory(
+  map: Map<string, number>,
+  category: string,
+): Map<string, number> {
+  return new Map(
+    [...map].filter(
+      ([key]) => categoryOf.get(key.slice(key.indexOf(':') + 1)) === category,
+    ),
+  );
 }
 
 /** The paired cells of two arms grouped by seed: one cluster per training run. */
-function clustersBySeed(a: Map<string, number>, b: Map<string, number>): { before: number[]; after: number[] }[] {
+function clustersBySeed(
+  a: Map<string, number>,
+  b: Map<string, number>,
+): { before: number[]; after: number[] }[] {
   const bySeed = new Map<string, { before: number[]; after: number[] }>();
   for (const key of [...a.keys()].filter((k) => b.has(k)).sort()) {
     const seed = key.slice(0, key.indexOf(':'));
@@ -594,7 +845,10 @@ function clustersBySeed(a: Map<string, number>, b: Map<string, number>): { befor
 function meanAndError(values: number[]): string {
   if (values.length === 0) return '–';
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  const error = values.length > 1 ? sampleStandardDeviation(values) / Math.sqrt(values.length) : 0;
+  const error =
+    values.length > 1
+      ? sampleStandardDeviation(values) / Math.sqrt(values.length)
+      : 0;
   return `${(100 * mean).toFixed(1)} ± ${(100 * error).toFixed(1)}`;
 }
 
@@ -605,17 +859,43 @@ const present = arms.filter((arm) => results.some((r) => r.arm === arm));
  * was not run, each run's own step-0 evaluation (the warm start, same seed
  * and tasks). Undefined when `other` is absent.
  */
-function baselineCells({ arm, other, set, measure }: { arm: Arm; other: Arm; set: string; measure: Measure }): Map<string, number> | undefined {
-  if (other === 'frozen' && !present.includes('frozen')) return cells(arm, set, measure, 0);
+function baselineCells({
+  arm,
+  other,
+  set,
+  measure,
+}: {
+  arm: Arm;
+  other: Arm;
+  set: string;
+  measure: Measure;
+}): Map<string, number> | undefined {
+  if (other === 'frozen' && !present.includes('frozen'))
+    return cells(arm, set, measure, 0);
   return present.includes(other) ? cells(other, set, measure) : undefined;
 }
 
 /** `arm − other` in points with its two-stage bootstrap interval, over the cells `select` keeps. */
-function difference({ arm, other, set, measure, select = (map) => map }: { arm: Arm; other: Arm; set: string; measure: Measure; select?: (map: Map<string, number>) => Map<string, number> }): string {
+function difference({
+  arm,
+  other,
+  set,
+  measure,
+  select = (map) => map,
+}: {
+  arm: Arm;
+  other: Arm;
+  set: string;
+  measure: Measure;
+  select?: (map: Map<string, number>) => Map<string, number>;
+}): string {
   if (other === arm) return '–';
   const baseline = baselineCells({ arm, other, set, measure });
   if (baseline === undefined) return '–';
-  const clusters = clustersBySeed(select(cells(arm, set, measure)), select(baseline));
+  const clusters = clustersBySeed(
+    select(cells(arm, set, measure)),
+    select(baseline),
+  );
   if (clusters.length === 0) return '–';
   return formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }));
 }
@@ -624,30 +904,68 @@ const lines: string[] = [];
 const measures: Measure[] = ['sampled', 'greedy'];
 for (const set of sets) {
   for (const measure of measures) {
-    lines.push('', `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples, T = 1)` : 'greedy'}** — final success, mean over seeds ± s.e.; paired differences in points with 95% two-stage bootstrap intervals (seeds, then tasks within each seed)`, '');
-    lines.push(`| arm | seeds | warm start | final | arm − GRPO | arm − ${present.includes('frozen') ? 'frozen' : 'warm start (its step 0)'} |`);
+    lines.push(
+      '',
+      `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples, T = 1)` : 'greedy'}** — final success, mean over seeds ± s.e.; paired differences in points with 95% two-stage bootstrap intervals (seeds, then tasks within each seed)`,
+      '',
+    );
+    lines.push(
+      `| arm | seeds | warm start | final | arm − GRPO | arm − ${present.includes('frozen') ? 'frozen' : 'warm start (its step 0)'} |`,
+    );
     lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
     for (const arm of present) {
       const runs = results.filter((r) => r.arm === arm);
-      const initial = runs.map((r) => accuracyOf(r.evaluations.find((e) => e.set === set && e.step === 0), measure)).filter((v): v is number => v !== undefined);
-      const finals = runs.map((r) => accuracyOf(finalEval(r, set), measure)).filter((v): v is number => v !== undefined);
-      const versus = (other: Arm): string => difference({ arm, other, set, measure });
-      lines.push(`| ${arm} | ${runs.length} | ${meanAndError(initial)} | ${meanAndError(finals)} | ${versus('grpo')} | ${versus('frozen')} |`);
+      const initial = runs
+        .map((r) =>
+          accuracyOf(
+            r.evaluations.find((e) => e.set === set && e.step === 0),
+            measure,
+          ),
+        )
+        .filter((v): v is number => v !== undefined);
+      const finals = runs
+        .map((r) => accuracyOf(finalEval(r, set), measure))
+        .filter((v): v is number => v !== undefined);
+      const versus = (other: Arm): string =>
+        difference({ arm, other, set, measure });
+      lines.push(
+        `| ${arm} | ${runs.length} | ${meanAndError(initial)} | ${meanAndError(finals)} | ${versus('grpo')} | ${versus('frozen')} |`,
+      );
     }
     // The design's minimum detectable effect: from the spread of paired (seed, task)
     // differences between two arms (GRPO and the frozen control when both ran).
-    const [a, b] = present.includes('grpo') && present.includes('frozen') ? (['grpo', 'frozen'] as const) : [present[0], present[1]];
+    const [a, b] =
+      present.includes('grpo') && present.includes('frozen')
+        ? (['grpo', 'frozen'] as const)
+        : [present[0], present[1]];
     if (a && b) {
-      const clusters = clustersBySeed(cells(a, set, measure), cells(b, set, measure));
-      const differences = clusters.flatMap((cluster) => cluster.after.map((value, i) => value - cluster.before[i]!));
+      const clusters = clustersBySeed(
+        cells(a, set, measure),
+        cells(b, set, measure),
+      );
+      const differences = clusters.flatMap((cluster) =>
+        cluster.after.map((value, i) => value - cluster.before[i]!),
+      );
       const sd = sampleStandardDeviation(differences);
       if (differences.length > 1 && sd === 0) {
-        lines.push('', `minimum detectable effect: not estimable (the paired ${a} − ${b} differences do not vary over ${differences.length} cells)`);
+        lines.push(
+          '',
+          `minimum detectable effect: not estimable (the paired ${a} − ${b} differences do not vary over ${differences.length} cells)`,
+        );
       } else if (differences.length > 1) {
-        lines.push('', `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: differences.length, sdDifference: sd })).toFixed(1)} points (n = ${differences.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)}; it treats the cells as independent, so the variation between runs widens the intervals above beyond it)`);
+        lines.push(
+          '',
+          `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: differences.length, sdDifference: sd })).toFixed(1)} points (n = ${differences.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)}; it treats the cells as independent, so the variation between runs widens the intervals above beyond it)`,
+        );
       }
       // The same over runs: each seed's mean difference, t with seeds − 1 degrees of freedom.
-      const runDifferences = clusters.map((cluster) => cluster.after.reduce((sum, value, i) => sum + value - cluster.before[i]!, 0) / cluster.after.length);
+      const runDifferences = clusters.map(
+        (cluster) =>
+          cluster.after.reduce(
+            (sum, value, i) => sum + value - cluster.before[i]!,
+            0,
+          ) / cluster.after.length,
+      );
       const overRuns = minimumDetectableEffectOverRuns({ runDifferences });
       lines.push(
         overRuns === undefined
@@ -662,39 +980,90 @@ for (const set of sets) {
 // for), so an effect of its environment-side cues should show there first.
 const trained = present.filter((arm) => arm !== 'frozen');
 for (const set of sets) {
-  const categories = [...new Set(assets.evalSets.find((s) => s.name === set)?.tasks.map((task) => task.category) ?? [])];
+  const categories = [
+    ...new Set(
+      assets.evalSets
+        .find((s) => s.name === set)
+        ?.tasks.map((task) => task.category) ?? [],
+    ),
+  ];
   for (const measure of measures) {
-    lines.push('', `**${set}, ${measure === 'sampled' ? 'sampled pass@1' : 'greedy'}, by category** — arm − frozen in points, 95% two-stage bootstrap intervals`, '');
-    lines.push(`| arm | ${categories.join(' | ')} |`, `| --- |${categories.map(() => ' ---: |').join('')}`);
+    lines.push(
+      '',
+      `**${set}, ${measure === 'sampled' ? 'sampled pass@1' : 'greedy'}, by category** — arm − frozen in points, 95% two-stage bootstrap intervals`,
+      '',
+    );
+    lines.push(
+      `| arm | ${categories.join(' | ')} |`,
+      `| --- |${categories.map(() => ' ---: |').join('')}`,
+    );
     for (const arm of trained) {
-      lines.push(`| ${arm} | ${categories.map((category) => difference({ arm, other: 'frozen', set, measure, select: (map) => ofCategory(map, category) })).join(' | ')} |`);
+      lines.push(
+        `| ${arm} | ${categories.map((category) => difference({ arm, other: 'frozen', set, measure, select: (map) => ofCategory(map, category) })).join(' | ')} |`,
+      );
     }
   }
 }
 
 // Run by run: each seed's mean paired difference. The two-stage intervals
 // above are as wide as these disagree; this shows where they do.
-const studySeeds = [...new Set(results.map((r) => r.seed))].sort((a, b) => a - b);
+const studySeeds = [...new Set(results.map((r) => r.seed))].sort(
+  (a, b) => a - b,
+);
 /** The mean of `arm − other` over one seed's paired cells, in points, or '–'. */
-function seedDifference({ arm, other, set, measure, seed }: { arm: Arm; other: Arm; set: string; measure: Measure; seed: number }): string {
+function seedDifference({
+  arm,
+  other,
+  set,
+  measure,
+  seed,
+}: {
+  arm: Arm;
+  other: Arm;
+  set: string;
+  measure: Measure;
+  seed: number;
+}): string {
   const baseline = baselineCells({ arm, other, set, measure });
   if (baseline === undefined) return '–';
   const mine = cells(arm, set, measure);
-  const keys = [...mine.keys()].filter((key) => key.startsWith(`${seed}:`) && baseline.has(key));
+  const keys = [...mine.keys()].filter(
+    (key) => key.startsWith(`${seed}:`) && baseline.has(key),
+  );
   if (keys.length === 0) return '–';
-  const mean = keys.reduce((sum, key) => sum + mine.get(key)! - baseline.get(key)!, 0) / keys.length;
+  const mean =
+    keys.reduce((sum, key) => sum + mine.get(key)! - baseline.get(key)!, 0) /
+    keys.length;
   return `${mean >= 0 ? '+' : '−'}${Math.abs(100 * mean).toFixed(1)}`;
 }
 if (studySeeds.length > 1) {
   for (const set of sets) {
     for (const measure of measures) {
-      lines.push('', `**${set}, ${measure === 'sampled' ? 'sampled pass@1' : 'greedy'}, seed by seed** — mean paired difference in points, arm − frozen (arm − GRPO)`, '');
-      lines.push(`| arm | ${studySeeds.map((seed) => `seed ${seed}`).join(' | ')} |`, `| --- |${studySeeds.map(() => ' ---: |').join('')}`);
+      lines.push(
+        '',
+        `**${set}, ${measure === 'sampled' ? 'sampled pass@1' : 'greedy'}, seed by seed** — mean paired difference in points, arm − frozen (arm − GRPO)`,
+        '',
+      );
+      lines.push(
+        `| arm | ${studySeeds.map((seed) => `seed ${seed}`).join(' | ')} |`,
+        `| --- |${studySeeds.map(() => ' ---: |').join('')}`,
+      );
       for (const arm of trained) {
         const cell = (seed: number): string => {
-          const versusFrozen = seedDifference({ arm, other: 'frozen', set, measure, seed });
-          const versusGrpo = arm === 'grpo' ? '–' : seedDifference({ arm, other: 'grpo', set, measure, seed });
-          return versusGrpo === '–' ? versusFrozen : `${versusFrozen} (${versusGrpo})`;
+          const versusFrozen = seedDifference({
+            arm,
+            other: 'frozen',
+            set,
+            measure,
+            seed,
+          });
+          const versusGrpo =
+            arm === 'grpo'
+              ? '–'
+              : seedDifference({ arm, other: 'grpo', set, measure, seed });
+          return versusGrpo === '–'
+            ? versusFrozen
+            : `${versusFrozen} (${versusGrpo})`;
         };
         lines.push(`| ${arm} | ${studySeeds.map(cell).join(' | ')} |`);
       }
@@ -710,8 +1079,11 @@ if (studySeeds.length > 1) {
 // step, task), shows what the training interface does to the policy before
 // any held-out evaluation: an arm whose cues help should succeed more often
 // in training, even where that does not carry over to the untouched interface.
-const trainingCategoryOf = new Map(assets.trainTasks.map((task) => [task.id, task.category] as const));
-const categoryOfTask = (taskId: string): string => trainingCategoryOf.get(taskId) ?? categoryOf.get(taskId) ?? 'other';
+const trainingCategoryOf = new Map(
+  assets.trainTasks.map((task) => [task.id, task.category] as const),
+);
+const categoryOfTask = (taskId: string): string =>
+  trainingCategoryOf.get(taskId) ?? categoryOf.get(taskId) ?? 'other';
 /** Per (seed, step, task) cell, the share of an arm's rollouts of the task that succeeded. */
 function trainingCells(arm: Arm): Map<string, number> {
   const map = new Map<string, number>();
@@ -724,26 +1096,49 @@ function trainingCells(arm: Arm): Map<string, number> {
         entry.count += 1;
         byTask.set(sample.taskId, entry);
       }
-      for (const [task, { success, count }] of byTask) map.set(`${result.seed}:${event.step}:${task}`, success / count);
+      for (const [task, { success, count }] of byTask)
+        map.set(`${result.seed}:${event.step}:${task}`, success / count);
     }
   }
   return map;
 }
-const trainingCategory = (key: string): string => categoryOfTask(key.slice(key.lastIndexOf(':') + 1));
+const trainingCategory = (key: string): string =>
+  categoryOfTask(key.slice(key.lastIndexOf(':') + 1));
 if (present.includes('grpo')) {
   const grpoCells = trainingCells('grpo');
-  const trainingCategories = [...new Set([...grpoCells.keys()].map(trainingCategory))].sort();
-  lines.push('', '**Training success on the same tasks** — arm − GRPO in points, paired by (seed, step, task), 95% two-stage bootstrap intervals (seeds, then cells); the paired cells in brackets', '');
-  lines.push(`| arm | all | ${trainingCategories.join(' | ')} |`, `| --- | ---: |${trainingCategories.map(() => ' ---: |').join('')}`);
+  const trainingCategories = [
+    ...new Set([...grpoCells.keys()].map(trainingCategory)),
+  ].sort();
+  lines.push(
+    '',
+    '**Training success on the same tasks** — arm − GRPO in points, paired by (seed, step, task), 95% two-stage bootstrap intervals (seeds, then cells); the paired cells in brackets',
+    '',
+  );
+  lines.push(
+    `| arm | all | ${trainingCategories.join(' | ')} |`,
+    `| --- | ---: |${trainingCategories.map(() => ' ---: |').join('')}`,
+  );
   for (const arm of trained.filter((a) => a !== 'grpo')) {
     const mine = trainingCells(arm);
     const cell = (category?: string): string => {
-      const keep = (map: Map<string, number>) => (category === undefined ? map : new Map([...map].filter(([key]) => trainingCategory(key) === category)));
+      const keep = (map: Map<string, number>) =>
+        category === undefined
+          ? map
+          : new Map(
+              [...map].filter(([key]) => trainingCategory(key) === category),
+            );
       const clusters = clustersBySeed(keep(mine), keep(grpoCells));
-      const n = clusters.reduce((sum, cluster) => sum + cluster.after.length, 0);
-      return n === 0 ? '–' : `${formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }))} (${n})`;
+      const n = clusters.reduce(
+        (sum, cluster) => sum + cluster.after.length,
+        0,
+      );
+      return n === 0
+        ? '–'
+        : `${formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }))} (${n})`;
     };
-    lines.push(`| ${arm} | ${cell()} | ${trainingCategories.map(cell).join(' | ')} |`);
+    lines.push(
+      `| ${arm} | ${cell()} | ${trainingCategories.map(cell).join(' | ')} |`,
+    );
   }
   // Which failures the training interface moves: the verifier's tags per training episode.
   for (const category of trainingCategories) {
@@ -752,31 +1147,71 @@ if (present.includes('grpo')) {
       const counts = new Map<string, number>();
       let episodes = 0;
       for (const result of results.filter((r) => r.arm === arm && !r.derived)) {
-        for (const sample of result.steps.flatMap((event) => event.samples ?? [])) {
+        for (const sample of result.steps.flatMap(
+          (event) => event.samples ?? [],
+        )) {
           if (categoryOfTask(sample.taskId) !== category) continue;
           episodes++;
-          for (const tagName of sample.tags) counts.set(tagName, (counts.get(tagName) ?? 0) + 1);
+          for (const tagName of sample.tags)
+            counts.set(tagName, (counts.get(tagName) ?? 0) + 1);
         }
       }
-      if (episodes > 0) rates.set(arm, new Map([...counts].map(([tagName, count]) => [tagName, count / episodes])));
+      if (episodes > 0)
+        rates.set(
+          arm,
+          new Map(
+            [...counts].map(([tagName, count]) => [tagName, count / episodes]),
+          ),
+        );
     }
-    const tags = [...new Set([...rates.values()].flatMap((map) => [...map.keys()]))].filter((tagName) => tagName !== 'pass').sort();
-    lines.push('', `**Training tags per episode, ${category}** — each arm's rollouts over all its seeds and steps`, '');
-    lines.push(`| arm | ${tags.join(' | ')} |`, `| --- |${tags.map(() => ' ---: |').join('')}`);
-    for (const [arm, map] of rates) lines.push(`| ${arm} | ${tags.map((tagName) => (map.get(tagName) ?? 0).toFixed(2)).join(' | ')} |`);
+    const tags = [
+      ...new Set([...rates.values()].flatMap((map) => [...map.keys()])),
+    ]
+      .filter((tagName) => tagName !== 'pass')
+      .sort();
+    lines.push(
+      '',
+      `**Training tags per episode, ${category}** — each arm's rollouts over all its seeds and steps`,
+      '',
+    );
+    lines.push(
+      `| arm | ${tags.join(' | ')} |`,
+      `| --- |${tags.map(() => ' ---: |').join('')}`,
+    );
+    for (const [arm, map] of rates)
+      lines.push(
+        `| ${arm} | ${tags.map((tagName) => (map.get(tagName) ?? 0).toFixed(2)).join(' | ')} |`,
+      );
   }
 }
 
 const episodes = steps * preset.rl.tasksPerStep * preset.rl.groupSize;
-const evalSizes = assets.evalSets.map((set) => `${set.name} ${set.tasks.length}`).join(', ');
-console.log(`\nbench learning: preset ${preset.name}, ${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts = ${episodes} RL episodes per run, eval sets ${evalSizes}, ${results.filter((r) => !r.derived).length} runs, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`);
-if (results.some((r) => r.derived)) lines.push('', 'frozen: the warm start\'s step-0 evaluation of each seed at every point (common random numbers; not run, decision 0032)');
-const commits = [...new Set(results.flatMap((r) => (r.commit === undefined ? [] : [r.commit])))];
-if (commits.length > 0) lines.push('', `runs made at commit${commits.length > 1 ? 's' : ''} ${commits.join(', ')}`);
+const evalSizes = assets.evalSets
+  .map((set) => `${set.name} ${set.tasks.length}`)
+  .join(', ');
+console.log(
+  `\nbench learning: preset ${preset.name}, ${steps} steps × ${preset.rl.tasksPerStep} tasks × ${preset.rl.groupSize} rollouts = ${episodes} RL episodes per run, eval sets ${evalSizes}, ${results.filter((r) => !r.derived).length} runs, ${((Date.now() - studyStarted) / 60000).toFixed(1)} min this invocation`,
+);
+if (results.some((r) => r.derived))
+  lines.push(
+    '',
+    "frozen: the warm start's step-0 evaluation of each seed at every point (common random numbers; not run, decision 0032)",
+  );
+const commits = [
+  ...new Set(
+    results.flatMap((r) => (r.commit === undefined ? [] : [r.commit])),
+  ),
+];
+if (commits.length > 0)
+  lines.push(
+    '',
+    `runs made at commit${commits.length > 1 ? 's' : ''} ${commits.join(', ')}`,
+  );
 
 // ---- One setting against another (--against) ------------------------------
 
-if (values.against !== undefined) lines.push(...(await compareAgainst(resolve(values.against))));
+if (values.against !== undefined)
+  lines.push(...(await compareAgainst(resolve(values.against))));
 
 /**
  * Each arm of this study minus the same arm of the study in `directory`,
@@ -788,48 +1223,98 @@ async function compareAgainst(directory: string): Promise<string[]> {
   const other: RunResult[] = [];
   for (const run of plan) {
     const file = join(directory, nameOf(run), 'result.json');
-    if (existsSync(file)) other.push(JSON.parse(await readFile(file, 'utf8')) as RunResult);
+    if (existsSync(file))
+      other.push(JSON.parse(await readFile(file, 'utf8')) as RunResult);
   }
   const out = ['', `**This study (${outDirectory}) against ${directory}**`];
-  if (other.length === 0) return [...out, '', `no finished runs of this plan in ${directory}`];
+  if (other.length === 0)
+    return [...out, '', `no finished runs of this plan in ${directory}`];
   const differs = setupDifferences(setup, other[0]!.setup);
-  out.push('', `setups differ in: ${differs.length === 0 ? 'nothing (the same setting twice)' : differs.join(', ')}`);
+  out.push(
+    '',
+    `setups differ in: ${differs.length === 0 ? 'nothing (the same setting twice)' : differs.join(', ')}`,
+  );
   // Common random numbers: the same warm start and seed give the same step-0 verdicts.
   const unpaired = seeds.filter((seed) => {
     const mine = results.find((r) => r.seed === seed && !r.derived);
     const theirs = other.find((r) => r.seed === seed);
     if (mine === undefined || theirs === undefined) return false;
-    const stepZero = (result: RunResult) => JSON.stringify(result.evaluations.filter((e) => e.step === 0).map((e) => [e.set, e.taskSuccess, e.sampled?.taskSuccess]));
+    const stepZero = (result: RunResult) =>
+      JSON.stringify(
+        result.evaluations
+          .filter((e) => e.step === 0)
+          .map((e) => [e.set, e.taskSuccess, e.sampled?.taskSuccess]),
+      );
     return stepZero(mine) !== stepZero(theirs);
   });
   if (unpaired.length > 0) {
-    return [...out, '', `not compared: the step-0 evaluations of seed${unpaired.length > 1 ? 's' : ''} ${unpaired.join(', ')} differ, so the two studies did not start from the same warm start and streams`];
+    return [
+      ...out,
+      '',
+      `not compared: the step-0 evaluations of seed${unpaired.length > 1 ? 's' : ''} ${unpaired.join(', ')} differ, so the two studies did not start from the same warm start and streams`,
+    ];
   }
   for (const set of sets) {
-    out.push('', `**${set}** — final success (mean over seeds); this − that in points, 95% two-stage bootstrap intervals`, '');
+    out.push(
+      '',
+      `**${set}** — final success (mean over seeds); this − that in points, 95% two-stage bootstrap intervals`,
+      '',
+    );
     const againstGrpo = other.some((r) => r.arm === 'grpo');
     out.push(
       `| arm | seeds | sampled: this / that | sampled: this − that |${againstGrpo ? ' sampled: this − that GRPO |' : ''} greedy: this / that | greedy: this − that |${againstGrpo ? ' greedy: this − that GRPO |' : ''}`,
       `| --- | ---: | ---: | ---: |${againstGrpo ? ' ---: |' : ''} ---: | ---: |${againstGrpo ? ' ---: |' : ''}`,
     );
-    for (const arm of present.filter((a) => a !== 'frozen' && other.some((r) => r.arm === a || r.arm === 'grpo'))) {
+    for (const arm of present.filter(
+      (a) =>
+        a !== 'frozen' && other.some((r) => r.arm === a || r.arm === 'grpo'),
+    )) {
       const row: string[] = [arm];
       const mine = cells(arm, set, 'sampled');
       const theirs = cells(arm, set, 'sampled', undefined, other);
-      row.push(String(new Set([...mine.keys()].filter((key) => theirs.has(key)).map((key) => key.slice(0, key.indexOf(':')))).size));
+      row.push(
+        String(
+          new Set(
+            [...mine.keys()]
+              .filter((key) => theirs.has(key))
+              .map((key) => key.slice(0, key.indexOf(':'))),
+          ).size,
+        ),
+      );
       for (const measure of measures) {
         const a = cells(arm, set, measure);
         const b = cells(arm, set, measure, undefined, other);
         const clusters = clustersBySeed(a, b);
         const mean = (map: Map<string, number>): string => {
-          const paired = [...map].filter(([key]) => a.has(key) && b.has(key)).map(([, value]) => value);
-          return paired.length === 0 ? '–' : `${((100 * paired.reduce((x, y) => x + y, 0)) / paired.length).toFixed(1)}%`;
+          const paired = [...map]
+            .filter(([key]) => a.has(key) && b.has(key))
+            .map(([, value]) => value);
+          return paired.length === 0
+            ? '–'
+            : `${((100 * paired.reduce((x, y) => x + y, 0)) / paired.length).toFixed(1)}%`;
         };
-        row.push(`${mean(a)} / ${mean(b)}`, clusters.length === 0 ? '–' : formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 })));
+        row.push(
+          `${mean(a)} / ${mean(b)}`,
+          clusters.length === 0
+            ? '–'
+            : formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 })),
+        );
         // Against the other study's GRPO: an arm run only here (say SEAL with other modules) still has its baseline.
         if (againstGrpo) {
-          const grpoClusters = clustersBySeed(a, cells('grpo', set, measure, undefined, other));
-          row.push(grpoClusters.length === 0 ? '–' : formatPoints(clusteredPairedBootstrap({ clusters: grpoClusters, seed: 17 })));
+          const grpoClusters = clustersBySeed(
+            a,
+            cells('grpo', set, measure, undefined, other),
+          );
+          row.push(
+            grpoClusters.length === 0
+              ? '–'
+              : formatPoints(
+                  clusteredPairedBootstrap({
+                    clusters: grpoClusters,
+                    seed: 17,
+                  }),
+                ),
+          );
         }
       }
       out.push(`| ${row.join(' | ')} |`);
@@ -853,48 +1338,94 @@ const palette: Record<string, string> = {
   envtuning: '#444444',
 };
 
-function curveSvg({ title, series }: { title: string; series: { name: string; points: [number, number][] }[] }): string {
+function curveSvg({
+  title,
+  series,
+}: {
+  title: string;
+  series: { name: string; points: [number, number][] }[];
+}): string {
   const width = 640;
   const height = 360;
   const m = { left: 56, right: 150, top: 36, bottom: 44 };
   const maxX = Math.max(1, ...series.flatMap((s) => s.points.map(([x]) => x)));
-  const maxY = Math.max(0.05, ...series.flatMap((s) => s.points.map(([, y]) => y)));
+  const maxY = Math.max(
+    0.05,
+    ...series.flatMap((s) => s.points.map(([, y]) => y)),
+  );
   const top = Math.min(1, Math.ceil(maxY * 10) / 10);
   const x = (v: number) => m.left + (v / maxX) * (width - m.left - m.right);
-  const y = (v: number) => height - m.bottom - (v / top) * (height - m.top - m.bottom);
+  const y = (v: number) =>
+    height - m.bottom - (v / top) * (height - m.top - m.bottom);
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+  );
   parts.push(`<rect width="${width}" height="${height}" fill="white"/>`);
-  parts.push(`<text x="${m.left}" y="20" font-size="14" font-weight="bold">${title}</text>`);
+  parts.push(
+    `<text x="${m.left}" y="20" font-size="14" font-weight="bold">${title}</text>`,
+  );
   for (let i = 0; i <= 5; i++) {
     const v = (top * i) / 5;
-    parts.push(`<line x1="${m.left}" x2="${width - m.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e5e5"/>`);
-    parts.push(`<text x="${m.left - 6}" y="${y(v) + 4}" text-anchor="end">${(100 * v).toFixed(0)}%</text>`);
+    parts.push(
+      `<line x1="${m.left}" x2="${width - m.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e5e5"/>`,
+    );
+    parts.push(
+      `<text x="${m.left - 6}" y="${y(v) + 4}" text-anchor="end">${(100 * v).toFixed(0)}%</text>`,
+    );
   }
   for (let i = 0; i <= 4; i++) {
     const v = Math.round((maxX * i) / 4);
-    parts.push(`<text x="${x(v)}" y="${height - m.bottom + 16}" text-anchor="middle">${v}</text>`);
+    parts.push(
+      `<text x="${x(v)}" y="${height - m.bottom + 16}" text-anchor="middle">${v}</text>`,
+    );
   }
-  parts.push(`<text x="${(m.left + width - m.right) / 2}" y="${height - 8}" text-anchor="middle">RL step</text>`);
-  parts.push(`<line x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${height - m.bottom}" stroke="#888"/>`);
-  parts.push(`<line x1="${m.left}" x2="${width - m.right}" y1="${height - m.bottom}" y2="${height - m.bottom}" stroke="#888"/>`);
+  parts.push(
+    `<text x="${(m.left + width - m.right) / 2}" y="${height - 8}" text-anchor="middle">RL step</text>`,
+  );
+  parts.push(
+    `<line x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${height - m.bottom}" stroke="#888"/>`,
+  );
+  parts.push(
+    `<line x1="${m.left}" x2="${width - m.right}" y1="${height - m.bottom}" y2="${height - m.bottom}" stroke="#888"/>`,
+  );
   series.forEach((s, i) => {
     const color = palette[s.name] ?? '#999';
-    const d = s.points.map(([px, py], k) => `${k === 0 ? 'M' : 'L'}${x(px).toFixed(1)},${y(py).toFixed(1)}`).join(' ');
-    parts.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"/>`);
-    for (const [px, py] of s.points) parts.push(`<circle cx="${x(px).toFixed(1)}" cy="${y(py).toFixed(1)}" r="2.5" fill="${color}"/>`);
-    parts.push(`<rect x="${width - m.right + 12}" y="${m.top + i * 18 - 9}" width="12" height="3" fill="${color}"/>`);
-    parts.push(`<text x="${width - m.right + 30}" y="${m.top + i * 18 - 4}">${s.name}</text>`);
+    const d = s.points
+      .map(
+        ([px, py], k) =>
+          `${k === 0 ? 'M' : 'L'}${x(px).toFixed(1)},${y(py).toFixed(1)}`,
+      )
+      .join(' ');
+    parts.push(
+      `<path d="${d}" fill="none" stroke="${color}" stroke-width="2"/>`,
+    );
+    for (const [px, py] of s.points)
+      parts.push(
+        `<circle cx="${x(px).toFixed(1)}" cy="${y(py).toFixed(1)}" r="2.5" fill="${color}"/>`,
+      );
+    parts.push(
+      `<rect x="${width - m.right + 12}" y="${m.top + i * 18 - 9}" width="12" height="3" fill="${color}"/>`,
+    );
+    parts.push(
+      `<text x="${width - m.right + 30}" y="${m.top + i * 18 - 4}">${s.name}</text>`,
+    );
   });
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
 }
 
-function meanSeries(method: string, pick: (result: RunResult) => [number, number][]): [number, number][] {
+function meanSeries(
+  method: string,
+  pick: (result: RunResult) => [number, number][],
+): [number, number][] {
   const runs = results.filter((r) => label(r) === method).map(pick);
   const byX = new Map<number, number[]>();
-  for (const points of runs) for (const [px, py] of points) byX.set(px, [...(byX.get(px) ?? []), py]);
-  return [...byX.entries()].sort((a, b) => a[0] - b[0]).map(([px, ys]) => [px, ys.reduce((a, b) => a + b, 0) / ys.length]);
+  for (const points of runs)
+    for (const [px, py] of points) byX.set(px, [...(byX.get(px) ?? []), py]);
+  return [...byX.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([px, ys]) => [px, ys.reduce((a, b) => a + b, 0) / ys.length]);
 }
 
 await mkdir(outDirectory, { recursive: true });
@@ -908,10 +1439,14 @@ for (const set of sets) {
         title: `Held-out success, ${set}, ${measure} (mean over seeds)`,
         series: methods.map((method) => ({
           name: method,
-          points: meanSeries(method, (r) => r.evaluations.filter((e) => e.set === set).flatMap((e): [number, number][] => {
-            const value = accuracyOf(e, measure);
-            return value === undefined ? [] : [[e.step, value]];
-          })),
+          points: meanSeries(method, (r) =>
+            r.evaluations
+              .filter((e) => e.set === set)
+              .flatMap((e): [number, number][] => {
+                const value = accuracyOf(e, measure);
+                return value === undefined ? [] : [[e.step, value]];
+              }),
+          ),
         })),
       }),
     );
@@ -929,7 +1464,10 @@ await writeFile(
       points: meanSeries(method, (r) =>
         r.steps.map((e, i) => {
           const slice = r.steps.slice(Math.max(0, i - window + 1), i + 1);
-          return [e.step, slice.reduce((a, b) => a + b.successRate, 0) / slice.length];
+          return [
+            e.step,
+            slice.reduce((a, b) => a + b.successRate, 0) / slice.length,
+          ];
         }),
       ),
     })),
@@ -946,7 +1484,10 @@ await writeFile(
       points: meanSeries(method, (r) =>
         r.steps.map((e, i) => {
           const slice = r.steps.slice(Math.max(0, i - window + 1), i + 1);
-          return [e.step, slice.reduce((a, b) => a + b.rewardMean, 0) / slice.length];
+          return [
+            e.step,
+            slice.reduce((a, b) => a + b.rewardMean, 0) / slice.length,
+          ];
         }),
       ),
     })),
