@@ -1,13 +1,21 @@
 import type { ModelConfig } from '../model/model-config';
-import type { SequenceBucket } from '../model/graph-families';
+import type {
+  SequenceBucket,
+  SharedPrefixBucket,
+} from '../model/graph-families';
 
 /** Additive bias of masked attention slots (exp underflows to exactly 0 in fp32 and fp64). */
 export const maskedBias = -1e9;
 
 type FloatArray = Float32Array | Float64Array;
 
-function allocate(floatType: 'float32' | 'float64', length: number): FloatArray {
-  return floatType === 'float64' ? new Float64Array(length) : new Float32Array(length);
+function allocate(
+  floatType: 'float32' | 'float64',
+  length: number,
+): FloatArray {
+  return floatType === 'float64'
+    ? new Float64Array(length)
+    : new Float32Array(length);
 }
 
 /**
@@ -30,7 +38,8 @@ export function fillRope({
   for (let i = 0; i < positions.length; i++) {
     const position = positions[i]!;
     for (let j = 0; j < half; j++) {
-      const angle = position * Math.pow(config.ropeTheta, (-2 * j) / config.headDim);
+      const angle =
+        position * Math.pow(config.ropeTheta, (-2 * j) / config.headDim);
       cos[i * half + j] = Math.cos(angle);
       sin[i * half + j] = Math.sin(angle);
     }
@@ -51,7 +60,10 @@ export type SequenceFeeds = {
   bias: FloatArray;
 };
 
-const staticCache = new Map<string, { cos: FloatArray; sin: FloatArray; bias: FloatArray }>();
+const staticCache = new Map<
+  string,
+  { cos: FloatArray; sin: FloatArray; bias: FloatArray }
+>();
 
 /**
  * Builds the inputs for right-padded rows: row `b` holds `sequences[b]` from
@@ -77,14 +89,18 @@ export function buildSequenceFeeds({
   sequences.forEach((sequence, row) => {
     for (let t = 0; t < sequence.length; t++) {
       inputIds[row * length + t] = BigInt(sequence[t]!);
-      if (t + 1 < sequence.length) targets[row * length + t] = BigInt(sequence[t + 1]!);
+      if (t + 1 < sequence.length)
+        targets[row * length + t] = BigInt(sequence[t + 1]!);
     }
   });
   const key = `${config.headDim}|${config.ropeTheta}|${batch}|${length}|${floatType}`;
   let tables = staticCache.get(key);
   if (tables === undefined) {
     const half = config.headDim / 2;
-    const positions = Array.from({ length: batch * length }, (_, i) => i % length);
+    const positions = Array.from(
+      { length: batch * length },
+      (_, i) => i % length,
+    );
     const cos = allocate(floatType, batch * length * half);
     const sin = allocate(floatType, batch * length * half);
     fillRope({ config, positions, cos, sin });
@@ -100,6 +116,95 @@ export function buildSequenceFeeds({
     staticCache.set(key, tables);
   }
   return { inputIds, targets, ...tables };
+}
+
+/** Host-side inputs of a shared-prefix score or grad graph for one micro-batch. */
+export type SharedPrefixFeeds = SequenceFeeds & {
+  /** `[P]` the prefix's ids, right padded with 0. */
+  prefixIds: BigInt64Array;
+  /** `[1, P, 1, d/2]`. */
+  prefixCos: FloatArray;
+  /** `[1, P, 1, d/2]`. */
+  prefixSin: FloatArray;
+  /** `[1, 1, 1, P, P]` causal bias. */
+  prefixBias: FloatArray;
+};
+
+/**
+ * Builds the inputs of a shared-prefix graph: `prefix` (its real tokens,
+ * padded to `bucket.prefix`) and the rows that continue it, each right
+ * padded to `bucket.length`. A row's token `t` sits at position
+ * `prefix.length + t`; it attends to the prefix's real tokens and to its
+ * own tokens up to `t`, never to the prefix's padding.
+ */
+export function buildSharedPrefixFeeds({
+  config,
+  bucket,
+  prefix,
+  rows,
+  floatType,
+}: {
+  config: ModelConfig;
+  bucket: SharedPrefixBucket;
+  prefix: readonly number[];
+  rows: ReadonlyArray<readonly number[]>;
+  floatType: 'float32' | 'float64';
+}): SharedPrefixFeeds {
+  const { prefix: slots, batch, length } = bucket;
+  const real = prefix.length;
+  const half = config.headDim / 2;
+  const prefixIds = new BigInt64Array(slots);
+  prefix.forEach((id, t) => (prefixIds[t] = BigInt(id)));
+  const prefixCos = allocate(floatType, slots * half);
+  const prefixSin = allocate(floatType, slots * half);
+  fillRope({
+    config,
+    positions: Array.from({ length: slots }, (_, i) => i),
+    cos: prefixCos,
+    sin: prefixSin,
+  });
+  const prefixBias = allocate(floatType, slots * slots);
+  for (let i = 0; i < slots; i++)
+    for (let j = i + 1; j < slots; j++) prefixBias[i * slots + j] = maskedBias;
+  const inputIds = new BigInt64Array(batch * length);
+  const targets = new BigInt64Array(batch * length);
+  rows.forEach((row, r) => {
+    for (let t = 0; t < row.length; t++) {
+      inputIds[r * length + t] = BigInt(row[t]!);
+      if (t + 1 < row.length) targets[r * length + t] = BigInt(row[t + 1]!);
+    }
+  });
+  const cos = allocate(floatType, batch * length * half);
+  const sin = allocate(floatType, batch * length * half);
+  fillRope({
+    config,
+    positions: Array.from(
+      { length: batch * length },
+      (_, i) => real + (i % length),
+    ),
+    cos,
+    sin,
+  });
+  const keys = slots + length;
+  const bias = allocate(floatType, batch * length * keys);
+  for (let r = 0; r < batch; r++) {
+    for (let i = 0; i < length; i++) {
+      const base = (r * length + i) * keys;
+      for (let j = real; j < slots; j++) bias[base + j] = maskedBias;
+      for (let j = i + 1; j < length; j++) bias[base + slots + j] = maskedBias;
+    }
+  }
+  return {
+    inputIds,
+    targets,
+    cos,
+    sin,
+    bias,
+    prefixIds,
+    prefixCos,
+    prefixSin,
+    prefixBias,
+  };
 }
 
 /** Rounds a sequence length up to its bucket: powers of two to 64, then multiples of 64. */

@@ -18,7 +18,10 @@ export function declareWeights({
 }): WeightValues {
   const weights: WeightValues = new Map();
   for (const spec of listWeightSpecs(config)) {
-    weights.set(spec.name, builder.input({ name: spec.name, shape: spec.shape, requiresGrad }));
+    weights.set(
+      spec.name,
+      builder.input({ name: spec.name, shape: spec.shape, requiresGrad }),
+    );
   }
   return weights;
 }
@@ -27,7 +30,10 @@ function weight(weights: WeightValues, name: string): Value {
   return weights.get(name)!;
 }
 
-function optionalWeight(weights: WeightValues, name: string): Value | undefined {
+function optionalWeight(
+  weights: WeightValues,
+  name: string,
+): Value | undefined {
   return weights.get(name);
 }
 
@@ -65,15 +71,27 @@ function project({
   const p = `model.layers.${layer}.self_attn`;
   const { numHeads, numKeyValueHeads, headDim } = config;
   const q = g.reshape(
-    g.linear(x, weight(weights, `${p}.q_proj.weight`), optionalWeight(weights, `${p}.q_proj.bias`)),
+    g.linear(
+      x,
+      weight(weights, `${p}.q_proj.weight`),
+      optionalWeight(weights, `${p}.q_proj.bias`),
+    ),
     [batch, length, numHeads, headDim],
   );
   const k = g.reshape(
-    g.linear(x, weight(weights, `${p}.k_proj.weight`), optionalWeight(weights, `${p}.k_proj.bias`)),
+    g.linear(
+      x,
+      weight(weights, `${p}.k_proj.weight`),
+      optionalWeight(weights, `${p}.k_proj.bias`),
+    ),
     [batch, length, numKeyValueHeads, headDim],
   );
   const v = g.reshape(
-    g.linear(x, weight(weights, `${p}.v_proj.weight`), optionalWeight(weights, `${p}.v_proj.bias`)),
+    g.linear(
+      x,
+      weight(weights, `${p}.v_proj.weight`),
+      optionalWeight(weights, `${p}.v_proj.bias`),
+    ),
     [batch, length, numKeyValueHeads, headDim],
   );
   const scale = g.scalar(1 / Math.sqrt(headDim));
@@ -94,10 +112,17 @@ function mlpBlock({
   hidden: Value;
 }): Value {
   const p = `model.layers.${layer}`;
-  const x = g.rmsNorm(hidden, weight(weights, `${p}.post_attention_layernorm.weight`), config.rmsNormEps);
+  const x = g.rmsNorm(
+    hidden,
+    weight(weights, `${p}.post_attention_layernorm.weight`),
+    config.rmsNormEps,
+  );
   const gate = g.linear(x, weight(weights, `${p}.mlp.gate_proj.weight`));
   const up = g.linear(x, weight(weights, `${p}.mlp.up_proj.weight`));
-  return g.add(hidden, g.linear(g.swiglu(gate, up), weight(weights, `${p}.mlp.down_proj.weight`)));
+  return g.add(
+    hidden,
+    g.linear(g.swiglu(gate, up), weight(weights, `${p}.mlp.down_proj.weight`)),
+  );
 }
 
 /** The attention heads of a full-sequence layer, laid out for `GraphBuilder.attention`. */
@@ -142,19 +167,48 @@ function decoderLayer({
   const { numHeads, numKeyValueHeads, headDim } = config;
   const rep = numHeads / numKeyValueHeads;
   const p = `model.layers.${layer}`;
-  const x = g.rmsNorm(hidden, weight(weights, `${p}.input_layernorm.weight`), config.rmsNormEps);
-  const projections = project({ builder: g, config, weights, layer, x, batch, length, cos, sin });
+  const x = g.rmsNorm(
+    hidden,
+    weight(weights, `${p}.input_layernorm.weight`),
+    config.rmsNormEps,
+  );
+  const projections = project({
+    builder: g,
+    config,
+    weights,
+    layer,
+    x,
+    batch,
+    length,
+    cos,
+    sin,
+  });
   // [B, S, nh, d] -> [B, nh, S, d] -> [B, kvh, rep·S, d].
-  const q = g.reshape(g.transpose(projections.q, [0, 2, 1, 3]), [batch, numKeyValueHeads, rep * length, headDim]);
+  const q = g.reshape(g.transpose(projections.q, [0, 2, 1, 3]), [
+    batch,
+    numKeyValueHeads,
+    rep * length,
+    headDim,
+  ]);
   const kT = g.transpose(projections.k, [0, 2, 3, 1]);
   const v = g.transpose(projections.v, [0, 2, 1, 3]);
   const attended = attend({ q, kT, v });
-  const merged = g.reshape(g.transpose(g.reshape(attended, [batch, numHeads, length, headDim]), [0, 2, 1, 3]), [
-    batch * length,
-    numHeads * headDim,
-  ]);
-  const residual = g.add(hidden, g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)));
-  return { hidden: mlpBlock({ builder: g, config, weights, layer, hidden: residual }), kT, v };
+  const merged = g.reshape(
+    g.transpose(
+      g.reshape(attended, [batch, numHeads, length, headDim]),
+      [0, 2, 1, 3],
+    ),
+    [batch * length, numHeads * headDim],
+  );
+  const residual = g.add(
+    hidden,
+    g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)),
+  );
+  return {
+    hidden: mlpBlock({ builder: g, config, weights, layer, hidden: residual }),
+    kT,
+    v,
+  };
 }
 
 /** Key/value tensors a layer hands to the KV cache. */
@@ -219,12 +273,29 @@ export function buildDecoder({
       cos,
       sin,
       attend: ({ q, kT, v }) =>
-        queryBlocks === 1 ? g.attention(q, kT, v, bias, rep) : blockCausalAttention({ builder: g, q, kT, v, bias, rep, blocks: queryBlocks }),
+        queryBlocks === 1
+          ? g.attention(q, kT, v, bias, rep)
+          : blockCausalAttention({
+              builder: g,
+              q,
+              kT,
+              v,
+              bias,
+              rep,
+              blocks: queryBlocks,
+            }),
     });
     caches.push({ keysTransposed: out.kT, values: out.v });
     hidden = out.hidden;
   }
-  return { hidden: g.rmsNorm(hidden, weight(weights, 'model.norm.weight'), config.rmsNormEps), caches };
+  return {
+    hidden: g.rmsNorm(
+      hidden,
+      weight(weights, 'model.norm.weight'),
+      config.rmsNormEps,
+    ),
+    caches,
+  };
 }
 
 /**
@@ -255,6 +326,7 @@ function blockCausalAttention({
   bias,
   rep,
   blocks,
+  prefixKeys = 0,
 }: {
   builder: GraphBuilder;
   q: Value;
@@ -263,30 +335,217 @@ function blockCausalAttention({
   bias: Value;
   rep: number;
   blocks: number;
+  /**
+   * Keys before the queries' own (a shared prefix, see
+   * {@link buildSharedPrefixDecoder}): every block attends to all of them.
+   * `kT`, `v` and the bias's last axis then cover `prefixKeys + S` keys.
+   */
+  prefixKeys?: number;
 }): Value {
   const [batch, kvh, rows, d] = q.shape as [number, number, number, number];
   const length = rows / rep;
   const size = length / blocks;
   if (!Number.isInteger(size)) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `causal attention: ${blocks} query blocks do not divide ${length} positions` });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `causal attention: ${blocks} query blocks do not divide ${length} positions`,
+    });
   }
   const queries = g.reshape(q, [batch, kvh, rep, length, d]);
   const outputs: Value[] = [];
   for (let block = 0; block < blocks; block++) {
     const start = block * size;
     const end = start + size;
-    const query = g.reshape(g.slice(queries, 3, start, end), [batch, kvh, rep * size, d]);
-    const keys = end === length ? kT : g.slice(kT, 3, 0, end);
-    const values = end === length ? v : g.slice(v, 2, 0, end);
-    const blockBias = g.slice(g.slice(bias, 3, start, end), 4, 0, end);
-    outputs.push(g.reshape(g.attention(query, keys, values, blockBias, rep), [batch, kvh, rep, size, d]));
+    const query = g.reshape(g.slice(queries, 3, start, end), [
+      batch,
+      kvh,
+      rep * size,
+      d,
+    ]);
+    const keys = end === length ? kT : g.slice(kT, 3, 0, prefixKeys + end);
+    const values = end === length ? v : g.slice(v, 2, 0, prefixKeys + end);
+    const blockBias = g.slice(
+      g.slice(bias, 3, start, end),
+      4,
+      0,
+      prefixKeys + end,
+    );
+    outputs.push(
+      g.reshape(g.attention(query, keys, values, blockBias, rep), [
+        batch,
+        kvh,
+        rep,
+        size,
+        d,
+      ]),
+    );
   }
   return g.reshape(g.concat(outputs, 3), [batch, kvh, rows, d]);
 }
 
+/**
+ * The decoder over rows that share a prefix (the rollouts of one prompt):
+ * the prefix runs once, as one row of `prefixLength` tokens, and each of the
+ * `batch` rows holds only its own continuation of `length` tokens, whose
+ * queries attend to the prefix's keys and values (broadcast to every row)
+ * and then to their own, causally. Each row computes what the full decoder
+ * computes for the prefix followed by the row; the prefix's keys and values
+ * get the gradients of every row (the broadcast's backward sums them). The
+ * prefix's own final hidden rows are not computed: no loss reads them.
+ *
+ * `rowBias` `[B, 1, 1, S, P + S]` masks the prefix's padded slots and the
+ * rows' later tokens; `prefixBias` `[1, 1, 1, P, P]` is the prefix's causal
+ * bias; the rows' RoPE tables hold their positions after the prefix.
+ * Returns the rows' final hidden states `[B·S, H]`.
+ */
+export function buildSharedPrefixDecoder({
+  builder: g,
+  config,
+  weights,
+  prefix,
+  rows,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  /** The prefix: `inputIds` `[P]`, `cos`/`sin` `[1, P, 1, d/2]`, `bias` `[1, 1, 1, P, P]`. */
+  prefix: {
+    inputIds: Value;
+    cos: Value;
+    sin: Value;
+    bias: Value;
+    length: number;
+  };
+  /** The continuations: `inputIds` `[B·S]`, `cos`/`sin` `[B, S, 1, d/2]`, `bias` `[B, 1, 1, S, P + S]`. */
+  rows: {
+    inputIds: Value;
+    cos: Value;
+    sin: Value;
+    bias: Value;
+    batch: number;
+    length: number;
+  };
+}): { hidden: Value } {
+  const rep = config.numHeads / config.numKeyValueHeads;
+  const { numKeyValueHeads: kvh, headDim } = config;
+  const embedding = weight(weights, 'model.embed_tokens.weight');
+  let prefixHidden = g.gather(embedding, prefix.inputIds);
+  let hidden = g.gather(embedding, rows.inputIds);
+  const prefixBlocks = causalQueryBlocks(prefix.length);
+  const rowBlocks = causalQueryBlocks(rows.length);
+  for (let layer = 0; layer < config.numLayers; layer++) {
+    let prefixKT: Value;
+    let prefixV: Value;
+    if (layer < config.numLayers - 1) {
+      const out = decoderLayer({
+        builder: g,
+        config,
+        weights,
+        layer,
+        hidden: prefixHidden,
+        batch: 1,
+        length: prefix.length,
+        cos: prefix.cos,
+        sin: prefix.sin,
+        attend: ({ q, kT, v }) =>
+          prefixBlocks === 1
+            ? g.attention(q, kT, v, prefix.bias, rep)
+            : blockCausalAttention({
+                builder: g,
+                q,
+                kT,
+                v,
+                bias: prefix.bias,
+                rep,
+                blocks: prefixBlocks,
+              }),
+      });
+      prefixHidden = out.hidden;
+      prefixKT = out.kT;
+      prefixV = out.v;
+    } else {
+      // The last layer's prefix rows feed nothing but their keys and values.
+      const x = g.rmsNorm(
+        prefixHidden,
+        weight(weights, `model.layers.${layer}.input_layernorm.weight`),
+        config.rmsNormEps,
+      );
+      const projections = project({
+        builder: g,
+        config,
+        weights,
+        layer,
+        x,
+        batch: 1,
+        length: prefix.length,
+        cos: prefix.cos,
+        sin: prefix.sin,
+      });
+      prefixKT = g.transpose(projections.k, [0, 2, 3, 1]);
+      prefixV = g.transpose(projections.v, [0, 2, 1, 3]);
+    }
+    const sharedKT = g.expand(prefixKT, [
+      rows.batch,
+      kvh,
+      headDim,
+      prefix.length,
+    ]);
+    const sharedV = g.expand(prefixV, [
+      rows.batch,
+      kvh,
+      prefix.length,
+      headDim,
+    ]);
+    const out = decoderLayer({
+      builder: g,
+      config,
+      weights,
+      layer,
+      hidden,
+      batch: rows.batch,
+      length: rows.length,
+      cos: rows.cos,
+      sin: rows.sin,
+      attend: ({ q, kT, v }) => {
+        const keys = g.concat([sharedKT, kT], 3);
+        const values = g.concat([sharedV, v], 2);
+        return rowBlocks === 1
+          ? g.attention(q, keys, values, rows.bias, rep)
+          : blockCausalAttention({
+              builder: g,
+              q,
+              kT: keys,
+              v: values,
+              bias: rows.bias,
+              rep,
+              blocks: rowBlocks,
+              prefixKeys: prefix.length,
+            });
+      },
+    });
+    hidden = out.hidden;
+  }
+  return {
+    hidden: g.rmsNorm(
+      hidden,
+      weight(weights, 'model.norm.weight'),
+      config.rmsNormEps,
+    ),
+  };
+}
+
 /** The LM head matrix (the embedding when tied). */
-export function lmHeadWeight({ config, weights }: { config: ModelConfig; weights: WeightValues }): Value {
-  return weight(weights, config.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
+export function lmHeadWeight({
+  config,
+  weights,
+}: {
+  config: ModelConfig;
+  weights: WeightValues;
+}): Value {
+  return weight(
+    weights,
+    config.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight',
+  );
 }
 
 /**
@@ -333,8 +592,22 @@ export function buildDecodeStep({
   const newValues: Value[] = [];
   for (let layer = 0; layer < config.numLayers; layer++) {
     const p = `model.layers.${layer}`;
-    const x = g.rmsNorm(hidden, weight(weights, `${p}.input_layernorm.weight`), config.rmsNormEps);
-    const { q, k, v } = project({ builder: g, config, weights, layer, x, batch, length: 1, cos, sin });
+    const x = g.rmsNorm(
+      hidden,
+      weight(weights, `${p}.input_layernorm.weight`),
+      config.rmsNormEps,
+    );
+    const { q, k, v } = project({
+      builder: g,
+      config,
+      weights,
+      layer,
+      x,
+      batch,
+      length: 1,
+      cos,
+      sin,
+    });
     const q4 = g.reshape(q, [batch, numKeyValueHeads, rep, headDim]);
     const k4 = g.reshape(k, [batch, numKeyValueHeads, 1, headDim]);
     const v4 = g.reshape(v, [batch, numKeyValueHeads, 1, headDim]);
@@ -344,14 +617,29 @@ export function buildDecodeStep({
     const newScore = g.reduceSum(g.mul(q4, k4), [-1], true);
     const probabilities = g.softmax(g.concat([pastScores, newScore], -1));
     const pastProbabilities = g.slice(probabilities, -1, 0, cacheLength);
-    const newProbability = g.slice(probabilities, -1, cacheLength, cacheLength + 1);
-    const attended = g.add(g.matmul(pastProbabilities, cacheValues[layer]!), g.mul(newProbability, v4));
+    const newProbability = g.slice(
+      probabilities,
+      -1,
+      cacheLength,
+      cacheLength + 1,
+    );
+    const attended = g.add(
+      g.matmul(pastProbabilities, cacheValues[layer]!),
+      g.mul(newProbability, v4),
+    );
     const merged = g.reshape(attended, [batch, numHeads * headDim]);
-    hidden = g.add(hidden, g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)));
+    hidden = g.add(
+      hidden,
+      g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)),
+    );
     hidden = mlpBlock({ builder: g, config, weights, layer, hidden });
   }
   return {
-    hidden: g.rmsNorm(hidden, weight(weights, 'model.norm.weight'), config.rmsNormEps),
+    hidden: g.rmsNorm(
+      hidden,
+      weight(weights, 'model.norm.weight'),
+      config.rmsNormEps,
+    ),
     newKeys,
     newValues,
   };
@@ -422,8 +710,22 @@ export function buildExtendStep({
         // cache, cheaper than splitting the much larger score tensor in two).
         const keys = g.concat([cacheKeys[layer]!, kT], -1);
         const values = g.concat([cacheValues[layer]!, v], 2);
-        const scores = g.add(g.reshape(g.matmul(q, keys), [batch, numKeyValueHeads, rep, length, cacheLength + length]), bias);
-        const probabilities = g.reshape(g.softmax(scores), [batch, numKeyValueHeads, rep * length, cacheLength + length]);
+        const scores = g.add(
+          g.reshape(g.matmul(q, keys), [
+            batch,
+            numKeyValueHeads,
+            rep,
+            length,
+            cacheLength + length,
+          ]),
+          bias,
+        );
+        const probabilities = g.reshape(g.softmax(scores), [
+          batch,
+          numKeyValueHeads,
+          rep * length,
+          cacheLength + length,
+        ]);
         return g.matmul(probabilities, values);
       },
     });
@@ -432,7 +734,11 @@ export function buildExtendStep({
     hidden = out.hidden;
   }
   return {
-    hidden: g.rmsNorm(hidden, weight(weights, 'model.norm.weight'), config.rmsNormEps),
+    hidden: g.rmsNorm(
+      hidden,
+      weight(weights, 'model.norm.weight'),
+      config.rmsNormEps,
+    ),
     newKeys,
     newValues,
   };

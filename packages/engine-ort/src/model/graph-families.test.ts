@@ -2,15 +2,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createOrtSession, floatTensor, ort } from '../engine/ort-session';
-import { buildSequenceFeeds } from '../engine/sequence-feeds';
+import {
+  buildSequenceFeeds,
+  buildSharedPrefixFeeds,
+  lengthBucket,
+} from '../engine/sequence-feeds';
 import { checkGraphGradients } from '../graph/gradient-check';
 import { GraphBuilder } from '../graph/graph-builder';
 import { decodeSafetensors } from '../io/safetensors';
 import { SeededRandom } from '../io/seeded-random';
 import { declareWeights } from './decoder-graph';
 import {
+  buildGradGraph,
   buildLogitsGraph,
   buildScoreGraph,
+  buildSharedPrefixGradGraph,
+  buildSharedPrefixScoreGraph,
   forwardLogprobs,
   lossInputValues,
   policyLoss,
@@ -18,18 +25,36 @@ import {
   type SequenceBucket,
   type TrainObjective,
 } from './graph-families';
-import { createModelConfig, parseModelConfig, type ModelConfig } from './model-config';
+import {
+  createModelConfig,
+  parseModelConfig,
+  type ModelConfig,
+} from './model-config';
 import { listWeightSpecs, weightsFromTensors } from './model-weights';
 
-const fixtureDirectory = join(import.meta.dirname, '..', '__fixtures__', 'tiny-qwen2');
+const fixtureDirectory = join(
+  import.meta.dirname,
+  '..',
+  '__fixtures__',
+  'tiny-qwen2',
+);
 
-function randomWeights(config: ModelConfig, seed: number): Map<string, Float64Array> {
+function randomWeights(
+  config: ModelConfig,
+  seed: number,
+): Map<string, Float64Array> {
   const random = new SeededRandom(seed);
   return new Map(
     listWeightSpecs(config).map((spec) => {
       const n = spec.shape.reduce((a, b) => a * b, 1);
       const base = spec.kind === 'norm' ? 1 : 0;
-      return [spec.name, Float64Array.from({ length: n }, () => base + random.nextNormal() * 0.3)];
+      return [
+        spec.name,
+        Float64Array.from(
+          { length: n },
+          () => base + random.nextNormal() * 0.3,
+        ),
+      ];
     }),
   );
 }
@@ -43,7 +68,12 @@ function sequenceFeeds({
   bucket: SequenceBucket;
   sequences: number[][];
 }): Map<string, Float64Array | BigInt64Array> {
-  const feeds = buildSequenceFeeds({ config, bucket, sequences, floatType: 'float64' });
+  const feeds = buildSequenceFeeds({
+    config,
+    bucket,
+    sequences,
+    floatType: 'float64',
+  });
   return new Map<string, Float64Array | BigInt64Array>([
     ['input_ids', feeds.inputIds],
     ['targets', feeds.targets],
@@ -64,24 +94,36 @@ async function runGraph({
 }): Promise<Record<string, ort.Tensor>> {
   const session = await createOrtSession({
     model,
-    settings: { executionProvider: 'cpu', threads: 1, optimizationLevel: 'basic' },
+    settings: {
+      executionProvider: 'cpu',
+      threads: 1,
+      optimizationLevel: 'basic',
+    },
   });
   const tensors: Record<string, ort.Tensor> = {};
   for (const name of session.inputNames) {
     const data = feeds.get(name)!;
     tensors[name] =
-      data instanceof BigInt64Array ? new ort.Tensor('int64', data, shapes.get(name)!) : floatTensor(data, shapes.get(name)!);
+      data instanceof BigInt64Array
+        ? new ort.Tensor('int64', data, shapes.get(name)!)
+        : floatTensor(data, shapes.get(name)!);
   }
   const out = await session.run(tensors);
   await session.release();
   return out;
 }
 
-function inputShapes(config: ModelConfig, bucket: SequenceBucket): Map<string, number[]> {
+function inputShapes(
+  config: ModelConfig,
+  bucket: SequenceBucket,
+): Map<string, number[]> {
   const { batch, length } = bucket;
   const half = config.headDim / 2;
   return new Map<string, number[]>([
-    ...listWeightSpecs(config).map((spec): [string, number[]] => [spec.name, spec.shape]),
+    ...listWeightSpecs(config).map((spec): [string, number[]] => [
+      spec.name,
+      spec.shape,
+    ]),
     ['input_ids', [batch * length]],
     ['targets', [batch * length, 1]],
     ['rope_cos', [batch, length, 1, half]],
@@ -91,7 +133,15 @@ function inputShapes(config: ModelConfig, bucket: SequenceBucket): Map<string, n
   ]);
 }
 
-async function wholeModelCheck({ config, objective, queryBlocks }: { config: ModelConfig; objective: TrainObjective; queryBlocks?: number }) {
+async function wholeModelCheck({
+  config,
+  objective,
+  queryBlocks,
+}: {
+  config: ModelConfig;
+  objective: TrainObjective;
+  queryBlocks?: number;
+}) {
   const bucket = { batch: 2, length: 6 };
   const sequences = [
     [1, 5, 9, 3, 14, 2],
@@ -140,10 +190,25 @@ async function wholeModelCheck({ config, objective, queryBlocks }: { config: Mod
     feeds,
     elementsPerInput: 5,
     build: (g) => {
-      const weightValues = declareWeights({ builder: g, config, requiresGrad: true });
+      const weightValues = declareWeights({
+        builder: g,
+        config,
+        requiresGrad: true,
+      });
       const inputs = sequenceInputs({ builder: g, config, bucket });
-      const inverseTemperature = g.input({ name: 'inverse_temperature', shape: [] });
-      const logprobs = forwardLogprobs({ builder: g, config, weights: weightValues, bucket, inputs, inverseTemperature, queryBlocks });
+      const inverseTemperature = g.input({
+        name: 'inverse_temperature',
+        shape: [],
+      });
+      const logprobs = forwardLogprobs({
+        builder: g,
+        config,
+        weights: weightValues,
+        bucket,
+        inputs,
+        inverseTemperature,
+        queryBlocks,
+      });
       const lossInputs = lossInputValues({ builder: g, tokens, objective });
       const { loss } = policyLoss({ builder: g, logprobs, lossInputs });
       return { loss, wrt: [...weightValues.values()] };
@@ -163,8 +228,12 @@ describe('grad graph', () => {
 
   it('should match finite differences for a 2-layer tied Qwen2 model with the PPO + KL loss', async () => {
     const result = await wholeModelCheck({ config: qwen2, objective: 'ppo' });
-    expect(Object.keys(result.perInput)).toHaveLength(listWeightSpecs(qwen2).length);
-    console.log(`worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`);
+    expect(Object.keys(result.perInput)).toHaveLength(
+      listWeightSpecs(qwen2).length,
+    );
+    console.log(
+      `worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`,
+    );
     expect(result.worstRelativeError).toBeLessThan(1e-5);
   });
 
@@ -172,29 +241,66 @@ describe('grad graph', () => {
     const bucket = { batch: 2, length: 6 };
     const feeds = new Map<string, Float64Array | BigInt64Array>([
       ...randomWeights(qwen2, 5),
-      ...sequenceFeeds({ config: qwen2, bucket, sequences: [[1, 5, 9, 3, 14, 2], [7, 7, 0, 12]] }),
+      ...sequenceFeeds({
+        config: qwen2,
+        bucket,
+        sequences: [
+          [1, 5, 9, 3, 14, 2],
+          [7, 7, 0, 12],
+        ],
+      }),
       ['inverse_temperature', Float64Array.of(1)],
     ]);
     const logprobs = async (queryBlocks: number) => {
       const g = new GraphBuilder({ floatType: 'float64' });
-      const weights = declareWeights({ builder: g, config: qwen2, requiresGrad: false });
+      const weights = declareWeights({
+        builder: g,
+        config: qwen2,
+        requiresGrad: false,
+      });
       const inputs = sequenceInputs({ builder: g, config: qwen2, bucket });
-      const inverseTemperature = g.input({ name: 'inverse_temperature', shape: [] });
-      g.output(forwardLogprobs({ builder: g, config: qwen2, weights, bucket, inputs, inverseTemperature, queryBlocks }), 'logprobs');
-      const out = await runGraph({ model: g.toOnnx({ name: 'blocks' }), feeds, shapes: inputShapes(qwen2, bucket) });
+      const inverseTemperature = g.input({
+        name: 'inverse_temperature',
+        shape: [],
+      });
+      g.output(
+        forwardLogprobs({
+          builder: g,
+          config: qwen2,
+          weights,
+          bucket,
+          inputs,
+          inverseTemperature,
+          queryBlocks,
+        }),
+        'logprobs',
+      );
+      const out = await runGraph({
+        model: g.toOnnx({ name: 'blocks' }),
+        feeds,
+        shapes: inputShapes(qwen2, bucket),
+      });
       return Array.from(out.logprobs!.data as Float64Array);
     };
     const dense = await logprobs(1);
     for (const blocks of [2, 3, 6]) {
       const blocked = await logprobs(blocks);
-      blocked.forEach((value, t) => expect(Math.abs(value - dense[t]!)).toBeLessThan(1e-12));
+      blocked.forEach((value, t) =>
+        expect(Math.abs(value - dense[t]!)).toBeLessThan(1e-12),
+      );
     }
   });
 
   it('should match finite differences with the causal attention split into query blocks', async () => {
     // Length 6 in 3 blocks of 2: the training graphs use blocks from 128 tokens.
-    const result = await wholeModelCheck({ config: qwen2, objective: 'ppo', queryBlocks: 3 });
-    console.log(`worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`);
+    const result = await wholeModelCheck({
+      config: qwen2,
+      objective: 'ppo',
+      queryBlocks: 3,
+    });
+    console.log(
+      `worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`,
+    );
     expect(result.worstRelativeError).toBeLessThan(1e-5);
   });
 
@@ -209,10 +315,290 @@ describe('grad graph', () => {
       numKeyValueHeads: 1,
       tieWordEmbeddings: false,
     });
-    const result = await wholeModelCheck({ config: llama, objective: 'cross-entropy' });
+    const result = await wholeModelCheck({
+      config: llama,
+      objective: 'cross-entropy',
+    });
     expect(result.perInput['lm_head.weight']).toBeDefined();
-    console.log(`worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`);
+    console.log(
+      `worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`,
+    );
     expect(result.worstRelativeError).toBeLessThan(1e-5);
+  });
+});
+
+describe('shared-prefix graphs', () => {
+  const config = createModelConfig({
+    vocabSize: 16,
+    hiddenSize: 16,
+    intermediateSize: 24,
+    numLayers: 2,
+    numHeads: 4,
+    numKeyValueHeads: 2,
+  });
+  const half = config.headDim / 2;
+  const lossNames = [
+    'token_weights',
+    'advantages',
+    'old_logprobs',
+    'ref_logprobs',
+  ] as const;
+
+  /**
+   * The grad graph of full rows (prefix + continuation) against the
+   * shared-prefix grad graph of the same rows, in fp64: the loss, the metric
+   * sums and every gradient agree. The prefix's positions carry no weight.
+   */
+  async function parity({
+    prefixLength,
+    suffixLengths,
+    seed,
+  }: {
+    prefixLength: number;
+    suffixLengths: number[];
+    seed: number;
+  }) {
+    const random = new SeededRandom(seed);
+    const token = () => Math.floor(random.nextFloat() * config.vocabSize);
+    const prefix = Array.from({ length: prefixLength }, token);
+    const suffixes = suffixLengths.map((n) => Array.from({ length: n }, token));
+    const full = suffixes.map((suffix) => [...prefix, ...suffix]);
+    // Per-token values aligned with each full row; weight only after the prefix's last token.
+    const perToken = full.map(
+      (row) =>
+        Object.fromEntries(
+          lossNames.map((name) => [
+            name,
+            row.map((_, t) =>
+              name === 'token_weights'
+                ? t > prefixLength
+                  ? 0.25 + random.nextFloat()
+                  : 0
+                : name === 'advantages'
+                  ? random.nextNormal()
+                  : -2.5 + 0.3 * random.nextNormal(),
+            ),
+          ]),
+        ) as Record<(typeof lossNames)[number], number[]>,
+    );
+    const weights = randomWeights(config, seed + 1);
+    const scalars = new Map<string, Float64Array>([
+      ['inverse_temperature', Float64Array.of(1.25)],
+      ['clip_low', Float64Array.of(0.2)],
+      ['clip_high', Float64Array.of(0.28)],
+      ['dual_clip', Float64Array.of(3)],
+      ['kl_coef', Float64Array.of(0.1)],
+    ]);
+    const accumulators = listWeightSpecs(config).map(
+      (spec): [string, Float64Array] => [
+        `acc.${spec.name}`,
+        new Float64Array(spec.shape.reduce((a, b) => a * b, 1)),
+      ],
+    );
+    const shifted = (
+      bucket: { batch: number; length: number },
+      offset: number,
+      name: (typeof lossNames)[number],
+    ) => {
+      const out = new Float64Array(bucket.batch * bucket.length);
+      full.forEach((row, r) => {
+        const values = perToken[r]![name];
+        for (let t = 1; t < row.length - offset; t++)
+          out[r * bucket.length + t - 1] = values[offset + t]!;
+      });
+      return out;
+    };
+    const shapesOf = (
+      entries: [string, number[]][],
+      bucket: { batch: number; length: number },
+    ): Map<string, number[]> =>
+      new Map([
+        ...listWeightSpecs(config).map((spec): [string, number[]] => [
+          spec.name,
+          spec.shape,
+        ]),
+        ...listWeightSpecs(config).map((spec): [string, number[]] => [
+          `acc.${spec.name}`,
+          spec.shape,
+        ]),
+        ...lossNames.map((name): [string, number[]] => [
+          name,
+          [bucket.batch * bucket.length],
+        ]),
+        ...[...scalars.keys()].map((name): [string, number[]] => [name, []]),
+        ['input_ids', [bucket.batch * bucket.length]],
+        ['targets', [bucket.batch * bucket.length, 1]],
+        ['rope_cos', [bucket.batch, bucket.length, 1, half]],
+        ['rope_sin', [bucket.batch, bucket.length, 1, half]],
+        ...entries,
+      ]);
+
+    const fullBucket = {
+      batch: full.length,
+      length: lengthBucket(Math.max(...full.map((row) => row.length))),
+    };
+    const plain = sequenceFeeds({
+      config,
+      bucket: fullBucket,
+      sequences: full,
+    });
+    const expected = await runGraph({
+      model: buildGradGraph({
+        config,
+        bucket: fullBucket,
+        objective: 'ppo',
+        floatType: 'float64',
+      }).model,
+      feeds: new Map([
+        ...weights,
+        ...accumulators,
+        ...scalars,
+        ...plain,
+        ...lossNames.map((name): [string, Float64Array] => [
+          name,
+          shifted(fullBucket, 0, name),
+        ]),
+      ]),
+      shapes: shapesOf(
+        [
+          [
+            'attention_bias',
+            [fullBucket.batch, 1, 1, fullBucket.length, fullBucket.length],
+          ],
+        ],
+        fullBucket,
+      ),
+    });
+
+    const bucket = {
+      prefix: lengthBucket(prefixLength),
+      batch: suffixes.length,
+      length: lengthBucket(Math.max(...suffixLengths)),
+    };
+    const shared = buildSharedPrefixFeeds({
+      config,
+      bucket,
+      prefix,
+      rows: suffixes,
+      floatType: 'float64',
+    });
+    const sharedFeeds = new Map<string, Float64Array | BigInt64Array>([
+      ...weights,
+      ...accumulators,
+      ...scalars,
+      ['prefix_ids', shared.prefixIds],
+      ['prefix_cos', shared.prefixCos as Float64Array],
+      ['prefix_sin', shared.prefixSin as Float64Array],
+      ['prefix_bias', shared.prefixBias as Float64Array],
+      ['input_ids', shared.inputIds],
+      ['targets', shared.targets],
+      ['rope_cos', shared.cos as Float64Array],
+      ['rope_sin', shared.sin as Float64Array],
+      ['attention_bias', shared.bias as Float64Array],
+      ...lossNames.map((name): [string, Float64Array] => [
+        name,
+        shifted(bucket, prefixLength, name),
+      ]),
+    ]);
+    const sharedShapes = shapesOf(
+      [
+        ['prefix_ids', [bucket.prefix]],
+        ['prefix_cos', [1, bucket.prefix, 1, half]],
+        ['prefix_sin', [1, bucket.prefix, 1, half]],
+        ['prefix_bias', [1, 1, 1, bucket.prefix, bucket.prefix]],
+        [
+          'attention_bias',
+          [bucket.batch, 1, 1, bucket.length, bucket.prefix + bucket.length],
+        ],
+      ],
+      bucket,
+    );
+    const actual = await runGraph({
+      model: buildSharedPrefixGradGraph({
+        config,
+        bucket,
+        objective: 'ppo',
+        floatType: 'float64',
+      }).model,
+      feeds: sharedFeeds,
+      shapes: sharedShapes,
+    });
+    let worst = 0;
+    for (const name of Object.keys(expected)) {
+      const a = actual[name]!.data as Float64Array;
+      const e = expected[name]!.data as Float64Array;
+      expect(a.length).toBe(e.length);
+      const scale = Math.max(1e-12, ...Array.from(e, Math.abs));
+      for (let i = 0; i < e.length; i++)
+        worst = Math.max(worst, Math.abs(a[i]! - e[i]!) / scale);
+    }
+    // The score graph's log-probabilities of the continuations are the same as the full rows'.
+    const scoredFull = (
+      await runGraph({
+        model: buildScoreGraph({
+          config,
+          bucket: fullBucket,
+          floatType: 'float64',
+        }).model,
+        feeds: new Map([...weights, ...scalars, ...plain]),
+        shapes: shapesOf(
+          [
+            [
+              'attention_bias',
+              [fullBucket.batch, 1, 1, fullBucket.length, fullBucket.length],
+            ],
+          ],
+          fullBucket,
+        ),
+      })
+    ).logprobs!.data as Float64Array;
+    const scoredShared = (
+      await runGraph({
+        model: buildSharedPrefixScoreGraph({
+          config,
+          bucket,
+          floatType: 'float64',
+        }).model,
+        feeds: sharedFeeds,
+        shapes: sharedShapes,
+      })
+    ).logprobs!.data as Float64Array;
+    let worstLogprob = 0;
+    suffixes.forEach((suffix, r) => {
+      for (let t = 0; t + 1 < suffix.length; t++) {
+        worstLogprob = Math.max(
+          worstLogprob,
+          Math.abs(
+            scoredShared[r * bucket.length + t]! -
+              scoredFull[r * fullBucket.length + prefixLength + t]!,
+          ),
+        );
+      }
+    });
+    return { worst, worstLogprob, outputs: Object.keys(expected).length };
+  }
+
+  it('should give the loss and gradients of the full rows, the prefix computed once', async () => {
+    // A 7-token prefix padded to 8 slots, continuations of 3, 8 and 2 tokens.
+    const result = await parity({
+      prefixLength: 7,
+      suffixLengths: [3, 8, 2],
+      seed: 11,
+    });
+    expect(result.outputs).toBe(5 + listWeightSpecs(config).length);
+    expect(result.worst).toBeLessThan(1e-10);
+    expect(result.worstLogprob).toBeLessThan(1e-12);
+  });
+
+  it('should agree with the causal attention in query blocks on both sides of the prefix', async () => {
+    // 130 prefix tokens in 192 slots (4 query blocks), continuations of up to 128 tokens (2 blocks).
+    const result = await parity({
+      prefixLength: 130,
+      suffixLengths: [60, 128, 33],
+      seed: 12,
+    });
+    expect(result.worst).toBeLessThan(1e-10);
+    expect(result.worstLogprob).toBeLessThan(1e-12);
   });
 });
 
@@ -225,20 +611,43 @@ describe('parity with the PyTorch reference (tiny random Qwen2)', () => {
     bytes: readFileSync(join(fixtureDirectory, 'model.safetensors')),
     source: 'model.safetensors',
   });
-  const weights = weightsFromTensors({ config, tensors, source: 'model.safetensors' });
-  const expected = JSON.parse(readFileSync(join(fixtureDirectory, 'expected.json'), 'utf8')) as {
-    cases: Array<{ tokenIds: number[]; logits: number[][]; logprobs: number[] }>;
+  const weights = weightsFromTensors({
+    config,
+    tensors,
+    source: 'model.safetensors',
+  });
+  const expected = JSON.parse(
+    readFileSync(join(fixtureDirectory, 'expected.json'), 'utf8'),
+  ) as {
+    cases: Array<{
+      tokenIds: number[];
+      logits: number[][];
+      logprobs: number[];
+    }>;
   };
   const bucket = { batch: 4, length: 16 };
   const sequences = expected.cases.map((c) => c.tokenIds);
 
-  async function logits(floatType: 'float32' | 'float64'): Promise<Float32Array | Float64Array> {
-    const feeds = new Map<string, Float64Array | Float32Array | BigInt64Array>();
+  async function logits(
+    floatType: 'float32' | 'float64',
+  ): Promise<Float32Array | Float64Array> {
+    const feeds = new Map<
+      string,
+      Float64Array | Float32Array | BigInt64Array
+    >();
     for (const spec of weights.specs) {
       const view = weights.get(spec.name);
-      feeds.set(spec.name, floatType === 'float64' ? Float64Array.from(view) : view);
+      feeds.set(
+        spec.name,
+        floatType === 'float64' ? Float64Array.from(view) : view,
+      );
     }
-    const sequenceData = buildSequenceFeeds({ config, bucket, sequences, floatType });
+    const sequenceData = buildSequenceFeeds({
+      config,
+      bucket,
+      sequences,
+      floatType,
+    });
     feeds.set('input_ids', sequenceData.inputIds);
     feeds.set('targets', sequenceData.targets);
     feeds.set('rope_cos', sequenceData.cos);
@@ -279,8 +688,14 @@ describe('parity with the PyTorch reference (tiny random Qwen2)', () => {
 
   it('should reproduce the reference next-token logprobs with the fp32 score graph', async () => {
     const feeds = new Map<string, Float32Array | BigInt64Array>();
-    for (const spec of weights.specs) feeds.set(spec.name, weights.get(spec.name));
-    const sequenceData = buildSequenceFeeds({ config, bucket, sequences, floatType: 'float32' });
+    for (const spec of weights.specs)
+      feeds.set(spec.name, weights.get(spec.name));
+    const sequenceData = buildSequenceFeeds({
+      config,
+      bucket,
+      sequences,
+      floatType: 'float32',
+    });
     feeds.set('input_ids', sequenceData.inputIds);
     feeds.set('targets', sequenceData.targets);
     feeds.set('rope_cos', sequenceData.cos as Float32Array);
@@ -296,7 +711,10 @@ describe('parity with the PyTorch reference (tiny random Qwen2)', () => {
     let worst = 0;
     expected.cases.forEach((c, row) => {
       for (let t = 1; t < c.tokenIds.length; t++) {
-        worst = Math.max(worst, Math.abs(logprobs[row * bucket.length + t - 1]! - c.logprobs[t]!));
+        worst = Math.max(
+          worst,
+          Math.abs(logprobs[row * bucket.length + t - 1]! - c.logprobs[t]!),
+        );
       }
     });
     console.log(`fp32 worst logprob error ${worst.toExponential(2)}`);

@@ -1,8 +1,13 @@
-import { GraphBuilder, type MatmulPrecision, type Value } from '../graph/graph-builder';
+import {
+  GraphBuilder,
+  type MatmulPrecision,
+  type Value,
+} from '../graph/graph-builder';
 import {
   buildDecodeStep,
   buildDecoder,
   buildExtendStep,
+  buildSharedPrefixDecoder,
   declareWeights,
   lmHeadWeight,
   type WeightValues,
@@ -28,7 +33,13 @@ export type TrainObjective = 'ppo' | 'cross-entropy';
 export type SequenceBucket = { batch: number; length: number };
 
 /** The per-batch inputs of the full-sequence graphs. */
-export type SequenceInputValues = { inputIds: Value; targets: Value; cos: Value; sin: Value; bias: Value };
+export type SequenceInputValues = {
+  inputIds: Value;
+  targets: Value;
+  cos: Value;
+  sin: Value;
+  bias: Value;
+};
 
 /** Declares `input_ids`, `targets`, `rope_cos`, `rope_sin`, `attention_bias`. */
 export function sequenceInputs({
@@ -48,7 +59,10 @@ export function sequenceInputs({
     targets: g.input({ name: 'targets', shape: [tokens, 1], dtype: 'int64' }),
     cos: g.input({ name: 'rope_cos', shape: [batch, length, 1, half] }),
     sin: g.input({ name: 'rope_sin', shape: [batch, length, 1, half] }),
-    bias: g.input({ name: 'attention_bias', shape: [batch, 1, 1, length, length] }),
+    bias: g.input({
+      name: 'attention_bias',
+      shape: [batch, 1, 1, length, length],
+    }),
   };
 }
 
@@ -89,7 +103,10 @@ export function forwardLogprobs({
     batch: bucket.batch,
     length: bucket.length,
   });
-  const logits = g.linear(g.mul(hidden, inverseTemperature), lmHeadWeight({ config, weights }));
+  const logits = g.linear(
+    g.mul(hidden, inverseTemperature),
+    lmHeadWeight({ config, weights }),
+  );
   return g.chosenLogprob(logits, inputs.targets);
 }
 
@@ -146,8 +163,21 @@ export function buildScoreGraph({
   const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const inputs = sequenceInputs({ builder: g, config, bucket });
-  const inverseTemperature = g.input({ name: 'inverse_temperature', shape: [] });
-  g.output(forwardLogprobs({ builder: g, config, weights, bucket, inputs, inverseTemperature }), 'logprobs');
+  const inverseTemperature = g.input({
+    name: 'inverse_temperature',
+    shape: [],
+  });
+  g.output(
+    forwardLogprobs({
+      builder: g,
+      config,
+      weights,
+      bucket,
+      inputs,
+      inverseTemperature,
+    }),
+    'logprobs',
+  );
   return { model: g.toOnnx({ name: 'score' }), nodeCount: g.nodeCount };
 }
 
@@ -190,22 +220,217 @@ export function buildGradGraph({
   const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: true });
   const inputs = sequenceInputs({ builder: g, config, bucket });
-  const inverseTemperature = g.input({ name: 'inverse_temperature', shape: [] });
-  const logprobs = forwardLogprobs({ builder: g, config, weights, bucket, inputs, inverseTemperature });
-  const lossInputs = lossInputValues({ builder: g, tokens: bucket.batch * bucket.length, objective });
+  const inverseTemperature = g.input({
+    name: 'inverse_temperature',
+    shape: [],
+  });
+  const logprobs = forwardLogprobs({
+    builder: g,
+    config,
+    weights,
+    bucket,
+    inputs,
+    inverseTemperature,
+  });
+  addLossAndGradients({
+    builder: g,
+    config,
+    weights,
+    logprobs,
+    tokens: bucket.batch * bucket.length,
+    objective,
+    lossScaling,
+  });
+  return {
+    model: g.toOnnx({ name: `grad-${objective}` }),
+    nodeCount: g.nodeCount,
+  };
+}
+
+/**
+ * Shape bucket of a shared-prefix graph: one prefix of `prefix` tokens and
+ * `batch` continuations of `length` tokens each.
+ */
+export type SharedPrefixBucket = {
+  prefix: number;
+  batch: number;
+  length: number;
+};
+
+/**
+ * The inputs of the shared-prefix graphs: `prefix_ids` `[P]`, `prefix_cos`,
+ * `prefix_sin` `[1, P, 1, d/2]`, `prefix_bias` `[1, 1, 1, P, P]`; and for the
+ * continuations `input_ids`, `targets` `[B·S]` (`[B·S, 1]`), `rope_cos`,
+ * `rope_sin` `[B, S, 1, d/2]` and `attention_bias` `[B, 1, 1, S, P + S]`.
+ */
+function sharedPrefixLogprobs({
+  builder: g,
+  config,
+  weights,
+  bucket,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  bucket: SharedPrefixBucket;
+}): Value {
+  const { prefix, batch, length } = bucket;
+  const half = config.headDim / 2;
+  const tokens = batch * length;
+  const { hidden } = buildSharedPrefixDecoder({
+    builder: g,
+    config,
+    weights,
+    prefix: {
+      inputIds: g.input({
+        name: 'prefix_ids',
+        shape: [prefix],
+        dtype: 'int64',
+      }),
+      cos: g.input({ name: 'prefix_cos', shape: [1, prefix, 1, half] }),
+      sin: g.input({ name: 'prefix_sin', shape: [1, prefix, 1, half] }),
+      bias: g.input({ name: 'prefix_bias', shape: [1, 1, 1, prefix, prefix] }),
+      length: prefix,
+    },
+    rows: {
+      inputIds: g.input({ name: 'input_ids', shape: [tokens], dtype: 'int64' }),
+      cos: g.input({ name: 'rope_cos', shape: [batch, length, 1, half] }),
+      sin: g.input({ name: 'rope_sin', shape: [batch, length, 1, half] }),
+      bias: g.input({
+        name: 'attention_bias',
+        shape: [batch, 1, 1, length, prefix + length],
+      }),
+      batch,
+      length,
+    },
+  });
+  const targets = g.input({
+    name: 'targets',
+    shape: [tokens, 1],
+    dtype: 'int64',
+  });
+  const inverseTemperature = g.input({
+    name: 'inverse_temperature',
+    shape: [],
+  });
+  const logits = g.linear(
+    g.mul(hidden, inverseTemperature),
+    lmHeadWeight({ config, weights }),
+  );
+  return g.chosenLogprob(logits, targets);
+}
+
+/**
+ * The score graph of rows sharing a prefix: output `logprobs` `[B·S]`, slot
+ * `t` of row `b` the log-probability of its token `t + 1` (as the score
+ * graph's, for the continuations only). Inputs as the shared-prefix grad
+ * graph's, without the loss inputs.
+ */
+export function buildSharedPrefixScoreGraph({
+  config,
+  bucket,
+  floatType = 'float32',
+  matmulPrecision,
+}: {
+  config: ModelConfig;
+  bucket: SharedPrefixBucket;
+  floatType?: FloatType;
+  matmulPrecision?: MatmulPrecision | undefined;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType, matmulPrecision });
+  const weights = declareWeights({ builder: g, config, requiresGrad: false });
+  g.output(
+    sharedPrefixLogprobs({ builder: g, config, weights, bucket }),
+    'logprobs',
+  );
+  return { model: g.toOnnx({ name: 'score-shared' }), nodeCount: g.nodeCount };
+}
+
+/**
+ * The grad graph of rows that share a prefix ({@link buildSharedPrefixDecoder}):
+ * the same loss, outputs and accumulators as {@link buildGradGraph} over the
+ * continuations' tokens, with the prefix's forward and backward computed
+ * once for all rows. Equal to the grad graph of the full rows when the
+ * prefix's own positions carry no loss weight.
+ */
+export function buildSharedPrefixGradGraph({
+  config,
+  bucket,
+  objective,
+  floatType = 'float32',
+  matmulPrecision,
+  lossScaling = false,
+}: {
+  config: ModelConfig;
+  bucket: SharedPrefixBucket;
+  objective: TrainObjective;
+  floatType?: FloatType;
+  matmulPrecision?: MatmulPrecision | undefined;
+  lossScaling?: boolean;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType, matmulPrecision });
+  const weights = declareWeights({ builder: g, config, requiresGrad: true });
+  const logprobs = sharedPrefixLogprobs({
+    builder: g,
+    config,
+    weights,
+    bucket,
+  });
+  addLossAndGradients({
+    builder: g,
+    config,
+    weights,
+    logprobs,
+    tokens: bucket.batch * bucket.length,
+    objective,
+    lossScaling,
+  });
+  return {
+    model: g.toOnnx({ name: `grad-shared-${objective}` }),
+    nodeCount: g.nodeCount,
+  };
+}
+
+/** The loss, metric sums, backward pass and accumulated gradients of a grad graph. */
+function addLossAndGradients({
+  builder: g,
+  config,
+  weights,
+  logprobs,
+  tokens,
+  objective,
+  lossScaling,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  logprobs: Value;
+  tokens: number;
+  objective: TrainObjective;
+  lossScaling: boolean;
+}): void {
+  const lossInputs = lossInputValues({ builder: g, tokens, objective });
   const { loss, sums } = policyLoss({ builder: g, logprobs, lossInputs });
   g.output(loss, 'loss');
   for (const [name, value] of Object.entries(sums)) g.output(value, name);
   const specs = listWeightSpecs(config);
-  const lossScale = lossScaling ? g.input({ name: 'loss_scale', shape: [] }) : undefined;
-  const grads = g.gradients({ loss, wrt: specs.map((spec) => weights.get(spec.name)!), ...(lossScale === undefined ? {} : { seed: lossScale }) });
+  const lossScale = lossScaling
+    ? g.input({ name: 'loss_scale', shape: [] })
+    : undefined;
+  const grads = g.gradients({
+    loss,
+    wrt: specs.map((spec) => weights.get(spec.name)!),
+    ...(lossScale === undefined ? {} : { seed: lossScale }),
+  });
   const unscale = lossScale === undefined ? undefined : g.reciprocal(lossScale);
   specs.forEach((spec, i) => {
-    const accumulator = g.input({ name: `acc.${spec.name}`, shape: spec.shape });
+    const accumulator = g.input({
+      name: `acc.${spec.name}`,
+      shape: spec.shape,
+    });
     const grad = unscale === undefined ? grads[i]! : g.mul(grads[i]!, unscale);
     g.output(g.add(accumulator, grad), `grad.${spec.name}`);
   });
-  return { model: g.toOnnx({ name: `grad-${objective}` }), nodeCount: g.nodeCount };
 }
 
 /** The loss and the weighted metric sums. */
@@ -262,8 +487,17 @@ export function policyLoss({
   lossInputs: LossInputValues;
 }): LossParts {
   return lossInputs.ppo === undefined
-    ? crossEntropyLoss({ builder, logprobs, tokenWeights: lossInputs.tokenWeights })
-    : ppoLoss({ builder, logprobs, tokenWeights: lossInputs.tokenWeights, ...lossInputs.ppo });
+    ? crossEntropyLoss({
+        builder,
+        logprobs,
+        tokenWeights: lossInputs.tokenWeights,
+      })
+    : ppoLoss({
+        builder,
+        logprobs,
+        tokenWeights: lossInputs.tokenWeights,
+        ...lossInputs.ppo,
+      });
 }
 
 function weightedSum(g: GraphBuilder, values: Value, weights: Value): Value {
@@ -284,7 +518,12 @@ function crossEntropyLoss({
   const weightSum = g.untaped(() => g.reduceSum(tokenWeights, [0], false));
   return {
     loss: nll,
-    sums: { sum_nll: nll, sum_clipped: zero, sum_ratio: weightSum, sum_kl: zero },
+    sums: {
+      sum_nll: nll,
+      sum_clipped: zero,
+      sum_ratio: weightSum,
+      sum_kl: zero,
+    },
   };
 }
 
@@ -323,13 +562,20 @@ function ppoLoss({
   const surrogate = g.maximum(unclipped, clipped);
   const cap = g.mul(negativeAdvantages, dualClip);
   const dual = g.minimum(surrogate, cap);
-  const policyLoss = g.where(g.compare('Less', advantages, g.scalar(0)), dual, surrogate);
+  const policyLoss = g.where(
+    g.compare('Less', advantages, g.scalar(0)),
+    dual,
+    surrogate,
+  );
   const logRatioToRef = g.clip(g.sub(refLogprobs, logprobs), minusLimit, limit);
   const kl = g.sub(g.sub(g.exp(logRatioToRef), logRatioToRef), one);
   const perToken = g.add(policyLoss, g.mul(kl, klCoef));
   const loss = weightedSum(g, perToken, tokenWeights);
   const sums = g.untaped(() => {
-    const wasClipped = g.cast(g.compare('Greater', clipped, unclipped), g.floatType);
+    const wasClipped = g.cast(
+      g.compare('Greater', clipped, unclipped),
+      g.floatType,
+    );
     return {
       sum_clipped: weightedSum(g, wasClipped, tokenWeights),
       sum_ratio: weightedSum(g, ratio, tokenWeights),
@@ -365,15 +611,30 @@ export function buildPrefillGraph({
     builder: g,
     config,
     weights,
-    inputIds: g.input({ name: 'input_ids', shape: [batch * length], dtype: 'int64' }),
+    inputIds: g.input({
+      name: 'input_ids',
+      shape: [batch * length],
+      dtype: 'int64',
+    }),
     cos: g.input({ name: 'rope_cos', shape: [batch, length, 1, half] }),
     sin: g.input({ name: 'rope_sin', shape: [batch, length, 1, half] }),
-    bias: g.input({ name: 'attention_bias', shape: [batch, 1, 1, length, length] }),
+    bias: g.input({
+      name: 'attention_bias',
+      shape: [batch, 1, 1, length, length],
+    }),
     batch,
     length,
   });
-  g.output(lastTokenLogits({ builder: g, config, weights, hidden, batch, length }), 'logits');
-  cacheOutputs({ builder: g, prefix: 'present', keys: caches.map((cache) => cache.keysTransposed), values: caches.map((cache) => cache.values) });
+  g.output(
+    lastTokenLogits({ builder: g, config, weights, hidden, batch, length }),
+    'logits',
+  );
+  cacheOutputs({
+    builder: g,
+    prefix: 'present',
+    keys: caches.map((cache) => cache.keysTransposed),
+    values: caches.map((cache) => cache.values),
+  });
   return { model: g.toOnnx({ name: 'prefill' }), nodeCount: g.nodeCount };
 }
 
@@ -413,7 +674,12 @@ export function buildDecodeGraph({
   const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const half = config.headDim / 2;
-  const { cacheKeys, cacheValues } = cacheInputs({ builder: g, config, batch, cacheLength });
+  const { cacheKeys, cacheValues } = cacheInputs({
+    builder: g,
+    config,
+    batch,
+    cacheLength,
+  });
   const { hidden, newKeys, newValues } = buildDecodeStep({
     builder: g,
     config,
@@ -429,20 +695,42 @@ export function buildDecodeGraph({
   });
   g.output(g.linear(hidden, lmHeadWeight({ config, weights })), 'logits');
   if (!residentCache) {
-    cacheOutputs({ builder: g, prefix: 'new', keys: newKeys, values: newValues });
+    cacheOutputs({
+      builder: g,
+      prefix: 'new',
+      keys: newKeys,
+      values: newValues,
+    });
     return { model: g.toOnnx({ name: 'decode' }), nodeCount: g.nodeCount };
   }
   const { numKeyValueHeads: kvh, headDim: d } = config;
   const onehot = g.input({ name: 'slot_onehot', shape: [cacheLength] });
   const threshold = g.scalar(0.5);
-  const keySlot = g.compare('Greater', g.reshape(onehot, [1, 1, 1, cacheLength]), threshold);
-  const valueSlot = g.compare('Greater', g.reshape(onehot, [1, 1, cacheLength, 1]), threshold);
+  const keySlot = g.compare(
+    'Greater',
+    g.reshape(onehot, [1, 1, 1, cacheLength]),
+    threshold,
+  );
+  const valueSlot = g.compare(
+    'Greater',
+    g.reshape(onehot, [1, 1, cacheLength, 1]),
+    threshold,
+  );
   const packed: Value[] = [];
   newKeys.forEach((key, layer) => {
     // [B,kvh,1,d] and [B,kvh,d,1] share one memory layout.
-    g.output(g.where(keySlot, g.reshape(key, [batch, kvh, d, 1]), cacheKeys[layer]!), `present_keys.${layer}`);
-    g.output(g.where(valueSlot, newValues[layer]!, cacheValues[layer]!), `present_values.${layer}`);
-    packed.push(g.reshape(key, [1, batch, kvh, d]), g.reshape(newValues[layer]!, [1, batch, kvh, d]));
+    g.output(
+      g.where(keySlot, g.reshape(key, [batch, kvh, d, 1]), cacheKeys[layer]!),
+      `present_keys.${layer}`,
+    );
+    g.output(
+      g.where(valueSlot, newValues[layer]!, cacheValues[layer]!),
+      `present_values.${layer}`,
+    );
+    packed.push(
+      g.reshape(key, [1, batch, kvh, d]),
+      g.reshape(newValues[layer]!, [1, batch, kvh, d]),
+    );
   });
   g.output(g.concat(packed, 0), 'new_kv');
   return { model: g.toOnnx({ name: 'decode' }), nodeCount: g.nodeCount };
@@ -458,7 +746,11 @@ export function buildDecodeGraph({
  * `grad_norm` (before clipping). Decay applies to matrices and embeddings,
  * not to norms and biases.
  */
-export function buildOptimizerGraph({ specs }: { specs: readonly WeightSpec[] }): BuiltGraph {
+export function buildOptimizerGraph({
+  specs,
+}: {
+  specs: readonly WeightSpec[];
+}): BuiltGraph {
   const g = new GraphBuilder({ floatType: 'float32' });
   const scalar = (name: string): Value => g.input({ name, shape: [] });
   const learningRate = scalar('learning_rate');
@@ -480,25 +772,44 @@ export function buildOptimizerGraph({ specs }: { specs: readonly WeightSpec[] })
   }));
   let squareSum: Value | undefined;
   for (const { grad } of tensors) {
-    const part = g.node('ReduceSumSquare', [grad], [{ dtype: 'float32', shape: [] }], { keepdims: 0 })[0]!;
+    const part = g.node(
+      'ReduceSumSquare',
+      [grad],
+      [{ dtype: 'float32', shape: [] }],
+      { keepdims: 0 },
+    )[0]!;
     squareSum = squareSum === undefined ? part : g.add(squareSum, part);
   }
   const norm = g.sqrt(squareSum!);
   g.output(norm, 'grad_norm');
-  const clipCoefficient = g.minimum(one, g.div(maxGradNorm, g.add(norm, g.scalar(1e-6))));
+  const clipCoefficient = g.minimum(
+    one,
+    g.div(maxGradNorm, g.add(norm, g.scalar(1e-6))),
+  );
   const oneMinusBeta1 = g.sub(one, beta1);
   const oneMinusBeta2 = g.sub(one, beta2);
   const decayFactor = g.sub(one, g.mul(learningRate, weightDecay));
-  const embeddingDecayFactor = g.sub(one, g.mul(embeddingLearningRate, weightDecay));
+  const embeddingDecayFactor = g.sub(
+    one,
+    g.mul(embeddingLearningRate, weightDecay),
+  );
   for (const { spec, param, grad, m, v } of tensors) {
     const embedding = spec.kind === 'embedding';
     const rate = embedding ? embeddingLearningRate : learningRate;
     const clippedGrad = g.mul(grad, clipCoefficient);
     const newM = g.add(g.mul(beta1, m), g.mul(oneMinusBeta1, clippedGrad));
-    const newV = g.add(g.mul(beta2, v), g.mul(oneMinusBeta2, g.mul(clippedGrad, clippedGrad)));
-    const update = g.div(g.mul(newM, correction1), g.add(g.sqrt(g.mul(newV, correction2)), eps));
+    const newV = g.add(
+      g.mul(beta2, v),
+      g.mul(oneMinusBeta2, g.mul(clippedGrad, clippedGrad)),
+    );
+    const update = g.div(
+      g.mul(newM, correction1),
+      g.add(g.sqrt(g.mul(newV, correction2)), eps),
+    );
     const decays = spec.kind === 'matrix' || spec.kind === 'embedding';
-    const decayed = decays ? g.mul(param, embedding ? embeddingDecayFactor : decayFactor) : param;
+    const decayed = decays
+      ? g.mul(param, embedding ? embeddingDecayFactor : decayFactor)
+      : param;
     g.output(g.sub(decayed, g.mul(rate, update)), `new_param.${spec.name}`);
     g.output(newM, `new_m.${spec.name}`);
     g.output(newV, `new_v.${spec.name}`);
@@ -534,22 +845,37 @@ export function buildExtendGraph({
   const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const half = config.headDim / 2;
-  const { cacheKeys, cacheValues } = cacheInputs({ builder: g, config, batch, cacheLength });
+  const { cacheKeys, cacheValues } = cacheInputs({
+    builder: g,
+    config,
+    batch,
+    cacheLength,
+  });
   const { hidden, newKeys, newValues } = buildExtendStep({
     builder: g,
     config,
     weights,
-    inputIds: g.input({ name: 'input_ids', shape: [batch * length], dtype: 'int64' }),
+    inputIds: g.input({
+      name: 'input_ids',
+      shape: [batch * length],
+      dtype: 'int64',
+    }),
     cos: g.input({ name: 'rope_cos', shape: [batch, length, 1, half] }),
     sin: g.input({ name: 'rope_sin', shape: [batch, length, 1, half] }),
-    bias: g.input({ name: 'attention_bias', shape: [batch, 1, 1, length, cacheLength + length] }),
+    bias: g.input({
+      name: 'attention_bias',
+      shape: [batch, 1, 1, length, cacheLength + length],
+    }),
     cacheKeys,
     cacheValues,
     batch,
     length,
     cacheLength,
   });
-  g.output(lastTokenLogits({ builder: g, config, weights, hidden, batch, length }), 'logits');
+  g.output(
+    lastTokenLogits({ builder: g, config, weights, hidden, batch, length }),
+    'logits',
+  );
   cacheOutputs({ builder: g, prefix: 'new', keys: newKeys, values: newValues });
   return { model: g.toOnnx({ name: 'extend' }), nodeCount: g.nodeCount };
 }
@@ -571,14 +897,34 @@ function cacheInputs({
   const cacheKeys: Value[] = [];
   const cacheValues: Value[] = [];
   for (let layer = 0; layer < config.numLayers; layer++) {
-    cacheKeys.push(g.input({ name: `cache_keys.${layer}`, shape: [batch, kvh, d, cacheLength] }));
-    cacheValues.push(g.input({ name: `cache_values.${layer}`, shape: [batch, kvh, cacheLength, d] }));
+    cacheKeys.push(
+      g.input({
+        name: `cache_keys.${layer}`,
+        shape: [batch, kvh, d, cacheLength],
+      }),
+    );
+    cacheValues.push(
+      g.input({
+        name: `cache_values.${layer}`,
+        shape: [batch, kvh, cacheLength, d],
+      }),
+    );
   }
   return { cacheKeys, cacheValues };
 }
 
 /** Outputs each layer's keys and values as `<prefix>_keys.<l>` and `<prefix>_values.<l>`. */
-function cacheOutputs({ builder: g, prefix, keys, values }: { builder: GraphBuilder; prefix: string; keys: Value[]; values: Value[] }): void {
+function cacheOutputs({
+  builder: g,
+  prefix,
+  keys,
+  values,
+}: {
+  builder: GraphBuilder;
+  prefix: string;
+  keys: Value[];
+  values: Value[];
+}): void {
   keys.forEach((key, layer) => {
     g.output(key, `${prefix}_keys.${layer}`);
     g.output(values[layer]!, `${prefix}_values.${layer}`);
@@ -602,6 +948,9 @@ function lastTokenLogits({
   length: number;
 }): Value {
   const rows = g.reshape(hidden, [batch, length, config.hiddenSize]);
-  const last = g.reshape(g.slice(rows, 1, length - 1, length), [batch, config.hiddenSize]);
+  const last = g.reshape(g.slice(rows, 1, length - 1, length), [
+    batch,
+    config.hiddenSize,
+  ]);
   return g.linear(last, lmHeadWeight({ config, weights }));
 }
