@@ -6,8 +6,10 @@ import {
   buildGradGraph,
   buildOptimizerGraph,
   buildScoreGraph,
+  buildSharedPrefixGradGraph,
   type BuiltGraph,
   type SequenceBucket,
+  type SharedPrefixBucket,
   type TrainObjective,
 } from '../model/graph-families';
 import type { ModelConfig } from '../model/model-config';
@@ -18,9 +20,24 @@ import {
   type EngineGeneration,
   type GenerationRuntime,
 } from './generate-chunk';
-import { PrefixCache, prefixMaxNewTokens, prefixMinTokens } from './prefix-cache';
-import { buildSequenceFeeds, lengthBucket, nextPowerOfTwo } from './sequence-feeds';
-import { createOrtSession, floatTensor, ort, type ExecutionProvider, type WebGpuValidation } from './ort-session';
+import {
+  PrefixCache,
+  prefixMaxNewTokens,
+  prefixMinTokens,
+} from './prefix-cache';
+import {
+  buildSequenceFeeds,
+  buildSharedPrefixFeeds,
+  lengthBucket,
+  nextPowerOfTwo,
+} from './sequence-feeds';
+import {
+  createOrtSession,
+  floatTensor,
+  ort,
+  type ExecutionProvider,
+  type WebGpuValidation,
+} from './ort-session';
 import { readPlacementProfile, type GraphPlacement } from './placement';
 import {
   matmulPrecisionFor,
@@ -51,6 +68,15 @@ export type OrtEngineSettings = {
   decodeThreads?: number;
   /** Token budget of one training/scoring micro-batch (rows × bucket length). Default 2048. */
   microBatchTokens?: number;
+  /**
+   * Train rows that continue the same prefix with the shared-prefix graph:
+   * the prefix's forward and backward run once for all of them (the
+   * rollouts of one prompt share it; decision engine-011). A row's prefix is
+   * its tokens before the first one with a loss weight; rows whose prefixes
+   * are equal and at least 64 tokens long share it. The same loss and
+   * gradients up to float summation order. Default true.
+   */
+  sharePrefixes?: boolean;
   /** Most prompts decoded together; larger generate calls are split. Default 64. */
   maxGenerateBatch?: number;
   /**
@@ -148,19 +174,27 @@ export class OrtEngine {
   private spareMoments: { m: FlatTensors; v: FlatTensors };
   private accumulators: [FlatTensors, FlatTensors] | undefined;
   private readonly sessions = new Map<string, Promise<Session>>();
-  private readonly settings: Required<Omit<OrtEngineSettings, 'lossScaling' | 'webgpuValidation'>> & { webgpuValidation: WebGpuValidation | undefined };
+  private readonly settings: Required<
+    Omit<OrtEngineSettings, 'lossScaling' | 'webgpuValidation'>
+  > & { webgpuValidation: WebGpuValidation | undefined };
   /** How the reduced-precision products run; undefined for fp32. */
   readonly matmulPrecision: MatmulPrecision | undefined;
   private readonly lossScaling: LossScalingSettings;
   /** The loss scaler's state (fp16 only). */
   private lossScale: LossScaleState | undefined;
-  private readonly tensorCache = new WeakMap<FlatTensors, Record<string, ort.Tensor>>();
+  private readonly tensorCache = new WeakMap<
+    FlatTensors,
+    Record<string, ort.Tensor>
+  >();
   /** The device-resident state (with `resident`), uploaded at first use; undefined until then and after the host copies change. */
   private residentState: ResidentState | undefined;
   /** Whether the host copies of weights and moments are behind the resident state. */
   private hostStale = false;
   /** The copy graphs' sessions, outside the LRU: their outputs may live as long as the engine. */
-  private readonly copySessions = new Map<'upload' | 'download', Promise<Session>>();
+  private readonly copySessions = new Map<
+    'upload' | 'download',
+    Promise<Session>
+  >();
   /** Placements recorded so far, by graph family (with `recordPlacement`). */
   private readonly placementsByFamily = new Map<string, GraphPlacement>();
   /** Keys and values of earlier generations; valid for the current weights only, so cleared whenever they change. */
@@ -179,24 +213,39 @@ export class OrtEngine {
     this.weights = weights;
     this.spareWeights = new FlatTensors(weights.specs);
     const specs = weights.specs;
-    this.optimizer = { m: new FlatTensors(specs), v: new FlatTensors(specs), step: 0 };
-    this.spareMoments = { m: new FlatTensors(specs), v: new FlatTensors(specs) };
+    this.optimizer = {
+      m: new FlatTensors(specs),
+      v: new FlatTensors(specs),
+      step: 0,
+    };
+    this.spareMoments = {
+      m: new FlatTensors(specs),
+      v: new FlatTensors(specs),
+    };
     this.settings = {
       executionProvider: settings.executionProvider ?? 'cpu',
       threads: settings.threads ?? availableParallelism(),
       decodeThreads: settings.decodeThreads ?? 1,
       microBatchTokens: settings.microBatchTokens ?? 2048,
+      sharePrefixes: settings.sharePrefixes ?? true,
       maxGenerateBatch: settings.maxGenerateBatch ?? 64,
       maxSessions: settings.maxSessions ?? 96,
       prefixCacheBytes: settings.prefixCacheBytes ?? 256 * 2 ** 20,
       recordPlacement: settings.recordPlacement ?? false,
-      resident: settings.resident ?? (settings.executionProvider ?? 'cpu') !== 'cpu',
+      resident:
+        settings.resident ?? (settings.executionProvider ?? 'cpu') !== 'cpu',
       precision: settings.precision ?? 'fp32',
       webgpuValidation: settings.webgpuValidation,
     };
-    this.matmulPrecision = matmulPrecisionFor({ precision: this.settings.precision, executionProvider: this.settings.executionProvider });
+    this.matmulPrecision = matmulPrecisionFor({
+      precision: this.settings.precision,
+      executionProvider: this.settings.executionProvider,
+    });
     this.lossScaling = resolveLossScaling(settings.lossScaling);
-    this.lossScale = this.settings.precision === 'fp16' ? { scale: this.lossScaling.initialScale, goodSteps: 0 } : undefined;
+    this.lossScale =
+      this.settings.precision === 'fp16'
+        ? { scale: this.lossScaling.initialScale, goodSteps: 0 }
+        : undefined;
     this.prefixCache = new PrefixCache(this.settings.prefixCacheBytes);
   }
 
@@ -231,10 +280,24 @@ export class OrtEngine {
    */
   setLossScaleState(state: LossScaleState | undefined): void {
     if (this.lossScale === undefined) return;
-    if (state !== undefined && !(Number.isFinite(state.scale) && state.scale > 0 && Number.isInteger(state.goodSteps) && state.goodSteps >= 0)) {
-      throw new SealError({ code: 'INVALID_ARGUMENT', message: `loss scale state must have a positive scale and a count of good steps, got ${JSON.stringify(state)}` });
+    if (
+      state !== undefined &&
+      !(
+        Number.isFinite(state.scale) &&
+        state.scale > 0 &&
+        Number.isInteger(state.goodSteps) &&
+        state.goodSteps >= 0
+      )
+    ) {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `loss scale state must have a positive scale and a count of good steps, got ${JSON.stringify(state)}`,
+      });
     }
-    this.lossScale = state === undefined ? { scale: this.lossScaling.initialScale, goodSteps: 0 } : { ...state };
+    this.lossScale =
+      state === undefined
+        ? { scale: this.lossScaling.initialScale, goodSteps: 0 }
+        : { ...state };
   }
 
   /** Replaces the weights (copied). */
@@ -251,7 +314,15 @@ export class OrtEngine {
   }
 
   /** Replaces the optimizer state (copied). */
-  setOptimizerState({ m, v, step }: { m: Float32Array; v: Float32Array; step: number }): void {
+  setOptimizerState({
+    m,
+    v,
+    step,
+  }: {
+    m: Float32Array;
+    v: Float32Array;
+    step: number;
+  }): void {
     this.syncBeforeHostWrite();
     this.dropResident();
     this.optimizer.m.buffer.set(m);
@@ -272,7 +343,10 @@ export class OrtEngine {
     key: string,
     build: () => BuiltGraph,
     threads: number,
-    { memoryArena = true, deviceOutputs }: { memoryArena?: boolean; deviceOutputs?: readonly string[] } = {},
+    {
+      memoryArena = true,
+      deviceOutputs,
+    }: { memoryArena?: boolean; deviceOutputs?: readonly string[] } = {},
   ): Promise<Session> {
     const cached = this.sessions.get(key);
     if (cached !== undefined) {
@@ -285,9 +359,16 @@ export class OrtEngine {
     // only, to record where its nodes ran.
     const family = key.split(':')[0]!;
     const profileDirectory =
-      this.settings.recordPlacement && !this.placementsByFamily.has(family) ? mkdtempSync(join(tmpdir(), 'seal-placement-')) : undefined;
+      this.settings.recordPlacement && !this.placementsByFamily.has(family)
+        ? mkdtempSync(join(tmpdir(), 'seal-placement-'))
+        : undefined;
     if (profileDirectory !== undefined) {
-      this.placementsByFamily.set(family, { family, key, device: this.settings.executionProvider, nodes: [] });
+      this.placementsByFamily.set(family, {
+        family,
+        key,
+        device: this.settings.executionProvider,
+        nodes: [],
+      });
     }
     const created = createOrtSession({
       model: build().model,
@@ -297,10 +378,18 @@ export class OrtEngine {
         optimizationLevel: 'all',
         memoryArena,
         ...(deviceOutputs === undefined ? {} : { deviceOutputs }),
-        ...(this.settings.webgpuValidation === undefined ? {} : { webgpuValidation: this.settings.webgpuValidation }),
-        ...(profileDirectory === undefined ? {} : { profileFilePrefix: join(profileDirectory, 'profile') }),
+        ...(this.settings.webgpuValidation === undefined
+          ? {}
+          : { webgpuValidation: this.settings.webgpuValidation }),
+        ...(profileDirectory === undefined
+          ? {}
+          : { profileFilePrefix: join(profileDirectory, 'profile') }),
       },
-    }).then((session) => (profileDirectory === undefined ? session : this.recordFirstRun({ session, family, profileDirectory })));
+    }).then((session) =>
+      profileDirectory === undefined
+        ? session
+        : this.recordFirstRun({ session, family, profileDirectory }),
+    );
     created.catch(() => this.sessions.delete(key));
     this.sessions.set(key, created);
     while (this.sessions.size > this.settings.maxSessions) {
@@ -316,7 +405,15 @@ export class OrtEngine {
    * Wraps the session's `run` so that its first run ends profiling, reads
    * where each node ran and removes the profile.
    */
-  private recordFirstRun({ session, family, profileDirectory }: { session: Session; family: string; profileDirectory: string }): Session {
+  private recordFirstRun({
+    session,
+    family,
+    profileDirectory,
+  }: {
+    session: Session;
+    family: string;
+    profileDirectory: string;
+  }): Session {
     const run = session.run.bind(session);
     session.run = (async (...args: Parameters<Session['run']>) => {
       session.run = run;
@@ -327,9 +424,19 @@ export class OrtEngine {
         session.endProfiling();
       }
       try {
-        const file = readdirSync(profileDirectory).find((name) => name.endsWith('.json'));
-        const nodes = file === undefined ? [] : readPlacementProfile(readFileSync(join(profileDirectory, file), 'utf8'));
-        this.placementsByFamily.set(family, { ...this.placementsByFamily.get(family)!, nodes });
+        const file = readdirSync(profileDirectory).find((name) =>
+          name.endsWith('.json'),
+        );
+        const nodes =
+          file === undefined
+            ? []
+            : readPlacementProfile(
+                readFileSync(join(profileDirectory, file), 'utf8'),
+              );
+        this.placementsByFamily.set(family, {
+          ...this.placementsByFamily.get(family)!,
+          nodes,
+        });
       } finally {
         rmSync(profileDirectory, { recursive: true, force: true });
       }
@@ -343,7 +450,9 @@ export class OrtEngine {
    * session (with the `recordPlacement` setting), in order of first use.
    */
   get placements(): GraphPlacement[] {
-    return [...this.placementsByFamily.values()].filter((placement) => placement.nodes.length > 0);
+    return [...this.placementsByFamily.values()].filter(
+      (placement) => placement.nodes.length > 0,
+    );
   }
 
   /** The execution provider this engine runs on. */
@@ -358,13 +467,16 @@ export class OrtEngine {
    * with `resident`, else tensors over the host buffer.
    */
   private async modelWeightFeeds(): Promise<TensorSet> {
-    return this.settings.resident ? (await this.resident()).weights : this.weightFeeds(this.weights);
+    return this.settings.resident
+      ? (await this.resident()).weights
+      : this.weightFeeds(this.weights);
   }
 
   private copySession(kind: 'upload' | 'download'): Promise<Session> {
     let session = this.copySessions.get(kind);
     if (session === undefined) {
-      const groups = kind === 'upload' ? residentGroups : residentGroups.slice(0, 3);
+      const groups =
+        kind === 'upload' ? residentGroups : residentGroups.slice(0, 3);
       const graph = buildCopyGraph({ specs: this.weights.specs, groups });
       session = createOrtSession({
         model: graph.model,
@@ -387,13 +499,28 @@ export class OrtEngine {
     if (this.residentState !== undefined) return this.residentState;
     const session = await this.copySession('upload');
     const zeros = new FlatTensors(this.weights.specs);
-    const sources = { weights: this.weights, m: this.optimizer.m, v: this.optimizer.v, zeros };
+    const sources = {
+      weights: this.weights,
+      m: this.optimizer.m,
+      v: this.optimizer.v,
+      zeros,
+    };
     const feeds: TensorSet = {};
-    for (const group of residentGroups) Object.assign(feeds, prefixTensors(this.weightFeeds(sources[group]), `in.${group}.`));
+    for (const group of residentGroups)
+      Object.assign(
+        feeds,
+        prefixTensors(this.weightFeeds(sources[group]), `in.${group}.`),
+      );
     const output = await session.run(feeds);
     const specs = this.weights.specs;
-    const pick = (group: string): TensorSet => pickTensors({ output, prefix: `out.${group}.`, specs });
-    this.residentState = { weights: pick('weights'), m: pick('m'), v: pick('v'), zeros: pick('zeros') };
+    const pick = (group: string): TensorSet =>
+      pickTensors({ output, prefix: `out.${group}.`, specs });
+    this.residentState = {
+      weights: pick('weights'),
+      m: pick('m'),
+      v: pick('v'),
+      zeros: pick('zeros'),
+    };
     return this.residentState;
   }
 
@@ -426,7 +553,8 @@ export class OrtEngine {
     if (this.hostStale) {
       throw new SealError({
         code: 'INTERNAL',
-        message: 'OrtEngine: the host copies are behind the resident state; call syncToHost() before setWeights/setOptimizerState',
+        message:
+          'OrtEngine: the host copies are behind the resident state; call syncToHost() before setWeights/setOptimizerState',
       });
     }
   }
@@ -467,32 +595,112 @@ export class OrtEngine {
     }
   }
 
-  private weightFeeds(weights: FlatTensors, prefix = ''): Record<string, ort.Tensor> {
+  private weightFeeds(
+    weights: FlatTensors,
+    prefix = '',
+  ): Record<string, ort.Tensor> {
     let cached = this.tensorCache.get(weights);
     if (cached === undefined) {
       cached = {};
-      for (const spec of weights.specs) cached[spec.name] = floatTensor(weights.get(spec.name), spec.shape);
+      for (const spec of weights.specs)
+        cached[spec.name] = floatTensor(weights.get(spec.name), spec.shape);
       this.tensorCache.set(weights, cached);
     }
     if (prefix === '') return cached;
-    return Object.fromEntries(Object.entries(cached).map(([name, tensor]) => [`${prefix}${name}`, tensor]));
+    return Object.fromEntries(
+      Object.entries(cached).map(([name, tensor]) => [
+        `${prefix}${name}`,
+        tensor,
+      ]),
+    );
   }
 
   // ------------------------------------------------------------------ batching
 
   /** Groups sequences (longest first) into micro-batches of at most `microBatchTokens`. */
-  private microBatches(lengths: readonly number[]): Array<{ bucket: SequenceBucket; indices: number[] }> {
-    const order = lengths.map((_, i) => i).sort((a, b) => lengths[b]! - lengths[a]! || a - b);
+  private microBatches(
+    lengths: readonly number[],
+  ): Array<{ bucket: SequenceBucket; indices: number[] }> {
+    const order = lengths
+      .map((_, i) => i)
+      .sort((a, b) => lengths[b]! - lengths[a]! || a - b);
     const groups: Array<{ bucket: SequenceBucket; indices: number[] }> = [];
     let position = 0;
     while (position < order.length) {
       const length = lengthBucket(lengths[order[position]!]!);
-      const maxRows = Math.max(1, 2 ** Math.floor(Math.log2(Math.max(1, this.settings.microBatchTokens / length))));
+      const maxRows = Math.max(
+        1,
+        2 **
+          Math.floor(
+            Math.log2(Math.max(1, this.settings.microBatchTokens / length)),
+          ),
+      );
       const indices = order.slice(position, position + maxRows);
       position += indices.length;
-      groups.push({ bucket: { batch: Math.min(nextPowerOfTwo(indices.length), maxRows), length }, indices });
+      groups.push({
+        bucket: {
+          batch: Math.min(nextPowerOfTwo(indices.length), maxRows),
+          length,
+        },
+        indices,
+      });
     }
     return groups;
+  }
+
+  /**
+   * The micro-batches of a training batch. With `sharePrefixes`, rows whose
+   * tokens before their first weighted one are equal (and at least
+   * {@link minSharedPrefix} long) go to the shared-prefix graph, each
+   * cut to its continuation; the other rows, and all of them without it, go
+   * to the plain grad graph in {@link microBatches}.
+   */
+  private trainMicroBatches(
+    sequences: readonly EngineTrainSequence[],
+  ): TrainMicroBatch[] {
+    const plain: number[] = [];
+    const groups = new Map<string, number[]>();
+    sequences.forEach((sequence, i) => {
+      const prefixLength = this.settings.sharePrefixes
+        ? weightlessPrefixLength(sequence)
+        : 0;
+      if (prefixLength < minSharedPrefix) {
+        plain.push(i);
+        return;
+      }
+      const key = sequence.tokenIds.slice(0, prefixLength).join(',');
+      groups.set(key, [...(groups.get(key) ?? []), i]);
+    });
+    const batches: TrainMicroBatch[] = [];
+    for (const members of groups.values()) {
+      if (members.length < 2) {
+        plain.push(...members);
+        continue;
+      }
+      const first = sequences[members[0]!]!;
+      const prefixLength = weightlessPrefixLength(first);
+      const prefix = first.tokenIds.slice(0, prefixLength);
+      const continuations = members.map((i) =>
+        continuationOf(sequences[i]!, prefixLength),
+      );
+      for (const { bucket, indices } of this.microBatches(
+        continuations.map((row) => row.tokenIds.length),
+      )) {
+        batches.push({
+          bucket,
+          rows: indices.map((k) => continuations[k]!),
+          prefix,
+          prefixBucket: lengthBucket(prefixLength),
+        });
+      }
+    }
+    plain.sort((a, b) => a - b);
+    for (const { bucket, indices } of this.microBatches(
+      plain.map((i) => sequences[i]!.tokenIds.length),
+    )) {
+      batches.push({ bucket, rows: indices.map((k) => sequences[plain[k]!]!) });
+    }
+    return batches;
   }
 
   private checkTokens(sequence: readonly number[], where: string): void {
@@ -518,31 +726,58 @@ export class OrtEngine {
    * Per-token log-probabilities aligned with each sequence (`[0] = 0`), under
    * `softmax(logits / temperature)` (default 1).
    */
-  async score(sequences: ReadonlyArray<readonly number[]>, { temperature = 1 }: { temperature?: number } = {}): Promise<number[][]> {
+  async score(
+    sequences: ReadonlyArray<readonly number[]>,
+    { temperature = 1 }: { temperature?: number } = {},
+  ): Promise<number[][]> {
     checkTemperature(temperature, 'score');
-    sequences.forEach((sequence, i) => this.checkTokens(sequence, `sequences[${i}]`));
+    sequences.forEach((sequence, i) =>
+      this.checkTokens(sequence, `sequences[${i}]`),
+    );
     const inverseTemperature = inverseTemperatureTensor(temperature);
-    const results: number[][] = sequences.map((sequence) => new Array<number>(sequence.length).fill(0));
-    for (const { bucket, indices } of this.microBatches(sequences.map((s) => s.length))) {
+    const results: number[][] = sequences.map((sequence) =>
+      new Array<number>(sequence.length).fill(0),
+    );
+    for (const { bucket, indices } of this.microBatches(
+      sequences.map((s) => s.length),
+    )) {
       const session = await this.session(
         `score:${bucket.batch}:${bucket.length}`,
-        () => buildScoreGraph({ config: this.config, bucket, matmulPrecision: this.matmulPrecision }),
+        () =>
+          buildScoreGraph({
+            config: this.config,
+            bucket,
+            matmulPrecision: this.matmulPrecision,
+          }),
         this.settings.threads,
       );
       const rows = indices.map((i) => sequences[i]!);
       const feeds = this.sequenceFeedTensors(bucket, rows);
-      const output = await session.run({ ...(await this.modelWeightFeeds()), ...feeds, inverse_temperature: inverseTemperature });
+      const output = await session.run({
+        ...(await this.modelWeightFeeds()),
+        ...feeds,
+        inverse_temperature: inverseTemperature,
+      });
       const logprobs = output.logprobs!.data as Float32Array;
       indices.forEach((index, row) => {
         const out = results[index]!;
-        for (let t = 1; t < out.length; t++) out[t] = logprobs[row * bucket.length + t - 1]!;
+        for (let t = 1; t < out.length; t++)
+          out[t] = logprobs[row * bucket.length + t - 1]!;
       });
     }
     return results;
   }
 
-  private sequenceFeedTensors(bucket: SequenceBucket, rows: ReadonlyArray<readonly number[]>): Record<string, ort.Tensor> {
-    const feeds = buildSequenceFeeds({ config: this.config, bucket, sequences: rows, floatType: 'float32' });
+  private sequenceFeedTensors(
+    bucket: SequenceBucket,
+    rows: ReadonlyArray<readonly number[]>,
+  ): Record<string, ort.Tensor> {
+    const feeds = buildSequenceFeeds({
+      config: this.config,
+      bucket,
+      sequences: rows,
+      floatType: 'float32',
+    });
     const { batch, length } = bucket;
     const half = this.config.headDim / 2;
     return {
@@ -551,6 +786,39 @@ export class OrtEngine {
       rope_cos: floatTensor(feeds.cos, [batch, length, 1, half]),
       rope_sin: floatTensor(feeds.sin, [batch, length, 1, half]),
       attention_bias: floatTensor(feeds.bias, [batch, 1, 1, length, length]),
+    };
+  }
+
+  private sharedPrefixFeedTensors(
+    bucket: SharedPrefixBucket,
+    prefix: readonly number[],
+    rows: ReadonlyArray<readonly number[]>,
+  ): Record<string, ort.Tensor> {
+    const feeds = buildSharedPrefixFeeds({
+      config: this.config,
+      bucket,
+      prefix,
+      rows,
+      floatType: 'float32',
+    });
+    const { prefix: slots, batch, length } = bucket;
+    const half = this.config.headDim / 2;
+    return {
+      prefix_ids: new ort.Tensor('int64', feeds.prefixIds, [slots]),
+      prefix_cos: floatTensor(feeds.prefixCos, [1, slots, 1, half]),
+      prefix_sin: floatTensor(feeds.prefixSin, [1, slots, 1, half]),
+      prefix_bias: floatTensor(feeds.prefixBias, [1, 1, 1, slots, slots]),
+      input_ids: new ort.Tensor('int64', feeds.inputIds, [batch * length]),
+      targets: new ort.Tensor('int64', feeds.targets, [batch * length, 1]),
+      rope_cos: floatTensor(feeds.cos, [batch, length, 1, half]),
+      rope_sin: floatTensor(feeds.sin, [batch, length, 1, half]),
+      attention_bias: floatTensor(feeds.bias, [
+        batch,
+        1,
+        1,
+        length,
+        slots + length,
+      ]),
     };
   }
 
@@ -594,20 +862,56 @@ export class OrtEngine {
     const resident = this.settings.resident ? await this.resident() : undefined;
     let residentGradients: TensorSet | undefined;
     const gradientNames = specs.map((spec) => `grad.${spec.name}`);
-    for (const { bucket, indices } of this.microBatches(sequences.map((s) => s.tokenIds.length))) {
+    for (const microBatch of this.trainMicroBatches(sequences)) {
+      const { bucket, rows } = microBatch;
+      const lossScaling = this.lossScale !== undefined;
       const session = await this.session(
-        `grad-${objective}:${bucket.batch}:${bucket.length}`,
-        () => buildGradGraph({ config: this.config, bucket, objective, matmulPrecision: this.matmulPrecision, lossScaling: this.lossScale !== undefined }),
+        microBatch.prefix === undefined
+          ? `grad-${objective}:${bucket.batch}:${bucket.length}`
+          : `grad-shared-${objective}:${microBatch.prefixBucket}:${bucket.batch}:${bucket.length}`,
+        () =>
+          microBatch.prefix === undefined
+            ? buildGradGraph({
+                config: this.config,
+                bucket,
+                objective,
+                matmulPrecision: this.matmulPrecision,
+                lossScaling,
+              })
+            : buildSharedPrefixGradGraph({
+                config: this.config,
+                bucket: { prefix: microBatch.prefixBucket, ...bucket },
+                objective,
+                matmulPrecision: this.matmulPrecision,
+                lossScaling,
+              }),
         this.settings.threads,
         resident === undefined ? {} : { deviceOutputs: gradientNames },
       );
-      const rows = indices.map((i) => sequences[i]!);
+      const tokenRows = rows.map((row) => row.tokenIds);
       const feeds: Record<string, ort.Tensor> = {
-        ...(resident === undefined ? this.weightFeeds(this.weights) : resident.weights),
-        ...(resident === undefined ? this.weightFeeds(accumulatorIn, 'acc.') : prefixTensors(residentGradients ?? resident.zeros, 'acc.')),
-        ...this.sequenceFeedTensors(bucket, rows.map((row) => row.tokenIds)),
+        ...(resident === undefined
+          ? this.weightFeeds(this.weights)
+          : resident.weights),
+        ...(resident === undefined
+          ? this.weightFeeds(accumulatorIn, 'acc.')
+          : prefixTensors(residentGradients ?? resident.zeros, 'acc.')),
+        ...(microBatch.prefix === undefined
+          ? this.sequenceFeedTensors(bucket, tokenRows)
+          : this.sharedPrefixFeedTensors(
+              { prefix: microBatch.prefixBucket, ...bucket },
+              microBatch.prefix,
+              tokenRows,
+            )),
         ...this.lossFeeds({ objective, bucket, rows, settings }),
-        ...(this.lossScale === undefined ? {} : { loss_scale: floatTensor(Float32Array.of(this.lossScale.scale), []) }),
+        ...(this.lossScale === undefined
+          ? {}
+          : {
+              loss_scale: floatTensor(
+                Float32Array.of(this.lossScale.scale),
+                [],
+              ),
+            }),
       };
       let output: Record<string, ort.Tensor>;
       if (resident === undefined) {
@@ -626,7 +930,8 @@ export class OrtEngine {
         disposeTensors(residentGradients);
         residentGradients = pickTensors({ output, prefix: 'grad.', specs });
       }
-      const scalar = (name: string): number => Number((output[name]!.data as Float32Array)[0]);
+      const scalar = (name: string): number =>
+        Number((output[name]!.data as Float32Array)[0]);
       loss += scalar('loss');
       sumClipped += scalar('sum_clipped');
       sumRatio += scalar('sum_ratio');
@@ -654,15 +959,29 @@ export class OrtEngine {
       gradNorm =
         residentGradients === undefined
           ? await this.applyOptimizer({ gradients: accumulatorIn, settings })
-          : await this.applyResidentOptimizer({ gradients: residentGradients, settings });
+          : await this.applyResidentOptimizer({
+              gradients: residentGradients,
+              settings,
+            });
     } finally {
       disposeTensors(residentGradients);
     }
     // Dynamic loss scaling: inf/nan gradients under a finite loss are an
     // overflow of the scaled gradients (the step was skipped): shrink the scale.
-    if (this.lossScale !== undefined) this.lossScale = nextLossScale(this.lossScale, Number.isFinite(gradNorm), this.lossScaling);
+    if (this.lossScale !== undefined)
+      this.lossScale = nextLossScale(
+        this.lossScale,
+        Number.isFinite(gradNorm),
+        this.lossScaling,
+      );
     if (!Number.isFinite(gradNorm)) return skipped(gradNorm);
-    return { loss, gradNorm, skipped: false, step: this.optimizer.step, metrics };
+    return {
+      loss,
+      gradNorm,
+      skipped: false,
+      step: this.optimizer.step,
+      metrics,
+    };
   }
 
   private lossFeeds({
@@ -678,23 +997,36 @@ export class OrtEngine {
   }): Record<string, ort.Tensor> {
     const tokens = bucket.batch * bucket.length;
     // Slot t of a row predicts token t + 1, so per-token arrays shift by one.
-    const shifted = (pick: (row: EngineTrainSequence) => readonly number[] | undefined): Float32Array => {
+    const shifted = (
+      pick: (row: EngineTrainSequence) => readonly number[] | undefined,
+    ): Float32Array => {
       const out = new Float32Array(tokens);
       rows.forEach((row, r) => {
         const values = pick(row);
         if (values === undefined) return;
-        for (let t = 1; t < row.tokenIds.length; t++) out[r * bucket.length + t - 1] = values[t]!;
+        for (let t = 1; t < row.tokenIds.length; t++)
+          out[r * bucket.length + t - 1] = values[t]!;
       });
       return out;
     };
     const feeds: Record<string, ort.Tensor> = {
-      token_weights: floatTensor(shifted((row) => row.tokenWeights), [tokens]),
+      token_weights: floatTensor(
+        shifted((row) => row.tokenWeights),
+        [tokens],
+      ),
       inverse_temperature: inverseTemperatureTensor(settings.temperature),
     };
     if (objective === 'ppo') {
-      const scalar = (x: number): ort.Tensor => floatTensor(Float32Array.of(x), []);
-      feeds.advantages = floatTensor(shifted((row) => row.advantages), [tokens]);
-      feeds.old_logprobs = floatTensor(shifted((row) => row.oldLogprobs), [tokens]);
+      const scalar = (x: number): ort.Tensor =>
+        floatTensor(Float32Array.of(x), []);
+      feeds.advantages = floatTensor(
+        shifted((row) => row.advantages),
+        [tokens],
+      );
+      feeds.old_logprobs = floatTensor(
+        shifted((row) => row.oldLogprobs),
+        [tokens],
+      );
       feeds.ref_logprobs = floatTensor(
         shifted((row) => row.refLogprobs ?? row.oldLogprobs),
         [tokens],
@@ -714,7 +1046,10 @@ export class OrtEngine {
     settings: EngineTrainSettings,
   ): void {
     if (sequences.length === 0) {
-      throw new SealError({ code: 'INVALID_ARGUMENT', message: 'train: the batch is empty' });
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: 'train: the batch is empty',
+      });
     }
     checkTemperature(settings.temperature, 'train');
     sequences.forEach((sequence, i) => {
@@ -722,9 +1057,16 @@ export class OrtEngine {
       this.checkTokens(sequence.tokenIds, where);
       const n = sequence.tokenIds.length;
       if (n < 2) {
-        throw new SealError({ code: 'INVALID_ARGUMENT', message: `${where}: needs at least 2 tokens` });
+        throw new SealError({
+          code: 'INVALID_ARGUMENT',
+          message: `${where}: needs at least 2 tokens`,
+        });
       }
-      const check = (name: string, values: readonly number[] | undefined, required: boolean): void => {
+      const check = (
+        name: string,
+        values: readonly number[] | undefined,
+        required: boolean,
+      ): void => {
         if (values === undefined) {
           if (required) {
             throw new SealError({
@@ -793,11 +1135,24 @@ export class OrtEngine {
    * moments stay on the device and replace the old ones when the gradient
    * norm is finite; only the norm comes back to the host.
    */
-  private async applyResidentOptimizer({ gradients, settings }: { gradients: TensorSet; settings: EngineTrainSettings }): Promise<number> {
+  private async applyResidentOptimizer({
+    gradients,
+    settings,
+  }: {
+    gradients: TensorSet;
+    settings: EngineTrainSettings;
+  }): Promise<number> {
     const specs = this.weights.specs;
-    const session = await this.session('optimizer', () => buildOptimizerGraph({ specs: listWeightSpecs(this.config) }), this.settings.threads, {
-      deviceOutputs: ['new_param.', 'new_m.', 'new_v.'].flatMap((prefix) => specs.map((spec) => `${prefix}${spec.name}`)),
-    });
+    const session = await this.session(
+      'optimizer',
+      () => buildOptimizerGraph({ specs: listWeightSpecs(this.config) }),
+      this.settings.threads,
+      {
+        deviceOutputs: ['new_param.', 'new_m.', 'new_v.'].flatMap((prefix) =>
+          specs.map((spec) => `${prefix}${spec.name}`),
+        ),
+      },
+    );
     const state = await this.resident();
     const step = this.optimizer.step + 1;
     const output = await session.run({
@@ -837,7 +1192,8 @@ export class OrtEngine {
       matmulPrecision: this.matmulPrecision,
       residentCache: this.settings.resident,
       modelWeightFeeds: () => this.modelWeightFeeds(),
-      session: (key, build, threads, options) => this.session(key, build, threads, options),
+      session: (key, build, threads, options) =>
+        this.session(key, build, threads, options),
     };
   }
 
@@ -854,10 +1210,16 @@ export class OrtEngine {
   async generate(options: EngineGenerateOptions): Promise<EngineGeneration[]> {
     options.prompts.forEach((prompt, i) => {
       if (prompt.length === 0) {
-        throw new SealError({ code: 'INVALID_ARGUMENT', message: `prompts[${i}] is empty` });
+        throw new SealError({
+          code: 'INVALID_ARGUMENT',
+          message: `prompts[${i}] is empty`,
+        });
       }
       this.checkTokens(prompt, `prompts[${i}]`);
-      if (prompt.length + options.maxTokens > this.config.maxPositionEmbeddings) {
+      if (
+        prompt.length + options.maxTokens >
+        this.config.maxPositionEmbeddings
+      ) {
         throw new SealError({
           code: 'INVALID_ARGUMENT',
           message: `prompts[${i}]: ${prompt.length} prompt tokens plus maxTokens ${options.maxTokens} exceed the model's ${this.config.maxPositionEmbeddings} positions`,
@@ -869,12 +1231,17 @@ export class OrtEngine {
     // prefilled. The two kinds are decoded in separate batches.
     const hits = options.prompts.map((prompt) => {
       const hit = this.prefixCache.match(prompt, prefixMinTokens);
-      return hit !== undefined && prompt.length - hit.length <= prefixMaxNewTokens ? hit : undefined;
+      return hit !== undefined &&
+        prompt.length - hit.length <= prefixMaxNewTokens
+        ? hit
+        : undefined;
     });
     const results = new Array<EngineGeneration>(options.prompts.length);
     const chunk = this.settings.maxGenerateBatch;
     for (const cached of [false, true]) {
-      const indices = options.prompts.map((_, i) => i).filter((i) => (hits[i] !== undefined) === cached);
+      const indices = options.prompts
+        .map((_, i) => i)
+        .filter((i) => (hits[i] !== undefined) === cached);
       for (let start = 0; start < indices.length; start += chunk) {
         const part = indices.slice(start, start + chunk);
         const generations = await generateChunk({
@@ -891,12 +1258,17 @@ export class OrtEngine {
 }
 
 /** The scalar feeds of the optimizer graph for `step` (1-based). */
-function optimizerScalars(settings: EngineTrainSettings, step: number): Record<string, ort.Tensor> {
+function optimizerScalars(
+  settings: EngineTrainSettings,
+  step: number,
+): Record<string, ort.Tensor> {
   const [beta1, beta2] = settings.betas;
   const scalar = (x: number): ort.Tensor => floatTensor(Float32Array.of(x), []);
   return {
     learning_rate: scalar(settings.learningRate),
-    embedding_learning_rate: scalar(settings.learningRate * (settings.embeddingLearningRateScale ?? 1)),
+    embedding_learning_rate: scalar(
+      settings.learningRate * (settings.embeddingLearningRateScale ?? 1),
+    ),
     beta1: scalar(beta1),
     beta2: scalar(beta2),
     bias_correction1: scalar(1 / (1 - beta1 ** step)),
@@ -914,11 +1286,56 @@ export function weightBytes(weights: FlatTensors): number {
 
 function checkTemperature(temperature: number, where: string): void {
   if (!(Number.isFinite(temperature) && temperature > 0)) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `${where}: temperature must be a positive number, got ${temperature}` });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `${where}: temperature must be a positive number, got ${temperature}`,
+    });
   }
 }
 
 /** The scalar `inverse_temperature` feed; exactly 1 at temperature 1, so scores are unchanged there. */
 function inverseTemperatureTensor(temperature: number): ort.Tensor {
   return floatTensor(Float32Array.of(1 / temperature), []);
+}
+
+/** Shortest prefix that rows share through the shared-prefix grad graph (shorter ones gain little). */
+export const minSharedPrefix = 64;
+
+/** A training micro-batch: plain rows, or the continuations of one shared prefix. */
+type TrainMicroBatch = {
+  bucket: SequenceBucket;
+  rows: EngineTrainSequence[];
+} & (
+  | { prefix?: undefined; prefixBucket?: undefined }
+  | {
+      /** The shared prefix's tokens. */
+      prefix: readonly number[];
+      /** The prefix's bucket (its padded length). */
+      prefixBucket: number;
+    }
+);
+
+/**
+ * The tokens of a row before the first token it is trained on, less one:
+ * the row's continuation starts at the token whose slot predicts the first
+ * weighted token. 0 when no token is weighted.
+ */
+function weightlessPrefixLength(sequence: EngineTrainSequence): number {
+  for (let t = 1; t < sequence.tokenWeights.length; t++)
+    if (sequence.tokenWeights[t] !== 0) return t - 1;
+  return 0;
+}
+
+/** A row from position `offset` on: its tokens and per-token values, cut alike. */
+function continuationOf(
+  sequence: EngineTrainSequence,
+  offset: number,
+): EngineTrainSequence {
+  return {
+    tokenIds: sequence.tokenIds.slice(offset),
+    tokenWeights: sequence.tokenWeights.slice(offset),
+    advantages: sequence.advantages?.slice(offset),
+    oldLogprobs: sequence.oldLogprobs?.slice(offset),
+    refLogprobs: sequence.refLogprobs?.slice(offset),
+  };
 }

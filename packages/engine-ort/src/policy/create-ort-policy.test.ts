@@ -3,7 +3,14 @@ import type { PolicyV1 } from '@seal/spec';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  expect,
+  it,
+  onTestFinished,
+} from 'vitest';
 import { OrtEngine } from '../engine/ort-engine';
 import { decodeSafetensors, encodeSafetensors } from '../io/safetensors';
 import { createModelConfig, type ModelConfig } from '../model/model-config';
@@ -12,7 +19,11 @@ import { buildBpeTokenizer } from '../tokenizer/build-bpe-tokenizer';
 import { createOrtPolicy } from './create-ort-policy';
 
 const tokenizerFiles = buildBpeTokenizer({
-  corpus: ['copy the words: alpha beta gamma', 'answer: alpha beta gamma', 'delta epsilon zeta eta theta'],
+  corpus: [
+    'copy the words: alpha beta gamma',
+    'answer: alpha beta gamma',
+    'delta epsilon zeta eta theta',
+  ],
   vocabSize: 300,
 });
 
@@ -35,7 +46,10 @@ function temporaryDirectory(): string {
   return directory;
 }
 
-function rejectsWith(promise: PromiseLike<unknown>, code: string): Promise<void> {
+function rejectsWith(
+  promise: PromiseLike<unknown>,
+  code: string,
+): Promise<void> {
   return expect(Promise.resolve(promise)).rejects.toMatchObject({ code });
 }
 
@@ -48,77 +62,165 @@ const prompts = [
 describe('createOrtPolicy (in process)', () => {
   let policy: PolicyV1;
   beforeAll(async () => {
-    policy = await createOrtPolicy({ model: { config, seed: 7 }, tokenizer: tokenizerFiles, worker: false, threads: 1 });
+    policy = await createOrtPolicy({
+      model: { config, seed: 7 },
+      tokenizer: tokenizerFiles,
+      worker: false,
+      threads: 1,
+    });
   });
   afterAll(() => policy.close());
 
   it('should generate with the KV cache exactly what full recomputation generates', async () => {
-    const cached = await policy.generate({ prompts, maxTokens: 12, temperature: 0, stopTokenIds: [] });
+    const cached = await policy.generate({
+      prompts,
+      maxTokens: 12,
+      temperature: 0,
+      stopTokenIds: [],
+    });
     for (const [i, prompt] of prompts.entries()) {
       // Full recomputation: prefill the whole sequence again for every new token.
       const context = [...prompt];
       const logprobs: number[] = [];
       for (let step = 0; step < 12; step++) {
-        const next = await policy.generate({ prompts: [context], maxTokens: 1, temperature: 0, stopTokenIds: [] });
+        const next = await policy.generate({
+          prompts: [context],
+          maxTokens: 1,
+          temperature: 0,
+          stopTokenIds: [],
+        });
         context.push(next.generations[0]!.tokenIds[0]!);
         logprobs.push(next.generations[0]!.modelLogprobs[0]!);
       }
       const generation = cached.generations[i]!;
       expect(generation.tokenIds).toEqual(context.slice(prompt.length));
-      generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - logprobs[t]!)).toBeLessThan(1e-4));
+      generation.modelLogprobs.forEach((value, t) =>
+        expect(Math.abs(value - logprobs[t]!)).toBeLessThan(1e-4),
+      );
     }
   });
 
   it('should report model logprobs that agree with score', async () => {
-    const { generations } = await policy.generate({ prompts, maxTokens: 8, temperature: 1, seed: 3, stopTokenIds: [] });
-    const sequences = generations.map((generation, i) => [...prompts[i]!, ...generation.tokenIds]);
+    const { generations } = await policy.generate({
+      prompts,
+      maxTokens: 8,
+      temperature: 1,
+      seed: 3,
+      stopTokenIds: [],
+    });
+    const sequences = generations.map((generation, i) => [
+      ...prompts[i]!,
+      ...generation.tokenIds,
+    ]);
     const { logprobs } = await policy.score({ sequences });
     generations.forEach((generation, i) => {
       const scored = logprobs[i]!.slice(prompts[i]!.length);
-      generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - scored[t]!)).toBeLessThan(1e-4));
+      generation.modelLogprobs.forEach((value, t) =>
+        expect(Math.abs(value - scored[t]!)).toBeLessThan(1e-4),
+      );
     });
     expect(logprobs[0]![0]).toBe(0);
     expect(logprobs[0]).toHaveLength(sequences[0]!.length);
   });
 
   it('should score at a temperature exactly the distribution sampling at that temperature draws from', async () => {
-    const { generations } = await policy.generate({ prompts, maxTokens: 8, temperature: 0.7, seed: 5, stopTokenIds: [] });
-    const sequences = generations.map((generation, i) => [...prompts[i]!, ...generation.tokenIds]);
-    const tempered = (await policy.score({ sequences, temperature: 0.7 })).logprobs;
+    const { generations } = await policy.generate({
+      prompts,
+      maxTokens: 8,
+      temperature: 0.7,
+      seed: 5,
+      stopTokenIds: [],
+    });
+    const sequences = generations.map((generation, i) => [
+      ...prompts[i]!,
+      ...generation.tokenIds,
+    ]);
+    const tempered = (await policy.score({ sequences, temperature: 0.7 }))
+      .logprobs;
     const plain = (await policy.score({ sequences })).logprobs;
     generations.forEach((generation, i) => {
       const scored = tempered[i]!.slice(prompts[i]!.length);
-      generation.logprobs.forEach((value, t) => expect(Math.abs(value - scored[t]!)).toBeLessThan(1e-4));
-      generation.modelLogprobs.forEach((value, t) => expect(Math.abs(value - plain[i]![prompts[i]!.length + t]!)).toBeLessThan(1e-4));
+      generation.logprobs.forEach((value, t) =>
+        expect(Math.abs(value - scored[t]!)).toBeLessThan(1e-4),
+      );
+      generation.modelLogprobs.forEach((value, t) =>
+        expect(
+          Math.abs(value - plain[i]![prompts[i]!.length + t]!),
+        ).toBeLessThan(1e-4),
+      );
     });
     expect(tempered).not.toEqual(plain);
-    await rejectsWith(policy.score({ sequences, temperature: 0 }), 'INVALID_ARGUMENT');
+    await rejectsWith(
+      policy.score({ sequences, temperature: 0 }),
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('should be deterministic for a seed and independent of the batch', async () => {
-    const options = { maxTokens: 10, temperature: 1.3, topP: 0.9, topK: 50, seed: 11, stopTokenIds: [] };
+    const options = {
+      maxTokens: 10,
+      temperature: 1.3,
+      topP: 0.9,
+      topK: 50,
+      seed: 11,
+      stopTokenIds: [],
+    };
     const all = await policy.generate({ prompts, ...options });
     const again = await policy.generate({ prompts, ...options });
     const alone = await policy.generate({ prompts: [prompts[1]!], ...options });
-    expect(again.generations.map((g) => g.tokenIds)).toEqual(all.generations.map((g) => g.tokenIds));
+    expect(again.generations.map((g) => g.tokenIds)).toEqual(
+      all.generations.map((g) => g.tokenIds),
+    );
     // Prompt 1 alone has index 0, so use seed-compatible comparison through the same index.
-    const shifted = await policy.generate({ prompts: [prompts[0]!], ...options });
-    expect(shifted.generations[0]!.tokenIds).toEqual(all.generations[0]!.tokenIds);
+    const shifted = await policy.generate({
+      prompts: [prompts[0]!],
+      ...options,
+    });
+    expect(shifted.generations[0]!.tokenIds).toEqual(
+      all.generations[0]!.tokenIds,
+    );
     expect(alone.generations[0]!.tokenIds).toHaveLength(10);
   });
 
   it('should treat top-k 1 as greedy and give sampling logprobs of 0 to greedy tokens', async () => {
-    const greedy = await policy.generate({ prompts, maxTokens: 6, temperature: 0, stopTokenIds: [] });
-    const topOne = await policy.generate({ prompts, maxTokens: 6, temperature: 0.7, topK: 1, stopTokenIds: [] });
-    expect(topOne.generations.map((g) => g.tokenIds)).toEqual(greedy.generations.map((g) => g.tokenIds));
-    expect(greedy.generations[0]!.logprobs.every((value) => value === 0)).toBe(true);
-    topOne.generations[0]!.logprobs.forEach((value) => expect(Math.abs(value)).toBeLessThan(1e-12));
+    const greedy = await policy.generate({
+      prompts,
+      maxTokens: 6,
+      temperature: 0,
+      stopTokenIds: [],
+    });
+    const topOne = await policy.generate({
+      prompts,
+      maxTokens: 6,
+      temperature: 0.7,
+      topK: 1,
+      stopTokenIds: [],
+    });
+    expect(topOne.generations.map((g) => g.tokenIds)).toEqual(
+      greedy.generations.map((g) => g.tokenIds),
+    );
+    expect(greedy.generations[0]!.logprobs.every((value) => value === 0)).toBe(
+      true,
+    );
+    topOne.generations[0]!.logprobs.forEach((value) =>
+      expect(Math.abs(value)).toBeLessThan(1e-12),
+    );
   });
 
   it('should stop on stop tokens and report the finish reason', async () => {
-    const free = await policy.generate({ prompts: [prompts[0]!], maxTokens: 6, temperature: 0, stopTokenIds: [] });
+    const free = await policy.generate({
+      prompts: [prompts[0]!],
+      maxTokens: 6,
+      temperature: 0,
+      stopTokenIds: [],
+    });
     const third = free.generations[0]!.tokenIds[2]!;
-    const stopped = await policy.generate({ prompts: [prompts[0]!], maxTokens: 6, temperature: 0, stopTokenIds: [third] });
+    const stopped = await policy.generate({
+      prompts: [prompts[0]!],
+      maxTokens: 6,
+      temperature: 0,
+      stopTokenIds: [third],
+    });
     const generation = stopped.generations[0]!;
     expect(generation.finishReason).toBe('stop');
     expect(generation.tokenIds.at(-1)).toBe(third);
@@ -129,7 +231,9 @@ describe('createOrtPolicy (in process)', () => {
 
   it('should render chats with the template', async () => {
     const result = await policy.generate({
-      chats: [{ messages: [{ role: 'user', content: 'copy the words: alpha' }] }],
+      chats: [
+        { messages: [{ role: 'user', content: 'copy the words: alpha' }] },
+      ],
       maxTokens: 3,
       temperature: 0,
     });
@@ -161,7 +265,8 @@ describe('createOrtPolicy (in process)', () => {
 
   it('should see PPO ratios of 1 when score and train share a temperature, and not otherwise', async () => {
     const sequences = [prompts[0]!, prompts[1]!];
-    const tempered = (await policy.score({ sequences, temperature: 0.6 })).logprobs;
+    const tempered = (await policy.score({ sequences, temperature: 0.6 }))
+      .logprobs;
     const batch = (oldLogprobs: number[][]) =>
       sequences.map((tokenIds, i) => ({
         tokenIds,
@@ -170,9 +275,17 @@ describe('createOrtPolicy (in process)', () => {
         oldLogprobs: oldLogprobs[i]!,
       }));
     // Zero advantages and no KL: the step changes nothing but reports the ratio.
-    const same = await policy.train({ objective: 'ppo', sequences: batch(tempered), options: { learningRate: 0, temperature: 0.6 } });
+    const same = await policy.train({
+      objective: 'ppo',
+      sequences: batch(tempered),
+      options: { learningRate: 0, temperature: 0.6 },
+    });
     expect(same.metrics.ratioMean).toBe(1);
-    const mixed = await policy.train({ objective: 'ppo', sequences: batch(tempered), options: { learningRate: 0 } });
+    const mixed = await policy.train({
+      objective: 'ppo',
+      sequences: batch(tempered),
+      options: { learningRate: 0 },
+    });
     expect(Math.abs(mixed.metrics.ratioMean - 1)).toBeGreaterThan(1e-3);
   });
 
@@ -182,31 +295,77 @@ describe('createOrtPolicy (in process)', () => {
     const result = await policy.train({
       objective: 'ppo',
       sequences: [
-        { tokenIds: sequence, tokenWeights: sequence.map(() => 1), advantages: sequence.map(() => -3e38), oldLogprobs: before },
+        {
+          tokenIds: sequence,
+          tokenWeights: sequence.map(() => 1),
+          advantages: sequence.map(() => -3e38),
+          oldLogprobs: before,
+        },
       ],
       options: trainSettings,
     });
     expect(result.skipped).toBe(true);
-    expect((await policy.score({ sequences: [sequence] })).logprobs[0]).toEqual(before);
+    expect((await policy.score({ sequences: [sequence] })).logprobs[0]).toEqual(
+      before,
+    );
   });
 
   it('should reject per-token arrays of the wrong length with SHAPE_MISMATCH', async () => {
     await rejectsWith(
-      policy.train({ objective: 'cross-entropy', sequences: [{ tokenIds: [1, 2, 3], tokenWeights: [0, 1] }], options: trainSettings }),
+      policy.train({
+        objective: 'cross-entropy',
+        sequences: [{ tokenIds: [1, 2, 3], tokenWeights: [0, 1] }],
+        options: trainSettings,
+      }),
       'SHAPE_MISMATCH',
     );
   });
 
   it('should reject token ids outside the vocabulary and malformed options', async () => {
-    await rejectsWith(policy.score({ sequences: [[1, 2, 999]] }), 'INVALID_ARGUMENT');
-    await rejectsWith(policy.generate({ prompts: [[1]], maxTokens: 0 }), 'INVALID_ARGUMENT');
-    for (const prompts of [[[1, -2]], [[1, 2.5]], [[1, Number.NaN]], [['1']], [7], 'x', [[1, 999]]]) {
-      await rejectsWith(policy.generate({ prompts: prompts as number[][], maxTokens: 2 }), 'INVALID_ARGUMENT');
-    }
-    await rejectsWith(policy.generate({ prompts: [[1]], chats: [{ messages: [] }], maxTokens: 2 }), 'INVALID_ARGUMENT');
-    await rejectsWith(policy.generate({ prompts: [[1]], maxTokens: 2, unknownOption: 1 } as never), 'INVALID_ARGUMENT');
     await rejectsWith(
-      policy.train({ objective: 'ppo', sequences: [{ tokenIds: [1, 2], tokenWeights: [0, 1] }], options: trainSettings }),
+      policy.score({ sequences: [[1, 2, 999]] }),
+      'INVALID_ARGUMENT',
+    );
+    await rejectsWith(
+      policy.generate({ prompts: [[1]], maxTokens: 0 }),
+      'INVALID_ARGUMENT',
+    );
+    for (const prompts of [
+      [[1, -2]],
+      [[1, 2.5]],
+      [[1, Number.NaN]],
+      [['1']],
+      [7],
+      'x',
+      [[1, 999]],
+    ]) {
+      await rejectsWith(
+        policy.generate({ prompts: prompts as number[][], maxTokens: 2 }),
+        'INVALID_ARGUMENT',
+      );
+    }
+    await rejectsWith(
+      policy.generate({
+        prompts: [[1]],
+        chats: [{ messages: [] }],
+        maxTokens: 2,
+      }),
+      'INVALID_ARGUMENT',
+    );
+    await rejectsWith(
+      policy.generate({
+        prompts: [[1]],
+        maxTokens: 2,
+        unknownOption: 1,
+      } as never),
+      'INVALID_ARGUMENT',
+    );
+    await rejectsWith(
+      policy.train({
+        objective: 'ppo',
+        sequences: [{ tokenIds: [1, 2], tokenWeights: [0, 1] }],
+        options: trainSettings,
+      }),
       'INVALID_ARGUMENT',
     );
   });
@@ -214,22 +373,49 @@ describe('createOrtPolicy (in process)', () => {
   it('should save then load bit-exactly, optimizer state included', async () => {
     await policy.train({
       objective: 'cross-entropy',
-      sequences: [{ tokenIds: prompts[1]!, tokenWeights: prompts[1]!.map((_, t) => (t === 0 ? 0 : 0.1)) }],
+      sequences: [
+        {
+          tokenIds: prompts[1]!,
+          tokenWeights: prompts[1]!.map((_, t) => (t === 0 ? 0 : 0.1)),
+        },
+      ],
       options: trainSettings,
     });
     const first = temporaryDirectory();
     const second = temporaryDirectory();
     await policy.save({ directory: first });
-    const other = await createOrtPolicy({ model: { config, seed: 99 }, tokenizer: tokenizerFiles, worker: false, threads: 1 });
+    const other = await createOrtPolicy({
+      model: { config, seed: 99 },
+      tokenizer: tokenizerFiles,
+      worker: false,
+      threads: 1,
+    });
     await other.load({ directory: first });
     await other.save({ directory: second });
-    for (const file of ['model.safetensors', 'optimizer.safetensors', 'config.json', 'tokenizer.json']) {
-      expect(readFileSync(join(second, file)).equals(readFileSync(join(first, file)))).toBe(true);
+    for (const file of [
+      'model.safetensors',
+      'optimizer.safetensors',
+      'config.json',
+      'tokenizer.json',
+    ]) {
+      expect(
+        readFileSync(join(second, file)).equals(
+          readFileSync(join(first, file)),
+        ),
+      ).toBe(true);
     }
     const sequences = [prompts[0]!];
-    expect((await other.score({ sequences })).logprobs).toEqual((await policy.score({ sequences })).logprobs);
-    const reloaded = await createOrtPolicy({ model: { directory: first }, worker: false, threads: 1 });
-    expect((await reloaded.score({ sequences })).logprobs).toEqual((await policy.score({ sequences })).logprobs);
+    expect((await other.score({ sequences })).logprobs).toEqual(
+      (await policy.score({ sequences })).logprobs,
+    );
+    const reloaded = await createOrtPolicy({
+      model: { directory: first },
+      worker: false,
+      threads: 1,
+    });
+    expect((await reloaded.score({ sequences })).logprobs).toEqual(
+      (await policy.score({ sequences })).logprobs,
+    );
     await other.close();
     await reloaded.close();
   });
@@ -238,7 +424,10 @@ describe('createOrtPolicy (in process)', () => {
     const directory = temporaryDirectory();
     await policy.save({ directory });
     const path = join(directory, 'model.safetensors');
-    const { tensors } = decodeSafetensors({ bytes: readFileSync(path), source: path });
+    const { tensors } = decodeSafetensors({
+      bytes: readFileSync(path),
+      source: path,
+    });
     tensors.delete('model.layers.1.mlp.up_proj.weight');
     writeFileSync(path, encodeSafetensors({ tensors }));
     await rejectsWith(policy.load({ directory }), 'MISSING_WEIGHT');
@@ -248,8 +437,14 @@ describe('createOrtPolicy (in process)', () => {
     const directory = temporaryDirectory();
     await policy.save({ directory });
     const path = join(directory, 'model.safetensors');
-    const { tensors } = decodeSafetensors({ bytes: readFileSync(path), source: path });
-    tensors.set('model.norm.weight', { shape: [31], data: new Float32Array(31) });
+    const { tensors } = decodeSafetensors({
+      bytes: readFileSync(path),
+      source: path,
+    });
+    tensors.set('model.norm.weight', {
+      shape: [31],
+      data: new Float32Array(31),
+    });
     writeFileSync(path, encodeSafetensors({ tensors }));
     await rejectsWith(policy.load({ directory }), 'SHAPE_MISMATCH');
   });
@@ -258,16 +453,29 @@ describe('createOrtPolicy (in process)', () => {
     const directory = temporaryDirectory();
     await policy.save({ directory });
     const path = join(directory, 'config.json');
-    const hf = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    const hf = JSON.parse(readFileSync(path, 'utf8')) as Record<
+      string,
+      unknown
+    >;
     writeFileSync(path, JSON.stringify({ ...hf, rope_flavour: 'new' }));
-    await rejectsWith(createOrtPolicy({ model: { directory }, worker: false }), 'INVALID_DATA');
+    await rejectsWith(
+      createOrtPolicy({ model: { directory }, worker: false }),
+      'INVALID_DATA',
+    );
   });
 });
 
 describe('createOrtPolicy settings', () => {
   it('should reject a tokenizer larger than the model vocabulary with VOCAB_MISMATCH', async () => {
     const small = createModelConfig({ ...config, vocabSize: 200 });
-    await rejectsWith(createOrtPolicy({ model: { config: small, seed: 1 }, tokenizer: tokenizerFiles, worker: false }), 'VOCAB_MISMATCH');
+    await rejectsWith(
+      createOrtPolicy({
+        model: { config: small, seed: 1 },
+        tokenizer: tokenizerFiles,
+        worker: false,
+      }),
+      'VOCAB_MISMATCH',
+    );
   });
 
   it('should fail clearly when an execution provider is unavailable', async () => {
@@ -277,13 +485,25 @@ describe('createOrtPolicy settings', () => {
       worker: false,
       executionProvider: 'cuda',
     });
-    await rejectsWith(policy.score({ sequences: [[1, 2, 3]] }), 'BACKEND_UNAVAILABLE');
+    await rejectsWith(
+      policy.score({ sequences: [[1, 2, 3]] }),
+      'BACKEND_UNAVAILABLE',
+    );
     await policy.close();
   });
 
   it('should run the engine in a worker thread', async () => {
-    const policy = await createOrtPolicy({ model: { config, seed: 7 }, tokenizer: tokenizerFiles, threads: 1 });
-    const { generations } = await policy.generate({ prompts: [prompts[0]!], maxTokens: 4, temperature: 0, stopTokenIds: [] });
+    const policy = await createOrtPolicy({
+      model: { config, seed: 7 },
+      tokenizer: tokenizerFiles,
+      threads: 1,
+    });
+    const { generations } = await policy.generate({
+      prompts: [prompts[0]!],
+      maxTokens: 4,
+      temperature: 0,
+      stopTokenIds: [],
+    });
     expect(generations[0]!.tokenIds).toHaveLength(4);
     const result = await policy.train({
       objective: 'cross-entropy',
@@ -291,7 +511,10 @@ describe('createOrtPolicy settings', () => {
       options: trainSettings,
     });
     expect(result.step).toBe(1);
-    await rejectsWith(policy.score({ sequences: [[1, 1000]] }), 'INVALID_ARGUMENT');
+    await rejectsWith(
+      policy.score({ sequences: [[1, 1000]] }),
+      'INVALID_ARGUMENT',
+    );
     await policy.close();
   });
 });
@@ -313,7 +536,11 @@ describe('OrtEngine', () => {
       temperature: 1,
     };
     const sequence = { tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] };
-    await engine.train({ objective: 'cross-entropy', sequences: [sequence], settings });
+    await engine.train({
+      objective: 'cross-entropy',
+      sequences: [sequence],
+      settings,
+    });
     const weightsBefore = engine.currentWeights.buffer.slice();
     const mBefore = engine.optimizerState.m.buffer.slice();
     const result = await engine.train({
@@ -329,15 +556,42 @@ describe('OrtEngine', () => {
   });
 
   it('should not move the token embeddings at embeddingLearningRateScale 0, and move them at 1', async () => {
-    const settings = { learningRate: 0.05, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0, maxGradNorm: 1, weightDecay: 0.01, betas: [0.9, 0.999] as [number, number], eps: 1e-8, temperature: 1 };
+    const settings = {
+      learningRate: 0.05,
+      clipLow: 0.2,
+      clipHigh: 0.2,
+      dualClipC: 10,
+      klCoef: 0,
+      maxGradNorm: 1,
+      weightDecay: 0.01,
+      betas: [0.9, 0.999] as [number, number],
+      eps: 1e-8,
+      temperature: 1,
+    };
     const sequence = { tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] };
     for (const scale of [0, 1]) {
-      const engine = new OrtEngine({ config, weights: initializeWeights({ config, seed: 9 }), settings: { threads: 1 } });
-      const embedding = engine.currentWeights.get('model.embed_tokens.weight').slice();
-      const layer = engine.currentWeights.get('model.layers.0.mlp.up_proj.weight').slice();
-      await engine.train({ objective: 'cross-entropy', sequences: [sequence], settings: { ...settings, embeddingLearningRateScale: scale } });
-      const embeddingAfter = engine.currentWeights.get('model.embed_tokens.weight');
-      const layerAfter = engine.currentWeights.get('model.layers.0.mlp.up_proj.weight');
+      const engine = new OrtEngine({
+        config,
+        weights: initializeWeights({ config, seed: 9 }),
+        settings: { threads: 1 },
+      });
+      const embedding = engine.currentWeights
+        .get('model.embed_tokens.weight')
+        .slice();
+      const layer = engine.currentWeights
+        .get('model.layers.0.mlp.up_proj.weight')
+        .slice();
+      await engine.train({
+        objective: 'cross-entropy',
+        sequences: [sequence],
+        settings: { ...settings, embeddingLearningRateScale: scale },
+      });
+      const embeddingAfter = engine.currentWeights.get(
+        'model.embed_tokens.weight',
+      );
+      const layerAfter = engine.currentWeights.get(
+        'model.layers.0.mlp.up_proj.weight',
+      );
       if (scale === 0) expect(embeddingAfter).toEqual(embedding);
       else expect(embeddingAfter).not.toEqual(embedding);
       expect(layerAfter).not.toEqual(layer);
@@ -346,13 +600,31 @@ describe('OrtEngine', () => {
   });
 
   it('should never sample a suppressed token, greedy or sampled', async () => {
-    const engine = new OrtEngine({ config, weights: initializeWeights({ config, seed: 3 }), settings: { threads: 1 } });
-    const request = { prompts: [[5, 17, 3], [12]], maxTokens: 6, stopTokenIds: [], seed: 4 };
-    const free = await engine.generate({ ...request, sampling: { temperature: 0, topP: 1, topK: 0 } });
+    const engine = new OrtEngine({
+      config,
+      weights: initializeWeights({ config, seed: 3 }),
+      settings: { threads: 1 },
+    });
+    const request = {
+      prompts: [[5, 17, 3], [12]],
+      maxTokens: 6,
+      stopTokenIds: [],
+      seed: 4,
+    };
+    const free = await engine.generate({
+      ...request,
+      sampling: { temperature: 0, topP: 1, topK: 0 },
+    });
     // Suppress every token the unconstrained greedy run chose.
-    const chosen = [...new Set(free.flatMap((generation) => generation.tokenIds))];
+    const chosen = [
+      ...new Set(free.flatMap((generation) => generation.tokenIds)),
+    ];
     for (const temperature of [0, 1]) {
-      const constrained = await engine.generate({ ...request, sampling: { temperature, topP: 1, topK: 0 }, suppressTokenIds: chosen });
+      const constrained = await engine.generate({
+        ...request,
+        sampling: { temperature, topP: 1, topK: 0 },
+        suppressTokenIds: chosen,
+      });
       for (const generation of constrained) {
         expect(generation.tokenIds).toHaveLength(6);
         for (const id of generation.tokenIds) expect(chosen).not.toContain(id);
@@ -368,7 +640,18 @@ describe('OrtEngine', () => {
     const result = await engine.train({
       objective: 'cross-entropy',
       sequences: [{ tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] }],
-      settings: { learningRate: 0, clipLow: 0.2, clipHigh: 0.2, dualClipC: 10, klCoef: 0, maxGradNorm: 1, weightDecay: 0.01, betas: [0.9, 0.999], eps: 1e-8, temperature: 1 },
+      settings: {
+        learningRate: 0,
+        clipLow: 0.2,
+        clipHigh: 0.2,
+        dualClipC: 10,
+        klCoef: 0,
+        maxGradNorm: 1,
+        weightDecay: 0.01,
+        betas: [0.9, 0.999],
+        eps: 1e-8,
+        temperature: 1,
+      },
     });
     expect(result.skipped).toBe(false);
     expect(result.gradNorm).toBeGreaterThan(0);
@@ -389,23 +672,122 @@ describe('OrtEngine', () => {
       eps: 1e-8,
       temperature: 1,
     };
-    const sequences = [prompts[0]!, prompts[1]!, prompts[2]!.concat([4, 5]), [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26]].map(
-      (tokenIds) => ({ tokenIds, tokenWeights: tokenIds.map((_, t) => (t === 0 ? 0 : 0.05)) }),
-    );
+    const sequences = [
+      prompts[0]!,
+      prompts[1]!,
+      prompts[2]!.concat([4, 5]),
+      [
+        7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+        26,
+      ],
+    ].map((tokenIds) => ({
+      tokenIds,
+      tokenWeights: tokenIds.map((_, t) => (t === 0 ? 0 : 0.05)),
+    }));
     const results = [];
     for (const microBatchTokens of [16, 4096]) {
-      const engine = new OrtEngine({ config, weights: initializeWeights({ config, seed: 5 }), settings: { threads: 1, microBatchTokens } });
-      const result = await engine.train({ objective: 'cross-entropy', sequences, settings });
+      const engine = new OrtEngine({
+        config,
+        weights: initializeWeights({ config, seed: 5 }),
+        settings: { threads: 1, microBatchTokens },
+      });
+      const result = await engine.train({
+        objective: 'cross-entropy',
+        sequences,
+        settings,
+      });
       results.push({ result, weights: engine.currentWeights.buffer.slice() });
       await engine.close();
     }
-    const [split, whole] = results as [(typeof results)[0], (typeof results)[0]];
+    const [split, whole] = results as [
+      (typeof results)[0],
+      (typeof results)[0],
+    ];
     expect(Math.abs(split.result.loss - whole.result.loss)).toBeLessThan(1e-5);
-    expect(Math.abs(split.result.gradNorm - whole.result.gradNorm) / whole.result.gradNorm).toBeLessThan(1e-4);
+    expect(
+      Math.abs(split.result.gradNorm - whole.result.gradNorm) /
+        whole.result.gradNorm,
+    ).toBeLessThan(1e-4);
     let worst = 0;
-    for (let i = 0; i < whole.weights.length; i++) worst = Math.max(worst, Math.abs(split.weights[i]! - whole.weights[i]!));
+    for (let i = 0; i < whole.weights.length; i++)
+      worst = Math.max(worst, Math.abs(split.weights[i]! - whole.weights[i]!));
     // Adam divides by sqrt(v), so fp32 summation-order noise in near-zero
     // gradients moves a weight by a small fraction of the learning rate.
+    expect(worst).toBeLessThan(1e-2 * settings.learningRate);
+  });
+
+  it('should give the same PPO step with rows that continue one prompt trained through the shared-prefix graph', async () => {
+    const settings = {
+      learningRate: 1e-2,
+      clipLow: 0.2,
+      clipHigh: 0.28,
+      dualClipC: 3,
+      klCoef: 0.1,
+      maxGradNorm: 1e30,
+      weightDecay: 0.01,
+      betas: [0.9, 0.999] as [number, number],
+      eps: 1e-8,
+      temperature: 1,
+    };
+    // Three rollouts of a 70-token prompt (trained on their own tokens only), and one row of another prompt.
+    const prompt = Array.from({ length: 70 }, (_, t) => (t * 37 + 11) % 300);
+    const rollouts = [
+      [5, 17, 3, 88, 42],
+      [91, 2, 33, 4, 70, 11, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20],
+      [12, 13],
+    ].map((tail) => [...prompt, ...tail]);
+    const other = Array.from({ length: 80 }, (_, t) => (t * 13 + 5) % 300);
+    const sequences = [...rollouts, other].map((tokenIds, row) => {
+      const start = row < rollouts.length ? prompt.length : 60;
+      return {
+        tokenIds,
+        tokenWeights: tokenIds.map((_, t) => (t >= start ? 1 : 0)),
+        advantages: tokenIds.map(() => [0.8, -0.5, 1.2, -1][row]!),
+        oldLogprobs: tokenIds.map((_, t) => -5.6 + 0.1 * Math.sin(t + row)),
+        refLogprobs: tokenIds.map((_, t) => -5.7 + 0.1 * Math.cos(t * row)),
+      };
+    });
+    const results = [];
+    for (const sharePrefixes of [false, true]) {
+      const engine = new OrtEngine({
+        config,
+        weights: initializeWeights({ config, seed: 5 }),
+        settings: { threads: 1, sharePrefixes, recordPlacement: true },
+      });
+      const result = await engine.train({
+        objective: 'ppo',
+        sequences,
+        settings,
+      });
+      results.push({
+        result,
+        weights: engine.currentWeights.buffer.slice(),
+        families: engine.placements.map((placement) => placement.family),
+      });
+      await engine.close();
+    }
+    const [plain, shared] = results as [
+      (typeof results)[0],
+      (typeof results)[0],
+    ];
+    expect(plain.families).toEqual(['grad-ppo', 'optimizer']);
+    expect(shared.families).toEqual([
+      'grad-shared-ppo',
+      'grad-ppo',
+      'optimizer',
+    ]);
+    expect(
+      Math.abs(shared.result.loss - plain.result.loss) /
+        Math.abs(plain.result.loss),
+    ).toBeLessThan(1e-5);
+    expect(
+      Math.abs(shared.result.gradNorm - plain.result.gradNorm) /
+        plain.result.gradNorm,
+    ).toBeLessThan(1e-4);
+    expect(shared.result.metrics.tokens).toBe(plain.result.metrics.tokens);
+    let worst = 0;
+    for (let i = 0; i < plain.weights.length; i++)
+      worst = Math.max(worst, Math.abs(shared.weights[i]! - plain.weights[i]!));
     expect(worst).toBeLessThan(1e-2 * settings.learningRate);
   });
 });

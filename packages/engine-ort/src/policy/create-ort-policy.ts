@@ -16,11 +16,19 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type * as z from 'zod';
-import { selectDevice, type DeviceRequest, type ExecutionProvider } from '../engine/device';
+import {
+  selectDevice,
+  type DeviceRequest,
+  type ExecutionProvider,
+} from '../engine/device';
 import { checkPrecision, type Precision } from '../engine/precision';
 import type { EngineGeneration, EngineTrainResult } from '../engine/ort-engine';
 import type { ModelConfig } from '../model/model-config';
-import { HuggingFaceTokenizer, readTokenizerFiles, type TokenizerFiles } from '../tokenizer/hf-tokenizer';
+import {
+  HuggingFaceTokenizer,
+  readTokenizerFiles,
+  type TokenizerFiles,
+} from '../tokenizer/hf-tokenizer';
 import {
   PolicyCore,
   type CoreGenerateRequest,
@@ -61,6 +69,8 @@ export type CreateOrtPolicySettings = {
   precision?: Precision;
   /** Token budget of one training/scoring micro-batch. Default 2048. */
   microBatchTokens?: number;
+  /** Train rows that continue the same prompt with its forward and backward computed once (default true; see `OrtEngineSettings.sharePrefixes`). */
+  sharePrefixes?: boolean;
   /** Most prompts decoded in one batch. Default 64. */
   maxGenerateBatch?: number;
   /**
@@ -94,7 +104,9 @@ type PolicyBackend = {
  * training with AdamW. Loads a model directory or initialises a model from a
  * config and a seed.
  */
-export async function createOrtPolicy(settings: CreateOrtPolicySettings): Promise<PolicyV1> {
+export async function createOrtPolicy(
+  settings: CreateOrtPolicySettings,
+): Promise<PolicyV1> {
   const tokenizerFiles =
     settings.tokenizer === undefined
       ? undefined
@@ -103,24 +115,50 @@ export async function createOrtPolicy(settings: CreateOrtPolicySettings): Promis
         : settings.tokenizer;
   // The device is probed here, before any worker or weights, so that an
   // unavailable one fails at once with what is missing.
-  const executionProvider = settings.device === undefined ? settings.executionProvider : (await selectDevice(settings.device)).device;
-  if (settings.precision !== undefined) await checkPrecision({ device: executionProvider ?? 'cpu', precision: settings.precision });
+  const executionProvider =
+    settings.device === undefined
+      ? settings.executionProvider
+      : (await selectDevice(settings.device)).device;
+  if (settings.precision !== undefined)
+    await checkPrecision({
+      device: executionProvider ?? 'cpu',
+      precision: settings.precision,
+    });
   const init: PolicyCoreInit = {
     model: settings.model,
     tokenizerFiles,
     engine: {
       ...(executionProvider === undefined ? {} : { executionProvider }),
       ...(settings.threads === undefined ? {} : { threads: settings.threads }),
-      ...(settings.precision === undefined ? {} : { precision: settings.precision }),
-      ...(settings.microBatchTokens === undefined ? {} : { microBatchTokens: settings.microBatchTokens }),
-      ...(settings.maxGenerateBatch === undefined ? {} : { maxGenerateBatch: settings.maxGenerateBatch }),
-      ...(settings.prefixCacheBytes === undefined ? {} : { prefixCacheBytes: settings.prefixCacheBytes }),
+      ...(settings.precision === undefined
+        ? {}
+        : { precision: settings.precision }),
+      ...(settings.microBatchTokens === undefined
+        ? {}
+        : { microBatchTokens: settings.microBatchTokens }),
+      ...(settings.sharePrefixes === undefined
+        ? {}
+        : { sharePrefixes: settings.sharePrefixes }),
+      ...(settings.maxGenerateBatch === undefined
+        ? {}
+        : { maxGenerateBatch: settings.maxGenerateBatch }),
+      ...(settings.prefixCacheBytes === undefined
+        ? {}
+        : { prefixCacheBytes: settings.prefixCacheBytes }),
     },
   };
-  const start = (): Promise<PolicyBackend> => (settings.worker === false ? inProcessBackend(init) : workerBackend(init));
-  const backend = executionProvider === 'webgpu' ? takingTurns(await webgpuQueue.run(start), webgpuQueue) : await start();
+  const start = (): Promise<PolicyBackend> =>
+    settings.worker === false ? inProcessBackend(init) : workerBackend(init);
+  const backend =
+    executionProvider === 'webgpu'
+      ? takingTurns(await webgpuQueue.run(start), webgpuQueue)
+      : await start();
   const tokenizer = new HuggingFaceTokenizer(backend.info.tokenizerFiles);
-  return new OrtPolicy({ backend, tokenizer, policyId: settings.policyId ?? defaultPolicyId(backend.info.config) });
+  return new OrtPolicy({
+    backend,
+    tokenizer,
+    policyId: settings.policyId ?? defaultPolicyId(backend.info.config),
+  });
 }
 
 function defaultPolicyId(config: ModelConfig): string {
@@ -128,7 +166,10 @@ function defaultPolicyId(config: ModelConfig): string {
 }
 
 /** The backend with each of its operations run through `queue` (see {@link webgpuQueue}). */
-function takingTurns(backend: PolicyBackend, queue: SerialQueue): PolicyBackend {
+function takingTurns(
+  backend: PolicyBackend,
+  queue: SerialQueue,
+): PolicyBackend {
   return {
     info: backend.info,
     generate: (request) => queue.run(() => backend.generate(request)),
@@ -158,20 +199,33 @@ export type WorkerRequest = { id: number; method: string; argument: unknown };
 /** A worker's answer. */
 export type WorkerResponse =
   | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; error: { code: string; message: string; details?: Record<string, unknown> } };
+  | {
+      id: number;
+      ok: false;
+      error: {
+        code: string;
+        message: string;
+        details?: Record<string, unknown>;
+      };
+    };
 
 async function workerBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
   const fromSource = import.meta.url.endsWith('.ts');
   // Built code sits next to the worker entry with the same extension (.js or .mjs).
   const extension = /\.(m?js)$/.exec(import.meta.url)?.[1] ?? 'js';
-  const url = new URL(fromSource ? '../policy-worker.ts' : `./policy-worker.${extension}`, import.meta.url);
+  const url = new URL(
+    fromSource ? '../policy-worker.ts' : `./policy-worker.${extension}`,
+    import.meta.url,
+  );
   let worker: Worker;
   if (fromSource) {
     // Running from sources (tests, `--conditions=@seal/source`): the worker
     // registers the tsx loader before importing the TypeScript entry, because
     // `--import` hooks do not reach a worker's entry module in Node 20.
     const tsxApi = resolveTsxEsmApi();
-    const execArgv = process.execArgv.some((arg) => arg.includes('@seal/source'))
+    const execArgv = process.execArgv.some((arg) =>
+      arg.includes('@seal/source'),
+    )
       ? process.execArgv
       : [...process.execArgv, '--conditions=@seal/source'];
     const bootstrap = `import(${JSON.stringify(tsxApi)}).then((api) => { api.register(); return import(${JSON.stringify(url.href)}); });`;
@@ -181,7 +235,10 @@ async function workerBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
   }
   worker.unref();
   let nextId = 0;
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  const pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: unknown) => void }
+  >();
   let exitError: SealError | undefined;
   worker.on('message', (message: WorkerResponse) => {
     const entry = pending.get(message.id);
@@ -193,7 +250,9 @@ async function workerBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
         new SealError({
           code: message.error.code as SealError['code'],
           message: message.error.message,
-          ...(message.error.details === undefined ? {} : { details: message.error.details }),
+          ...(message.error.details === undefined
+            ? {}
+            : { details: message.error.details }),
         }),
       );
     }
@@ -204,10 +263,22 @@ async function workerBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
     pending.clear();
   };
   worker.on('error', (cause) =>
-    failAll(new SealError({ code: 'INTERNAL', message: `policy worker failed: ${String(cause)}`, cause })),
+    failAll(
+      new SealError({
+        code: 'INTERNAL',
+        message: `policy worker failed: ${String(cause)}`,
+        cause,
+      }),
+    ),
   );
   worker.on('exit', (code) => {
-    if (pending.size > 0) failAll(new SealError({ code: 'INTERNAL', message: `policy worker exited with code ${code}` }));
+    if (pending.size > 0)
+      failAll(
+        new SealError({
+          code: 'INTERNAL',
+          message: `policy worker exited with code ${code}`,
+        }),
+      );
   });
   const call = <T>(method: string, argument: unknown): Promise<T> => {
     if (exitError !== undefined) return Promise.reject(exitError);
@@ -246,7 +317,11 @@ function resolveTsxEsmApi(): string {
   }
 }
 
-function parseOptions<TSchema extends z.ZodType>(schema: TSchema, value: unknown, what: string): z.output<TSchema> {
+function parseOptions<TSchema extends z.ZodType>(
+  schema: TSchema,
+  value: unknown,
+  what: string,
+): z.output<TSchema> {
   const result = schema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -260,7 +335,9 @@ function parseOptions<TSchema extends z.ZodType>(schema: TSchema, value: unknown
   return result.data;
 }
 
-const generateOptionsWithoutPrompts = policyV1GenerateOptionsSchema.omit({ prompts: true });
+const generateOptionsWithoutPrompts = policyV1GenerateOptionsSchema.omit({
+  prompts: true,
+});
 
 /**
  * The check `z.array(z.array(z.number().int().nonnegative()))` makes, as a
@@ -268,13 +345,24 @@ const generateOptionsWithoutPrompts = policyV1GenerateOptionsSchema.omit({ promp
  * {@link parseOptions}, at a fraction of the cost for long token arrays.
  */
 function checkTokenArrays(value: unknown, what: string): number[][] {
-  if (!Array.isArray(value)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `${what}: expected an array of token id arrays` });
+  if (!Array.isArray(value))
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `${what}: expected an array of token id arrays`,
+    });
   value.forEach((row: unknown, i) => {
-    if (!Array.isArray(row)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `${what}.${i}: expected an array of token ids` });
+    if (!Array.isArray(row))
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `${what}.${i}: expected an array of token ids`,
+      });
     for (let t = 0; t < row.length; t++) {
       const id: unknown = row[t];
       if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) {
-        throw new SealError({ code: 'INVALID_ARGUMENT', message: `${what}.${i}.${t}: expected a non-negative integer, got ${String(id)}` });
+        throw new SealError({
+          code: 'INVALID_ARGUMENT',
+          message: `${what}.${i}.${t}: expected a non-negative integer, got ${String(id)}`,
+        });
       }
     }
   });
@@ -292,7 +380,15 @@ class OrtPolicy implements PolicyV1 {
   private readonly queue = new SerialQueue();
   private closed = false;
 
-  constructor({ backend, tokenizer, policyId }: { backend: PolicyBackend; tokenizer: HuggingFaceTokenizer; policyId: string }) {
+  constructor({
+    backend,
+    tokenizer,
+    policyId,
+  }: {
+    backend: PolicyBackend;
+    tokenizer: HuggingFaceTokenizer;
+    policyId: string;
+  }) {
     this.backend = backend;
     this.tokenizer = tokenizer;
     this.policyId = policyId;
@@ -302,21 +398,34 @@ class OrtPolicy implements PolicyV1 {
   /** Runs calls one after another, in call order. */
   private serial<T>(task: () => Promise<T>): Promise<T> {
     if (this.closed) {
-      return Promise.reject(new SealError({ code: 'INVALID_STATE', message: `policy ${this.policyId} is closed` }));
+      return Promise.reject(
+        new SealError({
+          code: 'INVALID_STATE',
+          message: `policy ${this.policyId} is closed`,
+        }),
+      );
     }
     return this.queue.run(task);
   }
 
-  async generate(options: PolicyV1GenerateOptions): Promise<PolicyV1GenerateResult> {
+  async generate(
+    options: PolicyV1GenerateOptions,
+  ): Promise<PolicyV1GenerateResult> {
     // Token prompts (tens of thousands of ids per rollout round) are checked
     // with a loop; the schema checks the rest.
-    const { prompts: tokenPrompts, ...rest } = (options ?? {}) as PolicyV1GenerateOptions;
+    const { prompts: tokenPrompts, ...rest } = (options ??
+      {}) as PolicyV1GenerateOptions;
     const parsed = {
       ...parseOptions(generateOptionsWithoutPrompts, rest, 'generate'),
-      ...(tokenPrompts === undefined ? {} : { prompts: checkTokenArrays(tokenPrompts, 'generate.prompts') }),
+      ...(tokenPrompts === undefined
+        ? {}
+        : { prompts: checkTokenArrays(tokenPrompts, 'generate.prompts') }),
     };
     if ((parsed.prompts === undefined) === (parsed.chats === undefined)) {
-      throw new SealError({ code: 'INVALID_ARGUMENT', message: 'generate: pass exactly one of prompts and chats' });
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: 'generate: pass exactly one of prompts and chats',
+      });
     }
     const prompts =
       parsed.prompts ??
@@ -331,7 +440,11 @@ class OrtPolicy implements PolicyV1 {
     const request: CoreGenerateRequest = {
       prompts,
       maxTokens: parsed.maxTokens,
-      sampling: { temperature: parsed.temperature ?? 1, topP: parsed.topP ?? 1, topK: parsed.topK ?? 0 },
+      sampling: {
+        temperature: parsed.temperature ?? 1,
+        topP: parsed.topP ?? 1,
+        topK: parsed.topK ?? 0,
+      },
       stopTokenIds: parsed.stopTokenIds ?? [...this.tokenizer.stopTokenIds],
       stopStrings: parsed.stopStrings ?? [],
       suppressTokenIds: [...this.tokenizer.controlTokenIds],
@@ -347,7 +460,10 @@ class OrtPolicy implements PolicyV1 {
         })),
         usage: {
           promptTokens: prompts.reduce((sum, prompt) => sum + prompt.length, 0),
-          completionTokens: generations.reduce((sum, generation) => sum + generation.tokenIds.length, 0),
+          completionTokens: generations.reduce(
+            (sum, generation) => sum + generation.tokenIds.length,
+            0,
+          ),
         },
       };
     });
@@ -356,7 +472,10 @@ class OrtPolicy implements PolicyV1 {
   async score(options: PolicyV1ScoreOptions): Promise<PolicyV1ScoreResult> {
     const parsed = parseOptions(policyV1ScoreOptionsSchema, options, 'score');
     return this.serial(async () => ({
-      logprobs: await this.backend.score({ sequences: parsed.sequences, temperature: parsed.temperature ?? 1 }),
+      logprobs: await this.backend.score({
+        sequences: parsed.sequences,
+        temperature: parsed.temperature ?? 1,
+      }),
     }));
   }
 
