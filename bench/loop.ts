@@ -1,5 +1,5 @@
 /**
- * `pnpm bench loop [--preset default|smoke] [--steps N] [--method seal|...] [--baseline on|off] [--zero-advantage-share P]`
+ * `pnpm bench loop [--preset default|smoke] [--steps N] [--method seal|...] [--baseline on|off] [--zero-advantage-share P] [--share-prefixes on|off]`
  *
  * Where the time of a training step goes at the embedded default config:
  * model work (generation, scoring and updates in the engine) against the rest
@@ -31,8 +31,14 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     // `ppo.zeroAdvantageShare` (default: the config's, 1).
     'zero-advantage-share': { type: 'string' },
+    // The engine's shared-prefix training (default off, as the engine's; decision engine-011).
+    'share-prefixes': { type: 'string', default: 'off' },
   },
 });
+if (values['share-prefixes'] !== 'on' && values['share-prefixes'] !== 'off') {
+  throw new Error(`--share-prefixes must be on or off, got ${values['share-prefixes']}`);
+}
+const sharePrefixes = values['share-prefixes'] === 'on';
 const presetName = values.preset === 'smoke' ? 'smoke' : 'default';
 const preset = embeddedPresets[presetName];
 const steps = Number(values.steps);
@@ -55,7 +61,7 @@ const assets = await prepareEmbedded({
   },
 });
 const runDirectory = await mkdtemp(join(tmpdir(), 'seal-bench-loop-'));
-const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory } });
+const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, sharePrefixes });
 const referencePolicy = preset.rl.klCoef > 0 || frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
 const runtime = createGeneratorRuntime();
 const events: TrainStepEvent[] = [];

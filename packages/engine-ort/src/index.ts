@@ -120,9 +120,12 @@ export {
   buildOptimizerGraph,
   buildPrefillGraph,
   buildScoreGraph,
+  buildSharedPrefixGradGraph,
+  buildSharedPrefixScoreGraph,
   type BuiltGraph,
   type FloatType,
   type SequenceBucket,
+  type SharedPrefixBucket,
   type TrainObjective,
 } from './model/graph-families';
 /** @internal */

@@ -74,7 +74,10 @@ export type OrtEngineSettings = {
    * rollouts of one prompt share it; decision engine-011). A row's prefix is
    * its tokens before the first one with a loss weight; rows whose prefixes
    * are equal and at least 64 tokens long share it. The same loss and
-   * gradients up to float summation order. Default true.
+   * gradients up to float summation order. Default false: a micro-batch is
+   * 0.6–0.8× as long warm, but the shapes multiply (prefix × continuation ×
+   * rows), and at the embedded default the extra sessions' creation and
+   * first runs cost more than sharing saves (decision engine-011).
    */
   sharePrefixes?: boolean;
   /** Most prompts decoded together; larger generate calls are split. Default 64. */
@@ -227,7 +230,7 @@ export class OrtEngine {
       threads: settings.threads ?? availableParallelism(),
       decodeThreads: settings.decodeThreads ?? 1,
       microBatchTokens: settings.microBatchTokens ?? 2048,
-      sharePrefixes: settings.sharePrefixes ?? true,
+      sharePrefixes: settings.sharePrefixes ?? false,
       maxGenerateBatch: settings.maxGenerateBatch ?? 64,
       maxSessions: settings.maxSessions ?? 96,
       prefixCacheBytes: settings.prefixCacheBytes ?? 256 * 2 ** 20,
@@ -620,6 +623,7 @@ export class OrtEngine {
   /** Groups sequences (longest first) into micro-batches of at most `microBatchTokens`. */
   private microBatches(
     lengths: readonly number[],
+    bucketOf: (length: number) => number = lengthBucket,
   ): Array<{ bucket: SequenceBucket; indices: number[] }> {
     const order = lengths
       .map((_, i) => i)
@@ -627,7 +631,7 @@ export class OrtEngine {
     const groups: Array<{ bucket: SequenceBucket; indices: number[] }> = [];
     let position = 0;
     while (position < order.length) {
-      const length = lengthBucket(lengths[order[position]!]!);
+      const length = bucketOf(lengths[order[position]!]!);
       const maxRows = Math.max(
         1,
         2 **
@@ -683,14 +687,17 @@ export class OrtEngine {
       const continuations = members.map((i) =>
         continuationOf(sequences[i]!, prefixLength),
       );
+      // Coarser buckets than the plain graph's: every shape is a session
+      // with its own arena, and prefix × continuation × rows shapes multiply.
       for (const { bucket, indices } of this.microBatches(
         continuations.map((row) => row.tokenIds.length),
+        sharedBucket,
       )) {
         batches.push({
           bucket,
           rows: indices.map((k) => continuations[k]!),
           prefix,
-          prefixBucket: lengthBucket(prefixLength),
+          prefixBucket: sharedBucket(prefixLength),
         });
       }
     }
@@ -1296,6 +1303,11 @@ function checkTemperature(temperature: number, where: string): void {
 /** The scalar `inverse_temperature` feed; exactly 1 at temperature 1, so scores are unchanged there. */
 function inverseTemperatureTensor(temperature: number): ort.Tensor {
   return floatTensor(Float32Array.of(1 / temperature), []);
+}
+
+/** The shared-prefix graph's bucket of a prefix or continuation length: multiples of 128. */
+function sharedBucket(length: number): number {
+  return Math.max(128, Math.ceil(length / 128) * 128);
 }
 
 /** Shortest prefix that rows share through the shared-prefix grad graph (shorter ones gain little). */

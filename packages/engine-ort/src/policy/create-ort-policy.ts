@@ -69,7 +69,7 @@ export type CreateOrtPolicySettings = {
   precision?: Precision;
   /** Token budget of one training/scoring micro-batch. Default 2048. */
   microBatchTokens?: number;
-  /** Train rows that continue the same prompt with its forward and backward computed once (default true; see `OrtEngineSettings.sharePrefixes`). */
+  /** Train rows that continue the same prompt with its forward and backward computed once (default false; see `OrtEngineSettings.sharePrefixes`). */
   sharePrefixes?: boolean;
   /** Most prompts decoded in one batch. Default 64. */
   maxGenerateBatch?: number;
