@@ -29,6 +29,7 @@ import {
   buildSequenceFeeds,
   buildSharedPrefixFeeds,
   lengthBucket,
+  type SequenceFeeds,
   nextPowerOfTwo,
 } from './sequence-feeds';
 import {
@@ -785,14 +786,22 @@ export class OrtEngine {
       sequences: rows,
       floatType: 'float32',
     });
-    const { batch, length } = bucket;
+    return this.rowTensors(bucket, feeds, bucket.length);
+  }
+
+  /** The rows' `input_ids`, `targets`, RoPE tables and bias (over `keys` key slots) as tensors. */
+  private rowTensors(
+    { batch, length }: SequenceBucket,
+    feeds: SequenceFeeds,
+    keys: number,
+  ): Record<string, ort.Tensor> {
     const half = this.config.headDim / 2;
     return {
       input_ids: new ort.Tensor('int64', feeds.inputIds, [batch * length]),
       targets: new ort.Tensor('int64', feeds.targets, [batch * length, 1]),
       rope_cos: floatTensor(feeds.cos, [batch, length, 1, half]),
       rope_sin: floatTensor(feeds.sin, [batch, length, 1, half]),
-      attention_bias: floatTensor(feeds.bias, [batch, 1, 1, length, length]),
+      attention_bias: floatTensor(feeds.bias, [batch, 1, 1, length, keys]),
     };
   }
 
@@ -808,24 +817,14 @@ export class OrtEngine {
       rows,
       floatType: 'float32',
     });
-    const { prefix: slots, batch, length } = bucket;
+    const slots = bucket.prefix;
     const half = this.config.headDim / 2;
     return {
       prefix_ids: new ort.Tensor('int64', feeds.prefixIds, [slots]),
       prefix_cos: floatTensor(feeds.prefixCos, [1, slots, 1, half]),
       prefix_sin: floatTensor(feeds.prefixSin, [1, slots, 1, half]),
       prefix_bias: floatTensor(feeds.prefixBias, [1, 1, 1, slots, slots]),
-      input_ids: new ort.Tensor('int64', feeds.inputIds, [batch * length]),
-      targets: new ort.Tensor('int64', feeds.targets, [batch * length, 1]),
-      rope_cos: floatTensor(feeds.cos, [batch, length, 1, half]),
-      rope_sin: floatTensor(feeds.sin, [batch, length, 1, half]),
-      attention_bias: floatTensor(feeds.bias, [
-        batch,
-        1,
-        1,
-        length,
-        slots + length,
-      ]),
+      ...this.rowTensors(bucket, feeds, slots + bucket.length),
     };
   }
 

@@ -84,15 +84,7 @@ export function buildSequenceFeeds({
   floatType: 'float32' | 'float64';
 }): SequenceFeeds {
   const { batch, length } = bucket;
-  const inputIds = new BigInt64Array(batch * length);
-  const targets = new BigInt64Array(batch * length);
-  sequences.forEach((sequence, row) => {
-    for (let t = 0; t < sequence.length; t++) {
-      inputIds[row * length + t] = BigInt(sequence[t]!);
-      if (t + 1 < sequence.length)
-        targets[row * length + t] = BigInt(sequence[t + 1]!);
-    }
-  });
+  const { inputIds, targets } = idsAndTargets(sequences, batch, length);
   const key = `${config.headDim}|${config.ropeTheta}|${batch}|${length}|${floatType}`;
   let tables = staticCache.get(key);
   if (tables === undefined) {
@@ -116,6 +108,23 @@ export function buildSequenceFeeds({
     staticCache.set(key, tables);
   }
   return { inputIds, targets, ...tables };
+}
+
+/** `[B·S]` ids of right-padded rows and `[B·S]` next-token targets (0 past each row's end). */
+function idsAndTargets(
+  rows: ReadonlyArray<readonly number[]>,
+  batch: number,
+  length: number,
+): { inputIds: BigInt64Array; targets: BigInt64Array } {
+  const inputIds = new BigInt64Array(batch * length);
+  const targets = new BigInt64Array(batch * length);
+  rows.forEach((row, r) => {
+    for (let t = 0; t < row.length; t++) {
+      inputIds[r * length + t] = BigInt(row[t]!);
+      if (t + 1 < row.length) targets[r * length + t] = BigInt(row[t + 1]!);
+    }
+  });
+  return { inputIds, targets };
 }
 
 /** Host-side inputs of a shared-prefix score or grad graph for one micro-batch. */
@@ -166,14 +175,7 @@ export function buildSharedPrefixFeeds({
   const prefixBias = allocate(floatType, slots * slots);
   for (let i = 0; i < slots; i++)
     for (let j = i + 1; j < slots; j++) prefixBias[i * slots + j] = maskedBias;
-  const inputIds = new BigInt64Array(batch * length);
-  const targets = new BigInt64Array(batch * length);
-  rows.forEach((row, r) => {
-    for (let t = 0; t < row.length; t++) {
-      inputIds[r * length + t] = BigInt(row[t]!);
-      if (t + 1 < row.length) targets[r * length + t] = BigInt(row[t + 1]!);
-    }
-  });
+  const { inputIds, targets } = idsAndTargets(rows, batch, length);
   const cos = allocate(floatType, batch * length * half);
   const sin = allocate(floatType, batch * length * half);
   fillRope({
