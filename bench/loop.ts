@@ -1,5 +1,5 @@
 /**
- * `pnpm bench loop [--preset default|smoke] [--steps N] [--method seal|...] [--baseline on|off] [--zero-advantage-share P] [--share-prefixes on|off]`
+ * `pnpm bench loop [--preset default|smoke] [--steps N] [--method seal|...] [--baseline on|off] [--zero-advantage-share P] [--share-prefixes on|off] [--weighted-slots on|off]`
  *
  * Where the time of a training step goes at the embedded default config:
  * model work (generation, scoring and updates in the engine) against the rest
@@ -33,8 +33,14 @@ const { values } = parseArgs({
     'zero-advantage-share': { type: 'string' },
     // The engine's shared-prefix training (default off, as the engine's; decision engine-011).
     'share-prefixes': { type: 'string', default: 'off' },
+    // The engine's LM head at the weighted slots only (default off, as the engine's; decision engine-012).
+    'weighted-slots': { type: 'string', default: 'off' },
   },
 });
+if (values['weighted-slots'] !== 'on' && values['weighted-slots'] !== 'off') {
+  throw new Error(`--weighted-slots must be on or off, got ${values['weighted-slots']}`);
+}
+const weightedSlotsOnly = values['weighted-slots'] === 'on';
 if (values['share-prefixes'] !== 'on' && values['share-prefixes'] !== 'off') {
   throw new Error(`--share-prefixes must be on or off, got ${values['share-prefixes']}`);
 }
@@ -61,7 +67,7 @@ const assets = await prepareEmbedded({
   },
 });
 const runDirectory = await mkdtemp(join(tmpdir(), 'seal-bench-loop-'));
-const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, sharePrefixes });
+const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, sharePrefixes, weightedSlotsOnly });
 const referencePolicy = preset.rl.klCoef > 0 || frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory } }) : undefined;
 const runtime = createGeneratorRuntime();
 const events: TrainStepEvent[] = [];

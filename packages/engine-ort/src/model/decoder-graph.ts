@@ -237,10 +237,16 @@ export function buildDecoder({
   batch,
   length,
   queryBlocks = causalQueryBlocks(length),
+  outputRows,
 }: {
   builder: GraphBuilder;
   config: ModelConfig;
   weights: WeightValues;
+  /**
+   * `[K]` int64 rows of the `[B·S, H]` hidden state to return (gathered
+   * before the final norm, which is per row); default all.
+   */
+  outputRows?: Value;
   /** `[B·S]` int64 token ids. */
   inputIds: Value;
   /** `[B, S, 1, headDim/2]` RoPE cosines. */
@@ -290,7 +296,7 @@ export function buildDecoder({
   }
   return {
     hidden: g.rmsNorm(
-      hidden,
+      outputRows === undefined ? hidden : g.gather(hidden, outputRows),
       weight(weights, 'model.norm.weight'),
       config.rmsNormEps,
     ),

@@ -7,6 +7,7 @@ import {
   buildSharedPrefixFeeds,
   lengthBucket,
 } from '../engine/sequence-feeds';
+import { weightedSlots } from '../engine/ort-engine';
 import { checkGraphGradients } from '../graph/gradient-check';
 import { GraphBuilder } from '../graph/graph-builder';
 import { decodeSafetensors } from '../io/safetensors';
@@ -324,6 +325,195 @@ describe('grad graph', () => {
       `worst relative error ${result.worstRelativeError.toExponential(2)} over ${result.checked} elements`,
     );
     expect(result.worstRelativeError).toBeLessThan(1e-5);
+  });
+});
+
+describe('graphs scored at selected slots', () => {
+  const config = createModelConfig({
+    vocabSize: 16,
+    hiddenSize: 16,
+    intermediateSize: 24,
+    numLayers: 2,
+    numHeads: 4,
+    numKeyValueHeads: 2,
+  });
+  const lossNames = [
+    'token_weights',
+    'advantages',
+    'old_logprobs',
+    'ref_logprobs',
+  ] as const;
+
+  /**
+   * The grad graph over every slot against the same graph scored only at the
+   * weighted slots (as the engine picks them, padded with slot 0), in fp64:
+   * the loss, the metric sums and every gradient; and the score graphs'
+   * log-probabilities at those slots. `shift` moves every picked slot by
+   * that many positions, which must break the agreement.
+   */
+  async function parity({ shift = 0 }: { shift?: number } = {}) {
+    const random = new SeededRandom(21);
+    const token = () => Math.floor(random.nextFloat() * config.vocabSize);
+    const rows = [40, 17, 29, 8].map((n) => Array.from({ length: n }, token));
+    const bucket = { batch: 4, length: 64 };
+    const tokens = bucket.batch * bucket.length;
+    // Weights on a few spans of each row, as the generated turns of an episode.
+    const rowWeights = rows.map((row) =>
+      row.map((_, t) => (t % 13 >= 9 && t > 0 ? 0.25 + random.nextFloat() : 0)),
+    );
+    const slots = weightedSlots(
+      bucket,
+      rowWeights.map((tokenWeights) => ({ tokenWeights })),
+    )!;
+    expect(slots.length).toBe(tokens / 8);
+    const picked = slots.map((slot) =>
+      Math.min(tokens - 1, Math.max(0, slot + shift)),
+    );
+    const perSlot = Object.fromEntries(
+      lossNames.map((name) => {
+        const out = new Float64Array(tokens);
+        rows.forEach((row, r) => {
+          for (let t = 1; t < row.length; t++) {
+            out[r * bucket.length + t - 1] =
+              name === 'token_weights'
+                ? rowWeights[r]![t]!
+                : name === 'advantages'
+                  ? random.nextNormal()
+                  : -2.5 + 0.3 * random.nextNormal();
+          }
+        });
+        return [name, out];
+      }),
+    ) as Record<(typeof lossNames)[number], Float64Array>;
+    const weights = randomWeights(config, 22);
+    const scalars = new Map<string, Float64Array>([
+      ['inverse_temperature', Float64Array.of(1.25)],
+      ['clip_low', Float64Array.of(0.2)],
+      ['clip_high', Float64Array.of(0.28)],
+      ['dual_clip', Float64Array.of(3)],
+      ['kl_coef', Float64Array.of(0.1)],
+    ]);
+    const accumulators = listWeightSpecs(config).map(
+      (spec): [string, Float64Array] => [
+        `acc.${spec.name}`,
+        new Float64Array(spec.shape.reduce((a, b) => a * b, 1)),
+      ],
+    );
+    const plain = sequenceFeeds({ config, bucket, sequences: rows });
+    const shapes = (count: number) =>
+      new Map([
+        ...inputShapes(config, bucket),
+        ...listWeightSpecs(config).map((spec): [string, number[]] => [
+          `acc.${spec.name}`,
+          spec.shape,
+        ]),
+        ...lossNames.map((name): [string, number[]] => [name, [count]]),
+        ...[...scalars.keys()].map((name): [string, number[]] => [name, []]),
+        ['targets', [count, 1]],
+        ['slots', [count]],
+      ]);
+    const common = new Map([...weights, ...accumulators, ...scalars]);
+    const full = await runGraph({
+      model: buildGradGraph({ config, bucket, objective: 'ppo', floatType: 'float64' }).model,
+      feeds: new Map([...common, ...plain, ...Object.entries(perSlot)]),
+      shapes: shapes(tokens),
+    });
+    const allTargets = plain.get('targets') as BigInt64Array;
+    const selectedFeeds = new Map<string, Float64Array | BigInt64Array>([
+      ...common,
+      ...plain,
+      ['targets', BigInt64Array.from(picked, (slot) => allTargets[slot]!)],
+      ['slots', BigInt64Array.from(picked, (slot) => BigInt(slot))],
+      ...lossNames.map((name): [string, Float64Array] => [
+        name,
+        Float64Array.from(slots, (slot) => perSlot[name][slot]!),
+      ]),
+    ]);
+    const selectedBucket = { ...bucket, selected: slots.length };
+    const selected = await runGraph({
+      model: buildGradGraph({
+        config,
+        bucket: selectedBucket,
+        objective: 'ppo',
+        floatType: 'float64',
+      }).model,
+      feeds: selectedFeeds,
+      shapes: shapes(slots.length),
+    });
+    let worst = 0;
+    for (const name of Object.keys(full)) {
+      const a = selected[name]!.data as Float64Array;
+      const e = full[name]!.data as Float64Array;
+      expect(a.length).toBe(e.length);
+      const scale = Math.max(1e-12, ...Array.from(e, Math.abs));
+      for (let i = 0; i < e.length; i++)
+        worst = Math.max(worst, Math.abs(a[i]! - e[i]!) / scale);
+    }
+    const scoredFull = (
+      await runGraph({
+        model: buildScoreGraph({ config, bucket, floatType: 'float64' }).model,
+        feeds: new Map([...weights, ...scalars, ...plain]),
+        shapes: shapes(tokens),
+      })
+    ).logprobs!.data as Float64Array;
+    const scoredSelected = (
+      await runGraph({
+        model: buildScoreGraph({
+          config,
+          bucket: selectedBucket,
+          floatType: 'float64',
+        }).model,
+        feeds: selectedFeeds,
+        shapes: shapes(slots.length),
+      })
+    ).logprobs!.data as Float64Array;
+    let worstLogprob = 0;
+    slots.forEach((slot, k) => {
+      worstLogprob = Math.max(
+        worstLogprob,
+        Math.abs(scoredSelected[k]! - scoredFull[slot]!),
+      );
+    });
+    return { worst, worstLogprob, outputs: Object.keys(full).length };
+  }
+
+  it('should give the loss, sums and gradients of the full graph', async () => {
+    const result = await parity();
+    expect(result.outputs).toBe(5 + listWeightSpecs(config).length);
+    expect(result.worst).toBeLessThan(1e-10);
+    expect(result.worstLogprob).toBeLessThan(1e-12);
+  });
+
+  it('should fail the comparison when the slots are off by one', async () => {
+    const result = await parity({ shift: 1 });
+    expect(result.worst).toBeGreaterThan(1e-3);
+    expect(result.worstLogprob).toBeGreaterThan(1e-3);
+  });
+});
+
+describe('weightedSlots', () => {
+  const rows = (weights: number[][]) =>
+    weights.map((tokenWeights) => ({ tokenWeights }));
+
+  it('should pick the slot before each weighted token and pad to an eighth with slot 0', () => {
+    const slots = weightedSlots(
+      { batch: 2, length: 16 },
+      rows([
+        [0, 0, 1, 1, 0],
+        [0, 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      ]),
+    );
+    expect(Array.from(slots!)).toEqual([1, 2, 16, 0]);
+  });
+
+  it('should take a quarter or half when an eighth is too small, and give up past half', () => {
+    const weighted = (n: number) => [
+      [0, ...new Array<number>(n).fill(1)],
+    ];
+    expect(weightedSlots({ batch: 1, length: 64 }, rows(weighted(8)))!.length).toBe(8);
+    expect(weightedSlots({ batch: 1, length: 64 }, rows(weighted(9)))!.length).toBe(16);
+    expect(weightedSlots({ batch: 1, length: 64 }, rows(weighted(17)))!.length).toBe(32);
+    expect(weightedSlots({ batch: 1, length: 64 }, rows(weighted(33)))).toBeUndefined();
   });
 });
 

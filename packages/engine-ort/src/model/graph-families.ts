@@ -29,19 +29,34 @@ export type BuiltGraph = {
 /** Training objectives with their own grad graph. */
 export type TrainObjective = 'ppo' | 'cross-entropy';
 
-/** Shape bucket of a full-sequence graph: `batch` rows of `length` tokens. */
-export type SequenceBucket = { batch: number; length: number };
+/**
+ * Shape bucket of a full-sequence graph: `batch` rows of `length` tokens.
+ * With `selected`, the graph computes the log-probabilities of only that
+ * many token slots, named by its `slots` input; otherwise of all `B·S`.
+ */
+export type SequenceBucket = { batch: number; length: number; selected?: number };
+
+/** The number of token slots whose log-probabilities a sequence graph computes. */
+export function scoredSlots(bucket: SequenceBucket): number {
+  return bucket.selected ?? bucket.batch * bucket.length;
+}
 
 /** The per-batch inputs of the full-sequence graphs. */
 export type SequenceInputValues = {
   inputIds: Value;
+  /** `[K, 1]`: the next token of each scored slot. */
   targets: Value;
+  /** `[K]` int64 flat slots `b·S + t` whose log-probabilities are computed (with `bucket.selected`). */
+  slots?: Value;
   cos: Value;
   sin: Value;
   bias: Value;
 };
 
-/** Declares `input_ids`, `targets`, `rope_cos`, `rope_sin`, `attention_bias`. */
+/**
+ * Declares `input_ids`, `targets`, `rope_cos`, `rope_sin`, `attention_bias`,
+ * and with `bucket.selected` the `slots` that are scored.
+ */
 export function sequenceInputs({
   builder: g,
   config,
@@ -51,12 +66,21 @@ export function sequenceInputs({
   config: ModelConfig;
   bucket: SequenceBucket;
 }): SequenceInputValues {
-  const { batch, length } = bucket;
+  const { batch, length, selected } = bucket;
   const tokens = batch * length;
   const half = config.headDim / 2;
   return {
     inputIds: g.input({ name: 'input_ids', shape: [tokens], dtype: 'int64' }),
-    targets: g.input({ name: 'targets', shape: [tokens, 1], dtype: 'int64' }),
+    targets: g.input({
+      name: 'targets',
+      shape: [scoredSlots(bucket), 1],
+      dtype: 'int64',
+    }),
+    ...(selected === undefined
+      ? {}
+      : {
+          slots: g.input({ name: 'slots', shape: [selected], dtype: 'int64' }),
+        }),
     cos: g.input({ name: 'rope_cos', shape: [batch, length, 1, half] }),
     sin: g.input({ name: 'rope_sin', shape: [batch, length, 1, half] }),
     bias: g.input({
@@ -72,6 +96,10 @@ export function sequenceInputs({
  * score and grad graphs, so both compute bit-identical numbers for the same
  * weights and batch. The scale multiplies the final hidden state (`[B·S, H]`)
  * rather than the logits (`[B·S, V]`): the same product, V/H times cheaper.
+ * With `slots` (`[K]`), the final norm, the LM head and the log-softmax run
+ * on those hidden rows only, and the output is `[K]`: the vocabulary-sized
+ * work is the largest per-token cost after the decoder, and a PPO loss
+ * weights only the generated tokens (about a tenth of an episode's).
  */
 export function forwardLogprobs({
   builder: g,
@@ -102,6 +130,7 @@ export function forwardLogprobs({
     bias: inputs.bias,
     batch: bucket.batch,
     length: bucket.length,
+    ...(inputs.slots === undefined ? {} : { outputRows: inputs.slots }),
   });
   const logits = g.linear(
     g.mul(hidden, inverseTemperature),
@@ -237,7 +266,7 @@ export function buildGradGraph({
     config,
     weights,
     logprobs,
-    tokens: bucket.batch * bucket.length,
+    tokens: scoredSlots(bucket),
     objective,
     lossScaling,
   });
@@ -381,7 +410,7 @@ export function buildSharedPrefixGradGraph({
     config,
     weights,
     logprobs,
-    tokens: bucket.batch * bucket.length,
+    tokens: scoredSlots(bucket),
     objective,
     lossScaling,
   });

@@ -716,6 +716,99 @@ describe('OrtEngine', () => {
     expect(worst).toBeLessThan(1e-2 * settings.learningRate);
   });
 
+  it('should give the same PPO step with the LM head at the weighted slots only', async () => {
+    const settings = {
+      learningRate: 1e-2,
+      clipLow: 0.2,
+      clipHigh: 0.28,
+      dualClipC: 3,
+      klCoef: 0.1,
+      maxGradNorm: 1e30,
+      weightDecay: 0.01,
+      betas: [0.9, 0.999] as [number, number],
+      eps: 1e-8,
+      temperature: 0.8,
+    };
+    // Rows weighted on their last few tokens (an eighth of the slots), and
+    // one weighted past half of its slots (the full graph).
+    const row = (length: number, k: number) =>
+      Array.from({ length }, (_, t) => (t * (31 + k) + 7 * k) % 300);
+    const sequences = [
+      [row(70, 1), 62],
+      [row(90, 2), 80],
+      [row(50, 3), 10],
+      [row(30, 4), 2],
+    ].map(([tokenIds, start], r) => ({
+      tokenIds: tokenIds as number[],
+      tokenWeights: (tokenIds as number[]).map((_, t) =>
+        t >= (start as number) ? 1 : 0,
+      ),
+      advantages: (tokenIds as number[]).map(() => [0.8, -0.5, 1.2, -1][r]!),
+      oldLogprobs: (tokenIds as number[]).map(
+        (_, t) => -5.6 + 0.1 * Math.sin(t + r),
+      ),
+      refLogprobs: (tokenIds as number[]).map(
+        (_, t) => -5.7 + 0.1 * Math.cos(t * r),
+      ),
+    }));
+    const results = [];
+    for (const weightedSlotsOnly of [false, true]) {
+      const engine = new OrtEngine({
+        config,
+        weights: initializeWeights({ config, seed: 5 }),
+        settings: {
+          threads: 1,
+          microBatchTokens: 256,
+          weightedSlotsOnly,
+          recordPlacement: true,
+        },
+      });
+      const result = await engine.train({
+        objective: 'ppo',
+        sequences,
+        settings,
+      });
+      results.push({
+        result,
+        weights: engine.currentWeights.buffer.slice(),
+        families: engine.placements.map((placement) => placement.family),
+      });
+      await engine.close();
+    }
+    const [full, selected] = results as [
+      (typeof results)[0],
+      (typeof results)[0],
+    ];
+    expect(full.families).toEqual(['grad-ppo', 'optimizer']);
+    expect(selected.families).toEqual([
+      'grad-ppo-slots',
+      'grad-ppo',
+      'optimizer',
+    ]);
+    expect(
+      Math.abs(selected.result.loss - full.result.loss) /
+        Math.abs(full.result.loss),
+    ).toBeLessThan(1e-5);
+    expect(
+      Math.abs(selected.result.gradNorm - full.result.gradNorm) /
+        full.result.gradNorm,
+    ).toBeLessThan(1e-4);
+    expect(selected.result.metrics).toEqual({
+      ...full.result.metrics,
+      clipFraction: expect.closeTo(full.result.metrics.clipFraction, 6),
+      kl: expect.closeTo(full.result.metrics.kl, 6),
+      ratioMean: expect.closeTo(full.result.metrics.ratioMean, 6),
+      negativeLogLikelihood: expect.closeTo(
+        full.result.metrics.negativeLogLikelihood,
+        5,
+      ),
+    });
+    let worst = 0;
+    for (let i = 0; i < full.weights.length; i++)
+      worst = Math.max(worst, Math.abs(selected.weights[i]! - full.weights[i]!));
+    expect(worst).toBeLessThan(1e-2 * settings.learningRate);
+  });
+
   it('should give the same PPO step with rows that continue one prompt trained through the shared-prefix graph', async () => {
     const settings = {
       learningRate: 1e-2,
@@ -752,7 +845,12 @@ describe('OrtEngine', () => {
       const engine = new OrtEngine({
         config,
         weights: initializeWeights({ config, seed: 5 }),
-        settings: { threads: 1, sharePrefixes, recordPlacement: true },
+        settings: {
+          threads: 1,
+          sharePrefixes,
+          weightedSlotsOnly: false,
+          recordPlacement: true,
+        },
       });
       const result = await engine.train({
         objective: 'ppo',

@@ -71,6 +71,8 @@ export type CreateOrtPolicySettings = {
   microBatchTokens?: number;
   /** Train rows that continue the same prompt with its forward and backward computed once (default false; see `OrtEngineSettings.sharePrefixes`). */
   sharePrefixes?: boolean;
+  /** Compute the LM head of a training pass at the weighted token slots only (default false; see `OrtEngineSettings.weightedSlotsOnly`). */
+  weightedSlotsOnly?: boolean;
   /** Most prompts decoded in one batch. Default 64. */
   maxGenerateBatch?: number;
   /**
@@ -139,6 +141,9 @@ export async function createOrtPolicy(
       ...(settings.sharePrefixes === undefined
         ? {}
         : { sharePrefixes: settings.sharePrefixes }),
+      ...(settings.weightedSlotsOnly === undefined
+        ? {}
+        : { weightedSlotsOnly: settings.weightedSlotsOnly }),
       ...(settings.maxGenerateBatch === undefined
         ? {}
         : { maxGenerateBatch: settings.maxGenerateBatch }),
