@@ -605,9 +605,39 @@ async function executeRun(run: Run): Promise<void> {
     };
     await writeJsonAtomic(resultFileOf(run), result);
     await archive(name, result);
+    console.error(`${tag(run)} finished in ${formatMinutes(result.seconds)}; ${await progressLine()}`);
   } finally {
     await Promise.all([policy.close(), referencePolicy?.close()]);
   }
+}
+
+/** `42 min`, or `3 h 05 min` from an hour on. */
+function formatMinutes(seconds: number): string {
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60
+    ? `${minutes} min`
+    : `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+/**
+ * How far the study is: runs finished out of the plan, and the time left
+ * at the median time of the finished runs, with `--jobs` runs at once.
+ */
+async function progressLine(): Promise<string> {
+  const seconds: number[] = [];
+  for (const run of plan) {
+    if (!existsSync(resultFileOf(run))) continue;
+    const { seconds: taken } = JSON.parse(
+      await readFile(resultFileOf(run), 'utf8'),
+    ) as RunResult;
+    seconds.push(taken);
+  }
+  const left = plan.length - seconds.length;
+  if (left === 0) return `all ${plan.length} runs done`;
+  seconds.sort((a, b) => a - b);
+  const median = seconds[Math.floor((seconds.length - 1) / 2)]!;
+  const estimate = (Math.ceil(left / jobs) * median);
+  return `${seconds.length} of ${plan.length} runs done, ${left} left: about ${formatMinutes(estimate)} at ${jobs} at once (the finished runs' median, ${formatMinutes(median)} each)`;
 }
 
 /**
@@ -676,12 +706,7 @@ if (!values['report-only']) {
       spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
     const forwarded = process.argv
       .slice(2)
-      .filter(
-        (argument, i, all) =>
-          argument !== '--restart' &&
-          !argument.startsWith('--jobs') &&
-          all[i - 1] !== '--jobs',
-      );
+      .filter((argument) => argument !== '--restart');
     const children = Array.from({ length: jobs }, (_, k) => {
       const command = [
         ...process.execArgv,
