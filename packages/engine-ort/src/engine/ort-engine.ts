@@ -98,9 +98,13 @@ export type OrtEngineSettings = {
   /** Most prompts decoded together; larger generate calls are split. Default 64. */
   maxGenerateBatch?: number;
   /**
-   * Sessions kept alive (least recently used are released). Default 96: decode
-   * shapes vary with prompt lengths, and rebuilding a session costs tens of
-   * milliseconds.
+   * Sessions kept alive (least recently used are released). Default 512:
+   * decode and extend shapes vary with prompt lengths (a 12-step default run
+   * meets about 175 of them), and rebuilding a session costs tens of
+   * milliseconds. Generation sessions keep no memory arena, so each one
+   * holds little: in that run, 512 instead of 96 created 196 sessions
+   * instead of 345, spent 5.2 s instead of 9.7 s creating them, and peaked
+   * 0.14 GB higher. The same graphs, so the same numbers.
    */
   maxSessions?: number;
   /**
@@ -248,7 +252,7 @@ export class OrtEngine {
       sharePrefixes: settings.sharePrefixes ?? false,
       weightedSlotsOnly: settings.weightedSlotsOnly ?? false,
       maxGenerateBatch: settings.maxGenerateBatch ?? 64,
-      maxSessions: settings.maxSessions ?? 96,
+      maxSessions: settings.maxSessions ?? 512,
       prefixCacheBytes: settings.prefixCacheBytes ?? 256 * 2 ** 20,
       recordPlacement: settings.recordPlacement ?? false,
       resident:
