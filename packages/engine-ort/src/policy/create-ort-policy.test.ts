@@ -633,6 +633,42 @@ describe('OrtEngine', () => {
     await engine.close();
   });
 
+  it('should give the same generations and scores whether sessions are kept or rebuilt', async () => {
+    // One session kept: every call rebuilds the graphs it needs. The
+    // rebuilt sessions run the same graphs, so every number is the same.
+    const outputs = [];
+    for (const maxSessions of [1, 512]) {
+      const engine = new OrtEngine({
+        config,
+        weights: initializeWeights({ config, seed: 8 }),
+        settings: { threads: 1, maxSessions },
+      });
+      const calls = [];
+      let prompts = [[5, 17, 3], [12, 40, 41, 42, 43, 44, 45, 46, 47], [9]];
+      for (let turn = 0; turn < 3; turn++) {
+        const generations = await engine.generate({
+          prompts,
+          maxTokens: 5 + turn,
+          sampling: { temperature: 1, topP: 0.9, topK: 0 },
+          stopTokenIds: [],
+          seed: 11 + turn,
+        });
+        calls.push(generations);
+        // The next turn extends each prompt with its reply and a tool result.
+        prompts = prompts.map((prompt, i) => [
+          ...prompt,
+          ...generations[i]!.tokenIds,
+          100 + turn,
+          101 + i,
+        ]);
+      }
+      const scores = await engine.score(prompts);
+      outputs.push({ calls, scores });
+      await engine.close();
+    }
+    expect(outputs[0]).toEqual(outputs[1]);
+  });
+
   it('should leave the weights as they are at learning rate 0 (a frozen control run)', async () => {
     const weights = initializeWeights({ config, seed: 6 });
     const engine = new OrtEngine({ config, weights, settings: { threads: 1 } });
