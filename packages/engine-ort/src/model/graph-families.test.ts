@@ -328,21 +328,42 @@ describe('grad graph', () => {
   });
 });
 
+/** The small model and PPO inputs of the graph parity tests (selected slots, shared prefixes). */
+const parityConfig = createModelConfig({
+  vocabSize: 16,
+  hiddenSize: 16,
+  intermediateSize: 24,
+  numLayers: 2,
+  numHeads: 4,
+  numKeyValueHeads: 2,
+});
+const lossNames = [
+  'token_weights',
+  'advantages',
+  'old_logprobs',
+  'ref_logprobs',
+] as const;
+
+/** The PPO scalars and zeroed gradient accumulators of a parity test's grad graphs. */
+function ppoGraphInputs(config: ModelConfig = parityConfig) {
+  const scalars = new Map<string, Float64Array>([
+    ['inverse_temperature', Float64Array.of(1.25)],
+    ['clip_low', Float64Array.of(0.2)],
+    ['clip_high', Float64Array.of(0.28)],
+    ['dual_clip', Float64Array.of(3)],
+    ['kl_coef', Float64Array.of(0.1)],
+  ]);
+  const accumulators = listWeightSpecs(config).map(
+    (spec): [string, Float64Array] => [
+      `acc.${spec.name}`,
+      new Float64Array(spec.shape.reduce((a, b) => a * b, 1)),
+    ],
+  );
+  return { scalars, accumulators };
+}
+
 describe('graphs scored at selected slots', () => {
-  const config = createModelConfig({
-    vocabSize: 16,
-    hiddenSize: 16,
-    intermediateSize: 24,
-    numLayers: 2,
-    numHeads: 4,
-    numKeyValueHeads: 2,
-  });
-  const lossNames = [
-    'token_weights',
-    'advantages',
-    'old_logprobs',
-    'ref_logprobs',
-  ] as const;
+  const config = parityConfig;
 
   /**
    * The grad graph over every slot against the same graph scored only at the
@@ -386,19 +407,7 @@ describe('graphs scored at selected slots', () => {
       }),
     ) as Record<(typeof lossNames)[number], Float64Array>;
     const weights = randomWeights(config, 22);
-    const scalars = new Map<string, Float64Array>([
-      ['inverse_temperature', Float64Array.of(1.25)],
-      ['clip_low', Float64Array.of(0.2)],
-      ['clip_high', Float64Array.of(0.28)],
-      ['dual_clip', Float64Array.of(3)],
-      ['kl_coef', Float64Array.of(0.1)],
-    ]);
-    const accumulators = listWeightSpecs(config).map(
-      (spec): [string, Float64Array] => [
-        `acc.${spec.name}`,
-        new Float64Array(spec.shape.reduce((a, b) => a * b, 1)),
-      ],
-    );
+    const { scalars, accumulators } = ppoGraphInputs();
     const plain = sequenceFeeds({ config, bucket, sequences: rows });
     const shapes = (count: number) =>
       new Map([
@@ -518,21 +527,8 @@ describe('weightedSlots', () => {
 });
 
 describe('shared-prefix graphs', () => {
-  const config = createModelConfig({
-    vocabSize: 16,
-    hiddenSize: 16,
-    intermediateSize: 24,
-    numLayers: 2,
-    numHeads: 4,
-    numKeyValueHeads: 2,
-  });
+  const config = parityConfig;
   const half = config.headDim / 2;
-  const lossNames = [
-    'token_weights',
-    'advantages',
-    'old_logprobs',
-    'ref_logprobs',
-  ] as const;
 
   /**
    * The grad graph of full rows (prefix + continuation) against the
@@ -572,19 +568,7 @@ describe('shared-prefix graphs', () => {
         ) as Record<(typeof lossNames)[number], number[]>,
     );
     const weights = randomWeights(config, seed + 1);
-    const scalars = new Map<string, Float64Array>([
-      ['inverse_temperature', Float64Array.of(1.25)],
-      ['clip_low', Float64Array.of(0.2)],
-      ['clip_high', Float64Array.of(0.28)],
-      ['dual_clip', Float64Array.of(3)],
-      ['kl_coef', Float64Array.of(0.1)],
-    ]);
-    const accumulators = listWeightSpecs(config).map(
-      (spec): [string, Float64Array] => [
-        `acc.${spec.name}`,
-        new Float64Array(spec.shape.reduce((a, b) => a * b, 1)),
-      ],
-    );
+    const { scalars, accumulators } = ppoGraphInputs();
     const shifted = (
       bucket: { batch: number; length: number },
       offset: number,
