@@ -217,15 +217,18 @@ async function wholeModelCheck({
   });
 }
 
+/** The small tied Qwen2 model of the grad graph's gradient check and of the graph parity tests. */
+const parityConfig = createModelConfig({
+  vocabSize: 16,
+  hiddenSize: 16,
+  intermediateSize: 24,
+  numLayers: 2,
+  numHeads: 4,
+  numKeyValueHeads: 2,
+});
+
 describe('grad graph', () => {
-  const qwen2 = createModelConfig({
-    vocabSize: 16,
-    hiddenSize: 16,
-    intermediateSize: 24,
-    numLayers: 2,
-    numHeads: 4,
-    numKeyValueHeads: 2,
-  });
+  const qwen2 = parityConfig;
 
   it('should match finite differences for a 2-layer tied Qwen2 model with the PPO + KL loss', async () => {
     const result = await wholeModelCheck({ config: qwen2, objective: 'ppo' });
@@ -328,15 +331,7 @@ describe('grad graph', () => {
   });
 });
 
-/** The small model and PPO inputs of the graph parity tests (selected slots, shared prefixes). */
-const parityConfig = createModelConfig({
-  vocabSize: 16,
-  hiddenSize: 16,
-  intermediateSize: 24,
-  numLayers: 2,
-  numHeads: 4,
-  numKeyValueHeads: 2,
-});
+/** The PPO inputs of the graph parity tests (selected slots, shared prefixes). */
 const lossNames = [
   'token_weights',
   'advantages',
