@@ -31,6 +31,8 @@ async function handle({ method, argument }: WorkerRequest): Promise<unknown> {
       return core.save(argument as string);
     case 'load':
       return core.load(argument as string);
+    case 'resetCache':
+      return core.resetCache();
     case 'close':
       return core.close();
     default:

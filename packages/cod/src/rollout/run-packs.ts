@@ -28,8 +28,9 @@ export type RunPacksResult = {
  * Runs packs one after another ({@link runPackRuns} each), appending every
  * finished pack to `file`. A killed run resumes at the last complete pack:
  * its runs are read back, the pack that was cut is run again from its start,
- * and since each pack's rollouts depend only on the seed and the pack, the
- * result is the same as an uninterrupted run.
+ * and since each pack's rollouts depend only on the seed, the pack and the
+ * weights (the policy's cache is emptied before each pack), the result is the
+ * same as an uninterrupted run.
  */
 export async function runPacks<TTask>(options: RunPacksOptions<TTask>): Promise<RunPacksResult> {
   const { packs, file, onPack, ...rest } = options;
@@ -45,6 +46,9 @@ export async function runPacks<TTask>(options: RunPacksOptions<TTask>): Promise<
       onPack?.({ packIndex: pack.packIndex, records: done, resumed: true });
       continue;
     }
+    // Each pack starts from an empty cache, as a resumed run does: cached
+    // prefixes change the rounding of later prefills.
+    await rest.policy.resetCache?.();
     const runs = await runPackRuns({ ...rest, pack });
     const packRecords = runs.map((run) => run.record);
     store?.appendPack(packRecords);

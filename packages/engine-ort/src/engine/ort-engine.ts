@@ -331,6 +331,11 @@ export class OrtEngine {
     this.prefixCache.clear();
   }
 
+  /** Empties the prefix cache: the next generation prefills every prompt from its first token. */
+  clearPrefixCache(): void {
+    this.prefixCache.clear();
+  }
+
   /** Prompts served from the prefix cache and the prompt tokens they reused. */
   get prefixCacheStats(): Readonly<{ hits: number; reusedTokens: number }> {
     return { ...this.prefixCache.stats };

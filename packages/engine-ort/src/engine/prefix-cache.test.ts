@@ -180,6 +180,24 @@ describe('OrtEngine prefix cache', () => {
     await plain.close();
   });
 
+  it('should generate after clearPrefixCache exactly what a fresh engine generates', async () => {
+    // A run resumed from a checkpoint starts with an empty cache; clearing it
+    // at the same points in the uninterrupted run makes the two replay alike.
+    const engine = new OrtEngine({ config, weights, settings: { threads: 1 } });
+    const options = { maxTokens: 5, stopTokenIds: [], seed: 9, sampling: { temperature: 1, topP: 1, topK: 0 } };
+    const shared = tokens(11, 80);
+    const [earlier] = await engine.generate({ prompts: [[...shared, ...tokens(12, 9)]], ...options });
+    expect(earlier!.tokenIds).toHaveLength(5);
+    engine.clearPrefixCache();
+    const later = [[...shared, ...tokens(13, 17)], [...shared, ...tokens(14, 30)]];
+    const afterClear = await engine.generate({ prompts: later, ...options });
+    expect(engine.prefixCacheStats.hits).toBe(0);
+    const fresh = new OrtEngine({ config, weights, settings: { threads: 1 } });
+    expect(afterClear).toEqual(await fresh.generate({ prompts: later, ...options }));
+    await engine.close();
+    await fresh.close();
+  });
+
   it('should not reuse keys and values computed with other weights', async () => {
     const engine = new OrtEngine({ config, weights, settings: { threads: 1 } });
     const prompt = tokens(7, 60);

@@ -97,6 +97,7 @@ type PolicyBackend = {
   train(request: CoreTrainRequest): Promise<EngineTrainResult>;
   save(directory: string): Promise<void>;
   load(directory: string): Promise<void>;
+  resetCache(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -182,6 +183,7 @@ function takingTurns(
     train: (request) => queue.run(() => backend.train(request)),
     save: (directory) => queue.run(() => backend.save(directory)),
     load: (directory) => queue.run(() => backend.load(directory)),
+    resetCache: () => queue.run(() => backend.resetCache()),
     close: () => queue.run(() => backend.close()),
   };
 }
@@ -195,6 +197,7 @@ async function inProcessBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
     train: (request) => core.train(request),
     save: (directory) => core.save(directory),
     load: (directory) => core.load(directory),
+    resetCache: async () => core.resetCache(),
     close: () => core.close(),
   };
 }
@@ -304,6 +307,7 @@ async function workerBackend(init: PolicyCoreInit): Promise<PolicyBackend> {
     train: (request) => call('train', request),
     save: (directory) => call('save', directory),
     load: (directory) => call('load', directory),
+    resetCache: () => call('resetCache', null),
     close: async () => {
       await call('close', null);
       await worker.terminate();
@@ -519,6 +523,10 @@ class OrtPolicy implements PolicyV1 {
 
   load({ directory }: { directory: string }): Promise<void> {
     return this.serial(() => this.backend.load(directory));
+  }
+
+  resetCache(): Promise<void> {
+    return this.serial(() => this.backend.resetCache());
   }
 
   close(): Promise<void> {

@@ -186,6 +186,11 @@ export class PolicyCore {
     this.engine.setLossScaleState(optimizer?.lossScale);
   }
 
+  /** Empties the engine's prefix cache. */
+  resetCache(): void {
+    this.engine.clearPrefixCache();
+  }
+
   /** Releases sessions. */
   close(): Promise<void> {
     return this.engine.close();

@@ -89,12 +89,14 @@ export class MockPolicyV1 implements PolicyV1 {
     train: PolicyV1TrainOptions[];
     save: Array<{ directory: string }>;
     load: Array<{ directory: string }>;
-  } = { generate: [], score: [], train: [], save: [], load: [] };
+    resetCache: number;
+  } = { generate: [], score: [], train: [], save: [], load: [], resetCache: 0 };
   private readonly handlers: {
     generate?: MockHandler<PolicyV1GenerateOptions, PolicyV1GenerateResult>;
     score?: MockHandler<PolicyV1ScoreOptions, PolicyV1ScoreResult>;
     train?: MockHandler<PolicyV1TrainOptions, PolicyV1TrainResult>;
   };
+  private readonly onResetCache: (() => void) | undefined;
   private readonly counters = { generate: 0, score: 0, train: 0 };
 
   constructor(
@@ -106,12 +108,15 @@ export class MockPolicyV1 implements PolicyV1 {
       generate?: MockHandler<PolicyV1GenerateOptions, PolicyV1GenerateResult>;
       score?: MockHandler<PolicyV1ScoreOptions, PolicyV1ScoreResult>;
       train?: MockHandler<PolicyV1TrainOptions, PolicyV1TrainResult>;
+      /** Called by `resetCache` (for a double whose output depends on what it cached). */
+      onResetCache?: () => void;
     } = {},
   ) {
     this.policyId = settings.policyId ?? 'mock-policy';
     this.tokenizer = settings.tokenizer ?? new MockPolicyV1Tokenizer();
     this.maxSequenceLength = settings.maxSequenceLength ?? 4096;
     this.trainable = settings.trainable ?? true;
+    this.onResetCache = settings.onResetCache;
     this.handlers = {
       ...(settings.generate === undefined ? {} : { generate: settings.generate }),
       ...(settings.score === undefined ? {} : { score: settings.score }),
@@ -160,6 +165,11 @@ export class MockPolicyV1 implements PolicyV1 {
 
   async load(options: { directory: string }): Promise<void> {
     this.calls.load.push(options);
+  }
+
+  async resetCache(): Promise<void> {
+    this.calls.resetCache++;
+    this.onResetCache?.();
   }
 
   async close(): Promise<void> {}

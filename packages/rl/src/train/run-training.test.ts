@@ -22,14 +22,27 @@ function tempDir(): string {
  * calls of the current turn (read from the task by turn count) and giving up,
  * so groups get mixed rewards. Deterministic for the call's seed.
  */
-function scriptedPolicy(tasks: readonly Task[], options: { crashAtGenerate?: number; giveUp?: number } = {}): MockPolicyV1 {
+/**
+ * A policy that answers each task's ground truth (or gives up at random). With
+ * `cacheSensitive`, its choices also depend on how many calls it made since
+ * its last `resetCache`, as a real engine's rounding depends on its prefix
+ * cache.
+ */
+function scriptedPolicy(
+  tasks: readonly Task[],
+  options: { crashAtGenerate?: number; giveUp?: number; cacheSensitive?: boolean } = {},
+): MockPolicyV1 {
   let calls = 0;
+  let sinceReset = 0;
   const policy: MockPolicyV1 = new MockPolicyV1({
     maxSequenceLength: 1_000_000,
+    onResetCache: () => {
+      sinceReset = 0;
+    },
     generate: (request: PolicyV1GenerateOptions): PolicyV1GenerateResult => {
       calls++;
       if (options.crashAtGenerate !== undefined && calls === options.crashAtGenerate) throw new Error('simulated crash');
-      const rng = new PyRandom(BigInt(request.seed ?? 0));
+      const rng = new PyRandom(BigInt((request.seed ?? 0) + (options.cacheSensitive ? 1000 * sinceReset++ : 0)));
       const generations = (request.prompts ?? []).map((prompt) => {
         const text = policy.tokenizer.decode(prompt);
         const task = tasks.find((t) => text.includes(t.turns[0]![0]!.content))!;
@@ -226,6 +239,26 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     // The summary covers the whole run, steps recorded before the crash included.
     expect(resumed.steps.map((s) => s.step)).toEqual([1, 2, 3]);
     expect(resumed.evaluations.map((e) => e.step)).toEqual([0, 2, 3]);
+  });
+
+  it('should replay the uninterrupted run after a resume with a policy whose output depends on its cache', async () => {
+    // A resumed process starts with empty caches; the loop empties them at the
+    // start of every step and evaluation, so the run does not depend on where it was resumed.
+    const dataset = await loadSharedBfclData();
+    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
+    const backend = createBfclBackend({ runtime: dataset.runtime });
+    const verifier = createBfclVerifier({ runtime: dataset.runtime });
+    const common = { trainTasks: tasks, evalSets: [{ name: 'eval', tasks: tasks.slice(0, 2) }], backend, verifier };
+    const reference = tempDir();
+    const whole = scriptedPolicy(tasks, { cacheSensitive: true });
+    await runTraining({ ...common, config: config('cache'), policy: whole, runDirectory: reference });
+    // Evaluations at steps 0, 2 and 3, and steps 1 to 3.
+    expect(whole.calls.resetCache).toBe(6);
+    const split = tempDir();
+    await runTraining({ ...common, config: { ...config('cache'), steps: 2 }, policy: scriptedPolicy(tasks, { cacheSensitive: true }), runDirectory: split });
+    const resumed = await runTraining({ ...common, config: config('cache'), policy: scriptedPolicy(tasks, { cacheSensitive: true }), runDirectory: split });
+    expect(resumed.resumedFrom).toBe(2);
+    expect(snapshot(split)).toEqual(snapshot(reference));
   });
 
   it('should roll out the frozen baseline on the same tasks and seeds without training on it', async () => {

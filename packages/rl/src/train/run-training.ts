@@ -86,8 +86,16 @@ export async function runTraining(
   const best = new BestWeights(run, policy, clock);
   if (config.gapMonitor && resumedFrom === 0) await best.save(0);
 
-  const evaluate = (step: number): Promise<void> =>
-    evaluateSets({
+  // Each step and each evaluation starts from empty caches, as after a
+  // resume: cached prefixes change the rounding of later prefills, and a
+  // resumed run must replay the uninterrupted one bit for bit.
+  const resetCaches = async (): Promise<void> => {
+    await policy.resetCache?.();
+    await referencePolicy?.resetCache?.();
+  };
+  const evaluate = async (step: number): Promise<void> => {
+    await resetCaches();
+    await evaluateSets({
       step,
       evalSets,
       config,
@@ -98,6 +106,7 @@ export async function runTraining(
       summary,
       onProgress,
     });
+  };
   const advance = async (step: number): Promise<void> => {
     if (!curriculum) return;
     state = await advanceStage({
@@ -128,6 +137,7 @@ export async function runTraining(
   for (let step = state.step + 1; step <= config.steps; step++) {
     if (options.signal?.aborted) break;
     onProgress?.({ type: 'step-start', step, steps: config.steps });
+    await resetCaches();
     const stepClock = new StepClock(clock);
     const mark = (name: string, since: number) => stepClock.mark(name, since);
 

@@ -48,6 +48,9 @@ export function timed(policy: PolicyV1, clock: ModelClock, prefix = ''): PolicyV
     train: wrap('train', policy.train.bind(policy)),
     save: wrap('save', policy.save.bind(policy)),
     load: wrap('load', policy.load.bind(policy)),
+    ...(policy.resetCache === undefined
+      ? {}
+      : { resetCache: policy.resetCache.bind(policy) }),
   };
 }
 

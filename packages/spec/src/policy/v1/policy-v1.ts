@@ -52,6 +52,15 @@ export type PolicyV1 = {
    * architecture. Throws `SHAPE_MISMATCH` or `MISSING_WEIGHT` when it does not fit.
    */
   load(options: { directory: string }): PromiseLike<void>;
+  /**
+   * Drops what earlier calls left behind that changes later calls' rounding
+   * (an engine's prefix cache), so that the next call computes exactly as in
+   * a freshly loaded policy with the same weights. The training loop calls it
+   * at the start of each step and of each evaluation, which makes a resumed
+   * run replay the uninterrupted one bit for bit. Optional: a policy without
+   * such state leaves it out.
+   */
+  resetCache?(): PromiseLike<void>;
   /** Frees sessions and worker threads. The policy is unusable afterwards. */
   close(): PromiseLike<void>;
 };
