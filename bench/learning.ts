@@ -1110,9 +1110,12 @@ const trainingCategoryOf = new Map(
 const categoryOfTask = (taskId: string): string =>
   trainingCategoryOf.get(taskId) ?? categoryOf.get(taskId) ?? 'other';
 /** Per (seed, step, task) cell, the share of an arm's rollouts of the task that succeeded. */
-function trainingCells(arm: Arm): Map<string, number> {
+function trainingCells(
+  arm: Arm,
+  from: readonly RunResult[] = results,
+): Map<string, number> {
   const map = new Map<string, number>();
-  for (const result of results.filter((r) => r.arm === arm && !r.derived)) {
+  for (const result of from.filter((r) => r.arm === arm && !r.derived)) {
     for (const event of result.steps) {
       const byTask = new Map<string, { success: number; count: number }>();
       for (const sample of event.samples ?? []) {
@@ -1245,8 +1248,16 @@ if (values.against !== undefined)
  * otherwise their cells are not paired and this says so instead.
  */
 async function compareAgainst(directory: string): Promise<string[]> {
+  // The same arms and seeds there, and that study's GRPO (the baseline of an
+  // arm run only here, say SEAL with other modules).
   const other: RunResult[] = [];
-  for (const run of plan) {
+  const wanted = [
+    ...plan,
+    ...seeds
+      .map((seed): Run => ({ arm: 'grpo', seed }))
+      .filter((run) => !plan.some((p) => nameOf(p) === nameOf(run))),
+  ];
+  for (const run of wanted) {
     const file = join(directory, nameOf(run), 'result.json');
     if (existsSync(file))
       other.push(JSON.parse(await readFile(file, 'utf8')) as RunResult);
@@ -1343,6 +1354,46 @@ async function compareAgainst(directory: string): Promise<string[]> {
         }
       }
       out.push(`| ${row.join(' | ')} |`);
+    }
+  }
+  // Training success on the same tasks, paired by (seed, step, task): what
+  // the setting changes on the training interface itself.
+  const theirGrpo = trainingCells('grpo', other);
+  const trainingArms = present.filter(
+    (a) => a !== 'frozen' && trainingCells(a).size > 0,
+  );
+  if (trainingArms.length > 0) {
+    const categories = [
+      ...new Set([...trainingCells(trainingArms[0]!).keys()].map(trainingCategory)),
+    ].sort();
+    out.push(
+      '',
+      '**Training success on the same tasks** — this − that in points, paired by (seed, step, task), 95% two-stage bootstrap intervals; the paired cells in brackets',
+      '',
+      `| arm | against | all | ${categories.join(' | ')} |`,
+      `| --- | --- | ---: |${categories.map(() => ' ---: |').join('')}`,
+    );
+    for (const arm of trainingArms) {
+      const mine = trainingCells(arm);
+      const baselines: Array<[string, Map<string, number>]> = [
+        [`that ${arm}`, trainingCells(arm, other)],
+        ...(arm === 'grpo' ? [] : [['that grpo', theirGrpo] as [string, Map<string, number>]]),
+      ];
+      for (const [name, theirs] of baselines) {
+        if (theirs.size === 0) continue;
+        const cell = (category?: string): string => {
+          const keep = (map: Map<string, number>) =>
+            category === undefined
+              ? map
+              : new Map([...map].filter(([key]) => trainingCategory(key) === category));
+          const clusters = clustersBySeed(keep(mine), keep(theirs));
+          const n = clusters.reduce((sum, cluster) => sum + cluster.after.length, 0);
+          return n === 0
+            ? '–'
+            : `${formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }))} (${n})`;
+        };
+        out.push(`| ${arm} | ${name} | ${cell()} | ${categories.map(cell).join(' | ')} |`);
+      }
     }
   }
   return out;
