@@ -1132,6 +1132,26 @@ function trainingCells(
 }
 const trainingCategory = (key: string): string =>
   categoryOfTask(key.slice(key.lastIndexOf(':') + 1));
+/**
+ * Training success of `mine` − `theirs` in points over their paired cells
+ * (of one category, or all), with its two-stage bootstrap interval and the
+ * number of cells; '–' when none pair.
+ */
+function pairedTrainingCell(
+  mine: Map<string, number>,
+  theirs: Map<string, number>,
+  category?: string,
+): string {
+  const keep = (map: Map<string, number>) =>
+    category === undefined
+      ? map
+      : new Map([...map].filter(([key]) => trainingCategory(key) === category));
+  const clusters = clustersBySeed(keep(mine), keep(theirs));
+  const n = clusters.reduce((sum, cluster) => sum + cluster.after.length, 0);
+  return n === 0
+    ? '–'
+    : `${formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }))} (${n})`;
+}
 if (present.includes('grpo')) {
   const grpoCells = trainingCells('grpo');
   const trainingCategories = [
@@ -1148,22 +1168,8 @@ if (present.includes('grpo')) {
   );
   for (const arm of trained.filter((a) => a !== 'grpo')) {
     const mine = trainingCells(arm);
-    const cell = (category?: string): string => {
-      const keep = (map: Map<string, number>) =>
-        category === undefined
-          ? map
-          : new Map(
-              [...map].filter(([key]) => trainingCategory(key) === category),
-            );
-      const clusters = clustersBySeed(keep(mine), keep(grpoCells));
-      const n = clusters.reduce(
-        (sum, cluster) => sum + cluster.after.length,
-        0,
-      );
-      return n === 0
-        ? '–'
-        : `${formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }))} (${n})`;
-    };
+    const cell = (category?: string): string =>
+      pairedTrainingCell(mine, grpoCells, category);
     lines.push(
       `| ${arm} | ${cell()} | ${trainingCategories.map(cell).join(' | ')} |`,
     );
@@ -1381,17 +1387,8 @@ async function compareAgainst(directory: string): Promise<string[]> {
       ];
       for (const [name, theirs] of baselines) {
         if (theirs.size === 0) continue;
-        const cell = (category?: string): string => {
-          const keep = (map: Map<string, number>) =>
-            category === undefined
-              ? map
-              : new Map([...map].filter(([key]) => trainingCategory(key) === category));
-          const clusters = clustersBySeed(keep(mine), keep(theirs));
-          const n = clusters.reduce((sum, cluster) => sum + cluster.after.length, 0);
-          return n === 0
-            ? '–'
-            : `${formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }))} (${n})`;
-        };
+        const cell = (category?: string): string =>
+          pairedTrainingCell(mine, theirs, category);
         out.push(`| ${arm} | ${name} | ${cell()} | ${categories.map(cell).join(' | ')} |`);
       }
     }

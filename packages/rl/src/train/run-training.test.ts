@@ -215,12 +215,17 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     }
   });
 
-  it('should resume a run killed mid-step with no record lost or duplicated', async () => {
+  /** Four BFCL tasks to train on, the first two as the evaluation set. */
+  const resumeSetup = async () => {
     const dataset = await loadSharedBfclData();
     const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
     const backend = createBfclBackend({ runtime: dataset.runtime });
     const verifier = createBfclVerifier({ runtime: dataset.runtime });
-    const common = { trainTasks: tasks, evalSets: [{ name: 'eval', tasks: tasks.slice(0, 2) }], backend, verifier };
+    return { tasks, common: { trainTasks: tasks, evalSets: [{ name: 'eval', tasks: tasks.slice(0, 2) }], backend, verifier } };
+  };
+
+  it('should resume a run killed mid-step with no record lost or duplicated', async () => {
+    const { tasks, common } = await resumeSetup();
 
     const reference = tempDir();
     await runTraining({ ...common, config: config('resume'), policy: scriptedPolicy(tasks), runDirectory: reference });
@@ -244,11 +249,7 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
   it('should replay the uninterrupted run after a resume with a policy whose output depends on its cache', async () => {
     // A resumed process starts with empty caches; the loop empties them at the
     // start of every step and evaluation, so the run does not depend on where it was resumed.
-    const dataset = await loadSharedBfclData();
-    const tasks = bfclTasks({ dataset, ids: ['multi_turn_base_0', 'multi_turn_base_2', 'multi_turn_miss_param_3', 'multi_turn_miss_func_5'] });
-    const backend = createBfclBackend({ runtime: dataset.runtime });
-    const verifier = createBfclVerifier({ runtime: dataset.runtime });
-    const common = { trainTasks: tasks, evalSets: [{ name: 'eval', tasks: tasks.slice(0, 2) }], backend, verifier };
+    const { tasks, common } = await resumeSetup();
     const reference = tempDir();
     const whole = scriptedPolicy(tasks, { cacheSensitive: true });
     await runTraining({ ...common, config: config('cache'), policy: whole, runDirectory: reference });
