@@ -88,7 +88,8 @@ unless --fresh is given.
                    on: the training reward also fails an episode that calls
                    a tool in a turn whose ground truth is empty (BFCL's
                    irrelevance check, which BFCL's runner leaves out);
-                   evaluation keeps BFCL's verdict
+                   evaluation keeps BFCL's verdict (the embedded default
+                   and extended presets: on, decision 0036)
   --tasks-per-step N, --updates-per-step N
                    tasks drawn per RL step (each rolled out as a group), and
                    optimizer updates the step's episodes are split into
