@@ -1365,12 +1365,14 @@ async function compareAgainst(directory: string): Promise<string[]> {
   // Training success on the same tasks, paired by (seed, step, task): what
   // the setting changes on the training interface itself.
   const theirGrpo = trainingCells('grpo', other);
-  const trainingArms = present.filter(
-    (a) => a !== 'frozen' && trainingCells(a).size > 0,
-  );
-  if (trainingArms.length > 0) {
+  // Each arm's cells once: they feed the filter, the categories and the rows.
+  const myCells = present
+    .filter((a) => a !== 'frozen')
+    .map((arm) => [arm, trainingCells(arm)] as const)
+    .filter(([, cells]) => cells.size > 0);
+  if (myCells.length > 0) {
     const categories = [
-      ...new Set([...trainingCells(trainingArms[0]!).keys()].map(trainingCategory)),
+      ...new Set([...myCells[0]![1].keys()].map(trainingCategory)),
     ].sort();
     out.push(
       '',
@@ -1379,8 +1381,7 @@ async function compareAgainst(directory: string): Promise<string[]> {
       `| arm | against | all | ${categories.join(' | ')} |`,
       `| --- | --- | ---: |${categories.map(() => ' ---: |').join('')}`,
     );
-    for (const arm of trainingArms) {
-      const mine = trainingCells(arm);
+    for (const [arm, mine] of myCells) {
       const baselines: Array<[string, Map<string, number>]> = [
         [`that ${arm}`, trainingCells(arm, other)],
         ...(arm === 'grpo' ? [] : [['that grpo', theirGrpo] as [string, Map<string, number>]]),
