@@ -3,6 +3,7 @@ import type { Command } from './command';
 import { bfclCheckHelp, runBfclCheck } from './commands/bfcl-check';
 import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
 import { runTrain, trainHelp } from './commands/train';
+import { compareHelp, runCompare } from './commands/compare';
 import { diagnoseHelp, runDiagnose } from './commands/diagnose';
 import { runServe, serveHelp } from './commands/serve';
 import { evalHelp, runEval } from './commands/eval';
@@ -59,6 +60,11 @@ export const commands: Record<string, Command> = {
     summary: 'write a self-contained report.html for a run directory (curves, categories, tags, overlays, ρ)',
     help: reportHelp,
     run: runReport,
+  },
+  compare: {
+    summary: 'paired gains of training runs over their warm start or over control runs, pooled with bootstrap CIs',
+    help: compareHelp,
+    run: runCompare,
   },
   view: {
     summary: 'browse the trajectories of a run directory in a web page (default port 8090)',

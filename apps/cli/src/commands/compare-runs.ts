@@ -1,0 +1,205 @@
+import {
+  clusteredPairedBootstrap,
+  minimumDetectableEffect,
+  minimumDetectableEffectOverRuns,
+  sampleStandardDeviation,
+  type PairedEstimate,
+} from '@seal/rl';
+import { SealError, type EvalEvent } from '@seal/spec';
+
+/** One run's evaluations, as `seal compare` pairs them. */
+export type ComparedRun = {
+  /** How the run is named in messages (its directory). */
+  name: string;
+  /** The run's RL seed (`config.json`); pairs a run with its control. */
+  seed: number | undefined;
+  evaluations: readonly EvalEvent[];
+};
+
+/** The two measures an evaluation records per task. */
+export type CompareMeasure = 'sampled' | 'greedy';
+
+/** One run's share of a comparison. */
+export type ComparedPair = {
+  /** The run (and, with a control, the control it is paired with). */
+  run: string;
+  control?: string;
+  seed: number | undefined;
+  /** The steps compared: `after` of the run against `before` (of the control, or of the run itself). */
+  before: number;
+  after: number;
+  /** Paired tasks. */
+  tasks: number;
+  /** Mean success before and after, and their difference (fractions). */
+  meanBefore: number;
+  meanAfter: number;
+  gain: number;
+};
+
+/** A measure on one evaluation set, pooled over the runs. */
+export type ComparedMeasure = {
+  set: string;
+  measure: CompareMeasure;
+  /** The category the tasks were restricted to, if any. */
+  category?: string;
+  pairs: ComparedPair[];
+  /** The gain over every (run, task) cell with its two-stage bootstrap interval (runs, then tasks). */
+  pooled: PairedEstimate & { clusters: number };
+  meanBefore: number;
+  meanAfter: number;
+  /**
+   * The smallest true gain this design detects (two-sided α = 0.05, power
+   * 0.8): over runs (Student's t on the runs' gains) from two runs on,
+   * otherwise over the one run's tasks.
+   */
+  minimumDetectableEffect: { value: number; over: 'runs' | 'tasks' } | undefined;
+};
+
+/** The categories of BFCL v3 multi-turn, as `--category` names them. */
+export const compareCategories = ['base', 'miss_param', 'miss_func', 'long_context'] as const;
+
+/** Whether a task id belongs to a multi-turn category (`multi_turn_miss_param_3`, `gen_test-id_multi_turn_miss_param_3`). */
+export function taskInCategory(taskId: string, category: string): boolean {
+  return taskId.includes(`multi_turn_${category}_`);
+}
+
+function evaluationAt(run: ComparedRun, set: string, step: number | undefined): EvalEvent {
+  const ofSet = run.evaluations.filter((evaluation) => evaluation.set === set);
+  if (ofSet.length === 0) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: `${run.name}: no '${set}' evaluation recorded` });
+  }
+  if (step === undefined) return ofSet.reduce((last, evaluation) => (evaluation.step > last.step ? evaluation : last));
+  const found = ofSet.find((evaluation) => evaluation.step === step);
+  if (!found) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `${run.name}: no '${set}' evaluation at step ${step} (recorded at steps ${ofSet.map((evaluation) => evaluation.step).join(', ')})`,
+    });
+  }
+  return found;
+}
+
+function perTask(evaluation: EvalEvent, measure: CompareMeasure): Record<string, number> | undefined {
+  return measure === 'sampled' ? evaluation.sampled?.taskSuccess : evaluation.taskSuccess;
+}
+
+/**
+ * Pairs each run with its control: by seed when every run records a
+ * distinct one, else by position. The lists must be equally long.
+ */
+export function pairRuns({ runs, controls }: { runs: readonly ComparedRun[]; controls: readonly ComparedRun[] }): [ComparedRun, ComparedRun][] {
+  if (runs.length !== controls.length) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: `${runs.length} runs against ${controls.length} controls: give one control per run` });
+  }
+  const distinctSeeds = (list: readonly ComparedRun[]) =>
+    list.every((run) => run.seed !== undefined) && new Set(list.map((run) => run.seed)).size === list.length;
+  if (!distinctSeeds(runs) || !distinctSeeds(controls)) return runs.map((run, index) => [run, controls[index]!]);
+  return runs.map((run) => {
+    const control = controls.find((candidate) => candidate.seed === run.seed);
+    if (!control) {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `${run.name} (seed ${run.seed}) has no control of the same seed (controls' seeds: ${controls.map((candidate) => candidate.seed).join(', ')})`,
+      });
+    }
+    return [run, control];
+  });
+}
+
+/**
+ * Paired gains of training runs on their held-out evaluations, pooled over
+ * the runs with a two-stage bootstrap (runs, then tasks within a run).
+ * Without controls: each run at `step` (default: its last evaluation)
+ * against its own step 0, on the same tasks: what training added to the
+ * starting policy. With controls: each run at `step` against its control
+ * (see {@link pairRuns}) at `controlStep`: what a change did against the
+ * run without it. The paired evaluations must cover the same tasks. A
+ * measure is left out when a paired evaluation lacks it (greedy-only runs
+ * have no sampled pass@1).
+ */
+export function compareRuns({
+  runs,
+  controls,
+  step,
+  controlStep,
+  sets,
+  category,
+  seed = 1,
+}: {
+  runs: readonly ComparedRun[];
+  controls?: readonly ComparedRun[];
+  step?: number;
+  controlStep?: number;
+  /** Evaluation sets (default: every set the first run evaluated). */
+  sets?: readonly string[];
+  /** Restrict to one BFCL category's tasks (see {@link compareCategories}). */
+  category?: string;
+  /** The bootstrap's seed (1: `seal train`'s, so one run reproduces its summary). */
+  seed?: number;
+}): ComparedMeasure[] {
+  if (runs.length === 0) throw new SealError({ code: 'INVALID_ARGUMENT', message: 'no runs to compare' });
+  if (category !== undefined && !(compareCategories as readonly string[]).includes(category)) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: `unknown category '${category}' (known: ${compareCategories.join(', ')})` });
+  }
+  const pairs: [ComparedRun, ComparedRun | undefined][] = controls ? pairRuns({ runs, controls }) : runs.map((run) => [run, undefined]);
+  const chosenSets = sets ?? [...new Set(runs[0]!.evaluations.map((evaluation) => evaluation.set))];
+  const results: ComparedMeasure[] = [];
+  for (const set of chosenSets) {
+    const evaluations = pairs.map(([run, control]) => ({
+      run,
+      control,
+      after: evaluationAt(run, set, step),
+      before: control ? evaluationAt(control, set, controlStep) : evaluationAt(run, set, 0),
+    }));
+    for (const measure of ['sampled', 'greedy'] as const) {
+      if (evaluations.some(({ before, after }) => !perTask(before, measure) || !perTask(after, measure))) continue;
+      const clusters = evaluations.map(({ run, control, before, after }) => {
+        const beforeTasks = perTask(before, measure)!;
+        const afterTasks = perTask(after, measure)!;
+        const ids = Object.keys(afterTasks).sort();
+        const missing = ids.find((id) => !(id in beforeTasks)) ?? Object.keys(beforeTasks).find((id) => !(id in afterTasks));
+        if (missing !== undefined) {
+          throw new SealError({
+            code: 'INVALID_ARGUMENT',
+            message: `${run.name}${control ? ` against ${control.name}` : ''}: the '${set}' evaluations cover different tasks ('${missing}' is in one only)`,
+          });
+        }
+        const kept = category === undefined ? ids : ids.filter((id) => taskInCategory(id, category));
+        return { run, control, before, after, ids: kept, beforeValues: kept.map((id) => beforeTasks[id]!), afterValues: kept.map((id) => afterTasks[id]!) };
+      });
+      const cells = clusters.reduce((sum, cluster) => sum + cluster.ids.length, 0);
+      if (cells === 0) continue;
+      const mean = (values: readonly number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+      const pooled = clusteredPairedBootstrap({ clusters: clusters.map(({ beforeValues, afterValues }) => ({ before: beforeValues, after: afterValues })), seed });
+      const runGains = clusters.map(({ beforeValues, afterValues }) => mean(afterValues) - mean(beforeValues));
+      const differences = clusters.flatMap(({ beforeValues, afterValues }) => afterValues.map((value, index) => value - beforeValues[index]!));
+      const overRuns = minimumDetectableEffectOverRuns({ runDifferences: runGains });
+      results.push({
+        set,
+        measure,
+        ...(category === undefined ? {} : { category }),
+        pairs: clusters.map(({ run, control, before, after, ids, beforeValues, afterValues }, index) => ({
+          run: run.name,
+          ...(control ? { control: control.name } : {}),
+          seed: run.seed,
+          before: before.step,
+          after: after.step,
+          tasks: ids.length,
+          meanBefore: mean(beforeValues),
+          meanAfter: mean(afterValues),
+          gain: runGains[index]!,
+        })),
+        pooled,
+        meanBefore: mean(clusters.flatMap((cluster) => cluster.beforeValues)),
+        meanAfter: mean(clusters.flatMap((cluster) => cluster.afterValues)),
+        minimumDetectableEffect:
+          overRuns !== undefined
+            ? { value: overRuns, over: 'runs' }
+            : differences.length > 1
+              ? { value: minimumDetectableEffect({ n: differences.length, sdDifference: sampleStandardDeviation(differences) }), over: 'tasks' }
+              : undefined,
+      });
+    }
+  }
+  return results;
+}
