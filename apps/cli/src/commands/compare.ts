@@ -8,7 +8,9 @@ import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
 import { table } from '../ui/table';
+import { createRunDiagnoser } from '../run-diagnoser';
 import { compareCategories, compareRuns, type ComparedMeasure, type ComparedRun } from './compare-runs';
+import { compareTraining, readTrainingCells, trainingMeasures, type TrainingCell } from './compare-training';
 
 const stepSchema = z.coerce.number().int().nonnegative().optional();
 
@@ -18,11 +20,15 @@ const flagsSchema = z.object({
   'against-step': stepSchema,
   set: z.array(z.string().min(1)).optional(),
   category: z.enum(compareCategories).optional(),
+  training: z.boolean().optional(),
+  'from-step': z.coerce.number().int().positive().optional(),
+  data: z.string().optional(),
   json: z.boolean().optional(),
 });
 
 export const compareHelp = `usage: seal compare RUN_DIR... [--against RUN_DIR[,RUN_DIR...]] [--step N] [--against-step N]
                     [--set test-id] [--category base|miss_param|miss_func|long_context] [--json]
+       seal compare --training RUN_DIR... [--from-step N] [--data DIR] [--json]
 
 Paired gains of training runs on their held-out evaluations, pooled over the
 runs with a two-stage bootstrap 95% interval (the runs, then the tasks within
@@ -49,6 +55,17 @@ over the one run's tasks otherwise.
   --category C      only the tasks of one BFCL category
   --json            print the comparison as JSON
 
+With --training: what the policy learned on its training tasks, for runs made
+with the frozen baseline (--baseline on; the extended preset). Each step's
+episodes are paired with the frozen warm start's on the same tasks and
+sampling seeds, re-verified, and compared by category: success, the share of
+episodes with a spurious call (a tool called in a turn that should ask), and
+empty turns (a call was due and none came). Intervals: two-stage bootstrap
+over the runs, then the (step, task) cells.
+
+  --from-step N     only steps N and later
+  --data DIR        BFCL data directory for runs on BFCL (default: $SEAL_BFCL_DATA)
+
 Exit codes: 0 compared, 2 bad flags or runs that cannot be paired, 3 not a run directory.`;
 
 async function readRun(directory: string): Promise<ComparedRun> {
@@ -60,6 +77,7 @@ async function readRun(directory: string): Promise<ComparedRun> {
 }
 
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 const points = (value: number) => `${value >= 0 ? '+' : ''}${(100 * value).toFixed(1)}`;
 
 function describe(measure: ComparedMeasure, controlled: boolean): string[] {
@@ -92,6 +110,9 @@ export async function runCompare({ argv, output }: CommandContext): Promise<numb
       'against-step': { type: 'string' },
       set: { type: 'string', multiple: true },
       category: { type: 'string' },
+      training: { type: 'boolean' },
+      'from-step': { type: 'string' },
+      data: { type: 'string' },
       json: { type: 'boolean' },
     },
     schema: flagsSchema,
@@ -99,6 +120,10 @@ export async function runCompare({ argv, output }: CommandContext): Promise<numb
   });
   if (positionals.length === 0) {
     throw new SealError({ code: 'INVALID_ARGUMENT', message: `no run directory given\n\n${compareHelp}` });
+  }
+  if (flags.training) return compareTrainingRuns({ directories: positionals, flags, output });
+  if (flags['from-step'] !== undefined) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: '--from-step needs --training' });
   }
   const controlDirectories = flags.against?.flatMap((value) => value.split(',')).filter((value) => value.length > 0);
   if (flags['against-step'] !== undefined && !controlDirectories) {
@@ -127,5 +152,56 @@ export async function runCompare({ argv, output }: CommandContext): Promise<numb
     for (const line of describe(measure, controls !== undefined)) output.line(line);
   }
   output.result({ measures });
+  return exitCodes.success;
+}
+
+async function compareTrainingRuns({
+  directories,
+  flags,
+  output,
+}: {
+  directories: string[];
+  flags: z.infer<typeof flagsSchema>;
+  output: CommandContext['output'];
+}): Promise<number> {
+  const unsupported = (['against', 'step', 'against-step', 'set', 'category'] as const).filter((name) => flags[name] !== undefined);
+  if (unsupported.length > 0) {
+    throw new SealError({ code: 'INVALID_ARGUMENT', message: `--training compares training episodes; ${unsupported.map((name) => `--${name}`).join(', ')} apply to evaluations` });
+  }
+  const cells: TrainingCell[] = [];
+  for (const directory of directories) {
+    const run = await readRun(directory);
+    const diagnose = await createRunDiagnoser({ runDirectory: directory, seed: run.seed, ...(flags.data === undefined ? {} : { dataDirectory: flags.data }) });
+    const read = await readTrainingCells({ runDirectory: directory, diagnose, ...(flags['from-step'] === undefined ? {} : { fromStep: flags['from-step'] }) });
+    if (read.cells.length === 0) {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `${directory}: no training step with the frozen baseline's episodes beside the policy's${read.unavailable.length > 0 ? ` (${read.unavailable.join('; ')})` : ' (train with --baseline on)'}`,
+      });
+    }
+    if (read.unpaired > 0) output.line(`  ${directory}: ${read.unpaired} episodes left out (no partner, or not re-verified${read.unavailable.length > 0 ? `: ${read.unavailable.join('; ')}` : ''})`);
+    cells.push(...read.cells);
+  }
+  const comparisons = compareTraining({ cells });
+  const runs = new Set(cells.map((cell) => cell.run)).size;
+  output.line(`seal compare --training: ${runs} run${runs === 1 ? '' : 's'}, the policy against the frozen warm start on the same training tasks and sampling seeds (two-stage bootstrap, 95%)`);
+  for (const key of Object.keys(trainingMeasures) as (keyof typeof trainingMeasures)[]) {
+    output.line();
+    output.line(trainingMeasures[key]);
+    const rate = key !== 'emptyTurns';
+    const value = (x: number) => (rate ? percent(x) : x.toFixed(3));
+    const rows = comparisons
+      .filter((comparison) => comparison.measure === key)
+      .map((comparison) => [
+        comparison.category,
+        String(comparison.cells),
+        String(comparison.episodes),
+        value(comparison.frozen),
+        value(comparison.policy),
+        rate ? formatPoints(comparison.difference) : `${signed(comparison.difference.mean)} [${signed(comparison.difference.low)}, ${signed(comparison.difference.high)}]`,
+      ]);
+    for (const line of table(['category', 'cells', 'episodes', 'frozen', 'policy', rate ? 'policy − frozen (points)' : 'policy − frozen'], rows)) output.line(`  ${line}`);
+  }
+  output.result({ training: comparisons });
   return exitCodes.success;
 }

@@ -1,0 +1,159 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readJsonLines, type EpisodeDiagnoser } from '@seal/report';
+import { clusteredPairedBootstrap, type PairedEstimate } from '@seal/rl';
+import { episodeRecordSchema, type EpisodeDiagnosis, type EpisodeRecord } from '@seal/spec';
+
+/** What is measured of a training episode, and how it reads. */
+export const trainingMeasures = {
+  success: 'success (share of episodes)',
+  spurious: 'a spurious call (share of episodes calling a tool in a turn that should ask)',
+  emptyTurns: 'empty turns (turns a call was due and none came, per episode)',
+} as const;
+
+export type TrainingMeasure = keyof typeof trainingMeasures;
+
+/** One training step's task: the policy's and the frozen baseline's episodes on it, with the same sampling seeds. */
+export type TrainingCell = {
+  run: string;
+  step: number;
+  taskId: string;
+  category: string;
+  /** Paired episodes (those both sides recorded and could re-verify). */
+  episodes: number;
+  policy: Record<TrainingMeasure, number>;
+  frozen: Record<TrainingMeasure, number>;
+};
+
+/** A measure on one category (or all), the policy against the frozen baseline. */
+export type TrainingComparison = {
+  category: string;
+  measure: TrainingMeasure;
+  /** (run, step, task) cells. */
+  cells: number;
+  episodes: number;
+  frozen: number;
+  policy: number;
+  /** Policy − frozen over the cells, two-stage bootstrap (runs, then cells). */
+  difference: PairedEstimate & { clusters: number };
+};
+
+const stepFilePattern = /^(step|baseline)-(\d{6})\.jsonl$/;
+
+function measure(diagnosis: EpisodeDiagnosis): Record<TrainingMeasure, number> {
+  return {
+    success: diagnosis.success ? 1 : 0,
+    spurious: diagnosis.turns.some((turn) => turn.tag === 'spurious_tool_call') ? 1 : 0,
+    emptyTurns: diagnosis.turns.filter((turn) => turn.tag === 'empty_turn_model_response').length,
+  };
+}
+
+/** The rollout's index within its group: the last field of its episode id (`run:s3:task:5`). */
+function sampleIndex(record: EpisodeRecord): string | undefined {
+  const last = record.episodeId.split(':').at(-1);
+  return last !== undefined && /^\d+$/.test(last) ? last : undefined;
+}
+
+/**
+ * The (step, task) cells of a run trained with the frozen baseline
+ * (`frozenBaseline`, `--baseline on`): each step's episodes (`step-N.jsonl`)
+ * paired with the baseline's (`baseline-N.jsonl`) by task and sample index,
+ * re-verified by `diagnose`, averaged per task. Episodes that cannot be
+ * re-verified or paired are counted, not guessed.
+ */
+export async function readTrainingCells({
+  runDirectory,
+  diagnose,
+  fromStep = 1,
+}: {
+  runDirectory: string;
+  diagnose: EpisodeDiagnoser;
+  /** Leave out steps before this one. */
+  fromStep?: number;
+}): Promise<{ cells: TrainingCell[]; unpaired: number; unavailable: string[] }> {
+  const folder = join(runDirectory, 'episodes');
+  const names = existsSync(folder) ? await readdir(folder) : [];
+  const steps = new Map<number, { step?: string; baseline?: string }>();
+  for (const name of names) {
+    const match = stepFilePattern.exec(name);
+    if (!match) continue;
+    const step = Number(match[2]);
+    if (step < fromStep) continue;
+    steps.set(step, { ...steps.get(step), [match[1] === 'step' ? 'step' : 'baseline']: name });
+  }
+  const cells: TrainingCell[] = [];
+  const unavailable = new Set<string>();
+  let unpaired = 0;
+  const read = async (name: string) => (await readJsonLines({ path: join(folder, name), schema: episodeRecordSchema })).values;
+  const assess = (record: EpisodeRecord): EpisodeDiagnosis | undefined => {
+    const assessment = diagnose({ record });
+    if (assessment.type === 'diagnosed') return assessment.diagnosis;
+    unavailable.add(assessment.reason);
+    return undefined;
+  };
+  for (const [step, files] of [...steps].sort(([a], [b]) => a - b)) {
+    if (!files.step || !files.baseline) continue;
+    const frozen = new Map<string, EpisodeRecord>();
+    for (const record of await read(files.baseline)) {
+      const index = sampleIndex(record);
+      if (index !== undefined) frozen.set(`${record.taskId}#${index}`, record);
+    }
+    const byTask = new Map<string, { category: string; policy: Record<TrainingMeasure, number>[]; frozen: Record<TrainingMeasure, number>[] }>();
+    for (const record of await read(files.step)) {
+      const index = sampleIndex(record);
+      const partner = index === undefined ? undefined : frozen.get(`${record.taskId}#${index}`);
+      const policyDiagnosis = partner ? assess(record) : undefined;
+      const frozenDiagnosis = partner && policyDiagnosis ? assess(partner) : undefined;
+      if (!policyDiagnosis || !frozenDiagnosis) {
+        unpaired++;
+        continue;
+      }
+      const entry = byTask.get(record.taskId) ?? { category: policyDiagnosis.category, policy: [], frozen: [] };
+      entry.policy.push(measure(policyDiagnosis));
+      entry.frozen.push(measure(frozenDiagnosis));
+      byTask.set(record.taskId, entry);
+    }
+    for (const [taskId, entry] of byTask) {
+      const mean = (values: Record<TrainingMeasure, number>[]) =>
+        Object.fromEntries(
+          (Object.keys(trainingMeasures) as TrainingMeasure[]).map((key) => [key, values.reduce((sum, value) => sum + value[key], 0) / values.length]),
+        ) as Record<TrainingMeasure, number>;
+      cells.push({ run: runDirectory, step, taskId, category: entry.category, episodes: entry.policy.length, policy: mean(entry.policy), frozen: mean(entry.frozen) });
+    }
+  }
+  return { cells, unpaired, unavailable: [...unavailable] };
+}
+
+/**
+ * The policy against its frozen baseline on the same training tasks and
+ * sampling seeds, by category and over all, for each measure: the mean of
+ * each side over the (run, step, task) cells and the difference with a
+ * two-stage bootstrap 95% interval (runs, then cells).
+ */
+export function compareTraining({ cells, seed = 1 }: { cells: readonly TrainingCell[]; seed?: number }): TrainingComparison[] {
+  const categories = [...new Set(cells.map((cell) => cell.category))].sort();
+  const runs = [...new Set(cells.map((cell) => cell.run))];
+  const results: TrainingComparison[] = [];
+  for (const category of [...categories, 'all']) {
+    const chosen = cells.filter((cell) => category === 'all' || cell.category === category);
+    if (chosen.length === 0) continue;
+    for (const key of Object.keys(trainingMeasures) as TrainingMeasure[]) {
+      const clusters = runs
+        .map((run) => chosen.filter((cell) => cell.run === run))
+        .filter((list) => list.length > 0)
+        .map((list) => ({ before: list.map((cell) => cell.frozen[key]), after: list.map((cell) => cell.policy[key]) }));
+      const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+      results.push({
+        category,
+        measure: key,
+        cells: chosen.length,
+        episodes: chosen.reduce((sum, cell) => sum + cell.episodes, 0),
+        frozen: mean(chosen.map((cell) => cell.frozen[key])),
+        policy: mean(chosen.map((cell) => cell.policy[key])),
+        difference: clusteredPairedBootstrap({ clusters, seed }),
+      });
+    }
+  }
+  return results;
+}
