@@ -1,4 +1,4 @@
-export { grpoAdvantages, grpoEpsilon, zeroVarianceGroups } from './advantages/grpo';
+export { grpoAdvantages, grpoEpsilon, turnAdvantages, zeroVarianceGroups } from './advantages/grpo';
 export {
   curriculumSettingsSchema,
   methodComponents,

@@ -26,6 +26,7 @@ const flagsSchema = z.object({
   kl: z.coerce.number().nonnegative().optional(),
   'embedding-lr-scale': z.coerce.number().min(0).max(1).optional(),
   'progress-weight': z.coerce.number().min(0).max(10).optional(),
+  'turn-advantage': z.coerce.number().min(0).max(10).optional(),
   'warmup-steps': z.coerce.number().int().min(0).optional(),
   'zero-advantage-share': z.coerce.number().gt(0).max(1).optional(),
   'strict-abstention': z.enum(['on', 'off']).optional(),
@@ -49,7 +50,7 @@ const flagsSchema = z.object({
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X]
-                  [--progress-weight W] [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
+                  [--progress-weight W] [--turn-advantage W] [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
@@ -78,6 +79,12 @@ unless --fresh is given.
   --progress-weight W
                    add W × the share of turns the verifier passes (the dense
                    per-turn progress reward) to the binary verdict
+  --turn-advantage W
+                   turn-level credit: each token's advantage is its episode's
+                   plus W × its turn's (the turn verdict normalised over the
+                   group at that turn), so a wrong turn in a passing episode
+                   and a right turn in a failing one get their own sign
+                   (default 0: the episode's advantage alone, as in the papers)
   --warmup-steps N raise the RL learning rate linearly over the first N steps
   --zero-advantage-share P
                    put each zero-advantage rollout (it moves the policy only
@@ -256,6 +263,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       kl: { type: 'string' },
       'embedding-lr-scale': { type: 'string' },
       'progress-weight': { type: 'string' },
+      'turn-advantage': { type: 'string' },
       'warmup-steps': { type: 'string' },
       'zero-advantage-share': { type: 'string' },
       'strict-abstention': { type: 'string' },
@@ -339,6 +347,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags.kl === undefined ? {} : { klCoef: flags.kl }),
       ...(flags['embedding-lr-scale'] === undefined ? {} : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
       ...(flags['progress-weight'] === undefined ? {} : { progressWeight: flags['progress-weight'] }),
+      ...(flags['turn-advantage'] === undefined ? {} : { turnAdvantageWeight: flags['turn-advantage'] }),
       ...(flags['warmup-steps'] === undefined ? {} : { warmupSteps: flags['warmup-steps'] }),
       ...(flags['zero-advantage-share'] === undefined ? {} : { zeroAdvantageShare: flags['zero-advantage-share'] }),
       ...(flags['strict-abstention'] === undefined ? {} : { strictAbstention: flags['strict-abstention'] === 'on' }),

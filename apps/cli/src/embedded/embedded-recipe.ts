@@ -85,6 +85,8 @@ export type EmbeddedPreset = {
     zeroAdvantageShare?: number;
     /** Weight of the dense per-turn progress reward beside the binary verdict (`progressWeight`; default 0). */
     progressWeight?: number;
+    /** Weight of turn-level credit beside the episode's advantage (`turnAdvantageWeight`; default 0). */
+    turnAdvantageWeight?: number;
     /** Fail the training reward of an episode that calls a tool where the ground truth is empty (`strictAbstention`; default false). */
     strictAbstention?: boolean;
     maxTokens: number;
@@ -244,6 +246,7 @@ export function embeddedTrainConfig({
     },
     evalEvery: preset.rl.evalEvery,
     ...(preset.rl.progressWeight === undefined ? {} : { progressWeight: preset.rl.progressWeight }),
+    ...(preset.rl.turnAdvantageWeight === undefined ? {} : { turnAdvantageWeight: preset.rl.turnAdvantageWeight }),
     ...(preset.rl.strictAbstention === undefined ? {} : { strictAbstention: preset.rl.strictAbstention }),
     frozenBaseline: preset.rl.frozenBaseline ?? false,
     evalSamples: preset.rl.evalSamples ?? 0,

@@ -57,3 +57,41 @@ export function zeroVarianceGroups({ rewards, groups }: { rewards: readonly numb
   });
   return new Set([...seen].filter(([, values]) => values.size <= 1).map(([group]) => group));
 }
+
+/**
+ * Turn-level GRPO advantages: within each group, for each turn index, the
+ * turn rewards normalised as {@link grpoAdvantages} normalises episode
+ * rewards, over the group's rollouts that have that turn. A turn whose
+ * rewards all agree gets zeros. Returns, per rollout, one advantage per turn.
+ */
+export function turnAdvantages({
+  turnRewards,
+  groups,
+  epsilon = grpoEpsilon,
+}: {
+  /** Per rollout, one reward per turn. */
+  turnRewards: readonly (readonly number[])[];
+  /** The group key of each rollout. */
+  groups: readonly string[];
+  epsilon?: number;
+}): number[][] {
+  if (turnRewards.length !== groups.length) {
+    throw new RangeError(`turnRewards (${turnRewards.length}) and groups (${groups.length}) differ in length`);
+  }
+  const result = turnRewards.map((turns) => turns.map(() => 0));
+  const members = new Map<string, number[]>();
+  groups.forEach((group, index) => members.set(group, [...(members.get(group) ?? []), index]));
+  for (const indices of members.values()) {
+    const turns = Math.max(0, ...indices.map((i) => turnRewards[i]!.length));
+    for (let turn = 0; turn < turns; turn++) {
+      const present = indices.filter((i) => turn < turnRewards[i]!.length);
+      if (present.length < 2) continue;
+      const rewards = present.map((i) => turnRewards[i]![turn]!);
+      const advantages = grpoAdvantages({ rewards, groups: present.map(() => 'turn'), epsilon });
+      present.forEach((i, k) => {
+        result[i]![turn] = advantages[k]!;
+      });
+    }
+  }
+  return result;
+}

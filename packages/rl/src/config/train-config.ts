@@ -197,6 +197,17 @@ export const trainConfigSchema = z.object({
    * false: the reward is BFCL's verdict, as in the papers (decision 0030).
    */
   strictAbstention: z.boolean().default(false),
+  /**
+   * Turn-level credit beside the episode's: each generated token's advantage
+   * is the episode's GRPO advantage (after A-Patch) plus w times its turn's
+   * advantage, the turn verdict (passed or correctly abstained: 1, else 0)
+   * normalised over the group's rollouts at the same turn. A turn the group
+   * all passed or all failed adds nothing. So an invented call in a turn
+   * that should ask is pushed down even in an episode that passes, and a
+   * turn done right is pushed up in a group whose episodes all fail. 0 (the
+   * default): the episode's advantage alone, as in the papers.
+   */
+  turnAdvantageWeight: z.number().min(0).max(10).default(0),
   /** Drop groups whose rewards are all equal before the update (DAPO-style dynamic sampling). */
   dynamicSampling: z.boolean().default(false),
   /**

@@ -27,6 +27,8 @@ export type Rollout = {
   generatedMask: number[];
   /** Sampling log-probabilities of the generated tokens (aligned; 0 elsewhere). */
   samplingLogprobs: number[];
+  /** Where each model call's response starts in `tokenIds`, in call order (one per step of the record's turns). */
+  callStarts: number[];
 };
 
 type Live = {
@@ -113,6 +115,7 @@ export async function runRollouts({
           tokenIds: [...prompt],
           generatedMask: new Array<number>(prompt.length).fill(0),
           samplingLogprobs: new Array<number>(prompt.length).fill(0),
+          callStarts: [],
         },
       });
     }
@@ -169,6 +172,7 @@ export async function runRollouts({
           logprobs = [...logprobs, 0];
         }
       }
+      rollout.callStarts.push(rollout.tokenIds.length);
       rollout.tokenIds.push(...tokens);
       // The appended stop token of a truncated response was not sampled: mask it.
       rollout.generatedMask.push(...generation.tokenIds.map(() => 1), ...(tokens.length > generation.tokenIds.length ? [0] : []));

@@ -105,4 +105,26 @@ describe('updatePolicy', () => {
     expect(withoutKl.map((batch) => batch.map((sequence) => sequence.tokenIds.length))).toEqual([[4], [5]]);
     expect(withoutKl[0]![0]!.tokenWeights).toEqual(all[0]![0]!.tokenWeights);
   });
+
+  it('should train per-token advantages as given, and count a rollout with any nonzero token as carrying signal', async () => {
+    const config = trainConfigSchema.parse({ runId: 'update', steps: 1, optimizerStepsPerStep: 1, ppo: { learningRate: 1e-4, klCoef: 0 } });
+    const calls: PolicyV1TrainOptions[] = [];
+    // Episode advantages all 0 (no episode-level signal); rollout 1's second token carries turn credit.
+    const tokenAdvantages = rollouts.map((r, i) => r.tokenIds.map((_, t) => (i === 1 && t === 3 ? 0.7 : 0)));
+    await updatePolicy({
+      step: 1,
+      rollouts,
+      kept: [0, 1, 2, 3],
+      advantages: [0, 0, 0, 0],
+      tokenAdvantages,
+      config,
+      policy: recordingPolicy(calls),
+      referencePolicy: undefined,
+      learningRateScale: 1,
+      mark: () => {},
+    });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.sequences).toHaveLength(1);
+    expect(calls[0]!.sequences[0]!.advantages).toEqual(tokenAdvantages[1]);
+  });
 });

@@ -22,6 +22,7 @@ export async function updatePolicy({
   rollouts,
   kept,
   advantages,
+  tokenAdvantages,
   config,
   policy,
   referencePolicy,
@@ -34,6 +35,12 @@ export async function updatePolicy({
   kept: readonly number[];
   /** One per rollout. */
   advantages: readonly number[];
+  /**
+   * Per rollout, one advantage per token (turn-level credit); without it
+   * every generated token takes its rollout's advantage. A rollout counts as
+   * zero-advantage only when all its tokens' advantages are 0.
+   */
+  tokenAdvantages?: readonly (readonly number[])[];
   config: TrainConfig;
   policy: PolicyV1;
   /** Scores the reference log-probabilities when `ppo.klCoef > 0`. */
@@ -44,13 +51,17 @@ export async function updatePolicy({
   mark: (name: string, since: number) => void;
 }): Promise<PolicyV1TrainResult[]> {
   const trainResults: PolicyV1TrainResult[] = [];
-  if (kept.length === 0 || !kept.some((i) => advantages[i] !== 0)) {
+  // What decides whether a rollout moves the policy beyond the KL term.
+  const signal = tokenAdvantages
+    ? tokenAdvantages.map((perToken) => (perToken.some((a) => a !== 0) ? 1 : 0))
+    : advantages;
+  if (kept.length === 0 || !kept.some((i) => signal[i] !== 0)) {
     return trainResults;
   }
   const miniBatches = Math.min(config.optimizerStepsPerStep, kept.length);
   const chosen = chooseUpdateRollouts({
     kept,
-    advantages,
+    advantages: signal,
     miniBatches,
     klCoef: config.ppo.klCoef,
     zeroAdvantageShare: config.ppo.zeroAdvantageShare,
@@ -82,7 +93,9 @@ export async function updatePolicy({
       tokenWeights: rollout.generatedMask.map((m) =>
         masked > 0 ? (weight * m) / masked / miniBatchSize : 0,
       ),
-      advantages: rollout.generatedMask.map(() => advantages[rolloutIndex]!),
+      advantages: tokenAdvantages
+        ? [...tokenAdvantages[rolloutIndex]!]
+        : rollout.generatedMask.map(() => advantages[rolloutIndex]!),
       oldLogprobs: [...old.logprobs[k]!],
       ...(ref ? { refLogprobs: [...ref.logprobs[k]!] } : {}),
     });

@@ -209,6 +209,14 @@ export async function runTraining(
     const tags = verdicts.map((verdict) =>
       verdict.turns.map((turn) => turn.tag),
     );
+    // Each turn's verdict, for turn-level credit: passed or correctly abstained.
+    const turnRewards = verdicts.map((verdict) => {
+      const rewardsByTurn: number[] = [];
+      for (const turn of verdict.turns) {
+        rewardsByTurn[turn.turn] = turn.valid === true || turn.irrelevance === 1 ? 1 : 0;
+      }
+      return Array.from(rewardsByTurn, (reward) => reward ?? 0);
+    });
     t0 = performance.now();
     rollouts.forEach((rollout, i) => {
       capability.observe({
@@ -227,6 +235,7 @@ export async function runTraining(
       rollouts,
       rewards,
       tags,
+      turnRewards,
       components,
       capability,
       config,
@@ -238,6 +247,7 @@ export async function runTraining(
       rollouts,
       kept: advantages.kept,
       advantages: advantages.advantages,
+      ...(advantages.tokenAdvantages ? { tokenAdvantages: advantages.tokenAdvantages } : {}),
       config,
       policy,
       referencePolicy,
