@@ -63,6 +63,8 @@ export function taskInCategory(taskId: string, category: string): boolean {
   return taskId.includes(`multi_turn_${category}_`);
 }
 
+const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+
 function evaluationAt(run: ComparedRun, set: string, step: number | undefined): EvalEvent {
   const ofSet = run.evaluations.filter((evaluation) => evaluation.set === set);
   if (ofSet.length === 0) {
@@ -169,7 +171,6 @@ export function compareRuns({
       });
       const cells = clusters.reduce((sum, cluster) => sum + cluster.ids.length, 0);
       if (cells === 0) continue;
-      const mean = (values: readonly number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
       const pooled = clusteredPairedBootstrap({ clusters: clusters.map(({ beforeValues, afterValues }) => ({ before: beforeValues, after: afterValues })), seed });
       const runGains = clusters.map(({ beforeValues, afterValues }) => mean(afterValues) - mean(beforeValues));
       const differences = clusters.flatMap(({ beforeValues, afterValues }) => afterValues.map((value, index) => value - beforeValues[index]!));

@@ -49,6 +49,16 @@ function measure(diagnosis: EpisodeDiagnosis): Record<TrainingMeasure, number> {
   };
 }
 
+const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** Each measure's mean over a task's episodes. */
+function meanMeasures(values: readonly Record<TrainingMeasure, number>[]): Record<TrainingMeasure, number> {
+  return Object.fromEntries((Object.keys(trainingMeasures) as TrainingMeasure[]).map((key) => [key, mean(values.map((value) => value[key]))])) as Record<
+    TrainingMeasure,
+    number
+  >;
+}
+
 /** The rollout's index within its group: the last field of its episode id (`run:s3:task:5`). */
 function sampleIndex(record: EpisodeRecord): string | undefined {
   const last = record.episodeId.split(':').at(-1);
@@ -115,11 +125,7 @@ export async function readTrainingCells({
       byTask.set(record.taskId, entry);
     }
     for (const [taskId, entry] of byTask) {
-      const mean = (values: Record<TrainingMeasure, number>[]) =>
-        Object.fromEntries(
-          (Object.keys(trainingMeasures) as TrainingMeasure[]).map((key) => [key, values.reduce((sum, value) => sum + value[key], 0) / values.length]),
-        ) as Record<TrainingMeasure, number>;
-      cells.push({ run: runDirectory, step, taskId, category: entry.category, episodes: entry.policy.length, policy: mean(entry.policy), frozen: mean(entry.frozen) });
+      cells.push({ run: runDirectory, step, taskId, category: entry.category, episodes: entry.policy.length, policy: meanMeasures(entry.policy), frozen: meanMeasures(entry.frozen) });
     }
   }
   return { cells, unpaired, unavailable: [...unavailable] };
@@ -143,7 +149,6 @@ export function compareTraining({ cells, seed = 1 }: { cells: readonly TrainingC
         .map((run) => chosen.filter((cell) => cell.run === run))
         .filter((list) => list.length > 0)
         .map((list) => ({ before: list.map((cell) => cell.frozen[key]), after: list.map((cell) => cell.policy[key]) }));
-      const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
       results.push({
         category,
         measure: key,
