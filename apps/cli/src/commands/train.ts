@@ -25,6 +25,7 @@ const flagsSchema = z.object({
   lr: z.coerce.number().nonnegative().optional(),
   kl: z.coerce.number().nonnegative().optional(),
   'embedding-lr-scale': z.coerce.number().min(0).max(1).optional(),
+  'output-norm-lr-scale': z.coerce.number().min(0).max(10000).optional(),
   'progress-weight': z.coerce.number().min(0).max(10).optional(),
   'turn-advantage': z.coerce.number().min(0).max(10).optional(),
   'warmup-steps': z.coerce.number().int().min(0).optional(),
@@ -49,7 +50,7 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X]
+                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X]
                   [--progress-weight W] [--turn-advantage W] [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
@@ -76,6 +77,9 @@ unless --fresh is given.
   --embedding-lr-scale X
                    the token embeddings' learning rate as a share of --lr
                    (0 freezes them)
+  --output-norm-lr-scale X
+                   the final norm's gain (the logits' scale: the policy's
+                   inverse temperature) learns at X × --lr (default 1)
   --progress-weight W
                    add W × the share of turns the verifier passes (the dense
                    per-turn progress reward) to the binary verdict
@@ -262,6 +266,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       lr: { type: 'string' },
       kl: { type: 'string' },
       'embedding-lr-scale': { type: 'string' },
+      'output-norm-lr-scale': { type: 'string' },
       'progress-weight': { type: 'string' },
       'turn-advantage': { type: 'string' },
       'warmup-steps': { type: 'string' },
@@ -346,6 +351,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags.lr === undefined ? {} : { learningRate: flags.lr }),
       ...(flags.kl === undefined ? {} : { klCoef: flags.kl }),
       ...(flags['embedding-lr-scale'] === undefined ? {} : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
+      ...(flags['output-norm-lr-scale'] === undefined ? {} : { outputNormLearningRateScale: flags['output-norm-lr-scale'] }),
       ...(flags['progress-weight'] === undefined ? {} : { progressWeight: flags['progress-weight'] }),
       ...(flags['turn-advantage'] === undefined ? {} : { turnAdvantageWeight: flags['turn-advantage'] }),
       ...(flags['warmup-steps'] === undefined ? {} : { warmupSteps: flags['warmup-steps'] }),

@@ -79,6 +79,8 @@ export type EmbeddedPreset = {
     learningRate: number;
     /** Learning-rate multiplier of the token embeddings in RL (0 freezes them; default 1). */
     embeddingLearningRateScale?: number;
+    /** Learning-rate multiplier of the final norm's gain, the policy's inverse temperature (`ppo.outputNormLearningRateScale`; default 1). */
+    outputNormLearningRateScale?: number;
     /** Linear learning-rate warm-up over the first N RL steps (`ppo.warmupSteps`; default 0). */
     warmupSteps?: number;
     /** The share of zero-advantage rollouts in each update, weighted by its inverse (`ppo.zeroAdvantageShare`; default 1, all). */
@@ -241,6 +243,7 @@ export function embeddedTrainConfig({
       learningRate: preset.rl.learningRate,
       klCoef: preset.rl.klCoef,
       ...(preset.rl.embeddingLearningRateScale === undefined ? {} : { embeddingLearningRateScale: preset.rl.embeddingLearningRateScale }),
+      ...(preset.rl.outputNormLearningRateScale === undefined ? {} : { outputNormLearningRateScale: preset.rl.outputNormLearningRateScale }),
       ...(preset.rl.warmupSteps === undefined ? {} : { warmupSteps: preset.rl.warmupSteps }),
       ...(preset.rl.zeroAdvantageShare === undefined ? {} : { zeroAdvantageShare: preset.rl.zeroAdvantageShare }),
     },

@@ -165,6 +165,11 @@ export type EngineTrainSettings = {
   weightDecay: number;
   /** Learning-rate multiplier of the embedding tensors (0 freezes them; default 1). */
   embeddingLearningRateScale?: number;
+  /**
+   * Learning-rate multiplier of the final norm's gain, which scales every
+   * logit (the policy's inverse temperature; default 1).
+   */
+  outputNormLearningRateScale?: number;
   betas: [number, number];
   eps: number;
   /** The loss's log-probabilities are those of `softmax(logits / temperature)`. */
@@ -1327,6 +1332,9 @@ function optimizerScalars(
     learning_rate: scalar(settings.learningRate),
     embedding_learning_rate: scalar(
       settings.learningRate * (settings.embeddingLearningRateScale ?? 1),
+    ),
+    output_norm_learning_rate: scalar(
+      settings.learningRate * (settings.outputNormLearningRateScale ?? 1),
     ),
     beta1: scalar(beta1),
     beta2: scalar(beta2),

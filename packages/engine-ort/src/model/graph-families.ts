@@ -769,7 +769,8 @@ export function buildDecodeGraph({
  * The optimizer graph: global-norm clipping and AdamW, elementwise per
  * tensor. Inputs per weight `param.<n>`, `grad.<n>`, `m.<n>`, `v.<n>`;
  * scalars `learning_rate`, `embedding_learning_rate` (the rate of
- * embedding tensors), `beta1`, `beta2`, `bias_correction1`
+ * embedding tensors), `output_norm_learning_rate` (the rate of the final
+ * norm's gain, the logits' scale), `beta1`, `beta2`, `bias_correction1`
  * (`1/(1−β1ᵗ)`), `bias_correction2` (`1/(1−β2ᵗ)`), `eps`, `weight_decay`,
  * `max_grad_norm`. Outputs `new_param.<n>`, `new_m.<n>`, `new_v.<n>` and
  * `grad_norm` (before clipping). Decay applies to matrices and embeddings,
@@ -784,6 +785,7 @@ export function buildOptimizerGraph({
   const scalar = (name: string): Value => g.input({ name, shape: [] });
   const learningRate = scalar('learning_rate');
   const embeddingLearningRate = scalar('embedding_learning_rate');
+  const outputNormLearningRate = scalar('output_norm_learning_rate');
   const beta1 = scalar('beta1');
   const beta2 = scalar('beta2');
   const correction1 = scalar('bias_correction1');
@@ -824,7 +826,11 @@ export function buildOptimizerGraph({
   );
   for (const { spec, param, grad, m, v } of tensors) {
     const embedding = spec.kind === 'embedding';
-    const rate = embedding ? embeddingLearningRate : learningRate;
+    const rate = embedding
+      ? embeddingLearningRate
+      : spec.outputNorm
+        ? outputNormLearningRate
+        : learningRate;
     const clippedGrad = g.mul(grad, clipCoefficient);
     const newM = g.add(g.mul(beta1, m), g.mul(oneMinusBeta1, clippedGrad));
     const newV = g.add(

@@ -11,6 +11,12 @@ export type WeightSpec = {
   shape: number[];
   /** What it is; decides the initialisation and whether weight decay applies. */
   kind: 'embedding' | 'matrix' | 'norm' | 'bias';
+  /**
+   * The final norm before the LM head (`model.norm.weight`): its gain scales
+   * every logit, so it is the model's own inverse temperature. The optimizer
+   * can give it a learning rate of its own.
+   */
+  outputNorm?: true;
 };
 
 /** The weight tensors of a model, in a fixed order. */
@@ -37,7 +43,7 @@ export function listWeightSpecs(config: ModelConfig): WeightSpec[] {
     specs.push({ name: `${p}.mlp.up_proj.weight`, shape: [f, h], kind: 'matrix' });
     specs.push({ name: `${p}.mlp.down_proj.weight`, shape: [h, f], kind: 'matrix' });
   }
-  specs.push({ name: 'model.norm.weight', shape: [h], kind: 'norm' });
+  specs.push({ name: 'model.norm.weight', shape: [h], kind: 'norm', outputNorm: true });
   if (!config.tieWordEmbeddings) {
     specs.push({ name: 'lm_head.weight', shape: [config.vocabSize, h], kind: 'matrix' });
   }

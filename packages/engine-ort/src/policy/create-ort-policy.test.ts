@@ -648,6 +648,60 @@ describe('OrtEngine', () => {
     }
   });
 
+  it('should move the final norm by outputNormLearningRateScale × the rate, and the other norms by the rate', async () => {
+    const settings = {
+      learningRate: 1e-3,
+      clipLow: 0.2,
+      clipHigh: 0.2,
+      dualClipC: 10,
+      klCoef: 0,
+      maxGradNorm: 1,
+      weightDecay: 0.01,
+      betas: [0.9, 0.999] as [number, number],
+      eps: 1e-8,
+      temperature: 1,
+    };
+    const sequence = { tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] };
+    const moves = new Map<number, { output: number[]; inner: number[] }>();
+    for (const scale of [0, 1, 3]) {
+      const engine = new OrtEngine({
+        config,
+        weights: initializeWeights({ config, seed: 9 }),
+        settings: { threads: 1 },
+      });
+      const before = {
+        output: Array.from(engine.currentWeights.get('model.norm.weight')),
+        inner: Array.from(engine.currentWeights.get('model.layers.0.input_layernorm.weight')),
+      };
+      await engine.train({
+        objective: 'cross-entropy',
+        sequences: [sequence],
+        settings: { ...settings, outputNormLearningRateScale: scale },
+      });
+      const after = {
+        output: Array.from(engine.currentWeights.get('model.norm.weight')),
+        inner: Array.from(engine.currentWeights.get('model.layers.0.input_layernorm.weight')),
+      };
+      moves.set(scale, {
+        output: after.output.map((x, i) => x - before.output[i]!),
+        inner: after.inner.map((x, i) => x - before.inner[i]!),
+      });
+      await engine.close();
+    }
+    // Adam's first step moves each weight by about ±rate whatever its gradient.
+    expect(moves.get(0)!.output.every((d) => d === 0)).toBe(true);
+    moves.get(1)!.output.forEach((d, i) => {
+      expect(Math.abs(d)).toBeGreaterThan(0.5e-3);
+      expect(moves.get(3)!.output[i]).toBeCloseTo(3 * d, 5);
+    });
+    for (const scale of [0, 3]) {
+      moves.get(scale)!.inner.forEach((d, i) => {
+        expect(d).toBeCloseTo(moves.get(1)!.inner[i]!, 6);
+      });
+    }
+    expect(moves.get(1)!.inner.some((d) => Math.abs(d) > 0.5e-3)).toBe(true);
+  });
+
   it('should never sample a suppressed token, greedy or sampled', async () => {
     const engine = new OrtEngine({
       config,

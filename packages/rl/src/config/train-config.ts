@@ -120,6 +120,14 @@ export const trainConfigSchema = z.object({
        * advantages cannot move the rows the model copies values through.
        */
       embeddingLearningRateScale: z.number().min(0).max(1).default(1),
+      /**
+       * Learning-rate multiplier of the final norm's gain, the policy's
+       * inverse temperature (decision 0038). Adam moves a weight by about the
+       * learning rate per step, so at 1e-4 a gain near 1.7 would need
+       * thousands of steps to sharpen the policy by a tenth; 1 keeps the
+       * plain rate.
+       */
+      outputNormLearningRateScale: z.number().min(0).max(10000).default(1),
       /** Passes over each step's rollouts (PPO epochs; SEAL: 1). */
       epochs: z.number().int().min(1).max(16).default(1),
       /**
@@ -163,6 +171,7 @@ export const trainConfigSchema = z.object({
       maxGradNorm: 1,
       weightDecay: 0.01,
       embeddingLearningRateScale: 1,
+      outputNormLearningRateScale: 1,
       epochs: 1,
       warmupSteps: 0,
       oldLogprobs: 'auto',

@@ -122,6 +122,7 @@ export async function updatePolicy({
             maxGradNorm: config.ppo.maxGradNorm,
             weightDecay: config.ppo.weightDecay,
             embeddingLearningRateScale: config.ppo.embeddingLearningRateScale,
+            outputNormLearningRateScale: config.ppo.outputNormLearningRateScale,
             temperature,
           },
         }),

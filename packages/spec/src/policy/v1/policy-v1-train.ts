@@ -59,6 +59,14 @@ export const policyV1TrainSettingsSchema = z.strictObject({
    * Default 1.
    */
   embeddingLearningRateScale: z.number().min(0).max(1).optional(),
+  /**
+   * Multiplies the learning rate of the final norm's gain, which scales
+   * every logit: the model's own inverse temperature. Adam moves each weight
+   * by about the learning rate per step, so at RL's small rates a gain near 1
+   * cannot move far; a larger multiplier lets the update sharpen (or flatten)
+   * the whole distribution. Default 1.
+   */
+  outputNormLearningRateScale: z.number().min(0).max(10000).optional(),
   /** AdamW betas. Default `[0.9, 0.999]`. */
   betas: z.tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)]).optional(),
   /** AdamW epsilon. Default 1e-8. */
