@@ -26,6 +26,7 @@ const flagsSchema = z.object({
   kl: z.coerce.number().nonnegative().optional(),
   'embedding-lr-scale': z.coerce.number().min(0).max(1).optional(),
   'output-norm-lr-scale': z.coerce.number().min(0).max(10000).optional(),
+  'output-norm': z.enum(['free', 'uniform']).optional(),
   'progress-weight': z.coerce.number().min(0).max(10).optional(),
   'turn-advantage': z.coerce.number().min(0).max(10).optional(),
   'warmup-steps': z.coerce.number().int().min(0).optional(),
@@ -50,7 +51,7 @@ const flagsSchema = z.object({
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
-                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X]
+                  [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X] [--output-norm free|uniform]
                   [--progress-weight W] [--turn-advantage W] [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
@@ -80,6 +81,9 @@ unless --fresh is given.
   --output-norm-lr-scale X
                    the final norm's gain (the logits' scale: the policy's
                    inverse temperature) learns at X × --lr (default 1)
+  --output-norm free|uniform
+                   uniform: that gain moves only as a whole, one learned
+                   scale of every logit (default free: per element)
   --progress-weight W
                    add W × the share of turns the verifier passes (the dense
                    per-turn progress reward) to the binary verdict
@@ -267,6 +271,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       kl: { type: 'string' },
       'embedding-lr-scale': { type: 'string' },
       'output-norm-lr-scale': { type: 'string' },
+      'output-norm': { type: 'string' },
       'progress-weight': { type: 'string' },
       'turn-advantage': { type: 'string' },
       'warmup-steps': { type: 'string' },
@@ -352,6 +357,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags.kl === undefined ? {} : { klCoef: flags.kl }),
       ...(flags['embedding-lr-scale'] === undefined ? {} : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
       ...(flags['output-norm-lr-scale'] === undefined ? {} : { outputNormLearningRateScale: flags['output-norm-lr-scale'] }),
+      ...(flags['output-norm'] === undefined ? {} : { outputNormUniform: flags['output-norm'] === 'uniform' }),
       ...(flags['progress-weight'] === undefined ? {} : { progressWeight: flags['progress-weight'] }),
       ...(flags['turn-advantage'] === undefined ? {} : { turnAdvantageWeight: flags['turn-advantage'] }),
       ...(flags['warmup-steps'] === undefined ? {} : { warmupSteps: flags['warmup-steps'] }),

@@ -81,6 +81,8 @@ export type EmbeddedPreset = {
     embeddingLearningRateScale?: number;
     /** Learning-rate multiplier of the final norm's gain, the policy's inverse temperature (`ppo.outputNormLearningRateScale`; default 1). */
     outputNormLearningRateScale?: number;
+    /** The final norm's gain learns only as a whole, one logit scale (`ppo.outputNormUniform`; default false). */
+    outputNormUniform?: boolean;
     /** Linear learning-rate warm-up over the first N RL steps (`ppo.warmupSteps`; default 0). */
     warmupSteps?: number;
     /** The share of zero-advantage rollouts in each update, weighted by its inverse (`ppo.zeroAdvantageShare`; default 1, all). */
@@ -244,6 +246,7 @@ export function embeddedTrainConfig({
       klCoef: preset.rl.klCoef,
       ...(preset.rl.embeddingLearningRateScale === undefined ? {} : { embeddingLearningRateScale: preset.rl.embeddingLearningRateScale }),
       ...(preset.rl.outputNormLearningRateScale === undefined ? {} : { outputNormLearningRateScale: preset.rl.outputNormLearningRateScale }),
+      ...(preset.rl.outputNormUniform === undefined ? {} : { outputNormUniform: preset.rl.outputNormUniform }),
       ...(preset.rl.warmupSteps === undefined ? {} : { warmupSteps: preset.rl.warmupSteps }),
       ...(preset.rl.zeroAdvantageShare === undefined ? {} : { zeroAdvantageShare: preset.rl.zeroAdvantageShare }),
     },

@@ -170,6 +170,11 @@ export type EngineTrainSettings = {
    * logit (the policy's inverse temperature; default 1).
    */
   outputNormLearningRateScale?: number;
+  /**
+   * The final norm's gain moves only as a whole: one scale for every logit,
+   * stepped multiplicatively (default false: each element on its own).
+   */
+  outputNormUniform?: boolean;
   betas: [number, number];
   eps: number;
   /** The loss's log-probabilities are those of `softmax(logits / temperature)`. */
@@ -1336,6 +1341,7 @@ function optimizerScalars(
     output_norm_learning_rate: scalar(
       settings.learningRate * (settings.outputNormLearningRateScale ?? 1),
     ),
+    output_norm_uniform: scalar(settings.outputNormUniform ? 1 : 0),
     beta1: scalar(beta1),
     beta2: scalar(beta2),
     bias_correction1: scalar(1 / (1 - beta1 ** step)),

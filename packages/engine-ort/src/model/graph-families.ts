@@ -770,7 +770,9 @@ export function buildDecodeGraph({
  * tensor. Inputs per weight `param.<n>`, `grad.<n>`, `m.<n>`, `v.<n>`;
  * scalars `learning_rate`, `embedding_learning_rate` (the rate of
  * embedding tensors), `output_norm_learning_rate` (the rate of the final
- * norm's gain, the logits' scale), `beta1`, `beta2`, `bias_correction1`
+ * norm's gain, the logits' scale), `output_norm_uniform` (1: that gain
+ * moves only as a whole, by multiplicative steps on one scale whose gradient
+ * is `Σ gainᵢ·gradᵢ`; 0: each element on its own), `beta1`, `beta2`, `bias_correction1`
  * (`1/(1−β1ᵗ)`), `bias_correction2` (`1/(1−β2ᵗ)`), `eps`, `weight_decay`,
  * `max_grad_norm`. Outputs `new_param.<n>`, `new_m.<n>`, `new_v.<n>` and
  * `grad_norm` (before clipping). Decay applies to matrices and embeddings,
@@ -786,6 +788,7 @@ export function buildOptimizerGraph({
   const learningRate = scalar('learning_rate');
   const embeddingLearningRate = scalar('embedding_learning_rate');
   const outputNormLearningRate = scalar('output_norm_learning_rate');
+  const outputNormUniform = scalar('output_norm_uniform');
   const beta1 = scalar('beta1');
   const beta2 = scalar('beta2');
   const correction1 = scalar('bias_correction1');
@@ -831,16 +834,41 @@ export function buildOptimizerGraph({
       : spec.outputNorm
         ? outputNormLearningRate
         : learningRate;
-    const clippedGrad = g.mul(grad, clipCoefficient);
+    let clippedGrad = g.mul(grad, clipCoefficient);
+    if (spec.outputNorm) {
+      // Uniform: the gain is s·gain with one scale s; dL/ds at s = 1 is
+      // Σ gainᵢ·gradᵢ, the same for every element, so Adam's moments stay
+      // equal across elements and the step below is multiplicative.
+      const scaleGrad = g.node(
+        'ReduceSum',
+        [g.mul(param, clippedGrad)],
+        [{ dtype: 'float32', shape: [] }],
+        { keepdims: 0 },
+      )[0]!;
+      const broadcast = g.add(g.mul(param, g.scalar(0)), scaleGrad);
+      clippedGrad = g.add(
+        g.mul(outputNormUniform, broadcast),
+        g.mul(g.sub(one, outputNormUniform), clippedGrad),
+      );
+    }
     const newM = g.add(g.mul(beta1, m), g.mul(oneMinusBeta1, clippedGrad));
     const newV = g.add(
       g.mul(beta2, v),
       g.mul(oneMinusBeta2, g.mul(clippedGrad, clippedGrad)),
     );
-    const update = g.div(
+    let update = g.div(
       g.mul(newM, correction1),
       g.add(g.sqrt(g.mul(newV, correction2)), eps),
     );
+    if (spec.outputNorm) {
+      update = g.mul(
+        update,
+        g.add(
+          g.mul(outputNormUniform, param),
+          g.sub(one, outputNormUniform),
+        ),
+      );
+    }
     const decays = spec.kind === 'matrix' || spec.kind === 'embedding';
     const decayed = decays
       ? g.mul(param, embedding ? embeddingDecayFactor : decayFactor)

@@ -702,6 +702,45 @@ describe('OrtEngine', () => {
     expect(moves.get(1)!.inner.some((d) => Math.abs(d) > 0.5e-3)).toBe(true);
   });
 
+  it('should scale the final norm as a whole by one multiplicative step with outputNormUniform', async () => {
+    const engine = new OrtEngine({
+      config,
+      weights: initializeWeights({ config, seed: 9 }),
+      settings: { threads: 1 },
+    });
+    // A gain that is not all ones, so a multiplicative step differs from an additive one.
+    const gain = engine.currentWeights.get('model.norm.weight');
+    gain.forEach((_, i) => (gain[i] = 0.5 + i / gain.length));
+    const before = Array.from(gain);
+    const inner = Array.from(engine.currentWeights.get('model.layers.0.input_layernorm.weight'));
+    await engine.train({
+      objective: 'cross-entropy',
+      sequences: [{ tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] }],
+      settings: {
+        learningRate: 1e-3,
+        clipLow: 0.2,
+        clipHigh: 0.2,
+        dualClipC: 10,
+        klCoef: 0,
+        maxGradNorm: 1,
+        weightDecay: 0.01,
+        betas: [0.9, 0.999],
+        eps: 1e-8,
+        temperature: 1,
+        outputNormLearningRateScale: 10,
+        outputNormUniform: true,
+      },
+    });
+    const ratios = Array.from(engine.currentWeights.get('model.norm.weight')).map((x, i) => x / before[i]!);
+    // Adam's first step on the one scale is ±1, times the rate: 1 ± 0.01.
+    expect(Math.abs(ratios[0]! - 1)).toBeCloseTo(0.01, 5);
+    for (const r of ratios) expect(r).toBeCloseTo(ratios[0]!, 6);
+    // The other norms still move element by element.
+    const innerAfter = engine.currentWeights.get('model.layers.0.input_layernorm.weight');
+    expect(new Set(Array.from(innerAfter).map((x, i) => Math.sign(x - inner[i]!))).size).toBe(2);
+    await engine.close();
+  });
+
   it('should never sample a suppressed token, greedy or sampled', async () => {
     const engine = new OrtEngine({
       config,

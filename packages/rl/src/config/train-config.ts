@@ -128,6 +128,11 @@ export const trainConfigSchema = z.object({
        * plain rate.
        */
       outputNormLearningRateScale: z.number().min(0).max(10000).default(1),
+      /**
+       * The final norm's gain moves only as a whole, as one learned logit
+       * scale, stepped multiplicatively (decision 0038).
+       */
+      outputNormUniform: z.boolean().default(false),
       /** Passes over each step's rollouts (PPO epochs; SEAL: 1). */
       epochs: z.number().int().min(1).max(16).default(1),
       /**
@@ -172,6 +177,7 @@ export const trainConfigSchema = z.object({
       weightDecay: 0.01,
       embeddingLearningRateScale: 1,
       outputNormLearningRateScale: 1,
+      outputNormUniform: false,
       epochs: 1,
       warmupSteps: 0,
       oldLogprobs: 'auto',

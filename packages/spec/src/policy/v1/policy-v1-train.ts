@@ -67,6 +67,14 @@ export const policyV1TrainSettingsSchema = z.strictObject({
    * the whole distribution. Default 1.
    */
   outputNormLearningRateScale: z.number().min(0).max(10000).optional(),
+  /**
+   * The final norm's gain moves only as a whole: one learned scale of every
+   * logit (the policy's inverse temperature), stepped multiplicatively at
+   * `learningRate × outputNormLearningRateScale` per unit of Adam's update.
+   * Its gradient sums over the hidden dimensions, so it is far less noisy
+   * than any one element's. Default false.
+   */
+  outputNormUniform: z.boolean().optional(),
   /** AdamW betas. Default `[0.9, 0.999]`. */
   betas: z.tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)]).optional(),
   /** AdamW epsilon. Default 1e-8. */
