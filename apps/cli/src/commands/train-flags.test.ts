@@ -1,11 +1,12 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { EvalEvent } from '@seal/spec';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createOutput } from '../ui/output';
-import { gainLines, parseOverlays, runTrain } from './train';
+import { encodeSafetensors } from '@seal/engine-ort';
+import { gainLines, logitScaleLine, parseOverlays, runTrain } from './train';
 
 describe('seal train --overlays', () => {
   it('should parse module lists and none', () => {
@@ -50,6 +51,8 @@ describe('seal train RL and evaluation flags', () => {
       ['--batch-order', 'random'],
       ['--zero-advantage-share', '0'],
       ['--zero-advantage-share', '1.5'],
+      ['--output-norm', 'scalar'],
+      ['--output-norm-lr-scale', '-1'],
     ] as const) {
       await expect(runTrain({ argv: ['--preset', 'smoke', flag, value, '--run-dir', runDirectory, '--cache', join(root, 'cache')], output })).rejects.toMatchObject({
         code: 'INVALID_ARGUMENT',
@@ -82,5 +85,27 @@ describe('gainLines', () => {
     expect(line).toMatch(/^test-id gain over the warm start \(greedy, step 0 → 12\): \+80\.0 \[\+\d+\.\d, \+\d+\.\d\] points, 95% CI above 0 \(paired bootstrap over 10 tasks\)$/);
     const [same] = gainLines([event(0, after), event(12, after)]);
     expect(same).toContain('+0.0 [+0.0, +0.0] points, 95% CI includes 0');
+  });
+});
+
+describe('seal train: the learned logit scale', () => {
+  it("should print the final norm's gain in the last checkpoint over the warm start's, and nothing when a file is missing", () => {
+    const root = mkdtempSync(join(tmpdir(), 'seal-scale-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const norm = (values: number[]) =>
+      encodeSafetensors({ tensors: [['model.norm.weight', { shape: [values.length], data: Float32Array.from(values) }]] });
+    const warmStartDirectory = join(root, 'base');
+    const runDirectory = join(root, 'run');
+    mkdirSync(warmStartDirectory);
+    mkdirSync(join(runDirectory, 'checkpoints', 'step-000003'), { recursive: true });
+    writeFileSync(join(warmStartDirectory, 'model.safetensors'), norm([1, 3]));
+    expect(logitScaleLine({ warmStartDirectory, runDirectory })).toBeUndefined();
+    writeFileSync(join(runDirectory, 'checkpoints', 'latest.json'), JSON.stringify({ step: 3 }));
+    expect(logitScaleLine({ warmStartDirectory, runDirectory })).toBeUndefined();
+    writeFileSync(join(runDirectory, 'checkpoints', 'step-000003', 'model.safetensors'), norm([2, 4]));
+    const line = logitScaleLine({ warmStartDirectory, runDirectory });
+    expect(line).toContain('step 0 → 3');
+    expect(line).toContain('× 1.500');
+    expect(line).toContain('temperature 0.667');
   });
 });

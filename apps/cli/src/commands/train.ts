@@ -1,8 +1,9 @@
 import { rm } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bfclTasks, createBfclBackend, loadBfclData, resolveBfclDataDir, type BfclRuntimeData } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
-import { createOrtPolicy } from '@seal/engine-ort';
+import { createOrtPolicy, decodeSafetensors } from '@seal/engine-ort';
 import { formatPoints, pairedBootstrap, runTraining, trainMethodSchema, type EvalSet, type TrainConfigInput, type TrainSummary } from '@seal/rl';
 import { SealError, type EvalEvent, type PolicyV1, type Task, type TrainStepEvent } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
@@ -417,10 +418,42 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       runDirectory,
     });
     report({ output, summary, started, runDirectory });
+    const ppo = summary.config.ppo;
+    if (ppo.outputNormUniform || ppo.outputNormLearningRateScale !== 1) {
+      const line = logitScaleLine({ warmStartDirectory: assets.warmStartDirectory, runDirectory });
+      if (line) output.line(line);
+    }
   } finally {
     await Promise.all([policy.close(), referencePolicy?.close()]);
   }
   return exitCodes.success;
+}
+
+/**
+ * The logits' scale the run learned: the mean of the final norm's gain in
+ * the last checkpoint over the warm start's. Multiplying that gain by s is
+ * sampling the warm start at temperature 1/s, so the line names the control
+ * for how much of a sampled gain is the scale alone (decision 0038).
+ * Undefined when either file is missing or unreadable.
+ */
+export function logitScaleLine({ warmStartDirectory, runDirectory }: { warmStartDirectory: string; runDirectory: string }): string | undefined {
+  const gain = (file: string): number | undefined => {
+    if (!existsSync(file)) return undefined;
+    const tensor = decodeSafetensors({ bytes: readFileSync(file), source: file }).tensors.get('model.norm.weight');
+    if (!tensor || tensor.data.length === 0) return undefined;
+    return tensor.data.reduce((sum, x) => sum + x, 0) / tensor.data.length;
+  };
+  try {
+    const latest = JSON.parse(readFileSync(join(runDirectory, 'checkpoints', 'latest.json'), 'utf8')) as { step?: unknown };
+    if (typeof latest.step !== 'number') return undefined;
+    const before = gain(join(warmStartDirectory, 'model.safetensors'));
+    const after = gain(join(runDirectory, 'checkpoints', `step-${String(latest.step).padStart(6, '0')}`, 'model.safetensors'));
+    if (before === undefined || after === undefined || before === 0) return undefined;
+    const scale = after / before;
+    return `learned logit scale (the final norm's gain, step 0 → ${latest.step}): × ${scale.toFixed(3)}; the warm start sampled at temperature ${(1 / scale).toFixed(3)} is the control for how much of the sampled gain is the scale alone`;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
