@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { embeddedPresets, prepareEmbedded, shippedBaseDirectory, warmStartKey, type WarmStartManifest } from './embedded-recipe';
+import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, shippedBaseDirectory, warmStartKey, type WarmStartManifest } from './embedded-recipe';
 
 function temporary(): string {
   const directory = mkdtempSync(join(tmpdir(), 'seal-shipped-'));
@@ -49,5 +49,20 @@ describe('the shipped base model', () => {
       message: expect.stringContaining('SHA-256'),
     });
     expect(existsSync(join(cache, `warmstart-${manifest.key}`))).toBe(false);
+  });
+});
+
+describe('the embedded RL presets', () => {
+  it('learn one logit scale in the default and extended presets, and leave the study of record as it ran', () => {
+    for (const name of ['default', 'extended'] as const) {
+      const config = embeddedTrainConfig({ preset: embeddedPresets[name], method: 'grpo' });
+      expect(config.ppo?.outputNormUniform).toBe(true);
+      expect(config.ppo?.outputNormLearningRateScale).toBe(100);
+    }
+    const study = embeddedTrainConfig({ preset: embeddedPresets.study, method: 'grpo' });
+    expect(study.ppo).not.toHaveProperty('outputNormUniform');
+    expect(study.ppo).not.toHaveProperty('outputNormLearningRateScale');
+    expect(embeddedPresets.study.rl).not.toHaveProperty('outputNormUniform');
+    expect(embeddedPresets.study.rl).not.toHaveProperty('strictAbstention');
   });
 });

@@ -171,6 +171,12 @@ const defaultPreset: EmbeddedPreset = {
     // paired with the lenient reward: +2.5 [−1.0, +6.2] points of test-id
     // sampled pass@1, higher on every seed, miss_param greedy +9.4.
     strictAbstention: true,
+    // Decision 0038: the final norm's gain learns as one logit scale, at
+    // 100 × the rate. At the plain rate Adam moves it by 0.1% over the run,
+    // so RL could not sharpen the policy; sampled from the warm start at
+    // temperature 1, test-id succeeds 20 points less often than greedy.
+    outputNormUniform: true,
+    outputNormLearningRateScale: 100,
     // Steps 14 and 28 as well as the last: the curve, for 2 × 40 s.
     evalEvery: 14,
     maxModelCalls: 14,
@@ -179,7 +185,14 @@ const defaultPreset: EmbeddedPreset = {
   },
 };
 
-const { strictAbstention: _strict, ...lenientRl } = defaultPreset.rl;
+// The study of record ran before decisions 0036 and 0038: lenient reward, no
+// learned logit scale.
+const {
+  strictAbstention: _strict,
+  outputNormUniform: _uniform,
+  outputNormLearningRateScale: _outputNormRate,
+  ...lenientRl
+} = defaultPreset.rl;
 
 export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended' | 'base', EmbeddedPreset> = {
   default: defaultPreset,
