@@ -81,10 +81,13 @@ unless --fresh is given.
                    (0 freezes them)
   --output-norm-lr-scale X
                    the final norm's gain (the logits' scale: the policy's
-                   inverse temperature) learns at X × --lr (default 1)
+                   inverse temperature) learns at X × --lr (the default and
+                   extended presets: 100; else 1)
   --output-norm free|uniform
                    uniform: that gain moves only as a whole, one learned
-                   scale of every logit (default free: per element)
+                   scale of every logit (the default and extended presets;
+                   else free, per element). --output-norm free
+                   --output-norm-lr-scale 1 is the setting before decision 0038
   --progress-weight W
                    add W × the share of turns the verifier passes (the dense
                    per-turn progress reward) to the binary verdict
