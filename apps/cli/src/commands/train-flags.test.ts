@@ -89,7 +89,7 @@ describe('gainLines', () => {
 });
 
 describe('seal train: the learned logit scale', () => {
-  it("should print the final norm's gain in the last checkpoint over the warm start's, and nothing when a file is missing", () => {
+  it("should print the final norm's gain in the last checkpoint over the warm start's, and nothing when a file is missing", async () => {
     const root = mkdtempSync(join(tmpdir(), 'seal-scale-'));
     onTestFinished(() => rmSync(root, { recursive: true, force: true }));
     const norm = (values: number[]) =>
@@ -99,11 +99,11 @@ describe('seal train: the learned logit scale', () => {
     mkdirSync(warmStartDirectory);
     mkdirSync(join(runDirectory, 'checkpoints', 'step-000003'), { recursive: true });
     writeFileSync(join(warmStartDirectory, 'model.safetensors'), norm([1, 3]));
-    expect(logitScaleLine({ warmStartDirectory, runDirectory })).toBeUndefined();
+    expect(await logitScaleLine({ warmStartDirectory, runDirectory })).toBeUndefined();
     writeFileSync(join(runDirectory, 'checkpoints', 'latest.json'), JSON.stringify({ step: 3 }));
-    expect(logitScaleLine({ warmStartDirectory, runDirectory })).toBeUndefined();
+    expect(await logitScaleLine({ warmStartDirectory, runDirectory })).toBeUndefined();
     writeFileSync(join(runDirectory, 'checkpoints', 'step-000003', 'model.safetensors'), norm([2, 4]));
-    const line = logitScaleLine({ warmStartDirectory, runDirectory });
+    const line = await logitScaleLine({ warmStartDirectory, runDirectory });
     expect(line).toContain('step 0 → 3');
     expect(line).toContain('× 1.500');
     expect(line).toContain('temperature 0.667');

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { bfclTasks, createBfclBackend, loadBfclData, resolveBfclDataDir, type BfclRuntimeData } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
 import { createOrtPolicy, decodeSafetensors } from '@seal/engine-ort';
-import { formatPoints, pairedBootstrap, runTraining, trainMethodSchema, type EvalSet, type TrainConfigInput, type TrainSummary } from '@seal/rl';
+import { formatPoints, pairedBootstrap, RunDirectory, runTraining, trainMethodSchema, type EvalSet, type TrainConfigInput, type TrainSummary } from '@seal/rl';
 import { SealError, type EvalEvent, type PolicyV1, type Task, type TrainStepEvent } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
@@ -423,7 +423,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     report({ output, summary, started, runDirectory });
     const ppo = summary.config.ppo;
     if (ppo.outputNormUniform || ppo.outputNormLearningRateScale !== 1) {
-      const line = logitScaleLine({ warmStartDirectory: assets.warmStartDirectory, runDirectory });
+      const line = await logitScaleLine({ warmStartDirectory: assets.warmStartDirectory, runDirectory });
       if (line) output.line(line);
     }
   } finally {
@@ -439,7 +439,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
  * for how much of a sampled gain is the scale alone (decision 0038).
  * Undefined when either file is missing or unreadable.
  */
-export function logitScaleLine({ warmStartDirectory, runDirectory }: { warmStartDirectory: string; runDirectory: string }): string | undefined {
+export async function logitScaleLine({ warmStartDirectory, runDirectory }: { warmStartDirectory: string; runDirectory: string }): Promise<string | undefined> {
   const gain = (file: string): number | undefined => {
     if (!existsSync(file)) return undefined;
     const tensor = decodeSafetensors({ bytes: readFileSync(file), source: file }).tensors.get('model.norm.weight');
@@ -447,13 +447,14 @@ export function logitScaleLine({ warmStartDirectory, runDirectory }: { warmStart
     return tensor.data.reduce((sum, x) => sum + x, 0) / tensor.data.length;
   };
   try {
-    const latest = JSON.parse(readFileSync(join(runDirectory, 'checkpoints', 'latest.json'), 'utf8')) as { step?: unknown };
-    if (typeof latest.step !== 'number') return undefined;
+    const run = new RunDirectory(runDirectory);
+    const step = await run.latestCheckpoint();
+    if (step === undefined) return undefined;
     const before = gain(join(warmStartDirectory, 'model.safetensors'));
-    const after = gain(join(runDirectory, 'checkpoints', `step-${String(latest.step).padStart(6, '0')}`, 'model.safetensors'));
+    const after = gain(join(run.checkpointPath(step), 'model.safetensors'));
     if (before === undefined || after === undefined || before === 0) return undefined;
     const scale = after / before;
-    return `learned logit scale (the final norm's gain, step 0 → ${latest.step}): × ${scale.toFixed(3)}; the warm start sampled at temperature ${(1 / scale).toFixed(3)} is the control for how much of the sampled gain is the scale alone`;
+    return `learned logit scale (the final norm's gain, step 0 → ${step}): × ${scale.toFixed(3)}; the warm start sampled at temperature ${(1 / scale).toFixed(3)} is the control for how much of the sampled gain is the scale alone`;
   } catch {
     return undefined;
   }

@@ -11,7 +11,7 @@ import {
   it,
   onTestFinished,
 } from 'vitest';
-import { OrtEngine, type OrtEngineSettings } from '../engine/ort-engine';
+import { OrtEngine, type EngineTrainSettings, type OrtEngineSettings } from '../engine/ort-engine';
 import { decodeSafetensors, encodeSafetensors } from '../io/safetensors';
 import { createModelConfig, type ModelConfig } from '../model/model-config';
 import { initializeWeights } from '../model/model-weights';
@@ -569,21 +569,24 @@ describe('createOrtPolicy settings', () => {
 });
 
 describe('OrtEngine', () => {
+  /** Plain AdamW settings with no KL; each test sets its rate. */
+  const adamSettings: EngineTrainSettings = {
+    learningRate: 0,
+    clipLow: 0.2,
+    clipHigh: 0.2,
+    dualClipC: 10,
+    klCoef: 0,
+    maxGradNorm: 1,
+    weightDecay: 0.01,
+    betas: [0.9, 0.999],
+    eps: 1e-8,
+    temperature: 1,
+  };
+
   it('should leave weights, moments and step unchanged when the loss is not finite', async () => {
     const weights = initializeWeights({ config, seed: 5 });
     const engine = new OrtEngine({ config, weights, settings: { threads: 1 } });
-    const settings = {
-      learningRate: 0.1,
-      clipLow: 0.2,
-      clipHigh: 0.2,
-      dualClipC: 10,
-      klCoef: 0,
-      maxGradNorm: 1,
-      weightDecay: 0.01,
-      betas: [0.9, 0.999] as [number, number],
-      eps: 1e-8,
-      temperature: 1,
-    };
+    const settings = { ...adamSettings, learningRate: 0.1 };
     const sequence = { tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] };
     await engine.train({
       objective: 'cross-entropy',
@@ -605,18 +608,7 @@ describe('OrtEngine', () => {
   });
 
   it('should not move the token embeddings at embeddingLearningRateScale 0, and move them at 1', async () => {
-    const settings = {
-      learningRate: 0.05,
-      clipLow: 0.2,
-      clipHigh: 0.2,
-      dualClipC: 10,
-      klCoef: 0,
-      maxGradNorm: 1,
-      weightDecay: 0.01,
-      betas: [0.9, 0.999] as [number, number],
-      eps: 1e-8,
-      temperature: 1,
-    };
+    const settings = { ...adamSettings, learningRate: 0.05 };
     const sequence = { tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] };
     for (const scale of [0, 1]) {
       const engine = new OrtEngine({
@@ -649,18 +641,7 @@ describe('OrtEngine', () => {
   });
 
   it('should move the final norm by outputNormLearningRateScale × the rate, and the other norms by the rate', async () => {
-    const settings = {
-      learningRate: 1e-3,
-      clipLow: 0.2,
-      clipHigh: 0.2,
-      dualClipC: 10,
-      klCoef: 0,
-      maxGradNorm: 1,
-      weightDecay: 0.01,
-      betas: [0.9, 0.999] as [number, number],
-      eps: 1e-8,
-      temperature: 1,
-    };
+    const settings = { ...adamSettings, learningRate: 1e-3 };
     const sequence = { tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] };
     const moves = new Map<number, { output: number[]; inner: number[] }>();
     for (const scale of [0, 1, 3]) {
@@ -717,16 +698,8 @@ describe('OrtEngine', () => {
       objective: 'cross-entropy',
       sequences: [{ tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] }],
       settings: {
+        ...adamSettings,
         learningRate: 1e-3,
-        clipLow: 0.2,
-        clipHigh: 0.2,
-        dualClipC: 10,
-        klCoef: 0,
-        maxGradNorm: 1,
-        weightDecay: 0.01,
-        betas: [0.9, 0.999],
-        eps: 1e-8,
-        temperature: 1,
         outputNormLearningRateScale: 10,
         outputNormUniform: true,
       },
@@ -819,16 +792,8 @@ describe('OrtEngine', () => {
       objective: 'cross-entropy',
       sequences: [{ tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] }],
       settings: {
+        ...adamSettings,
         learningRate: 0,
-        clipLow: 0.2,
-        clipHigh: 0.2,
-        dualClipC: 10,
-        klCoef: 0,
-        maxGradNorm: 1,
-        weightDecay: 0.01,
-        betas: [0.9, 0.999],
-        eps: 1e-8,
-        temperature: 1,
       },
     });
     expect(result.skipped).toBe(false);
