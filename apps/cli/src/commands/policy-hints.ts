@@ -6,6 +6,7 @@ import { parseJsonText, safeParseWithSchema } from '@seal/spec';
 import * as z from 'zod';
 import {
   embeddedPresets,
+  embeddedTasks,
   type EmbeddedPreset,
 } from '../embedded/embedded-recipe';
 
@@ -115,7 +116,8 @@ function presetByShape(
  * (`warmstart.json`, written by `seal train`), or a run checkpoint
  * (`runs/<run>/checkpoints/step-N`, whose run's `config.json` holds the
  * episode and sampling settings; the preset is recognised by the model's
- * shape). An unknown directory gives no hints.
+ * shape, its suite's seed by the run's `tasks.jsonl`). An unknown directory
+ * gives no hints.
  */
 export async function readPolicyHints(directory: string): Promise<PolicyHints> {
   const dir = resolve(directory);
@@ -154,10 +156,75 @@ export async function readPolicyHints(directory: string): Promise<PolicyHints> {
         }
       : {}),
     ...(run.sampling ? { maxTokens: run.sampling.maxTokens } : {}),
-    ...(name && run.seed !== undefined && run.seed !== null
-      ? { preset: { name, seed: run.seed } }
+    ...(name
+      ? {
+          preset: {
+            name,
+            seed: await runSuiteSeed({
+              runDirectory: join(dir, '..', '..'),
+              name,
+              runSeed: run.seed ?? undefined,
+            }),
+          },
+        }
       : {}),
   };
+}
+
+/**
+ * The seed of the embedded suite a run trained and evaluated on. A run's
+ * `seed` is its RL seed: `seal train --seed` leaves the tasks the preset's
+ * (since 2026-11-24), while earlier runs generated their tasks from it. The
+ * run's `tasks.jsonl` settles which: the seed whose suite holds the run's
+ * first recorded test-id task unchanged. Without that file, the preset's.
+ */
+async function runSuiteSeed({
+  runDirectory,
+  name,
+  runSeed,
+}: {
+  runDirectory: string;
+  name: 'default' | 'smoke';
+  runSeed: number | undefined;
+}): Promise<number> {
+  const presetSeed = embeddedPresets[name].seed;
+  if (runSeed === undefined || runSeed === presetSeed) return presetSeed;
+  const recorded = await firstRecordedTestTask(join(runDirectory, 'tasks.jsonl'));
+  if (recorded === undefined) return presetSeed;
+  for (const seed of [presetSeed, runSeed]) {
+    const generated = embeddedTasks({ ...embeddedPresets[name], seed }).testId.find(
+      (task) => task.id === recorded.id,
+    );
+    if (generated !== undefined && JSON.stringify(generated) === recorded.line) {
+      return seed;
+    }
+  }
+  return presetSeed;
+}
+
+/** The first test-id task of a run's `tasks.jsonl`, re-serialised, or none. */
+async function firstRecordedTestTask(
+  path: string,
+): Promise<{ id: string; line: string } | undefined> {
+  if (!existsSync(path)) return undefined;
+  for (const raw of (await readFile(path, 'utf8')).split('\n')) {
+    if (!raw.includes('"gen_test-id_')) continue;
+    try {
+      const task: unknown = JSON.parse(raw);
+      if (
+        typeof task === 'object' &&
+        task !== null &&
+        'id' in task &&
+        typeof task.id === 'string' &&
+        task.id.startsWith('gen_test-id_')
+      ) {
+        return { id: task.id, line: JSON.stringify(task) };
+      }
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 /** Hints from `/v1/models` (`seal.evalDefaults`), or none when absent or malformed. */
