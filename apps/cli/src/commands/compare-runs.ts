@@ -16,8 +16,12 @@ export type ComparedRun = {
   evaluations: readonly EvalEvent[];
 };
 
-/** The two measures an evaluation records per task. */
-export type CompareMeasure = 'sampled' | 'greedy';
+/**
+ * The measures of an evaluation per task: sampled pass@1 (the share of the k
+ * samples that succeed), greedy, and pass@k (1 where any of the k samples
+ * succeeds), which falls when RL narrows what the policy reaches.
+ */
+export type CompareMeasure = 'sampled' | 'greedy' | 'pass@k';
 
 /** One run's share of a comparison. */
 export type ComparedPair = {
@@ -42,6 +46,8 @@ export type ComparedMeasure = {
   measure: CompareMeasure;
   /** The category the tasks were restricted to, if any. */
   category?: string;
+  /** Samples per task (k) of a sampled measure. */
+  samples?: number;
   pairs: ComparedPair[];
   /** The gain over every (run, task) cell with its two-stage bootstrap interval (runs, then tasks). */
   pooled: PairedEstimate & { clusters: number };
@@ -82,7 +88,10 @@ function evaluationAt(run: ComparedRun, set: string, step: number | undefined): 
 }
 
 function perTask(evaluation: EvalEvent, measure: CompareMeasure): Record<string, number> | undefined {
-  return measure === 'sampled' ? evaluation.sampled?.taskSuccess : evaluation.taskSuccess;
+  if (measure === 'greedy') return evaluation.taskSuccess;
+  const success = evaluation.sampled?.taskSuccess;
+  if (measure === 'sampled' || success === undefined) return success;
+  return Object.fromEntries(Object.entries(success).map(([id, share]) => [id, share > 0 ? 1 : 0]));
 }
 
 /**
@@ -153,8 +162,11 @@ export function compareRuns({
       after: evaluationAt(run, set, step),
       before: control ? evaluationAt(control, set, controlStep) : evaluationAt(run, set, 0),
     }));
-    for (const measure of ['sampled', 'greedy'] as const) {
+    for (const measure of ['sampled', 'greedy', 'pass@k'] as const) {
       if (evaluations.some(({ before, after }) => !perTask(before, measure) || !perTask(after, measure))) continue;
+      const samples = evaluations[0]!.after.sampled?.samples;
+      // pass@k compares like with like only: the same k on both sides of every pair.
+      if (measure === 'pass@k' && evaluations.some(({ before, after }) => before.sampled?.samples !== samples || after.sampled?.samples !== samples)) continue;
       const clusters = evaluations.map(({ run, control, before, after }) => {
         const beforeTasks = perTask(before, measure)!;
         const afterTasks = perTask(after, measure)!;
@@ -179,6 +191,7 @@ export function compareRuns({
         set,
         measure,
         ...(category === undefined ? {} : { category }),
+        ...(measure !== 'greedy' && samples !== undefined ? { samples } : {}),
         pairs: clusters.map(({ run, control, before, after, ids, beforeValues, afterValues }, index) => ({
           run: run.name,
           ...(control ? { control: control.name } : {}),

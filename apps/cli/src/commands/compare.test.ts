@@ -45,6 +45,21 @@ describe('compareRuns', () => {
     expect(greedy!.minimumDetectableEffect?.over).toBe('tasks');
   });
 
+  it('should give pass@k: whether any of the k samples of a task succeeds, falling where pass@1 rises on fewer tasks', () => {
+    const measures = compareRuns({
+      runs: [run('a', 1, evaluation(0, [1, 0, 0, 1], [0.5, 0.25, 0.25, 0]), evaluation(4, [1, 0, 0, 1], [1, 1, 0, 0]))],
+    });
+    expect(measures.map((measure) => measure.measure)).toEqual(['sampled', 'greedy', 'pass@k']);
+    const [sampled, , passAtK] = measures;
+    expect(sampled!.pooled.mean).toBe(0.25);
+    expect(passAtK).toMatchObject({ measure: 'pass@k', samples: 4, meanBefore: 0.75, meanAfter: 0.5 });
+    expect(passAtK!.pooled.mean).toBe(-0.25);
+    // Different k before and after is not a paired measure: it is left out.
+    const other = evaluation(4, [1, 0, 0, 1], [1, 1, 0, 0]);
+    const eight = { ...other, sampled: { ...other.sampled!, samples: 8 } };
+    expect(compareRuns({ runs: [run('b', 1, evaluation(0, [1, 0, 0, 1], [0.5, 0.25, 0.25, 0]), eight)] }).map((measure) => measure.measure)).toEqual(['sampled', 'greedy']);
+  });
+
   it('should pair runs with controls by seed whatever their order, and pool the cells in two stages', () => {
     const runs = [run('p2', 2, evaluation(0, [0, 0, 0, 0]), evaluation(3, [1, 1, 0, 0])), run('p1', 1, evaluation(0, [0, 0, 0, 0]), evaluation(3, [1, 0, 0, 0]))];
     const controls = [run('c1', 1, evaluation(0, [0, 0, 0, 0]), evaluation(3, [0, 0, 0, 0])), run('c2', 2, evaluation(0, [0, 0, 0, 0]), evaluation(3, [1, 0, 0, 0]))];

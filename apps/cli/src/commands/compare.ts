@@ -33,7 +33,9 @@ export const compareHelp = `usage: seal compare RUN_DIR... [--against RUN_DIR[,R
 Paired gains of training runs on their held-out evaluations, pooled over the
 runs with a two-stage bootstrap 95% interval (the runs, then the tasks within
 a run), so the interval covers the variation between RL runs as well as
-between tasks. Both measures a run records: sampled pass@1 and greedy.
+between tasks. The measures a run records: sampled pass@1, greedy, and
+sampled pass@k (k the samples per task: whether any succeeds), which falls
+where RL narrows what the policy reaches while pass@1 rises.
 
 Without --against: each run at --step (default: its last evaluation) against
 its own step 0, on the same tasks: what RL added to the warm start. One run
@@ -81,7 +83,8 @@ const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 const points = (value: number) => `${value >= 0 ? '+' : ''}${(100 * value).toFixed(1)}`;
 
 function describe(measure: ComparedMeasure, controlled: boolean): string[] {
-  const title = `${measure.set}${measure.category ? ` (${measure.category})` : ''}, ${measure.measure === 'sampled' ? 'sampled pass@1' : 'greedy'}`;
+  const name = measure.measure === 'greedy' ? 'greedy' : measure.measure === 'sampled' ? 'sampled pass@1' : `sampled pass@${measure.samples ?? 'k'} (any of the samples succeeds)`;
+  const title = `${measure.set}${measure.category ? ` (${measure.category})` : ''}, ${name}`;
   const rows = measure.pairs.map((pair) => [
     `${pair.run}${pair.control ? ` − ${pair.control}` : ''}`,
     pair.seed === undefined ? '—' : String(pair.seed),
