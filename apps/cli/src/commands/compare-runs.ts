@@ -207,7 +207,9 @@ export function compareRuns({
         meanBefore: mean(clusters.flatMap((cluster) => cluster.beforeValues)),
         meanAfter: mean(clusters.flatMap((cluster) => cluster.afterValues)),
         minimumDetectableEffect:
-          overRuns !== undefined
+          // Runs whose gains all tie (a spread of 0) say nothing of the spread between
+          // runs: fall back to the tasks rather than claim that every effect is detected.
+          overRuns !== undefined && overRuns > 0
             ? { value: overRuns, over: 'runs' }
             : differences.length > 1
               ? { value: minimumDetectableEffect({ n: differences.length, sdDifference: sampleStandardDeviation(differences) }), over: 'tasks' }
