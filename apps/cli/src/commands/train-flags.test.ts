@@ -53,6 +53,7 @@ describe('seal train RL and evaluation flags', () => {
       ['--zero-advantage-share', '1.5'],
       ['--output-norm', 'scalar'],
       ['--output-norm-lr-scale', '-1'],
+      ['--vector-lr-scale', '20000'],
     ] as const) {
       await expect(runTrain({ argv: ['--preset', 'smoke', flag, value, '--run-dir', runDirectory, '--cache', join(root, 'cache')], output })).rejects.toMatchObject({
         code: 'INVALID_ARGUMENT',

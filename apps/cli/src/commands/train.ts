@@ -27,6 +27,7 @@ const flagsSchema = z.object({
   kl: z.coerce.number().nonnegative().optional(),
   'embedding-lr-scale': z.coerce.number().min(0).max(1).optional(),
   'output-norm-lr-scale': z.coerce.number().min(0).max(10000).optional(),
+  'vector-lr-scale': z.coerce.number().min(0).max(10000).optional(),
   'output-norm': z.enum(['free', 'uniform']).optional(),
   'progress-weight': z.coerce.number().min(0).max(10).optional(),
   'turn-advantage': z.coerce.number().min(0).max(10).optional(),
@@ -53,6 +54,7 @@ const flagsSchema = z.object({
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X] [--output-norm free|uniform]
+                  [--vector-lr-scale X]
                   [--progress-weight W] [--turn-advantage W] [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
@@ -88,6 +90,11 @@ unless --fresh is given.
                    scale of every logit (the default and extended presets;
                    else free, per element). --output-norm free
                    --output-norm-lr-scale 1 is the setting before decision 0038
+  --vector-lr-scale X
+                   the other norm gains and the attention biases (2,560
+                   weights in the embedded model) learn at X × --lr (default
+                   1). With a small --lr, RL moves only those vectors and the
+                   logits' scale (decision 0040)
   --progress-weight W
                    add W × the share of turns the verifier passes (the dense
                    per-turn progress reward) to the binary verdict
@@ -275,6 +282,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       kl: { type: 'string' },
       'embedding-lr-scale': { type: 'string' },
       'output-norm-lr-scale': { type: 'string' },
+      'vector-lr-scale': { type: 'string' },
       'output-norm': { type: 'string' },
       'progress-weight': { type: 'string' },
       'turn-advantage': { type: 'string' },
@@ -361,6 +369,7 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
       ...(flags.kl === undefined ? {} : { klCoef: flags.kl }),
       ...(flags['embedding-lr-scale'] === undefined ? {} : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
       ...(flags['output-norm-lr-scale'] === undefined ? {} : { outputNormLearningRateScale: flags['output-norm-lr-scale'] }),
+      ...(flags['vector-lr-scale'] === undefined ? {} : { vectorLearningRateScale: flags['vector-lr-scale'] }),
       ...(flags['output-norm'] === undefined ? {} : { outputNormUniform: flags['output-norm'] === 'uniform' }),
       ...(flags['progress-weight'] === undefined ? {} : { progressWeight: flags['progress-weight'] }),
       ...(flags['turn-advantage'] === undefined ? {} : { turnAdvantageWeight: flags['turn-advantage'] }),

@@ -81,6 +81,8 @@ export type EmbeddedPreset = {
     embeddingLearningRateScale?: number;
     /** Learning-rate multiplier of the final norm's gain, the policy's inverse temperature (`ppo.outputNormLearningRateScale`; default 1). */
     outputNormLearningRateScale?: number;
+    /** Learning-rate multiplier of the other norm gains and the attention biases (`ppo.vectorLearningRateScale`; default 1). */
+    vectorLearningRateScale?: number;
     /** The final norm's gain learns only as a whole, one logit scale (`ppo.outputNormUniform`; default false). */
     outputNormUniform?: boolean;
     /** Linear learning-rate warm-up over the first N RL steps (`ppo.warmupSteps`; default 0). */
@@ -259,6 +261,7 @@ export function embeddedTrainConfig({
       klCoef: preset.rl.klCoef,
       ...(preset.rl.embeddingLearningRateScale === undefined ? {} : { embeddingLearningRateScale: preset.rl.embeddingLearningRateScale }),
       ...(preset.rl.outputNormLearningRateScale === undefined ? {} : { outputNormLearningRateScale: preset.rl.outputNormLearningRateScale }),
+      ...(preset.rl.vectorLearningRateScale === undefined ? {} : { vectorLearningRateScale: preset.rl.vectorLearningRateScale }),
       ...(preset.rl.outputNormUniform === undefined ? {} : { outputNormUniform: preset.rl.outputNormUniform }),
       ...(preset.rl.warmupSteps === undefined ? {} : { warmupSteps: preset.rl.warmupSteps }),
       ...(preset.rl.zeroAdvantageShare === undefined ? {} : { zeroAdvantageShare: preset.rl.zeroAdvantageShare }),

@@ -171,6 +171,11 @@ export type EngineTrainSettings = {
    */
   outputNormLearningRateScale?: number;
   /**
+   * Learning-rate multiplier of the other norm gains and the biases
+   * (default 1).
+   */
+  vectorLearningRateScale?: number;
+  /**
    * The final norm's gain moves only as a whole: one scale for every logit,
    * stepped multiplicatively (default false: each element on its own).
    */
@@ -1340,6 +1345,9 @@ function optimizerScalars(
     ),
     output_norm_learning_rate: scalar(
       settings.learningRate * (settings.outputNormLearningRateScale ?? 1),
+    ),
+    vector_learning_rate: scalar(
+      settings.learningRate * (settings.vectorLearningRateScale ?? 1),
     ),
     output_norm_uniform: scalar(settings.outputNormUniform ? 1 : 0),
     beta1: scalar(beta1),

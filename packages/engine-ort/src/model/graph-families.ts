@@ -770,7 +770,8 @@ export function buildDecodeGraph({
  * tensor. Inputs per weight `param.<n>`, `grad.<n>`, `m.<n>`, `v.<n>`;
  * scalars `learning_rate`, `embedding_learning_rate` (the rate of
  * embedding tensors), `output_norm_learning_rate` (the rate of the final
- * norm's gain, the logits' scale), `output_norm_uniform` (1: that gain
+ * norm's gain, the logits' scale), `vector_learning_rate` (the rate of the
+ * other norm gains and the biases), `output_norm_uniform` (1: that gain
  * moves only as a whole, by multiplicative steps on one scale whose gradient
  * is `Σ gainᵢ·gradᵢ`; 0: each element on its own), `beta1`, `beta2`, `bias_correction1`
  * (`1/(1−β1ᵗ)`), `bias_correction2` (`1/(1−β2ᵗ)`), `eps`, `weight_decay`,
@@ -788,6 +789,7 @@ export function buildOptimizerGraph({
   const learningRate = scalar('learning_rate');
   const embeddingLearningRate = scalar('embedding_learning_rate');
   const outputNormLearningRate = scalar('output_norm_learning_rate');
+  const vectorLearningRate = scalar('vector_learning_rate');
   const outputNormUniform = scalar('output_norm_uniform');
   const beta1 = scalar('beta1');
   const beta2 = scalar('beta2');
@@ -833,7 +835,9 @@ export function buildOptimizerGraph({
       ? embeddingLearningRate
       : spec.outputNorm
         ? outputNormLearningRate
-        : learningRate;
+        : spec.kind === 'matrix'
+          ? learningRate
+          : vectorLearningRate;
     let clippedGrad = g.mul(grad, clipCoefficient);
     if (spec.outputNorm) {
       // Uniform: the gain is s·gain with one scale s; dL/ds at s = 1 is

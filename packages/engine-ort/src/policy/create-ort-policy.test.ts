@@ -683,6 +683,49 @@ describe('OrtEngine', () => {
     expect(moves.get(1)!.inner.some((d) => Math.abs(d) > 0.5e-3)).toBe(true);
   });
 
+  it('should move the inner norms and the biases by vectorLearningRateScale × the rate, and the matrices and the final norm by their own rates', async () => {
+    const names = [
+      'model.layers.0.input_layernorm.weight',
+      'model.layers.1.post_attention_layernorm.weight',
+      'model.layers.0.self_attn.q_proj.bias',
+      'model.layers.0.self_attn.v_proj.bias',
+    ];
+    const matrix = 'model.layers.0.mlp.up_proj.weight';
+    const moves = new Map<number, { vectors: number[][]; matrix: number[]; output: number[] }>();
+    for (const scale of [0, 1, 4]) {
+      const engine = new OrtEngine({
+        config,
+        weights: initializeWeights({ config, seed: 9 }),
+        settings: { threads: 1 },
+      });
+      const read = (name: string): number[] => Array.from(engine.currentWeights.get(name));
+      const before = { vectors: names.map(read), matrix: read(matrix), output: read('model.norm.weight') };
+      await engine.train({
+        objective: 'cross-entropy',
+        sequences: [{ tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] }],
+        settings: { ...adamSettings, learningRate: 1e-3, vectorLearningRateScale: scale },
+      });
+      const delta = (after: number[], was: number[]): number[] => after.map((x, i) => x - was[i]!);
+      moves.set(scale, {
+        vectors: names.map((name, k) => delta(read(name), before.vectors[k]!)),
+        matrix: delta(read(matrix), before.matrix),
+        output: delta(read('model.norm.weight'), before.output),
+      });
+      await engine.close();
+    }
+    for (const vector of moves.get(0)!.vectors) expect(vector.every((d) => d === 0)).toBe(true);
+    moves.get(1)!.vectors.forEach((vector, k) => {
+      expect(vector.some((d) => Math.abs(d) > 0.5e-3)).toBe(true);
+      vector.forEach((d, i) => expect(moves.get(4)!.vectors[k]![i]).toBeCloseTo(4 * d, 5));
+    });
+    // The matrices and the final norm keep their rates whatever the vectors' scale.
+    for (const scale of [0, 4]) {
+      moves.get(scale)!.matrix.forEach((d, i) => expect(d).toBeCloseTo(moves.get(1)!.matrix[i]!, 6));
+      moves.get(scale)!.output.forEach((d, i) => expect(d).toBeCloseTo(moves.get(1)!.output[i]!, 6));
+    }
+    expect(moves.get(1)!.matrix.some((d) => Math.abs(d) > 0.5e-3)).toBe(true);
+  });
+
   it('should scale the final norm as a whole by one multiplicative step with outputNormUniform', async () => {
     const engine = new OrtEngine({
       config,

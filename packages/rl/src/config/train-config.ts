@@ -129,6 +129,12 @@ export const trainConfigSchema = z.object({
        */
       outputNormLearningRateScale: z.number().min(0).max(10000).default(1),
       /**
+       * Learning-rate multiplier of the other vectors: the layers' norm
+       * gains and the attention biases. With a small `learningRate`, the
+       * update lives in that low-dimensional subspace (decision 0040).
+       */
+      vectorLearningRateScale: z.number().min(0).max(10000).default(1),
+      /**
        * The final norm's gain moves only as a whole, as one learned logit
        * scale, stepped multiplicatively (decision 0038).
        */
@@ -177,6 +183,7 @@ export const trainConfigSchema = z.object({
       weightDecay: 0.01,
       embeddingLearningRateScale: 1,
       outputNormLearningRateScale: 1,
+      vectorLearningRateScale: 1,
       outputNormUniform: false,
       epochs: 1,
       warmupSteps: 0,

@@ -123,6 +123,7 @@ export async function updatePolicy({
             weightDecay: config.ppo.weightDecay,
             embeddingLearningRateScale: config.ppo.embeddingLearningRateScale,
             outputNormLearningRateScale: config.ppo.outputNormLearningRateScale,
+            vectorLearningRateScale: config.ppo.vectorLearningRateScale,
             outputNormUniform: config.ppo.outputNormUniform,
             temperature,
           },

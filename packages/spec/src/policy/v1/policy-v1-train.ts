@@ -68,6 +68,13 @@ export const policyV1TrainSettingsSchema = z.strictObject({
    */
   outputNormLearningRateScale: z.number().min(0).max(10000).optional(),
   /**
+   * Multiplies the learning rate of the other vectors: every layer's norm
+   * gains and the attention biases (a few thousand weights beside the
+   * matrices' millions). With a small `learningRate` and a large multiplier
+   * the update is confined to that low-dimensional subspace. Default 1.
+   */
+  vectorLearningRateScale: z.number().min(0).max(10000).optional(),
+  /**
    * The final norm's gain moves only as a whole: one learned scale of every
    * logit (the policy's inverse temperature), stepped multiplicatively at
    * `learningRate × outputNormLearningRateScale` per unit of Adam's update.
