@@ -101,6 +101,12 @@ const trainSettings = {
   klCoef: 0,
   maxGradNorm: 1,
   weightDecay: 0.01,
+  // The optimizer's other rate paths (decisions 0038 and 0040): the final
+  // norm as one multiplicative scale, the other vectors at half the rate.
+  // Each moves a weight by at most the rate, inside weightAbsolute.
+  outputNormUniform: true,
+  outputNormLearningRateScale: 1,
+  vectorLearningRateScale: 0.5,
   betas: [0.9, 0.999] as [number, number],
   eps: 1e-8,
 };
