@@ -12,22 +12,29 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { runResumeChaos } from '../apps/cli/src/chaos/resume-chaos';
 
 const argv = process.argv.slice(2);
 const separator = argv.indexOf('--');
-const own = separator >= 0 ? argv.slice(0, separator) : argv;
-const flag = (name: string) => {
-  const index = own.indexOf(`--${name}`);
-  return index >= 0 ? own[index + 1] : undefined;
-};
-const kills = Number(flag('kills') ?? 20);
-const seed = Number(flag('seed') ?? 20261125);
+const { values } = parseArgs({
+  args: separator >= 0 ? argv.slice(0, separator) : argv,
+  options: {
+    kills: { type: 'string', default: '20' },
+    seed: { type: 'string', default: '20261125' },
+    dir: { type: 'string' },
+    cache: { type: 'string' },
+  },
+  strict: true,
+  allowPositionals: false,
+});
+const kills = Number(values.kills);
+const seed = Number(values.seed);
 if (!Number.isSafeInteger(kills) || kills < 1 || !Number.isSafeInteger(seed)) {
   throw Object.assign(new Error('--kills takes a positive integer, --seed an integer'), { code: 'INVALID_ARGUMENT' });
 }
-const root = flag('dir') ?? mkdtempSync(join(tmpdir(), 'seal-chaos-'));
-const cache = flag('cache');
+const root = values.dir ?? mkdtempSync(join(tmpdir(), 'seal-chaos-'));
+const cache = values.cache;
 const trainArgs = separator >= 0 ? argv.slice(separator + 1) : ['--preset', 'smoke'];
 
 console.log(`resume chaos: seal train ${trainArgs.join(' ')}, ${kills} kills, seed ${seed}, in ${root}`);

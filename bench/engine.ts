@@ -47,6 +47,7 @@ import { parseDeviceRequest, selectDevice, type ExecutionProvider } from '../pac
 import { checkPrecision, parsePrecision, type Precision } from '../packages/engine-ort/src/engine/precision';
 import { createOrtSession, floatTensor, webgpuValidationModes, type WebGpuValidation } from '../packages/engine-ort/src/engine/ort-session';
 import { formatPlacementTable, offDeviceNodes, type GraphPlacement } from '../packages/engine-ort/src/engine/placement';
+import { benchFlags } from './_args';
 
 const configs: Record<string, ModelConfig> = {
   '2m': createModelConfig({
@@ -293,13 +294,11 @@ function parseWebGpuValidation(value: string | undefined): WebGpuValidation | un
   return mode;
 }
 
-function option(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
+const flags = benchFlags(['child', 'configs', 'device', 'precision', 'resident', 'webgpu-validation'], ['quick']);
+const option = flags.value;
 
 const child = option('child');
-const quick = process.argv.includes('--quick');
+const quick = flags.has('quick');
 if (child !== undefined) {
   // Child mode: measure one config and print it as JSON.
   const resident = option('resident');

@@ -20,12 +20,10 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { BfclRealm, BfclSession, loadBfclData, resolveBfclDataDir, type BfclDataset } from '@seal/bfcl';
 import { sharedBfclDataDir } from '@seal/bfcl/test';
+import { benchFlags } from './_args';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => {
-  const index = argv.indexOf(`--${name}`);
-  return index >= 0 ? argv[index + 1] : undefined;
-};
+const flags = benchFlags(['data', 'repeat', 'bfcl-python']);
+const flag = flags.value;
 const dir = resolveBfclDataDir({ flag: flag('data') ?? process.env['SEAL_BFCL_DATA'] ?? sharedBfclDataDir });
 const repeat = Number(flag('repeat') ?? 5);
 const bfclPython = flag('bfcl-python') ?? process.env['SEAL_BFCL_PYTHON'];

@@ -10,12 +10,10 @@
 import { loadBfclData, resolveBfclDataDir } from '@seal/bfcl';
 import { sharedBfclDataDir } from '@seal/bfcl/test';
 import { runHostileFuzz, slowInputMs, slowRequestMs, type HostileFuzzReport } from '../apps/cli/src/fuzz/hostile-fuzz';
+import { benchFlags } from './_args';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => {
-  const index = argv.indexOf(`--${name}`);
-  return index >= 0 ? argv[index + 1] : undefined;
-};
+const flags = benchFlags(['n', 'seed', 'data'], ['no-service']);
+const flag = flags.value;
 const count = Number(flag('n') ?? 100_000);
 const seed = Number(flag('seed') ?? 20261125);
 if (!Number.isSafeInteger(count) || count <= 0 || !Number.isSafeInteger(seed)) {
@@ -31,7 +29,7 @@ const report = await runHostileFuzz({
   dataset,
   count,
   seed,
-  service: !argv.includes('--no-service'),
+  service: !flags.has('no-service'),
   progressEvery: 10_000,
   onProgress: (progress) => console.error(line(progress)),
 });

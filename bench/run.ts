@@ -4,7 +4,7 @@
  * by itself; figures are copied into `bench/RESULTS.md` with the command and
  * date.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -24,6 +24,13 @@ if (!existsSync(file)) {
   console.error(`unknown benchmark '${name}'; available: ${available.join(', ')}`);
   process.exit(2);
 }
+// `--help` before any `--` (after it, arguments belong to a child command) prints the
+// benchmark's own header comment, which opens with its usage line.
+const ownArgs = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+if (ownArgs.includes('--help') || ownArgs.includes('-h')) {
+  console.log(headerComment(file) ?? `usage: pnpm bench ${name} [args]`);
+  process.exit(0);
+}
 process.argv = [process.argv[0]!, file, ...rest];
 try {
   await import(pathToFileURL(file).href);
@@ -34,5 +41,21 @@ try {
     console.error(`bench ${name}: ${error.message}`);
     process.exit(2);
   }
+  // `node:util` parseArgs refusals: an unknown option, a missing or stray value.
+  if (error instanceof Error && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
+    console.error(`bench ${name}: ${error.message.split('\n')[0]} (pnpm bench ${name} --help lists the options)`);
+    process.exit(2);
+  }
   throw error;
+}
+
+/** The leading `/** … *\/` comment of a benchmark file, without its stars. */
+function headerComment(path: string): string | undefined {
+  const match = /^\/\*\*([\s\S]*?)\*\//.exec(readFileSync(path, 'utf8'));
+  if (match === null) return undefined;
+  return match[1]!
+    .split('\n')
+    .map((line) => line.replace(/^\s*\* ?/, ''))
+    .join('\n')
+    .trim();
 }

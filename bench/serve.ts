@@ -42,12 +42,10 @@ import {
   pyJsonDumps,
   type PyValue,
 } from '@seal/python';
+import { benchFlags } from './_args';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => {
-  const index = argv.indexOf(`--${name}`);
-  return index >= 0 ? argv[index + 1] : undefined;
-};
+const flags = benchFlags(['seconds', 'concurrency', 'adversarial', 'rate', 'data', 'url', 'workers']);
+const flag = flags.value;
 const seconds = Number(flag('seconds') ?? 120);
 const concurrency = Number(flag('concurrency') ?? 64);
 const adversarialRate = Number(flag('adversarial') ?? 0.05);

@@ -16,11 +16,17 @@ import {
 } from '@seal/bfcl-tasks';
 import { createEpisode } from '@seal/env';
 import type { Task } from '@seal/spec';
+import { benchFlags } from './_args';
 
-const argv = process.argv.slice(2);
-const flag = (name: string, fallback: number): number => {
-  const index = argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(argv[index + 1]) : fallback;
+const flags = benchFlags(['seed', 'train', 'test', 'warmup']);
+const flag = (name: 'seed' | 'train' | 'test' | 'warmup', fallback: number): number => {
+  const value = flags.value(name);
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 0) {
+    throw Object.assign(new Error(`--${name} takes a whole number, not '${value}'`), { code: 'INVALID_ARGUMENT' });
+  }
+  return number;
 };
 const seed = flag('seed', 1);
 const counts: Record<GeneratorSplit, number> = {

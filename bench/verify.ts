@@ -37,12 +37,10 @@ import { CapabilityState, diagnoseEpisode } from '@seal/diagnose';
 import { createEpisode } from '@seal/env';
 import type { EpisodeRecord, Task } from '@seal/spec';
 import { createBfclVerifier, verifyTrajectory } from '@seal/verifier';
+import { benchFlags } from './_args';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => {
-  const index = argv.indexOf(`--${name}`);
-  return index >= 0 ? argv[index + 1] : undefined;
-};
+const flags = benchFlags(['data', 'repeat']);
+const flag = flags.value;
 const dir = resolveBfclDataDir({
   flag: flag('data') ?? process.env['SEAL_BFCL_DATA'] ?? sharedBfclDataDir,
 });
