@@ -12,29 +12,19 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { runResumeChaos } from '../apps/cli/src/chaos/resume-chaos';
+import { benchFlags } from './_args';
 
 const argv = process.argv.slice(2);
 const separator = argv.indexOf('--');
-const { values } = parseArgs({
-  args: separator >= 0 ? argv.slice(0, separator) : argv,
-  options: {
-    kills: { type: 'string', default: '20' },
-    seed: { type: 'string', default: '20261125' },
-    dir: { type: 'string' },
-    cache: { type: 'string' },
-  },
-  strict: true,
-  allowPositionals: false,
-});
-const kills = Number(values.kills);
-const seed = Number(values.seed);
+const flags = benchFlags(['kills', 'seed', 'dir', 'cache'], [], separator >= 0 ? argv.slice(0, separator) : argv);
+const kills = Number(flags.value('kills') ?? 20);
+const seed = Number(flags.value('seed') ?? 20261125);
 if (!Number.isSafeInteger(kills) || kills < 1 || !Number.isSafeInteger(seed)) {
   throw Object.assign(new Error('--kills takes a positive integer, --seed an integer'), { code: 'INVALID_ARGUMENT' });
 }
-const root = values.dir ?? mkdtempSync(join(tmpdir(), 'seal-chaos-'));
-const cache = values.cache;
+const root = flags.value('dir') ?? mkdtempSync(join(tmpdir(), 'seal-chaos-'));
+const cache = flags.value('cache');
 const trainArgs = separator >= 0 ? argv.slice(separator + 1) : ['--preset', 'smoke'];
 
 console.log(`resume chaos: seal train ${trainArgs.join(' ')}, ${kills} kills, seed ${seed}, in ${root}`);

@@ -26,7 +26,8 @@ if (!existsSync(file)) {
 }
 // `--help` before any `--` (after it, arguments belong to a child command) prints the
 // benchmark's own header comment, which opens with its usage line.
-const ownArgs = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+const separator = rest.indexOf('--');
+const ownArgs = separator >= 0 ? rest.slice(0, separator) : rest;
 if (ownArgs.includes('--help') || ownArgs.includes('-h')) {
   console.log(headerComment(file) ?? `usage: pnpm bench ${name} [args]`);
   process.exit(0);
