@@ -6,7 +6,9 @@ import { defineConfig } from 'vitest/config';
  * Kept out of `pnpm test`; `.ci/run` runs them after it.
  */
 export default defineConfig({
-  resolve: { conditions: ['@seal/source', 'module', 'node', 'import', 'default'] },
+  resolve: {
+    conditions: ['@seal/source', 'module', 'node', 'import', 'default'],
+  },
   ssr: {
     resolve: {
       conditions: ['@seal/source', 'module', 'node', 'import', 'default'],

@@ -14,7 +14,9 @@ const workspaceDirs = ['packages', 'apps'].flatMap((group) =>
  * `@seal/source` export condition, so tests never wait for a build.
  */
 export default defineConfig({
-  resolve: { conditions: ['@seal/source', 'module', 'node', 'import', 'default'] },
+  resolve: {
+    conditions: ['@seal/source', 'module', 'node', 'import', 'default'],
+  },
   ssr: {
     resolve: {
       conditions: ['@seal/source', 'module', 'node', 'import', 'default'],

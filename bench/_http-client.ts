@@ -70,7 +70,9 @@ export class LeanHttpConnection {
 
   private receive(socket: Socket, chunk: Buffer): void {
     this.buffered =
-      this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+      this.buffered.length === 0
+        ? chunk
+        : Buffer.concat([this.buffered, chunk]);
     const end = this.buffered.indexOf(headerEnd);
     if (end < 0) return;
     const head = this.buffered.toString('latin1', 0, end);

@@ -23,7 +23,12 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '@seal/cli';
 import { formatPoints, pairedBootstrap } from '@seal/rl';
-import { SealError, packRunRecordSchema, parseJsonText, type PackRunRecord } from '@seal/spec';
+import {
+  SealError,
+  packRunRecordSchema,
+  parseJsonText,
+  type PackRunRecord,
+} from '@seal/spec';
 
 const { values } = parseArgs({
   options: {
@@ -43,10 +48,18 @@ const { values } = parseArgs({
 const seeds = values.seeds.split(',').map(Number);
 const count = (name: string, value: string, min: number) => {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < min) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--${name} must be a whole number ≥ ${min}, got ${value}` });
+  if (!Number.isInteger(number) || number < min)
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--${name} must be a whole number ≥ ${min}, got ${value}`,
+    });
   return number;
 };
-if (seeds.some((seed) => !Number.isInteger(seed) || seed < 0)) throw new SealError({ code: 'INVALID_ARGUMENT', message: `--seeds must list whole numbers ≥ 0, got ${values.seeds}` });
+if (seeds.some((seed) => !Number.isInteger(seed) || seed < 0))
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--seeds must list whole numbers ≥ 0, got ${values.seeds}`,
+  });
 const steps = count('steps', values.steps, 1);
 const evalPacks = count('eval-packs', values['eval-packs'], 1);
 const evalPackSize = count('eval-pack-size', values['eval-pack-size'], 4);
@@ -61,7 +74,11 @@ const models: readonly Model[] = ['before', ...arms];
 async function cli(argv: string[]): Promise<void> {
   console.log(`\n$ seal ${argv.join(' ')}`);
   const code = await runCli(argv);
-  if (code !== 0) throw new SealError({ code: 'INTERNAL', message: `seal ${argv.join(' ')} exited with ${code}` });
+  if (code !== 0)
+    throw new SealError({
+      code: 'INTERNAL',
+      message: `seal ${argv.join(' ')} exited with ${code}`,
+    });
 }
 
 function readRecords(file: string): PackRunRecord[] {
@@ -69,13 +86,19 @@ function readRecords(file: string): PackRunRecord[] {
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line.trim().length > 0)
-    .map((line) => packRunRecordSchema.parse(parseJsonText({ text: line, source: file })));
+    .map((line) =>
+      packRunRecordSchema.parse(parseJsonText({ text: line, source: file })),
+    );
 }
 
-const runDirectory = (seed: number, arm: (typeof arms)[number]) => join(out, `s${seed}-${arm}`);
+const runDirectory = (seed: number, arm: (typeof arms)[number]) =>
+  join(out, `s${seed}-${arm}`);
 const evalFile = (seed: number, model: Model) =>
-  model === 'before' ? join(runDirectory(seed, 'cod'), 'packs', 'eval-000000.jsonl') : join(runDirectory(seed, model), 'packs', `eval-${stepName(steps)}.jsonl`);
-const ralphFile = (seed: number, model: Model) => join(out, `s${seed}-${model}-ralph.jsonl`);
+  model === 'before'
+    ? join(runDirectory(seed, 'cod'), 'packs', 'eval-000000.jsonl')
+    : join(runDirectory(seed, model), 'packs', `eval-${stepName(steps)}.jsonl`);
+const ralphFile = (seed: number, model: Model) =>
+  join(out, `s${seed}-${model}-ralph.jsonl`);
 
 if (!values['report-only']) {
   mkdirSync(out, { recursive: true });
@@ -93,19 +116,59 @@ if (!values['report-only']) {
         if (!existsSync(target)) copyFileSync(evalFile(seed, 'before'), target);
       }
       await cli([
-        'train', '--method', 'cod', '--preset', 'embedded', '--seed', String(seed), '--steps', String(steps),
-        '--eval-packs', String(evalPacks), '--eval-pack-size', String(evalPackSize), '--eval-runs', String(evalRuns), '--run-dir', directory, '--cache', values.cache,
+        'train',
+        '--method',
+        'cod',
+        '--preset',
+        'embedded',
+        '--seed',
+        String(seed),
+        '--steps',
+        String(steps),
+        '--eval-packs',
+        String(evalPacks),
+        '--eval-pack-size',
+        String(evalPackSize),
+        '--eval-runs',
+        String(evalRuns),
+        '--run-dir',
+        directory,
+        '--cache',
+        values.cache,
         ...(arm === 'one-by-one' ? ['--one-by-one'] : []),
       ]);
     }
     if (ralphPacks > 0) {
-      const warmStart = JSON.parse(readFileSync(join(runDirectory(seed, 'cod'), 'config.json'), 'utf8')).initialModel as string;
+      const warmStart = JSON.parse(
+        readFileSync(join(runDirectory(seed, 'cod'), 'config.json'), 'utf8'),
+      ).initialModel as string;
       for (const model of models) {
-        const modelDirectory = model === 'before' ? warmStart : join(runDirectory(seed, model), 'checkpoints', `step-${stepName(steps)}`);
+        const modelDirectory =
+          model === 'before'
+            ? warmStart
+            : join(
+                runDirectory(seed, model),
+                'checkpoints',
+                `step-${stepName(steps)}`,
+              );
         await cli([
-          'eval', '--packs', String(ralphPacks), '--pack-size', String(evalPackSize), '--runs', String(evalRuns), '--ralph', '--format', 'compact', '--model', modelDirectory,
+          'eval',
+          '--packs',
+          String(ralphPacks),
+          '--pack-size',
+          String(evalPackSize),
+          '--runs',
+          String(evalRuns),
+          '--ralph',
+          '--format',
+          'compact',
+          '--model',
+          modelDirectory,
           // The compact format's token budgets (32 per move, 240 per update) are `seal eval`'s defaults.
-          '--seed', String(seed), '--out', ralphFile(seed, model),
+          '--seed',
+          String(seed),
+          '--out',
+          ralphFile(seed, model),
         ]);
       }
     }
@@ -113,7 +176,10 @@ if (!values['report-only']) {
 }
 
 /** Δ4−1 per pack, averaged over the pack's runs, keyed `seed/packId`. */
-function deltas(records: readonly PackRunRecord[], seed: number): Map<string, number> {
+function deltas(
+  records: readonly PackRunRecord[],
+  seed: number,
+): Map<string, number> {
   const sums = new Map<string, [number, number]>();
   for (const record of records) {
     const at = (position: number) => (record.solves[position]?.success ? 1 : 0);
@@ -125,7 +191,10 @@ function deltas(records: readonly PackRunRecord[], seed: number): Map<string, nu
   return new Map([...sums].map(([key, [sum, runs]]) => [key, sum / runs]));
 }
 
-function table(label: string, file: (seed: number, model: Model) => string): void {
+function table(
+  label: string,
+  file: (seed: number, model: Model) => string,
+): void {
   const perModel = new Map<Model, Map<string, number>>();
   const positions = new Map<Model, number[][]>();
   const parsed = new Map<Model, [number, number]>();
@@ -147,11 +216,18 @@ function table(label: string, file: (seed: number, model: Model) => string): voi
       const records = readRecords(file(seed, model));
       for (const [key, value] of deltas(records, seed)) all.set(key, value);
       for (const record of records) {
-        for (const solve of record.solves) (curve[solve.position] ??= []).push(solve.success ? 1 : 0);
+        for (const solve of record.solves)
+          (curve[solve.position] ??= []).push(solve.success ? 1 : 0);
         // The pack's mapping as the record states it ('Direction 1 = left, …'), against what the hints claim.
-        const truth = new Map([...record.regularity.matchAll(/Direction ([1-4]) = (\w+)/g)].map((match) => [match[1], match[2]]));
+        const truth = new Map(
+          [...record.regularity.matchAll(/Direction ([1-4]) = (\w+)/g)].map(
+            (match) => [match[1], match[2]],
+          ),
+        );
         for (const solve of record.solves.slice(1)) {
-          const correct = [...solve.hints.matchAll(/Direction ([1-4]) = (\w+)/g)].filter((match) => truth.get(match[1]) === match[2]).length;
+          const correct = [
+            ...solve.hints.matchAll(/Direction ([1-4]) = (\w+)/g),
+          ].filter((match) => truth.get(match[1]) === match[2]).length;
           const stratum = strata[correct >= 2 ? 1 : 0];
           stratum[0] += solve.success ? 1 : 0;
           stratum[1] += 1;
@@ -159,7 +235,9 @@ function table(label: string, file: (seed: number, model: Model) => string): voi
         for (const update of record.updates) {
           updates++;
           if (update.parsed) ok++;
-          for (const match of update.hints.matchAll(/Direction ([1-4]) = (\w+)/g)) {
+          for (const match of update.hints.matchAll(
+            /Direction ([1-4]) = (\w+)/g,
+          )) {
             stated++;
             if (truth.get(match[1]) === match[2]) right++;
           }
@@ -172,8 +250,13 @@ function table(label: string, file: (seed: number, model: Model) => string): voi
     facts.set(model, [right, stated]);
     byRight.set(model, strata);
   }
-  const mean = (list: readonly number[]) => (list.length === 0 ? Number.NaN : list.reduce((a, b) => a + b, 0) / list.length);
-  console.log(`\n${label}: success by pack position (mean over seeds ${seeds.join(',')}; pack runs per position in brackets)`);
+  const mean = (list: readonly number[]) =>
+    list.length === 0
+      ? Number.NaN
+      : list.reduce((a, b) => a + b, 0) / list.length;
+  console.log(
+    `\n${label}: success by pack position (mean over seeds ${seeds.join(',')}; pack runs per position in brackets)`,
+  );
   for (const model of models) {
     const curve = positions.get(model)!;
     const [ok, updates] = parsed.get(model)!;
@@ -188,7 +271,11 @@ function table(label: string, file: (seed: number, model: Model) => string): voi
     const b = perModel.get(before)!;
     const keys = [...a.keys()].filter((key) => b.has(key)).sort();
     if (keys.length === 0) return;
-    const estimate = pairedBootstrap({ before: keys.map((key) => b.get(key)!), after: keys.map((key) => a.get(key)!), seed: 18 });
+    const estimate = pairedBootstrap({
+      before: keys.map((key) => b.get(key)!),
+      after: keys.map((key) => a.get(key)!),
+      seed: 18,
+    });
     console.log(
       `  Δ4−1 ${after} − ${before}: ${formatPoints(estimate)} points (95% paired bootstrap, ${estimate.n} cells)`,
     );
@@ -198,5 +285,12 @@ function table(label: string, file: (seed: number, model: Model) => string): voi
   compare('one-by-one', 'before');
 }
 
-table(`CoD packs (pack size ${evalPackSize}, ${evalPacks} packs per seed)`, evalFile);
-if (ralphPacks > 0) table(`Ralph loop (each pack's first task ${evalPackSize} times, ${ralphPacks} packs per seed)`, ralphFile);
+table(
+  `CoD packs (pack size ${evalPackSize}, ${evalPacks} packs per seed)`,
+  evalFile,
+);
+if (ralphPacks > 0)
+  table(
+    `Ralph loop (each pack's first task ${evalPackSize} times, ${ralphPacks} packs per seed)`,
+    ralphFile,
+  );

@@ -43,10 +43,27 @@ import {
   OrtEngine,
   type ModelConfig,
 } from '../packages/engine-ort/src/index';
-import { parseDeviceRequest, selectDevice, type ExecutionProvider } from '../packages/engine-ort/src/engine/device';
-import { checkPrecision, parsePrecision, type Precision } from '../packages/engine-ort/src/engine/precision';
-import { createOrtSession, floatTensor, webgpuValidationModes, type WebGpuValidation } from '../packages/engine-ort/src/engine/ort-session';
-import { formatPlacementTable, offDeviceNodes, type GraphPlacement } from '../packages/engine-ort/src/engine/placement';
+import {
+  parseDeviceRequest,
+  selectDevice,
+  type ExecutionProvider,
+} from '../packages/engine-ort/src/engine/device';
+import {
+  checkPrecision,
+  parsePrecision,
+  type Precision,
+} from '../packages/engine-ort/src/engine/precision';
+import {
+  createOrtSession,
+  floatTensor,
+  webgpuValidationModes,
+  type WebGpuValidation,
+} from '../packages/engine-ort/src/engine/ort-session';
+import {
+  formatPlacementTable,
+  offDeviceNodes,
+  type GraphPlacement,
+} from '../packages/engine-ort/src/engine/placement';
 import { benchFlags } from './_args';
 
 const configs: Record<string, ModelConfig> = {
@@ -103,7 +120,10 @@ function matmulParameters(config: ModelConfig): number {
 
 function trainFlopsPerToken(config: ModelConfig, length: number): number {
   const attentionWidth = config.numHeads * config.headDim;
-  return 6 * matmulParameters(config) + 12 * config.numLayers * length * attentionWidth;
+  return (
+    6 * matmulParameters(config) +
+    12 * config.numLayers * length * attentionWidth
+  );
 }
 
 function median(values: number[]): number {
@@ -118,7 +138,9 @@ async function time(body: () => Promise<unknown>): Promise<number> {
 }
 
 /** A session computing one n×n×n fp32 MatMul, with its feeds bound. */
-async function matmulSession(n: number): Promise<{ run: () => Promise<unknown>; release: () => Promise<void> }> {
+async function matmulSession(
+  n: number,
+): Promise<{ run: () => Promise<unknown>; release: () => Promise<void> }> {
   const g = new GraphBuilder({ floatType: 'float32' });
   const a = g.input({ name: 'a', shape: [n, n] });
   const b = g.input({ name: 'b', shape: [n, n] });
@@ -127,13 +149,18 @@ async function matmulSession(n: number): Promise<{ run: () => Promise<unknown>; 
     model: g.toOnnx({ name: 'peak' }),
     settings: { executionProvider: 'cpu', threads, optimizationLevel: 'all' },
   });
-  const data = Float32Array.from({ length: n * n }, (_, i) => ((i * 7919) % 1000) / 1000 - 0.5);
+  const data = Float32Array.from(
+    { length: n * n },
+    (_, i) => ((i * 7919) % 1000) / 1000 - 0.5,
+  );
   const feeds = { a: floatTensor(data, [n, n]), b: floatTensor(data, [n, n]) };
   return { run: () => session.run(feeds), release: () => session.release() };
 }
 
 /** The fp32 MatMul peak of ORT on this machine, in FLOP/s (best of several runs). */
-async function measureMatmulPeak(sizes: readonly number[] = [1024, 2048]): Promise<number> {
+async function measureMatmulPeak(
+  sizes: readonly number[] = [1024, 2048],
+): Promise<number> {
   let best = 0;
   for (const n of sizes) {
     const session = await matmulSession(n);
@@ -205,12 +232,21 @@ async function measureConfig(
     eps: 1e-8,
   };
   const tokenIds = (row: number, length: number): number[] =>
-    Array.from({ length }, (_, t) => (row * 7919 + t * 104729) % config.vocabSize);
+    Array.from(
+      { length },
+      (_, t) => (row * 7919 + t * 104729) % config.vocabSize,
+    );
   const sequences = Array.from({ length: trainBatch }, (_, row) => {
     const ids = tokenIds(row, trainLength);
-    return { tokenIds: ids, tokenWeights: ids.map((_, t) => (t === 0 ? 0 : 1 / (trainBatch * (trainLength - 1)))) };
+    return {
+      tokenIds: ids,
+      tokenWeights: ids.map((_, t) =>
+        t === 0 ? 0 : 1 / (trainBatch * (trainLength - 1)),
+      ),
+    };
   });
-  const train = () => engine.train({ objective: 'cross-entropy', sequences, settings });
+  const train = () =>
+    engine.train({ objective: 'cross-entropy', sequences, settings });
   const large = config.numLayers * config.hiddenSize > 2000;
   await train();
   // Training steps alternate with a 2048³ MatMul, and MFU is the median of
@@ -218,12 +254,15 @@ async function measureConfig(
   // over a run, and each step is compared with a peak taken under the same load.
   // On a GPU the CPU EP's MatMul says nothing about the device: no MFU there.
   const cpu = device === 'cpu';
-  const peakSession = cpu ? await matmulSession(2048) : { run: () => Promise.resolve(), release: () => Promise.resolve() };
+  const peakSession = cpu
+    ? await matmulSession(2048)
+    : { run: () => Promise.resolve(), release: () => Promise.resolve() };
   await peakSession.run();
   const trainTimes: number[] = [];
   const ratios: number[] = [];
   let localPeak = 0;
-  const flopsPerStep = trainBatch * trainLength * trainFlopsPerToken(config, trainLength);
+  const flopsPerStep =
+    trainBatch * trainLength * trainFlopsPerToken(config, trainLength);
   for (let i = 0; i < (quick ? 2 : large ? 4 : 8); i++) {
     const matmulSeconds = await time(() => peakSession.run());
     const stepSeconds = await time(train);
@@ -238,7 +277,9 @@ async function measureConfig(
 
   const generate = (batch: number, promptLength: number, maxTokens: number) =>
     engine.generate({
-      prompts: Array.from({ length: batch }, (_, row) => tokenIds(row + 100, promptLength)),
+      prompts: Array.from({ length: batch }, (_, row) =>
+        tokenIds(row + 100, promptLength),
+      ),
       maxTokens,
       sampling: { temperature: 0, topP: 1, topK: 0 },
       stopTokenIds: [],
@@ -246,7 +287,8 @@ async function measureConfig(
     });
   await generate(8, 256, 1);
   const prefillTimes: number[] = [];
-  for (let i = 0; i < (quick ? 2 : 5); i++) prefillTimes.push(await time(() => generate(8, 256, 1)));
+  for (let i = 0; i < (quick ? 2 : 5); i++)
+    prefillTimes.push(await time(() => generate(8, 256, 1)));
   const prefillTokensPerSecond = (8 * 256) / median(prefillTimes);
 
   const decodeTokensPerSecond: Record<string, number> = {};
@@ -259,7 +301,8 @@ async function measureConfig(
       full.push(await time(() => generate(batch, 32, newTokens)));
       prefillOnly.push(await time(() => generate(batch, 32, 1)));
     }
-    decodeTokensPerSecond[batch] = (batch * (newTokens - 1)) / (median(full) - median(prefillOnly));
+    decodeTokensPerSecond[batch] =
+      (batch * (newTokens - 1)) / (median(full) - median(prefillOnly));
   }
   await engine.close();
   return {
@@ -267,7 +310,8 @@ async function measureConfig(
     parameters: countParameters(config),
     trainTokensPerSecond: tokens / trainStepSeconds,
     trainStepSeconds,
-    trainFlopsPerSecond: (tokens * trainFlopsPerToken(config, trainLength)) / trainStepSeconds,
+    trainFlopsPerSecond:
+      (tokens * trainFlopsPerToken(config, trainLength)) / trainStepSeconds,
     prefillTokensPerSecond,
     decodeTokensPerSecond,
     peakRssMegabytes: process.resourceUsage().maxRSS / 1024,
@@ -284,17 +328,24 @@ function percent(ratio: number): string {
 }
 
 /** `--webgpu-validation`: one of the EP's modes, or undefined for ORT's default. */
-function parseWebGpuValidation(value: string | undefined): WebGpuValidation | undefined {
+function parseWebGpuValidation(
+  value: string | undefined,
+): WebGpuValidation | undefined {
   if (value === undefined) return undefined;
   const mode = webgpuValidationModes.find((candidate) => candidate === value);
   if (mode === undefined) {
-    console.error(`bench engine: unknown --webgpu-validation '${value}'; expected one of ${webgpuValidationModes.join(', ')}`);
+    console.error(
+      `bench engine: unknown --webgpu-validation '${value}'; expected one of ${webgpuValidationModes.join(', ')}`,
+    );
     process.exit(2);
   }
   return mode;
 }
 
-const flags = benchFlags(['child', 'configs', 'device', 'precision', 'resident', 'webgpu-validation'], ['quick']);
+const flags = benchFlags(
+  ['child', 'configs', 'device', 'precision', 'resident', 'webgpu-validation'],
+  ['quick'],
+);
 const option = flags.value;
 
 const child = option('child');
@@ -318,14 +369,18 @@ if (child !== undefined) {
   const names = (option('configs') ?? '2m,10m,50m').split(',');
   const unknown = names.filter((name) => configs[name] === undefined);
   if (unknown.length > 0) {
-    console.error(`bench engine: unknown config ${unknown.join(', ')}; known: ${Object.keys(configs).join(', ')}`);
+    console.error(
+      `bench engine: unknown config ${unknown.join(', ')}; known: ${Object.keys(configs).join(', ')}`,
+    );
     process.exit(2);
   }
   let device: ExecutionProvider;
   let precision: Precision;
   let precisionNote: string;
   try {
-    ({ device } = await selectDevice(parseDeviceRequest(option('device') ?? 'cpu')));
+    ({ device } = await selectDevice(
+      parseDeviceRequest(option('device') ?? 'cpu'),
+    ));
     precision = parsePrecision(option('precision') ?? 'fp32');
     const products = await checkPrecision({ device, precision });
     precisionNote =
@@ -342,22 +397,50 @@ if (child !== undefined) {
   const validation = parseWebGpuValidation(option('webgpu-validation'));
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`engine benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}${device === 'webgpu' ? `, WebGPU validation ${validation ?? 'basic (default)'}` : ''}`);
-  console.log(`intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`);
+  console.log(
+    `machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}${device === 'webgpu' ? `, WebGPU validation ${validation ?? 'basic (default)'}` : ''}`,
+  );
+  console.log(
+    `intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`,
+  );
   let peak = device === 'cpu' ? await measureMatmulPeak() : Number.NaN;
   const script = fileURLToPath(import.meta.url);
   const results: ConfigResult[] = [];
   for (const name of names) {
-    const output = execFileSync(process.execPath, [...process.execArgv, script, '--child', name, '--device', device, ...(quick ? ['--quick'] : []), ...(option('resident') === undefined ? [] : ['--resident', option('resident')!]), '--precision', precision, ...(validation === undefined ? [] : ['--webgpu-validation', validation])], {
-      encoding: 'utf8',
-      maxBuffer: 256 << 20,
-    });
-    const result = JSON.parse(output.trim().split('\n').at(-1)!) as ConfigResult;
+    const output = execFileSync(
+      process.execPath,
+      [
+        ...process.execArgv,
+        script,
+        '--child',
+        name,
+        '--device',
+        device,
+        ...(quick ? ['--quick'] : []),
+        ...(option('resident') === undefined
+          ? []
+          : ['--resident', option('resident')!]),
+        '--precision',
+        precision,
+        ...(validation === undefined
+          ? []
+          : ['--webgpu-validation', validation]),
+      ],
+      {
+        encoding: 'utf8',
+        maxBuffer: 256 << 20,
+      },
+    );
+    const result = JSON.parse(
+      output.trim().split('\n').at(-1)!,
+    ) as ConfigResult;
     results.push(result);
   }
   if (device === 'cpu') {
     peak = Math.max(peak, ...results.map((r) => r.localPeak));
-    console.log(`fp32 MatMul peak (ORT MatMul 1024³/2048³, ${threads} threads, best of all runs): ${(peak / 1e9).toFixed(1)} GFLOP/s\n`);
+    console.log(
+      `fp32 MatMul peak (ORT MatMul 1024³/2048³, ${threads} threads, best of all runs): ${(peak / 1e9).toFixed(1)} GFLOP/s\n`,
+    );
   }
   const header = [
     'config',
@@ -395,16 +478,29 @@ if (child !== undefined) {
   console.log(
     `\ntrain: ${trainBatch}×${trainLength} tokens per step (one grad micro-batch + AdamW); prefill: 8×256; decode: 32-token prompts, ${quick ? 16 : 64} new tokens`,
   );
-  console.log('MFU = tokens·(6·N + 12·L·S·A) / step time / MatMul peak (N: matrix-product weights incl. LM head).');
-  console.log('"vs run peak": against the best MatMul rate of the whole run; "paired": median over steps against the MatMul rate measured just before each step (robust to a shared, loaded machine).');
-  console.log(`\nnode placement (first session of each graph family, ORT profile), device ${device}:`);
+  console.log(
+    'MFU = tokens·(6·N + 12·L·S·A) / step time / MatMul peak (N: matrix-product weights incl. LM head).',
+  );
+  console.log(
+    '"vs run peak": against the best MatMul rate of the whole run; "paired": median over steps against the MatMul rate measured just before each step (robust to a shared, loaded machine).',
+  );
+  console.log(
+    `\nnode placement (first session of each graph family, ORT profile), device ${device}:`,
+  );
   let offDevice = 0;
   for (const result of results) {
-    console.log(`\n${result.name}:\n${formatPlacementTable(result.placements)}`);
-    offDevice += result.placements.reduce((sum, placement) => sum + offDeviceNodes(placement).length, 0);
+    console.log(
+      `\n${result.name}:\n${formatPlacementTable(result.placements)}`,
+    );
+    offDevice += result.placements.reduce(
+      (sum, placement) => sum + offDeviceNodes(placement).length,
+      0,
+    );
   }
   if (offDevice > 0) {
-    console.error(`\nbench engine: ${offDevice} hot-path node(s) fell back to the CPU (listed above)`);
+    console.error(
+      `\nbench engine: ${offDevice} hot-path node(s) fell back to the CPU (listed above)`,
+    );
     process.exitCode = 1;
   } else {
     console.log(`\nevery hot-path node ran on ${device}`);

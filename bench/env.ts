@@ -18,30 +18,56 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { BfclRealm, BfclSession, loadBfclData, resolveBfclDataDir, type BfclDataset } from '@seal/bfcl';
+import {
+  BfclRealm,
+  BfclSession,
+  loadBfclData,
+  resolveBfclDataDir,
+  type BfclDataset,
+} from '@seal/bfcl';
 import { sharedBfclDataDir } from '@seal/bfcl/test';
 import { benchFlags } from './_args';
 
 const flags = benchFlags(['data', 'repeat', 'bfcl-python']);
 const flag = flags.value;
-const dir = resolveBfclDataDir({ flag: flag('data') ?? process.env['SEAL_BFCL_DATA'] ?? sharedBfclDataDir });
+const dir = resolveBfclDataDir({
+  flag: flag('data') ?? process.env['SEAL_BFCL_DATA'] ?? sharedBfclDataDir,
+});
 const repeat = Number(flag('repeat') ?? 5);
 const bfclPython = flag('bfcl-python') ?? process.env['SEAL_BFCL_PYTHON'];
 const dataset = await loadBfclData({ dir });
 
 /** BFCL's Python replay in a child process, one `run` per call. */
 function startPythonReplay(bfclDir: string) {
-  const script = fileURLToPath(new URL('./env-bfcl-python.py', import.meta.url));
-  const child = spawn(process.env['PYTHON'] ?? 'python3', [script, bfclDir, dir], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const script = fileURLToPath(
+    new URL('./env-bfcl-python.py', import.meta.url),
+  );
+  const child = spawn(
+    process.env['PYTHON'] ?? 'python3',
+    [script, bfclDir, dir],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const lines = createInterface({ input: child.stdout })[
+    Symbol.asyncIterator
+  ]();
   return {
-    async run(): Promise<{ ms: number; cpuMs: number; calls: number; entries: number }> {
+    async run(): Promise<{
+      ms: number;
+      cpuMs: number;
+      calls: number;
+      entries: number;
+    }> {
       child.stdin.write('run\n');
       const next = await lines.next();
       if (next.done) throw new Error('the BFCL Python replay exited early');
-      return JSON.parse(next.value) as { ms: number; cpuMs: number; calls: number; entries: number };
+      return JSON.parse(next.value) as {
+        ms: number;
+        cpuMs: number;
+        calls: number;
+        entries: number;
+      };
     },
     async results(): Promise<string[]> {
       child.stdin.write('results\n');
@@ -55,7 +81,10 @@ function startPythonReplay(bfclDir: string) {
   };
 }
 
-function replayAll(data: BfclDataset, snapshots: boolean): { calls: number; entries: number } {
+function replayAll(
+  data: BfclDataset,
+  snapshots: boolean,
+): { calls: number; entries: number } {
   let calls = 0;
   for (const entry of data.entries) {
     const session = new BfclSession({
@@ -88,13 +117,18 @@ function timed<T>(run: () => T): { value: T } & Timing {
   return { value, ms, cpuMs: (used.user + used.system) / 1000 };
 }
 
-const python = bfclPython === undefined ? undefined : startPythonReplay(bfclPython);
+const python =
+  bfclPython === undefined ? undefined : startPythonReplay(bfclPython);
 // Warm up the JIT (and Python's imports), then alternate the variants so
 // drift and other load on the machine hit all of them alike.
 replayAll(dataset, true);
 replayAll(dataset, false);
 await python?.run();
-const times = { with: [] as Timing[], without: [] as Timing[], python: [] as Timing[] };
+const times = {
+  with: [] as Timing[],
+  without: [] as Timing[],
+  python: [] as Timing[],
+};
 let counts = { calls: 0, entries: 0 };
 for (let i = 0; i < repeat; i++) {
   for (const snapshots of [true, false]) {
@@ -123,16 +157,19 @@ if (python !== undefined) {
       involvedClasses: entry.involvedClasses,
       longContext: entry.category === 'multi_turn_long_context',
     });
-    for (const turn of entry.groundTruth) for (const call of turn) actual.push(session.execute(call).result);
+    for (const turn of entry.groundTruth)
+      for (const call of turn) actual.push(session.execute(call).result);
   }
   identical = { same: 0, total: Math.max(expected.length, actual.length) };
   for (let i = 0; i < identical.total; i++) {
     if (expected[i] === actual[i]) identical.same++;
-    else identical.first ??= `call ${i}: ours ${JSON.stringify(actual[i]?.slice(0, 120))}, BFCL ${JSON.stringify(expected[i]?.slice(0, 120))}`;
+    else
+      identical.first ??= `call ${i}: ours ${JSON.stringify(actual[i]?.slice(0, 120))}, BFCL ${JSON.stringify(expected[i]?.slice(0, 120))}`;
   }
 }
 python?.stop();
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const summary = (runs: Timing[]): Timing => ({
   ms: median(runs.map((run) => run.ms)),
   cpuMs: median(runs.map((run) => run.cpuMs)),
@@ -144,13 +181,21 @@ const rows: [string, Timing][] = [
   ['replay + state snapshots', withTs],
   ['replay only', withoutTs],
 ];
-if (pythonTs !== undefined) rows.push(["BFCL's Python executor (replay only, cd9429cc)", pythonTs]);
+if (pythonTs !== undefined)
+  rows.push(["BFCL's Python executor (replay only, cd9429cc)", pythonTs]);
 console.log(
   `BFCL v3 ground-truth replay: ${counts.entries} entries, ${counts.calls} tool calls, median of ${repeat} runs\n`,
 );
-const pythonColumns = pythonTs === undefined ? '' : " × BFCL's Python (wall) | × BFCL's Python (CPU) |";
-console.log(`| variant | total ms | CPU ms | entries/s | µs per tool call |${pythonColumns}`);
-console.log(`| --- | ---: | ---: | ---: | ---: |${pythonTs === undefined ? '' : ' ---: | ---: |'}`);
+const pythonColumns =
+  pythonTs === undefined
+    ? ''
+    : " × BFCL's Python (wall) | × BFCL's Python (CPU) |";
+console.log(
+  `| variant | total ms | CPU ms | entries/s | µs per tool call |${pythonColumns}`,
+);
+console.log(
+  `| --- | ---: | ---: | ---: | ---: |${pythonTs === undefined ? '' : ' ---: | ---: |'}`,
+);
 for (const [label, timing] of rows) {
   const speedup =
     pythonTs === undefined
@@ -160,7 +205,9 @@ for (const [label, timing] of rows) {
     `| ${label} | ${timing.ms.toFixed(0)} | ${timing.cpuMs.toFixed(0)} | ${((counts.entries / timing.ms) * 1000).toFixed(0)} | ${((timing.ms * 1000) / counts.calls).toFixed(1)} |${speedup}`,
   );
 }
-console.log(`\nsnapshot overhead: ${(withTs.ms / withoutTs.ms).toFixed(2)}x the replay alone`);
+console.log(
+  `\nsnapshot overhead: ${(withTs.ms / withoutTs.ms).toFixed(2)}x the replay alone`,
+);
 if (identical !== undefined) {
   console.log(
     `result strings identical to BFCL's Python: ${identical.same}/${identical.total}${identical.first === undefined ? '' : ` (first difference: ${identical.first})`}`,

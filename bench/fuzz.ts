@@ -9,7 +9,12 @@
  */
 import { loadBfclData, resolveBfclDataDir } from '@seal/bfcl';
 import { sharedBfclDataDir } from '@seal/bfcl/test';
-import { runHostileFuzz, slowInputMs, slowRequestMs, type HostileFuzzReport } from '../apps/cli/src/fuzz/hostile-fuzz';
+import {
+  runHostileFuzz,
+  slowInputMs,
+  slowRequestMs,
+  type HostileFuzzReport,
+} from '../apps/cli/src/fuzz/hostile-fuzz';
 import { benchFlags } from './_args';
 
 const flags = benchFlags(['n', 'seed', 'data'], ['no-service']);
@@ -17,9 +22,13 @@ const flag = flags.value;
 const count = Number(flag('n') ?? 100_000);
 const seed = Number(flag('seed') ?? 20261125);
 if (!Number.isSafeInteger(count) || count <= 0 || !Number.isSafeInteger(seed)) {
-  throw Object.assign(new Error('--n and --seed take positive integers'), { code: 'INVALID_ARGUMENT' });
+  throw Object.assign(new Error('--n and --seed take positive integers'), {
+    code: 'INVALID_ARGUMENT',
+  });
 }
-const dir = resolveBfclDataDir({ flag: flag('data') ?? process.env['SEAL_BFCL_DATA'] ?? sharedBfclDataDir });
+const dir = resolveBfclDataDir({
+  flag: flag('data') ?? process.env['SEAL_BFCL_DATA'] ?? sharedBfclDataDir,
+});
 const dataset = await loadBfclData({ dir });
 
 const line = (report: HostileFuzzReport) =>
@@ -35,25 +44,64 @@ const report = await runHostileFuzz({
 });
 
 const rows: [string, string][] = [
-  ['inputs (seed)', `${report.inputs.toLocaleString('en-US')} (${report.seed})`],
-  ['parser calls / accepted as literal calls', `${report.parser.calls.toLocaleString('en-US')} / ${report.parser.accepted.toLocaleString('en-US')}`],
-  ['executor calls: ok / raised / rejected', `${report.executor.calls.toLocaleString('en-US')}: ${report.executor.ok.toLocaleString('en-US')} / ${report.executor.raised.toLocaleString('en-US')} / ${report.executor.rejected.toLocaleString('en-US')}`],
-  ['verifier trajectories (calls)', `${report.verifier.trajectories.toLocaleString('en-US')} (${report.verifier.calls.toLocaleString('en-US')})`],
-  ['HTTP requests by status', `${report.service.requests.toLocaleString('en-US')}: ${Object.entries(report.service.byStatus).map(([status, n]) => `${status} ×${n.toLocaleString('en-US')}`).join(', ')}`],
-  ['corpus kept / distinct outcome signatures', `${report.corpusSize.toLocaleString('en-US')} / ${report.signatures.toLocaleString('en-US')}`],
+  [
+    'inputs (seed)',
+    `${report.inputs.toLocaleString('en-US')} (${report.seed})`,
+  ],
+  [
+    'parser calls / accepted as literal calls',
+    `${report.parser.calls.toLocaleString('en-US')} / ${report.parser.accepted.toLocaleString('en-US')}`,
+  ],
+  [
+    'executor calls: ok / raised / rejected',
+    `${report.executor.calls.toLocaleString('en-US')}: ${report.executor.ok.toLocaleString('en-US')} / ${report.executor.raised.toLocaleString('en-US')} / ${report.executor.rejected.toLocaleString('en-US')}`,
+  ],
+  [
+    'verifier trajectories (calls)',
+    `${report.verifier.trajectories.toLocaleString('en-US')} (${report.verifier.calls.toLocaleString('en-US')})`,
+  ],
+  [
+    'HTTP requests by status',
+    `${report.service.requests.toLocaleString('en-US')}: ${Object.entries(
+      report.service.byStatus,
+    )
+      .map(([status, n]) => `${status} ×${n.toLocaleString('en-US')}`)
+      .join(', ')}`,
+  ],
+  [
+    'corpus kept / distinct outcome signatures',
+    `${report.corpusSize.toLocaleString('en-US')} / ${report.signatures.toLocaleString('en-US')}`,
+  ],
   ['**code executions (canary)**', `**${report.codeExecutions}**`],
   ['**uncaught exceptions**', `**${report.uncaughtExceptions}**`],
-  ['**5xx answers / requests without an answer**', `**${report.service.serverErrors} / ${report.service.transportErrors}**`],
+  [
+    '**5xx answers / requests without an answer**',
+    `**${report.service.serverErrors} / ${report.service.transportErrors}**`,
+  ],
   ['**prototype properties added**', `**${report.prototypePollution.length}**`],
-  [`**inputs slower than ${slowInputMs / 1000} s (local) / ${slowRequestMs / 1000} s (request)**`, `**${report.slowInputs}**`],
-  ['slowest input: local / request', `${report.slowestMs.local.toFixed(0)} / ${report.slowestMs.request.toFixed(0)} ms`],
-  ['heap start / peak / end', `${report.memory.startHeapMiB.toFixed(0)} / ${report.memory.peakHeapMiB.toFixed(0)} / ${report.memory.endHeapMiB.toFixed(0)} MiB`],
+  [
+    `**inputs slower than ${slowInputMs / 1000} s (local) / ${slowRequestMs / 1000} s (request)**`,
+    `**${report.slowInputs}**`,
+  ],
+  [
+    'slowest input: local / request',
+    `${report.slowestMs.local.toFixed(0)} / ${report.slowestMs.request.toFixed(0)} ms`,
+  ],
+  [
+    'heap start / peak / end',
+    `${report.memory.startHeapMiB.toFixed(0)} / ${report.memory.peakHeapMiB.toFixed(0)} / ${report.memory.endHeapMiB.toFixed(0)} MiB`,
+  ],
   ['peak RSS', `${report.memory.peakRssMiB.toFixed(0)} MiB`],
-  ['duration', `${(report.durationMs / 1000).toFixed(1)} s (${((report.inputs / report.durationMs) * 1000).toFixed(0)} inputs/s)`],
+  [
+    'duration',
+    `${(report.durationMs / 1000).toFixed(1)} s (${((report.inputs / report.durationMs) * 1000).toFixed(0)} inputs/s)`,
+  ],
 ];
 console.log('| metric | value |\n| --- | ---: |');
 for (const [label, value] of rows) console.log(`| ${label} | ${value} |`);
-console.log(`\nslowest input (local): ${JSON.stringify(report.slowestLocalInput)}`);
+console.log(
+  `\nslowest input (local): ${JSON.stringify(report.slowestLocalInput)}`,
+);
 for (const failure of report.failures) console.log(`failure: ${failure}`);
 for (const key of report.prototypePollution) console.log(`polluted: ${key}`);
 const failed =

@@ -605,7 +605,9 @@ async function executeRun(run: Run): Promise<void> {
     };
     await writeJsonAtomic(resultFileOf(run), result);
     await archive(name, result);
-    console.error(`${tag(run)} finished in ${formatMinutes(result.seconds)}; ${await progressLine()}`);
+    console.error(
+      `${tag(run)} finished in ${formatMinutes(result.seconds)}; ${await progressLine()}`,
+    );
   } finally {
     await Promise.all([policy.close(), referencePolicy?.close()]);
   }
@@ -636,7 +638,7 @@ async function progressLine(): Promise<string> {
   if (left === 0) return `all ${plan.length} runs done`;
   seconds.sort((a, b) => a - b);
   const median = seconds[Math.floor((seconds.length - 1) / 2)]!;
-  const estimate = (Math.ceil(left / jobs) * median);
+  const estimate = Math.ceil(left / jobs) * median;
   return `${seconds.length} of ${plan.length} runs done, ${left} left: about ${formatMinutes(estimate)} at ${jobs} at once (the finished runs' median, ${formatMinutes(median)} each)`;
 }
 
@@ -1384,13 +1386,17 @@ async function compareAgainst(directory: string): Promise<string[]> {
     for (const [arm, mine] of myCells) {
       const baselines: Array<[string, Map<string, number>]> = [
         [`that ${arm}`, trainingCells(arm, other)],
-        ...(arm === 'grpo' ? [] : [['that grpo', theirGrpo] as [string, Map<string, number>]]),
+        ...(arm === 'grpo'
+          ? []
+          : [['that grpo', theirGrpo] as [string, Map<string, number>]]),
       ];
       for (const [name, theirs] of baselines) {
         if (theirs.size === 0) continue;
         const cell = (category?: string): string =>
           pairedTrainingCell(mine, theirs, category);
-        out.push(`| ${arm} | ${name} | ${cell()} | ${categories.map(cell).join(' | ')} |`);
+        out.push(
+          `| ${arm} | ${name} | ${cell()} | ${categories.map(cell).join(' | ')} |`,
+        );
       }
     }
   }

@@ -10,18 +10,25 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const available = readdirSync(here)
-  .filter((file) => file.endsWith('.ts') && file !== 'run.ts' && !file.startsWith('_'))
+  .filter(
+    (file) =>
+      file.endsWith('.ts') && file !== 'run.ts' && !file.startsWith('_'),
+  )
   .map((file) => file.slice(0, -3))
   .sort();
 
 const [name, ...rest] = process.argv.slice(2);
 if (name === undefined || name === '--help' || name === '-h') {
-  console.log(`usage: pnpm bench <name> [args]\n\nbenchmarks: ${available.join(', ')}`);
+  console.log(
+    `usage: pnpm bench <name> [args]\n\nbenchmarks: ${available.join(', ')}`,
+  );
   process.exit(name === undefined ? 1 : 0);
 }
 const file = join(here, `${name}.ts`);
 if (!existsSync(file)) {
-  console.error(`unknown benchmark '${name}'; available: ${available.join(', ')}`);
+  console.error(
+    `unknown benchmark '${name}'; available: ${available.join(', ')}`,
+  );
   process.exit(2);
 }
 // `--help` before any `--` (after it, arguments belong to a child command) prints the
@@ -38,13 +45,24 @@ try {
 } catch (error) {
   // Bad input and refused states are one line, as in the CLI; anything else keeps its stack.
   const code = (error as { code?: unknown }).code;
-  if (error instanceof Error && (code === 'INVALID_ARGUMENT' || code === 'INVALID_STATE' || code === 'FILE_NOT_FOUND')) {
+  if (
+    error instanceof Error &&
+    (code === 'INVALID_ARGUMENT' ||
+      code === 'INVALID_STATE' ||
+      code === 'FILE_NOT_FOUND')
+  ) {
     console.error(`bench ${name}: ${error.message}`);
     process.exit(2);
   }
   // `node:util` parseArgs refusals: an unknown option, a missing or stray value.
-  if (error instanceof Error && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
-    console.error(`bench ${name}: ${error.message.split('\n')[0]} (pnpm bench ${name} --help lists the options)`);
+  if (
+    error instanceof Error &&
+    typeof code === 'string' &&
+    code.startsWith('ERR_PARSE_ARGS_')
+  ) {
+    console.error(
+      `bench ${name}: ${error.message.split('\n')[0]} (pnpm bench ${name} --help lists the options)`,
+    );
     process.exit(2);
   }
   throw error;

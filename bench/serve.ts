@@ -44,7 +44,15 @@ import {
 } from '@seal/python';
 import { benchFlags } from './_args';
 
-const flags = benchFlags(['seconds', 'concurrency', 'adversarial', 'rate', 'data', 'url', 'workers']);
+const flags = benchFlags([
+  'seconds',
+  'concurrency',
+  'adversarial',
+  'rate',
+  'data',
+  'url',
+  'workers',
+]);
 const flag = flags.value;
 const seconds = Number(flag('seconds') ?? 120);
 const concurrency = Number(flag('concurrency') ?? 64);
@@ -57,7 +65,9 @@ if (
   (!Number.isFinite(offeredRate) || offeredRate <= 0)
 ) {
   throw Object.assign(
-    new Error(`--rate must be a positive number of steps per second or 'max', got '${rateFlag}'`),
+    new Error(
+      `--rate must be a positive number of steps per second or 'max', got '${rateFlag}'`,
+    ),
     { code: 'INVALID_ARGUMENT' },
   );
 }
@@ -372,7 +382,8 @@ async function episode(
     const ready = performance.now();
     const dueAt = due?.();
     if (dueAt !== undefined && dueAt > ready) await sleep(dueAt - ready);
-    const chargedFrom = dueAt === undefined ? undefined : Math.max(dueAt, ready);
+    const chargedFrom =
+      dueAt === undefined ? undefined : Math.max(dueAt, ready);
     sent.push(content);
     started = performance.now();
     const answer = await post(connection, 'step', {
@@ -645,12 +656,14 @@ console.log(
 console.log(`| server CPU per request | ${serverCpuPerRequest} |`);
 console.log(`| server memory | ${serverRss} |`);
 console.log(
-  `| load generator CPU per request | ${(((clientCpu.user + clientCpu.system) / 1000) / stats.requests).toFixed(3)} ms (its own process) |`,
+  `| load generator CPU per request | ${((clientCpu.user + clientCpu.system) / 1000 / stats.requests).toFixed(3)} ms (its own process) |`,
 );
 console.log(
   `| machine load average (1 min) at start / end | ${loadAverageAtStart[0]!.toFixed(2)} / ${loadAverageAtEnd[0]!.toFixed(2)} on ${availableParallelism()} cores |`,
 );
-console.log(`| server worker threads | ${serverWorkers ?? 'default (the cores less one)'} |`);
+console.log(
+  `| server worker threads | ${serverWorkers ?? 'default (the cores less one)'} |`,
+);
 console.log(
   `| client connections opened | ${connections.reduce((sum, connection) => sum + connection.opened, 0)} for ${connections.length} episodes in flight (keep-alive) |`,
 );

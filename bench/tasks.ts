@@ -19,12 +19,18 @@ import type { Task } from '@seal/spec';
 import { benchFlags } from './_args';
 
 const flags = benchFlags(['seed', 'train', 'test', 'warmup']);
-const flag = (name: 'seed' | 'train' | 'test' | 'warmup', fallback: number): number => {
+const flag = (
+  name: 'seed' | 'train' | 'test' | 'warmup',
+  fallback: number,
+): number => {
   const value = flags.value(name);
   if (value === undefined) return fallback;
   const number = Number(value);
   if (!Number.isSafeInteger(number) || number < 0) {
-    throw Object.assign(new Error(`--${name} takes a whole number, not '${value}'`), { code: 'INVALID_ARGUMENT' });
+    throw Object.assign(
+      new Error(`--${name} takes a whole number, not '${value}'`),
+      { code: 'INVALID_ARGUMENT' },
+    );
   }
   return number;
 };

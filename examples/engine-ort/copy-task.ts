@@ -10,7 +10,13 @@
  *
  * Run: node --conditions=@seal/source --import tsx examples/engine-ort/copy-task.ts [--steps 1500]
  */
-import { buildBpeTokenizer, createModelConfig, createOrtPolicy, countParameters, SeededRandom } from '../../packages/engine-ort/src/index';
+import {
+  buildBpeTokenizer,
+  createModelConfig,
+  createOrtPolicy,
+  countParameters,
+  SeededRandom,
+} from '../../packages/engine-ort/src/index';
 import type { PolicyV1ChatMessage } from '../../packages/spec/src/index';
 import { run } from './lib/run';
 
@@ -18,7 +24,10 @@ const letters = 'abcdefghijklmnopqrstuvwxyz'.split('');
 
 function randomString(random: SeededRandom): string {
   const length = 3 + random.nextInt(6);
-  return Array.from({ length }, () => letters[random.nextInt(letters.length)]!).join(' ');
+  return Array.from(
+    { length },
+    () => letters[random.nextInt(letters.length)]!,
+  ).join(' ');
 }
 
 function argument(name: string, fallback: number): number {
@@ -32,7 +41,9 @@ run(async () => {
   const evalCount = argument('eval', 200);
   const started = performance.now();
   const random = new SeededRandom(1);
-  const chat = (word: string): PolicyV1ChatMessage[] => [{ role: 'user', content: `copy: ${word}` }];
+  const chat = (word: string): PolicyV1ChatMessage[] => [
+    { role: 'user', content: `copy: ${word}` },
+  ];
 
   const corpus = Array.from({ length: 400 }, () => {
     const word = randomString(random);
@@ -48,11 +59,22 @@ run(async () => {
     numKeyValueHeads: 2,
     maxPositionEmbeddings: 128,
   });
-  const policy = await createOrtPolicy({ model: { config, seed: 1 }, tokenizer, policyId: 'copy-task' });
-  console.log(`model: ${countParameters(config).toLocaleString()} parameters, vocab ${config.vocabSize}`);
+  const policy = await createOrtPolicy({
+    model: { config, seed: 1 },
+    tokenizer,
+    policyId: 'copy-task',
+  });
+  console.log(
+    `model: ${countParameters(config).toLocaleString()} parameters, vocab ${config.vocabSize}`,
+  );
 
-  const example = (word: string): { tokenIds: number[]; tokenWeights: number[] } => {
-    const prompt = policy.tokenizer.renderChat({ messages: chat(word), addGenerationPrompt: true }).tokenIds;
+  const example = (
+    word: string,
+  ): { tokenIds: number[]; tokenWeights: number[] } => {
+    const prompt = policy.tokenizer.renderChat({
+      messages: chat(word),
+      addGenerationPrompt: true,
+    }).tokenIds;
     const answer = policy.tokenizer.encode(`${word}<|im_end|>`);
     return {
       tokenIds: [...prompt, ...answer],
@@ -64,13 +86,27 @@ run(async () => {
   const warmup = Math.min(100, Math.floor(steps / 10));
   console.log('step   loss     grad-norm  lr        elapsed');
   for (let step = 1; step <= steps; step++) {
-    const batch = Array.from({ length: batchSize }, () => example(randomString(random)));
-    const total = batch.reduce((sum, item) => sum + item.tokenWeights.reduce((a, b) => a + b, 0), 0);
-    const sequences = batch.map((item) => ({ ...item, tokenWeights: item.tokenWeights.map((w) => w / total) }));
+    const batch = Array.from({ length: batchSize }, () =>
+      example(randomString(random)),
+    );
+    const total = batch.reduce(
+      (sum, item) => sum + item.tokenWeights.reduce((a, b) => a + b, 0),
+      0,
+    );
+    const sequences = batch.map((item) => ({
+      ...item,
+      tokenWeights: item.tokenWeights.map((w) => w / total),
+    }));
     const progress = Math.max(0, step - warmup) / Math.max(1, steps - warmup);
     const learningRate =
-      step <= warmup ? (peak * step) / warmup : peak * (0.05 + 0.95 * 0.5 * (1 + Math.cos(Math.PI * progress)));
-    const result = await policy.train({ objective: 'cross-entropy', sequences, options: { learningRate, weightDecay: 0.01 } });
+      step <= warmup
+        ? (peak * step) / warmup
+        : peak * (0.05 + 0.95 * 0.5 * (1 + Math.cos(Math.PI * progress)));
+    const result = await policy.train({
+      objective: 'cross-entropy',
+      sequences,
+      options: { learningRate, weightDecay: 0.01 },
+    });
     if (step === 1 || step % 50 === 0 || step === steps) {
       const elapsed = ((performance.now() - started) / 1000).toFixed(1);
       console.log(
@@ -80,7 +116,9 @@ run(async () => {
   }
 
   const evalRandom = new SeededRandom(12345);
-  const words = Array.from({ length: evalCount }, () => randomString(evalRandom));
+  const words = Array.from({ length: evalCount }, () =>
+    randomString(evalRandom),
+  );
   const { generations } = await policy.generate({
     chats: words.map((word) => ({ messages: chat(word) })),
     maxTokens: 24,
@@ -90,10 +128,14 @@ run(async () => {
   generations.forEach((generation, i) => {
     if (generation.text === `${words[i]}<|im_end|>`) correct++;
   });
-  console.log(`\nheld-out exact match: ${correct}/${evalCount} = ${((100 * correct) / evalCount).toFixed(1)}%`);
+  console.log(
+    `\nheld-out exact match: ${correct}/${evalCount} = ${((100 * correct) / evalCount).toFixed(1)}%`,
+  );
   for (const [i, generation] of generations.slice(0, 3).entries()) {
     console.log(`  copy: ${words[i]}  ->  ${JSON.stringify(generation.text)}`);
   }
-  console.log(`total time ${((performance.now() - started) / 1000).toFixed(1)}s`);
+  console.log(
+    `total time ${((performance.now() - started) / 1000).toFixed(1)}s`,
+  );
   await policy.close();
 });

@@ -1,3 +1,5 @@
 import { createPackageConfig } from '../../tsdown.config.ts';
 
-export default createPackageConfig({ entry: ['src/index.ts', 'src/test/index.ts'] });
+export default createPackageConfig({
+  entry: ['src/index.ts', 'src/test/index.ts'],
+});

@@ -9,9 +9,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const [outdir = join(root, '.device', 'payload', 'app')] = process.argv.slice(2);
+const [outdir = join(root, '.device', 'payload', 'app')] =
+  process.argv.slice(2);
 const require = createRequire(import.meta.url);
-const tsxDirectory = dirname(require.resolve('tsx/package.json', { paths: [root] }));
+const tsxDirectory = dirname(
+  require.resolve('tsx/package.json', { paths: [root] }),
+);
 const esbuild = require(require.resolve('esbuild', { paths: [tsxDirectory] }));
 
 await esbuild.build({
@@ -21,7 +24,13 @@ await esbuild.build({
     'webgpu-ceiling': join(root, 'scripts', 'device', 'webgpu-ceiling.ts'),
     seal: join(root, 'apps', 'cli', 'src', 'bin.ts'),
     // create-ort-policy starts ./policy-worker.mjs beside the bundle.
-    'policy-worker': join(root, 'packages', 'engine-ort', 'src', 'policy-worker.ts'),
+    'policy-worker': join(
+      root,
+      'packages',
+      'engine-ort',
+      'src',
+      'policy-worker.ts',
+    ),
   },
   outdir,
   outExtension: { '.js': '.mjs' },
@@ -34,6 +43,8 @@ await esbuild.build({
   minify: true,
   legalComments: 'none',
   // Bundled CommonJS dependencies may call require().
-  banner: { js: "import { createRequire as __sealCreateRequire } from 'node:module'; const require = __sealCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __sealCreateRequire } from 'node:module'; const require = __sealCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });

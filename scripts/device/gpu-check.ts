@@ -29,10 +29,25 @@ import {
   OrtEngine,
   type ModelConfig,
 } from '../../packages/engine-ort/src/index';
-import { parseDeviceRequest, probeDevice, type ExecutionProvider } from '../../packages/engine-ort/src/engine/device';
-import { createOrtSession, floatTensor, ort } from '../../packages/engine-ort/src/engine/ort-session';
-import { formatPlacementTable, offDeviceNodes } from '../../packages/engine-ort/src/engine/placement';
-import { matmulPrecisionFor, parsePrecision, type Precision } from '../../packages/engine-ort/src/engine/precision';
+import {
+  parseDeviceRequest,
+  probeDevice,
+  type ExecutionProvider,
+} from '../../packages/engine-ort/src/engine/device';
+import {
+  createOrtSession,
+  floatTensor,
+  ort,
+} from '../../packages/engine-ort/src/engine/ort-session';
+import {
+  formatPlacementTable,
+  offDeviceNodes,
+} from '../../packages/engine-ort/src/engine/placement';
+import {
+  matmulPrecisionFor,
+  parsePrecision,
+  type Precision,
+} from '../../packages/engine-ort/src/engine/precision';
 import { buildSequenceFeeds } from '../../packages/engine-ort/src/engine/sequence-feeds';
 
 const configs: Record<string, ModelConfig> = {
@@ -62,16 +77,31 @@ const configs: Record<string, ModelConfig> = {
  * the gradient's size, so a gradient near 0 whose sign differs moves it by up
  * to 2·lr: the weights' bound only catches a step gone wrong.
  */
-const fp32Tolerance = { logprobRelative: 1e-4, gradientRelative: 1e-3, weightAbsolute: 2e-3 };
+const fp32Tolerance = {
+  logprobRelative: 1e-4,
+  gradientRelative: 1e-3,
+  weightAbsolute: 2e-3,
+};
 /**
  * Reduced-precision products against fp32: about three times what the CPU
  * EP's emulation of the same precision measures on these configs
  * (`gpu-check --device cpu --precision fp16|bf16`, recorded in decision
  * engine-008).
  */
-const reducedTolerance: Record<Exclude<Precision, 'fp32'>, typeof fp32Tolerance> = {
-  fp16: { logprobRelative: 1e-2, gradientRelative: 5e-2, weightAbsolute: 2.5e-3 },
-  bf16: { logprobRelative: 5e-2, gradientRelative: 2e-1, weightAbsolute: 2.5e-3 },
+const reducedTolerance: Record<
+  Exclude<Precision, 'fp32'>,
+  typeof fp32Tolerance
+> = {
+  fp16: {
+    logprobRelative: 1e-2,
+    gradientRelative: 5e-2,
+    weightAbsolute: 2.5e-3,
+  },
+  bf16: {
+    logprobRelative: 5e-2,
+    gradientRelative: 2e-1,
+    weightAbsolute: 2.5e-3,
+  },
 };
 
 function option(name: string): string | undefined {
@@ -79,7 +109,10 @@ function option(name: string): string | undefined {
   return index >= 0 ? process.argv[index + 1] : undefined;
 }
 
-function relative(a: ArrayLike<number>, b: ArrayLike<number>): { relative: number; maxAbsolute: number } {
+function relative(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+): { relative: number; maxAbsolute: number } {
   let difference = 0;
   let reference = 0;
   let maxAbsolute = 0;
@@ -89,7 +122,10 @@ function relative(a: ArrayLike<number>, b: ArrayLike<number>): { relative: numbe
     reference += b[i]! * b[i]!;
     maxAbsolute = Math.max(maxAbsolute, Math.abs(d));
   }
-  return { relative: Math.sqrt(difference) / Math.max(Math.sqrt(reference), 1e-30), maxAbsolute };
+  return {
+    relative: Math.sqrt(difference) / Math.max(Math.sqrt(reference), 1e-30),
+    maxAbsolute,
+  };
 }
 
 const trainSettings = {
@@ -112,7 +148,12 @@ const trainSettings = {
 };
 
 function sequencesFor(config: ModelConfig): number[][] {
-  return [200, 256, 97, 160].map((length, row) => Array.from({ length }, (_, t) => (row * 7919 + t * 104729 + 13) % config.vocabSize));
+  return [200, 256, 97, 160].map((length, row) =>
+    Array.from(
+      { length },
+      (_, t) => (row * 7919 + t * 104729 + 13) % config.vocabSize,
+    ),
+  );
 }
 
 async function gradients(
@@ -122,47 +163,105 @@ async function gradients(
 ): Promise<{ loss: number; grads: Record<string, Float32Array> }> {
   const bucket = { batch: 4, length: 256 };
   const sequences = sequencesFor(config);
-  const matmulPrecision = matmulPrecisionFor({ precision, executionProvider: device });
+  const matmulPrecision = matmulPrecisionFor({
+    precision,
+    executionProvider: device,
+  });
   const lossScaling = precision === 'fp16';
   const session = await createOrtSession({
-    model: buildGradGraph({ config, bucket, objective: 'cross-entropy', matmulPrecision, lossScaling }).model,
-    settings: { executionProvider: device, threads: 8, optimizationLevel: 'all' },
+    model: buildGradGraph({
+      config,
+      bucket,
+      objective: 'cross-entropy',
+      matmulPrecision,
+      lossScaling,
+    }).model,
+    settings: {
+      executionProvider: device,
+      threads: 8,
+      optimizationLevel: 'all',
+    },
   });
   const weights = initializeWeights({ config, seed: 1 });
   const specs = listWeightSpecs(config);
-  const feeds = buildSequenceFeeds({ config, bucket, sequences, floatType: 'float32' });
+  const feeds = buildSequenceFeeds({
+    config,
+    bucket,
+    sequences,
+    floatType: 'float32',
+  });
   const half = config.headDim / 2;
   const tokens = bucket.batch * bucket.length;
   const tokenWeights = new Float32Array(tokens);
   const total = sequences.reduce((sum, s) => sum + s.length - 1, 0);
-  sequences.forEach((sequence, row) => tokenWeights.fill(1 / total, row * bucket.length, row * bucket.length + sequence.length - 1));
+  sequences.forEach((sequence, row) =>
+    tokenWeights.fill(
+      1 / total,
+      row * bucket.length,
+      row * bucket.length + sequence.length - 1,
+    ),
+  );
   const inputs: Record<string, ort.Tensor> = {
     input_ids: new ort.Tensor('int64', feeds.inputIds, [tokens]),
     targets: new ort.Tensor('int64', feeds.targets, [tokens, 1]),
-    rope_cos: floatTensor(feeds.cos as Float32Array, [bucket.batch, bucket.length, 1, half]),
-    rope_sin: floatTensor(feeds.sin as Float32Array, [bucket.batch, bucket.length, 1, half]),
-    attention_bias: floatTensor(feeds.bias as Float32Array, [bucket.batch, 1, 1, bucket.length, bucket.length]),
+    rope_cos: floatTensor(feeds.cos as Float32Array, [
+      bucket.batch,
+      bucket.length,
+      1,
+      half,
+    ]),
+    rope_sin: floatTensor(feeds.sin as Float32Array, [
+      bucket.batch,
+      bucket.length,
+      1,
+      half,
+    ]),
+    attention_bias: floatTensor(feeds.bias as Float32Array, [
+      bucket.batch,
+      1,
+      1,
+      bucket.length,
+      bucket.length,
+    ]),
     token_weights: floatTensor(tokenWeights, [tokens]),
     inverse_temperature: floatTensor(Float32Array.of(1), []),
-    ...(lossScaling ? { loss_scale: floatTensor(Float32Array.of(2 ** 16), []) } : {}),
+    ...(lossScaling
+      ? { loss_scale: floatTensor(Float32Array.of(2 ** 16), []) }
+      : {}),
   };
   for (const spec of specs) {
     inputs[spec.name] = floatTensor(weights.get(spec.name), spec.shape);
-    inputs[`acc.${spec.name}`] = floatTensor(new Float32Array(weights.get(spec.name).length), spec.shape);
+    inputs[`acc.${spec.name}`] = floatTensor(
+      new Float32Array(weights.get(spec.name).length),
+      spec.shape,
+    );
   }
   const output = await session.run(inputs);
   const grads: Record<string, Float32Array> = {};
-  for (const spec of specs) grads[spec.name] = Float32Array.from(output[`grad.${spec.name}`]!.data as Float32Array);
+  for (const spec of specs)
+    grads[spec.name] = Float32Array.from(
+      output[`grad.${spec.name}`]!.data as Float32Array,
+    );
   const loss = Number((output.loss!.data as Float32Array)[0]);
   await session.release();
   return { loss, grads };
 }
 
-async function engineRun(config: ModelConfig, device: ExecutionProvider, precision: Precision = 'fp32') {
+async function engineRun(
+  config: ModelConfig,
+  device: ExecutionProvider,
+  precision: Precision = 'fp32',
+) {
   const engine = new OrtEngine({
     config,
     weights: initializeWeights({ config, seed: 1 }),
-    settings: { executionProvider: device, threads: 8, recordPlacement: device !== 'cpu', prefixCacheBytes: 0, precision },
+    settings: {
+      executionProvider: device,
+      threads: 8,
+      recordPlacement: device !== 'cpu',
+      prefixCacheBytes: 0,
+      precision,
+    },
   });
   const sequences = sequencesFor(config);
   const logprobs = (await engine.score(sequences)).flat();
@@ -176,31 +275,45 @@ async function engineRun(config: ModelConfig, device: ExecutionProvider, precisi
   const total = sequences.reduce((sum, s) => sum + s.length - 1, 0);
   const step = await engine.train({
     objective: 'cross-entropy',
-    sequences: sequences.map((tokenIds) => ({ tokenIds, tokenWeights: tokenIds.map((_, t) => (t === 0 ? 0 : 1 / total)) })),
+    sequences: sequences.map((tokenIds) => ({
+      tokenIds,
+      tokenWeights: tokenIds.map((_, t) => (t === 0 ? 0 : 1 / total)),
+    })),
     settings: trainSettings,
   });
   await engine.syncToHost();
   const weightsAfter = Float32Array.from(engine.currentWeights.buffer);
   const placements = engine.placements;
   await engine.close();
-  return { logprobs, tokens: generation.map((g) => g.tokenIds), step, weightsAfter, placements };
+  return {
+    logprobs,
+    tokens: generation.map((g) => g.tokenIds),
+    step,
+    weightsAfter,
+    placements,
+  };
 }
 
 const device = parseDeviceRequest(option('device') ?? 'webgpu');
 // `--device cpu` compares the CPU EP with itself: a check of this script (every Δ is 0).
 if (device === 'auto') {
-  console.error('gpu-check: --device must name a device (webgpu, cuda, or cpu to check the script)');
+  console.error(
+    'gpu-check: --device must name a device (webgpu, cuda, or cpu to check the script)',
+  );
   process.exit(2);
 }
 const precision = parsePrecision(option('precision') ?? 'fp32');
-const tolerance = precision === 'fp32' ? fp32Tolerance : reducedTolerance[precision];
+const tolerance =
+  precision === 'fp32' ? fp32Tolerance : reducedTolerance[precision];
 console.log(
   `gpu-check — ${new Date().toISOString()}; Node ${process.version}; precision ${precision}; backends ${JSON.stringify(ort.listSupportedBackends())}`,
 );
 for (const candidate of ['webgpu', 'cuda'] as const) {
   if (device === 'cpu') break;
   const probe = await probeDevice(candidate);
-  console.log(`probe ${candidate}: ${probe.available ? 'available' : `unavailable (${probe.missing}): ${probe.message}`}`);
+  console.log(
+    `probe ${candidate}: ${probe.available ? 'available' : `unavailable (${probe.missing}): ${probe.message}`}`,
+  );
 }
 const probe = await probeDevice(device);
 if (!probe.available) {
@@ -211,14 +324,25 @@ let failed = false;
 const check = (name: string, value: number, limit: number): void => {
   const ok = value <= limit;
   if (!ok) failed = true;
-  console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${name}: ${value.toExponential(2)} (limit ${limit.toExponential(1)})`);
+  console.log(
+    `  ${ok ? 'ok  ' : 'FAIL'} ${name}: ${value.toExponential(2)} (limit ${limit.toExponential(1)})`,
+  );
 };
 for (const name of (option('configs') ?? '2m,10m').split(',')) {
   const config = configs[name]!;
-  console.log(`\n${name} (${device}${precision === 'fp32' ? '' : ` ${precision}`} vs cpu fp32):`);
+  console.log(
+    `\n${name} (${device}${precision === 'fp32' ? '' : ` ${precision}`} vs cpu fp32):`,
+  );
   const started = performance.now();
-  const [cpuGrad, deviceGrad] = [await gradients(config, 'cpu'), await gradients(config, device, precision)];
-  check('loss |Δ|/|cpu|', Math.abs(deviceGrad.loss - cpuGrad.loss) / Math.abs(cpuGrad.loss), tolerance.gradientRelative);
+  const [cpuGrad, deviceGrad] = [
+    await gradients(config, 'cpu'),
+    await gradients(config, device, precision),
+  ];
+  check(
+    'loss |Δ|/|cpu|',
+    Math.abs(deviceGrad.loss - cpuGrad.loss) / Math.abs(cpuGrad.loss),
+    tolerance.gradientRelative,
+  );
   let worst = { name: '', relative: 0 };
   let differenceSquares = 0;
   let referenceSquares = 0;
@@ -231,15 +355,31 @@ for (const name of (option('configs') ?? '2m,10m').split(',')) {
       referenceSquares += reference[i]! ** 2;
     }
   }
-  check('gradients, global ‖Δ‖/‖cpu‖', Math.sqrt(differenceSquares / referenceSquares), tolerance.gradientRelative);
-  check(`gradients, worst tensor (${worst.name}) ‖Δ‖/‖cpu‖`, worst.relative, 10 * tolerance.gradientRelative);
-  const [cpuRun, deviceRun] = [await engineRun(config, 'cpu'), await engineRun(config, device, precision)];
+  check(
+    'gradients, global ‖Δ‖/‖cpu‖',
+    Math.sqrt(differenceSquares / referenceSquares),
+    tolerance.gradientRelative,
+  );
+  check(
+    `gradients, worst tensor (${worst.name}) ‖Δ‖/‖cpu‖`,
+    worst.relative,
+    10 * tolerance.gradientRelative,
+  );
+  const [cpuRun, deviceRun] = [
+    await engineRun(config, 'cpu'),
+    await engineRun(config, device, precision),
+  ];
   const lp = relative(deviceRun.logprobs, cpuRun.logprobs);
   check('log-probabilities ‖Δ‖/‖cpu‖', lp.relative, tolerance.logprobRelative);
-  console.log(`       log-probabilities max |Δ| ${lp.maxAbsolute.toExponential(2)}`);
+  console.log(
+    `       log-probabilities max |Δ| ${lp.maxAbsolute.toExponential(2)}`,
+  );
   if (precision !== 'fp32' && device !== 'cpu') {
     // The same precision emulated on the CPU EP (operands and products rounded, fp32 accumulation).
-    const [emulatedGrad, emulatedRun] = [await gradients(config, 'cpu', precision), await engineRun(config, 'cpu', precision)];
+    const [emulatedGrad, emulatedRun] = [
+      await gradients(config, 'cpu', precision),
+      await engineRun(config, 'cpu', precision),
+    ];
     let differenceSquares = 0;
     let referenceSquares = 0;
     for (const [weight, reference] of Object.entries(emulatedGrad.grads)) {
@@ -255,13 +395,28 @@ for (const name of (option('configs') ?? '2m,10m').split(',')) {
       `  note ${device} vs cpu-emulated ${precision}: gradients ‖Δ‖/‖emulated‖ ${Math.sqrt(differenceSquares / referenceSquares).toExponential(2)}, log-probabilities ‖Δ‖/‖emulated‖ ${emulatedLp.relative.toExponential(2)} (max |Δ| ${emulatedLp.maxAbsolute.toExponential(2)}); emulated vs fp32 log-probabilities ${fromFp32.relative.toExponential(2)}`,
     );
   }
-  check('weights after one training step, max |Δ|', relative(deviceRun.weightsAfter, cpuRun.weightsAfter).maxAbsolute, tolerance.weightAbsolute);
-  const same = deviceRun.tokens.every((row, i) => row.join(',') === cpuRun.tokens[i]!.join(','));
-  console.log(`  ${same ? 'ok  ' : 'note'} greedy tokens (4 × 16) ${same ? 'identical' : 'differ (near-tied logits can flip)'}`);
-  console.log(`  train step loss cpu ${cpuRun.step.loss.toFixed(6)} ${device} ${deviceRun.step.loss.toFixed(6)}; grad norm cpu ${cpuRun.step.gradNorm.toFixed(6)} ${device} ${deviceRun.step.gradNorm.toFixed(6)}`);
+  check(
+    'weights after one training step, max |Δ|',
+    relative(deviceRun.weightsAfter, cpuRun.weightsAfter).maxAbsolute,
+    tolerance.weightAbsolute,
+  );
+  const same = deviceRun.tokens.every(
+    (row, i) => row.join(',') === cpuRun.tokens[i]!.join(','),
+  );
+  console.log(
+    `  ${same ? 'ok  ' : 'note'} greedy tokens (4 × 16) ${same ? 'identical' : 'differ (near-tied logits can flip)'}`,
+  );
+  console.log(
+    `  train step loss cpu ${cpuRun.step.loss.toFixed(6)} ${device} ${deviceRun.step.loss.toFixed(6)}; grad norm cpu ${cpuRun.step.gradNorm.toFixed(6)} ${device} ${deviceRun.step.gradNorm.toFixed(6)}`,
+  );
   console.log(formatPlacementTable(deviceRun.placements));
-  const off = deviceRun.placements.reduce((sum, placement) => sum + offDeviceNodes(placement).length, 0);
+  const off = deviceRun.placements.reduce(
+    (sum, placement) => sum + offDeviceNodes(placement).length,
+    0,
+  );
   if (off > 0) failed = true;
-  console.log(`  hot-path nodes off the device: ${off}; ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `  hot-path nodes off the device: ${off}; ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 process.exit(failed ? 1 : 0);

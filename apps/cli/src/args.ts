@@ -19,14 +19,29 @@ export function parseFlags<T>({
 }): { flags: T; positionals: string[] } {
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals, strict: true }) as typeof parsed;
+    parsed = parseArgs({
+      args: argv,
+      options,
+      allowPositionals,
+      strict: true,
+    }) as typeof parsed;
   } catch (error) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: (error as Error).message, cause: error });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: (error as Error).message,
+      cause: error,
+    });
   }
   try {
-    return { flags: parseWithSchema({ schema, value: parsed.values, source: 'flags' }), positionals: parsed.positionals };
+    return {
+      flags: parseWithSchema({ schema, value: parsed.values, source: 'flags' }),
+      positionals: parsed.positionals,
+    };
   } catch (error) {
-    const message = (error as Error).message.replace(/^flags: field '([^']+)'/, '--$1');
+    const message = (error as Error).message.replace(
+      /^flags: field '([^']+)'/,
+      '--$1',
+    );
     throw new SealError({ code: 'INVALID_ARGUMENT', message, cause: error });
   }
 }

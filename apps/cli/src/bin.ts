@@ -11,7 +11,9 @@ try {
 } catch (thrown) {
   const error = toSealError(thrown);
   if (process.argv.includes('--json')) {
-    process.stdout.write(`${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`,
+    );
   } else {
     process.stderr.write(`seal: ${error.message}\n`);
     if (error.code === 'INTERNAL' && thrown instanceof Error && thrown.stack) {

@@ -22,52 +22,62 @@ export const commands: Record<string, Command> = {
     run: runBfclCheck,
   },
   train: {
-    summary: 'run the co-evolution loop (the embedded default, or BFCL with a given model)',
+    summary:
+      'run the co-evolution loop (the embedded default, or BFCL with a given model)',
     help: trainHelp,
     run: runTrain,
   },
   warmstart: {
-    summary: "train an embedded preset's warm start (the shipped base model) from scratch and measure it",
+    summary:
+      "train an embedded preset's warm start (the shipped base model) from scratch and measure it",
     help: warmstartHelp,
     run: runWarmstart,
   },
   'bfcl replay': {
-    summary: 'replay BFCL ground truth against golden result strings and states',
+    summary:
+      'replay BFCL ground truth against golden result strings and states',
     help: bfclReplayHelp,
     run: runBfclReplay,
   },
   diagnose: {
-    summary: 'verify episode records and print per-turn failure tags with a summary',
+    summary:
+      'verify episode records and print per-turn failure tags with a summary',
     help: diagnoseHelp,
     run: runDiagnose,
   },
   serve: {
-    summary: "serve BFCL episodes over SEAL's environment-service HTTP API (default port 8082)",
+    summary:
+      "serve BFCL episodes over SEAL's environment-service HTTP API (default port 8082)",
     help: serveHelp,
     run: runServe,
   },
   eval: {
-    summary: 'evaluate a policy (model directory or OpenAI-compatible endpoint) on BFCL v3 multi-turn',
+    summary:
+      'evaluate a policy (model directory or OpenAI-compatible endpoint) on BFCL v3 multi-turn',
     help: evalHelp,
     run: runEval,
   },
   'serve-policy': {
-    summary: 'serve a model directory behind an OpenAI-compatible API (default port 8000)',
+    summary:
+      'serve a model directory behind an OpenAI-compatible API (default port 8000)',
     help: servePolicyHelp,
     run: runServePolicy,
   },
   report: {
-    summary: 'write a self-contained report.html for a run directory (curves, categories, tags, overlays, ρ)',
+    summary:
+      'write a self-contained report.html for a run directory (curves, categories, tags, overlays, ρ)',
     help: reportHelp,
     run: runReport,
   },
   compare: {
-    summary: 'paired gains of training runs over their warm start or over control runs, pooled with bootstrap CIs',
+    summary:
+      'paired gains of training runs over their warm start or over control runs, pooled with bootstrap CIs',
     help: compareHelp,
     run: runCompare,
   },
   view: {
-    summary: 'browse the trajectories of a run directory in a web page (default port 8090)',
+    summary:
+      'browse the trajectories of a run directory in a web page (default port 8090)',
     help: viewHelp,
     run: runView,
   },
@@ -83,7 +93,9 @@ export function usage(): string {
 }
 
 /** Finds the command named by the leading words of `argv`. */
-export function resolveCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
+export function resolveCommand(
+  argv: string[],
+): { command: Command; rest: string[] } | undefined {
   for (let words = Math.min(3, argv.length); words >= 1; words--) {
     const name = argv.slice(0, words).join(' ');
     const command = commands[name];
@@ -94,7 +106,12 @@ export function resolveCommand(argv: string[]): { command: Command; rest: string
 
 /** Runs the CLI; returns the exit code. Errors are thrown to the caller's boundary. */
 export async function runCli(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+  if (
+    argv.length === 0 ||
+    argv[0] === '--help' ||
+    argv[0] === '-h' ||
+    argv[0] === 'help'
+  ) {
     process.stdout.write(`${usage()}\n`);
     return argv.length === 0 ? exitCodes.usage : exitCodes.success;
   }
@@ -102,7 +119,10 @@ export async function runCli(argv: string[]): Promise<number> {
   if (!resolved) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
-      message: `unknown command: ${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}\n\n${usage()}`,
+      message: `unknown command: ${argv
+        .filter((a) => !a.startsWith('-'))
+        .slice(0, 2)
+        .join(' ')}\n\n${usage()}`,
     });
   }
   const { command, rest } = resolved;

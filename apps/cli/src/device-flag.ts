@@ -1,4 +1,12 @@
-import { deviceRequests, parseDeviceRequest, precisions, selectDevice, type DeviceRequest, type ExecutionProvider, type Precision } from '@seal/engine-ort';
+import {
+  deviceRequests,
+  parseDeviceRequest,
+  precisions,
+  selectDevice,
+  type DeviceRequest,
+  type ExecutionProvider,
+  type Precision,
+} from '@seal/engine-ort';
 import * as z from 'zod';
 import type { Output } from './ui/output';
 
@@ -31,12 +39,21 @@ export async function resolveDevice({
 }): Promise<ExecutionProvider> {
   const fromEnvironment = environment['SEAL_DEVICE'];
   const request: DeviceRequest =
-    flag ?? (fromEnvironment === undefined || fromEnvironment === '' ? 'cpu' : parseDeviceRequest(fromEnvironment));
+    flag ??
+    (fromEnvironment === undefined || fromEnvironment === ''
+      ? 'cpu'
+      : parseDeviceRequest(fromEnvironment));
   if (request === 'cpu') return 'cpu';
   const { device, probes } = await selectDevice(request);
   if (request === 'auto') {
-    const passed = probes.filter((probe) => !probe.available).map((probe) => `${probe.device}: ${probe.available ? '' : probe.missing}`);
-    output.line(`device: ${device} (auto${passed.length === 0 ? '' : `; not available: ${passed.join(', ')}`})`);
+    const passed = probes
+      .filter((probe) => !probe.available)
+      .map(
+        (probe) => `${probe.device}: ${probe.available ? '' : probe.missing}`,
+      );
+    output.line(
+      `device: ${device} (auto${passed.length === 0 ? '' : `; not available: ${passed.join(', ')}`})`,
+    );
   } else {
     output.line(`device: ${device}`);
   }
@@ -70,6 +87,8 @@ export function precisionSetting({
   output: Output;
 }): { precision?: Precision } {
   if (flag === undefined || flag === 'fp32') return {};
-  output.line(`precision: ${flag}${device === 'cpu' ? ' (emulated on the CPU: the rounding of reduced precision, no speed-up)' : ''}`);
+  output.line(
+    `precision: ${flag}${device === 'cpu' ? ' (emulated on the CPU: the rounding of reduced precision, no speed-up)' : ''}`,
+  );
   return { precision: flag };
 }

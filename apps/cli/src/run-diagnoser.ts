@@ -95,21 +95,31 @@ export async function createRunDiagnoser({
   // A run directory written by runTraining holds its tasks; --tasks overrides them.
   const runTasksFile = join(runDirectory, 'tasks.jsonl');
   tasksFile ??= existsSync(runTasksFile) ? runTasksFile : undefined;
-  const fromFile = tasksFile === undefined ? undefined : await readTasksFile(tasksFile);
+  const fromFile =
+    tasksFile === undefined ? undefined : await readTasksFile(tasksFile);
   const generatorRuntime = createGeneratorRuntime();
   const generatedVerifier = createBfclVerifier({ runtime: generatorRuntime });
   const generated = new Map<string, Task[]>();
 
-  let bfcl: { dataset: BfclDataset; verifier: Verifier } | { reason: string } = {
-    reason: 'BFCL tasks need the BFCL data directory: pass --data DIR or set SEAL_BFCL_DATA',
-  };
+  let bfcl: { dataset: BfclDataset; verifier: Verifier } | { reason: string } =
+    {
+      reason:
+        'BFCL tasks need the BFCL data directory: pass --data DIR or set SEAL_BFCL_DATA',
+    };
   const needsBfcl = fromFile
     ? [...fromFile.values()].some((task) => task.source === 'bfcl')
-    : await firstRecordedTaskId(runDirectory).then((id) => id !== undefined && !generatedIdPattern.test(id));
+    : await firstRecordedTaskId(runDirectory).then(
+        (id) => id !== undefined && !generatedIdPattern.test(id),
+      );
   if (needsBfcl && (dataDirectory ?? process.env['SEAL_BFCL_DATA'])) {
     try {
-      const dataset = await loadBfclData({ dir: resolveBfclDataDir({ flag: dataDirectory }) });
-      bfcl = { dataset, verifier: createBfclVerifier({ runtime: dataset.runtime }) };
+      const dataset = await loadBfclData({
+        dir: resolveBfclDataDir({ flag: dataDirectory }),
+      });
+      bfcl = {
+        dataset,
+        verifier: createBfclVerifier({ runtime: dataset.runtime }),
+      };
     } catch (error) {
       bfcl = { reason: `cannot load BFCL data: ${toSealError(error).message}` };
     }
@@ -118,15 +128,23 @@ export async function createRunDiagnoser({
   const generatedTask = (id: string): Task | string => {
     const match = generatedIdPattern.exec(id)!;
     const [, split, category, n] = match;
-    if (seed === undefined) return 'config.json has no seed to re-draw generated tasks with; pass --tasks FILE';
-    const categories = split === 'warmup' ? warmupCategories : generatedCategories;
-    const position = categories.indexOf(category as (typeof categories)[number]);
+    if (seed === undefined)
+      return 'config.json has no seed to re-draw generated tasks with; pass --tasks FILE';
+    const categories =
+      split === 'warmup' ? warmupCategories : generatedCategories;
+    const position = categories.indexOf(
+      category as (typeof categories)[number],
+    );
     if (position < 0) return `split ${split} has no ${category} tasks`;
     const need = Number(n) * categories.length + position + 1;
     let tasks = generated.get(split!) ?? [];
     if (tasks.length < need) {
       const draw = (count: number) =>
-        generateTasks({ seed, split: split as Parameters<typeof generateTasks>[0]['split'], count });
+        generateTasks({
+          seed,
+          split: split as Parameters<typeof generateTasks>[0]['split'],
+          count,
+        });
       try {
         tasks = draw(Math.max(need, tasks.length * 2));
       } catch {
@@ -134,7 +152,9 @@ export async function createRunDiagnoser({
       }
       generated.set(split!, tasks);
     }
-    return tasks[need - 1]?.id === id ? tasks[need - 1]! : `the generator did not re-draw ${id}`;
+    return tasks[need - 1]?.id === id
+      ? tasks[need - 1]!
+      : `the generator did not re-draw ${id}`;
   };
 
   const resolve = (record: EpisodeRecord): Resolved => {
@@ -142,14 +162,20 @@ export async function createRunDiagnoser({
     if (fromFile) {
       const task = fromFile.get(id);
       if (!task) return { reason: `no task ${id} in ${tasksFile}` };
-      if (task.source === 'generated') return { task, verifier: generatedVerifier };
-      return 'reason' in bfcl ? { reason: bfcl.reason } : { task, verifier: bfcl.verifier };
+      if (task.source === 'generated')
+        return { task, verifier: generatedVerifier };
+      return 'reason' in bfcl
+        ? { reason: bfcl.reason }
+        : { task, verifier: bfcl.verifier };
     }
     if (generatedIdPattern.test(id)) {
       const task = generatedTask(id);
       if (typeof task === 'string') return { reason: task };
       const question = task.turns[0]?.[0]?.content;
-      if (question !== undefined && !(firstUserText(record) ?? '').includes(question)) {
+      if (
+        question !== undefined &&
+        !(firstUserText(record) ?? '').includes(question)
+      ) {
         return {
           reason: `task ${id} re-drawn with seed ${seed} does not match the recorded conversation (another generator version or seed?); pass --tasks FILE`,
         };
@@ -159,7 +185,10 @@ export async function createRunDiagnoser({
     if ('reason' in bfcl) return { reason: bfcl.reason };
     const entry = bfcl.dataset.byId.get(id);
     if (!entry) return { reason: `no BFCL entry ${id} in ${bfcl.dataset.dir}` };
-    return { task: bfclEntryToTask({ entry, dataset: bfcl.dataset }), verifier: bfcl.verifier };
+    return {
+      task: bfclEntryToTask({ entry, dataset: bfcl.dataset }),
+      verifier: bfcl.verifier,
+    };
   };
 
   const cache = new Map<string, Resolved>();
@@ -172,12 +201,19 @@ export async function createRunDiagnoser({
         // not cached, so each record gets its own reason.
         if ('task' in resolved) cache.set(record.taskId, resolved);
       }
-      if ('reason' in resolved) return { type: 'unavailable', reason: resolved.reason };
+      if ('reason' in resolved)
+        return { type: 'unavailable', reason: resolved.reason };
       const { task, verifier } = resolved;
-      const diagnosis = diagnoseEpisode({ record, verification: verifier.verifySync({ task, record }) });
+      const diagnosis = diagnoseEpisode({
+        record,
+        verification: verifier.verifySync({ task, record }),
+      });
       return { type: 'diagnosed', diagnosis, groundTruth: task.groundTruth };
     } catch (error) {
-      return { type: 'unavailable', reason: `${record.taskId}: ${toSealError(error).message}` };
+      return {
+        type: 'unavailable',
+        reason: `${record.taskId}: ${toSealError(error).message}`,
+      };
     }
   };
 }

@@ -134,19 +134,43 @@ describe('taskFamilies', () => {
 
 describe('travel.exchange-named', () => {
   it('should say the currency in words and expect its code, in every variant', () => {
-    const family = taskFamilies.find((item) => item.id === 'travel.exchange-named')!;
+    const family = taskFamilies.find(
+      (item) => item.id === 'travel.exchange-named',
+    )!;
     // No long-context form: its one read returns a single number.
-    const variants = ['multi_turn_base', 'multi_turn_miss_param', 'multi_turn_miss_func'] as const;
-    const tasks = generateTasks({ seed: 5, split: 'train', count: 24, families: [family.id], variants: [...variants] });
-    expect(new Set(tasks.map((task) => task.category))).toEqual(new Set(variants));
+    const variants = [
+      'multi_turn_base',
+      'multi_turn_miss_param',
+      'multi_turn_miss_func',
+    ] as const;
+    const tasks = generateTasks({
+      seed: 5,
+      split: 'train',
+      count: 24,
+      families: [family.id],
+      variants: [...variants],
+    });
+    expect(new Set(tasks.map((task) => task.category))).toEqual(
+      new Set(variants),
+    );
     const spoken = family.spokenForms!;
     for (const task of tasks) {
-      const said = task.turns.flat().map((message) => message.content).join('\n');
-      const call = task.groundTruth.flat().find((text) => text.startsWith('compute_exchange_rate('))!;
+      const said = task.turns
+        .flat()
+        .map((message) => message.content)
+        .join('\n');
+      const call = task.groundTruth
+        .flat()
+        .find((text) => text.startsWith('compute_exchange_rate('))!;
       const code = /target_currency='([A-Z]+)'/.exec(call)![1]!;
-      expect({ task: task.id, saysName: said.includes(spoken[code]!) }).toEqual({ task: task.id, saysName: true });
+      expect({ task: task.id, saysName: said.includes(spoken[code]!) }).toEqual(
+        { task: task.id, saysName: true },
+      );
       // The code itself is never said: the agent has to map the name to it.
-      expect({ task: task.id, saysCode: new RegExp(`\\b${code}\\b`).test(said) }).toEqual({ task: task.id, saysCode: false });
+      expect({
+        task: task.id,
+        saysCode: new RegExp(`\\b${code}\\b`).test(said),
+      }).toEqual({ task: task.id, saysCode: false });
     }
   });
 });

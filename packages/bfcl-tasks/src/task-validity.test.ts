@@ -125,7 +125,9 @@ describe('copyability', () => {
     for (const task of Object.values(pools).flat()) {
       const session = createBfclToolSession({ task, runtime });
       // Values a family's requests say in other words count when said that way.
-      const family = taskFamilies.find((item) => item.id === (task.meta as { family: string }).family)!;
+      const family = taskFamilies.find(
+        (item) => item.id === (task.meta as { family: string }).family,
+      )!;
       const spoken = family.spokenForms ?? {};
       let seen = '';
       task.groundTruth.forEach((calls, turn) => {
@@ -138,7 +140,10 @@ describe('copyability', () => {
             ...parsed.value.kwargs.map(([, value]) => value),
           ].flatMap(leaves);
           for (const value of values) {
-            const forms = typeof value === 'string' && spoken[value] !== undefined ? [...spellings(value), spoken[value]] : spellings(value);
+            const forms =
+              typeof value === 'string' && spoken[value] !== undefined
+                ? [...spellings(value), spoken[value]]
+                : spellings(value);
             const found = forms.some((text) =>
               seen.toLowerCase().includes(text.toLowerCase()),
             );

@@ -1,5 +1,14 @@
-export { bfclClassNames, bfclDocFiles, isBfclClassName, type BfclClassName } from './api/bfcl-class-names';
-export { BfclRealm, BfclScenarioFields, type BfclRuntimeData } from './api/bfcl-realm';
+export {
+  bfclClassNames,
+  bfclDocFiles,
+  isBfclClassName,
+  type BfclClassName,
+} from './api/bfcl-class-names';
+export {
+  BfclRealm,
+  BfclScenarioFields,
+  type BfclRuntimeData,
+} from './api/bfcl-realm';
 export {
   BfclApi,
   type BfclClassDefinition,
@@ -40,9 +49,17 @@ export {
   type ReplayDifference,
   type ReplayEntryResult,
 } from './replay/replay-golden';
-export { bfclSessionSpec, createBfclBackend, createBfclToolSession } from './task/bfcl-backend';
+export {
+  bfclSessionSpec,
+  createBfclBackend,
+  createBfclToolSession,
+} from './task/bfcl-backend';
 export { bfclEntryToTask, bfclTasks } from './task/entry-to-task';
-export { toolDocFromSpec, type BfclToolSpec, type BfclToolSpecs } from './api/tool-spec';
+export {
+  toolDocFromSpec,
+  type BfclToolSpec,
+  type BfclToolSpecs,
+} from './api/tool-spec';
 export {
   travelCityAirports,
   travelExchangeRates,

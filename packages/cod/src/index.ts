@@ -1,7 +1,28 @@
-export { hintRewardToGo, rewardToGo, type ReturnStyle } from './credit/reward-to-go';
-export { computePackAdvantages, type PackRunCredit, type PackRunRewards } from './credit/group-baseline';
-export { redReweight, redTokenSum, type RedEpisode, type RedResult, type RedSettings } from './credit/red-weighting';
-export { recLoss, recTrainSequences, recTrustRegionMask, type RecLoss, type RecSequence, type RecSettings } from './credit/rec-loss';
+export {
+  hintRewardToGo,
+  rewardToGo,
+  type ReturnStyle,
+} from './credit/reward-to-go';
+export {
+  computePackAdvantages,
+  type PackRunCredit,
+  type PackRunRewards,
+} from './credit/group-baseline';
+export {
+  redReweight,
+  redTokenSum,
+  type RedEpisode,
+  type RedResult,
+  type RedSettings,
+} from './credit/red-weighting';
+export {
+  recLoss,
+  recTrainSequences,
+  recTrustRegionMask,
+  type RecLoss,
+  type RecSequence,
+  type RecSettings,
+} from './credit/rec-loss';
 export {
   fallbackHints,
   hintSectionHeader,
@@ -25,10 +46,22 @@ export {
   type SolveTrajectory,
   type TrajectoryStep,
 } from './hints/serialize-trajectory';
-export { buildUpdateContextMessages, compactUpdateContextSystemPrompt, updateContextSystemPrompt } from './hints/update-context-prompt';
-export { hintReward, taskReward, type TaskRewardSettings } from './hints/rewards';
+export {
+  buildUpdateContextMessages,
+  compactUpdateContextSystemPrompt,
+  updateContextSystemPrompt,
+} from './hints/update-context-prompt';
+export {
+  hintReward,
+  taskReward,
+  type TaskRewardSettings,
+} from './hints/rewards';
 export { applyHintUpdate, type HintUpdate } from './hints/apply-hint-update';
-export { createPackRandom, mixSeed, type PackRandom } from './packs/pack-random';
+export {
+  createPackRandom,
+  mixSeed,
+  type PackRandom,
+} from './packs/pack-random';
 export {
   buildPacks,
   derivePackSeed,
@@ -92,7 +125,11 @@ export {
   type BfclPackRegularity,
   type CanonicalCall,
 } from './bfcl-packs/bfcl-pack-regularity';
-export { bfclTasksetId, createBfclPackEnvironment, type BfclPackSettings } from './bfcl-packs/bfcl-pack-environment';
+export {
+  bfclTasksetId,
+  createBfclPackEnvironment,
+  type BfclPackSettings,
+} from './bfcl-packs/bfcl-pack-environment';
 export {
   runPackRuns,
   type EpisodeTokens,
@@ -101,7 +138,22 @@ export {
   type PackSampling,
   type RunPackRunsOptions,
 } from './rollout/run-pack-runs';
-export { runPacks, type RunPacksOptions, type RunPacksResult } from './rollout/run-packs';
-export { openPackRunFile, readPackRunFile, type PackRunFileState } from './rollout/pack-run-file';
-export { summarizePackPositions, type PackPositionSummary } from './rollout/position-summary';
-export { trainCodStep, type TrainCodStepOptions, type TrainCodStepResult } from './rollout/train-cod-step';
+export {
+  runPacks,
+  type RunPacksOptions,
+  type RunPacksResult,
+} from './rollout/run-packs';
+export {
+  openPackRunFile,
+  readPackRunFile,
+  type PackRunFileState,
+} from './rollout/pack-run-file';
+export {
+  summarizePackPositions,
+  type PackPositionSummary,
+} from './rollout/position-summary';
+export {
+  trainCodStep,
+  type TrainCodStepOptions,
+  type TrainCodStepResult,
+} from './rollout/train-cod-step';

@@ -10,7 +10,10 @@ export const defaultTagWeights: Readonly<Record<string, number>> = {
 };
 
 /** Tags that reflect the scorer, not the model; never weighted. */
-export const excludedTags: ReadonlySet<string> = new Set(['checker_error', 'gt_error']);
+export const excludedTags: ReadonlySet<string> = new Set([
+  'checker_error',
+  'gt_error',
+]);
 
 /** A-Patch settings (§5.3). */
 export type APatchSettings = {
@@ -40,7 +43,11 @@ export function trajectoryWeight({
 }): number {
   const effective = tags.filter((tag) => !excludedTags.has(tag));
   if (effective.length === 0) return 1;
-  const raw = effective.reduce((sum, tag) => sum + (weights[tag] ?? defaultTagWeights[tag] ?? 1), 0) / effective.length;
+  const raw =
+    effective.reduce(
+      (sum, tag) => sum + (weights[tag] ?? defaultTagWeights[tag] ?? 1),
+      0,
+    ) / effective.length;
   return Math.min(maxScale, Math.max(minScale, raw));
 }
 
@@ -63,12 +70,19 @@ export function applyAPatch({
 }): { advantages: number[]; scales: number[] } {
   const applyTo = settings.applyTo ?? 'all';
   const scales = tags.map((list) =>
-    trajectoryWeight({ tags: list, weights, minScale: settings.minScale, maxScale: settings.maxScale }),
+    trajectoryWeight({
+      tags: list,
+      weights,
+      minScale: settings.minScale,
+      maxScale: settings.maxScale,
+    }),
   );
   const scaled = advantages.map((advantage, i) => {
     const scale = scales[i] ?? 1;
-    if (applyTo === 'positive_advantage') return advantage > 0 ? advantage * scale : advantage;
-    if (applyTo === 'negative_advantage') return advantage < 0 ? advantage * scale : advantage;
+    if (applyTo === 'positive_advantage')
+      return advantage > 0 ? advantage * scale : advantage;
+    if (applyTo === 'negative_advantage')
+      return advantage < 0 ? advantage * scale : advantage;
     return advantage * scale;
   });
   return { advantages: scaled, scales };

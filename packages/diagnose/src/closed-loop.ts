@@ -1,7 +1,9 @@
 import { excludedTags } from './apatch';
 
 /** Tag statistics the closed loop reads (window counters, or total ones when the window is empty). */
-export type LoopTagStatistics = Readonly<Record<string, { count: number; rewardSum: number }>>;
+export type LoopTagStatistics = Readonly<
+  Record<string, { count: number; rewardSum: number }>
+>;
 
 /** The closed-loop (EMA) update settings (§5.4). */
 export type ClosedLoopSettings = {
@@ -39,14 +41,21 @@ export function updateDynamicTagWeights({
 }): Record<string, number> {
   const beta = Math.min(1, Math.max(0, settings.beta ?? 0.25));
   const alpha = settings.alpha ?? 1;
-  const confidenceSamples = Math.max(1, Math.trunc(settings.confidenceSamples ?? 32));
+  const confidenceSamples = Math.max(
+    1,
+    Math.trunc(settings.confidenceSamples ?? 32),
+  );
   const minScale = settings.minScale ?? 0.5;
   const maxScale = settings.maxScale ?? 2;
   const total = Object.entries(statistics)
     .filter(([tag]) => !excludedTags.has(tag))
     .reduce((sum, [, stat]) => sum + stat.count, 0);
   if (total <= 0) return { ...base };
-  const tags = new Set([...Object.keys(base), ...Object.keys(statistics), ...Object.keys(previous)]);
+  const tags = new Set([
+    ...Object.keys(base),
+    ...Object.keys(statistics),
+    ...Object.keys(previous),
+  ]);
   const updated: Record<string, number> = {};
   for (const tag of [...tags].sort()) {
     const rho0 = base[tag] ?? 1;

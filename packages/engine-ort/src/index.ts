@@ -42,7 +42,10 @@ export {
   pretokenizerPattern,
   type BuildBpeTokenizerOptions,
 } from './tokenizer/build-bpe-tokenizer';
-export { chatmlTemplate, chatmlSpecialTokens } from './tokenizer/chatml-template';
+export {
+  chatmlTemplate,
+  chatmlSpecialTokens,
+} from './tokenizer/chatml-template';
 
 // The engine's parts below serve SEAL's own benchmarks, device scripts and
 // examples, which run from source. They are not the package's API: each is

@@ -16,7 +16,9 @@ let queue: Promise<void> = Promise.resolve();
 
 async function handle({ method, argument }: WorkerRequest): Promise<unknown> {
   if (method === 'init') {
-    core = await PolicyCore.create(argument as Parameters<typeof PolicyCore.create>[0]);
+    core = await PolicyCore.create(
+      argument as Parameters<typeof PolicyCore.create>[0],
+    );
     return core.info;
   }
   if (core === undefined) throw new Error('policy worker used before init');

@@ -14,7 +14,10 @@ export {
   type ProtocolParseResult,
   type ToolCallProtocol,
 } from './protocols/tool-call-protocol';
-export { createQwenXmlProtocol, decodeJsonCall } from './protocols/qwen-xml-protocol';
+export {
+  createQwenXmlProtocol,
+  decodeJsonCall,
+} from './protocols/qwen-xml-protocol';
 export {
   bfclPromptingSystemPrompt,
   compactPythonInstruction,
@@ -23,8 +26,15 @@ export {
 } from './protocols/bfcl-python-protocol';
 export { createOpenAiToolsProtocol } from './protocols/openai-tools-protocol';
 export { toWireToolCall } from './protocols/to-wire-tool-call';
-export { createEnvTuningProtocol, envTuningResultInstruction } from './protocols/envtuning-protocol';
-export { renderCompactTool, toJsonSchemaParameter, toOpenAiTool } from './prompt/render-tools';
+export {
+  createEnvTuningProtocol,
+  envTuningResultInstruction,
+} from './protocols/envtuning-protocol';
+export {
+  renderCompactTool,
+  toJsonSchemaParameter,
+  toOpenAiTool,
+} from './prompt/render-tools';
 export {
   applyErrorFeedback,
   applyToolPatches,

@@ -8,11 +8,16 @@ export type ErrorHintSettings = {
   protocol?: 'qwen-xml' | 'bfcl-python' | 'openai-tools' | 'envtuning';
 };
 
-const formatHints: Record<NonNullable<ErrorHintSettings['protocol']>, string> = {
+const formatHints: Record<
+  NonNullable<ErrorHintSettings['protocol']>,
+  string
+> = {
   'qwen-xml':
     '[Hint] Each tool call must be a JSON object with "name" and "arguments" inside <tool_call></tool_call>, e.g. <tool_call>{"name": "<tool>", "arguments": {"<arg>": <value>}}</tool_call>.',
-  'bfcl-python': '[Hint] Write tool calls only as a Python list, e.g. [tool_name(arg="value")], with no other text.',
-  'openai-tools': '[Hint] Call tools through tool_calls with a JSON object of arguments.',
+  'bfcl-python':
+    '[Hint] Write tool calls only as a Python list, e.g. [tool_name(arg="value")], with no other text.',
+  'openai-tools':
+    '[Hint] Call tools through tool_calls with a JSON object of arguments.',
   envtuning:
     '[Hint] Write exactly one <think> block, then either one <tool_call> with {"name": ..., "arguments": {...}} or one <answer> block.',
 };
@@ -22,7 +27,10 @@ const formatHints: Record<NonNullable<ErrorHintSettings['protocol']>, string> = 
  * tools (first N, then `+k more`), and advice to answer in plain text when no
  * tool fits. Placeholders are filled by the environment.
  */
-export function parseErrorHintLines({ maxToolNames = 12, protocol = 'qwen-xml' }: ErrorHintSettings = {}): string[] {
+export function parseErrorHintLines({
+  maxToolNames = 12,
+  protocol = 'qwen-xml',
+}: ErrorHintSettings = {}): string[] {
   return [
     formatHints[protocol],
     `[Hint] Available tools: {tools:${maxToolNames}}.`,
@@ -37,7 +45,12 @@ export function parseErrorHintLines({ maxToolNames = 12, protocol = 'qwen-xml' }
  * available ones, `$1` a captured group.
  */
 export function toolErrorHintRules(): ErrorHint[] {
-  const rule = (id: string, pattern: string, hint: string): ErrorHint => ({ id, pattern, flags: 'i', hint });
+  const rule = (id: string, pattern: string, hint: string): ErrorHint => ({
+    id,
+    pattern,
+    flags: 'i',
+    hint,
+  });
   return [
     rule(
       'missing-argument',

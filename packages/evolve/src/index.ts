@@ -1,5 +1,14 @@
-export { defaultSchemaNote, enumValues, schemaCues, type SchemaCueSettings } from './schema-cues';
-export { parseErrorHintLines, toolErrorHintRules, type ErrorHintSettings } from './error-hints';
+export {
+  defaultSchemaNote,
+  enumValues,
+  schemaCues,
+  type SchemaCueSettings,
+} from './schema-cues';
+export {
+  parseErrorHintLines,
+  toolErrorHintRules,
+  type ErrorHintSettings,
+} from './error-hints';
 export {
   defaultGuidelines,
   guidelineHeader,
@@ -18,7 +27,10 @@ export {
   type EvolvedOverlay,
   type SealInterfaceSettings,
 } from './seal-interface';
-export { actionableErrorRewrites, missingCapabilityWarning } from './envtuning/actionable-errors';
+export {
+  actionableErrorRewrites,
+  missingCapabilityWarning,
+} from './envtuning/actionable-errors';
 export {
   advanceCurriculum,
   envTuningStages,

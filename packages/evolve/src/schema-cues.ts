@@ -29,17 +29,26 @@ export const defaultSchemaNote =
  * `[Enum]: USD, RMB, EUR` (travel_booking's docs) running to the end of the
  * description.
  */
-export function enumValues(parameter: { description?: string; enum?: unknown[] }): string[] | undefined {
-  if (Array.isArray(parameter.enum) && parameter.enum.length > 0) return parameter.enum.map(String);
+export function enumValues(parameter: {
+  description?: string;
+  enum?: unknown[];
+}): string[] | undefined {
+  if (Array.isArray(parameter.enum) && parameter.enum.length > 0)
+    return parameter.enum.map(String);
   const description = parameter.description ?? '';
   const quoted = /\[Enum\]:\s*\[([^\]]*)\]/.exec(description);
   if (quoted) {
-    const values = [...quoted[1]!.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1] ?? m[2] ?? '');
+    const values = [
+      ...quoted[1]!.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g),
+    ].map((m) => m[1] ?? m[2] ?? '');
     return values.length > 0 ? values : undefined;
   }
   const bare = /\[Enum\]:\s*([^[\]\n]+?)\.?\s*$/.exec(description);
   if (!bare) return undefined;
-  const values = bare[1]!.split(',').map((value) => value.trim()).filter((value) => value.length > 0);
+  const values = bare[1]!
+    .split(',')
+    .map((value) => value.trim())
+    .filter((value) => value.length > 0);
   return values.length > 0 ? values : undefined;
 }
 
@@ -70,13 +79,23 @@ export function schemaCues({
       }
       const description = parameter.description ?? '';
       const additions: string[] = [];
-      if (addRequired && required.has(name) && !description.includes('[required]')) additions.push('[required]');
-      if (addType && !description.includes('[type:')) additions.push(`[type: ${parameter.type}]`);
+      if (
+        addRequired &&
+        required.has(name) &&
+        !description.includes('[required]')
+      )
+        additions.push('[required]');
+      if (addType && !description.includes('[type:'))
+        additions.push(`[type: ${parameter.type}]`);
       const values = addEnum ? enumValues(parameter) : undefined;
-      if (values && !description.includes('Allowed values:')) additions.push(`Allowed values: ${values.join(', ')}`);
-      if (additions.length > 0) parameters[name] = `${description.length > 0 ? ' ' : ''}${additions.join(' ')}`;
+      if (values && !description.includes('Allowed values:'))
+        additions.push(`Allowed values: ${values.join(', ')}`);
+      if (additions.length > 0)
+        parameters[name] =
+          `${description.length > 0 ? ' ' : ''}${additions.join(' ')}`;
     }
-    if (Object.keys(parameters).length > 0 || hide.length > 0) patches[doc.name] = { parameters, hide };
+    if (Object.keys(parameters).length > 0 || hide.length > 0)
+      patches[doc.name] = { parameters, hide };
   }
   return patches;
 }

@@ -1,8 +1,26 @@
 import { hashOverlay } from '@seal/env';
-import { interfaceOverlaySchema, type InterfaceOverlay, type ToolDoc } from '@seal/spec';
-import { parseErrorHintLines, toolErrorHintRules, type ErrorHintSettings } from './error-hints';
-import { guidelineNote, selectGuidelines, type GuidelineSettings, type SelectedGuideline, type TagStatistics } from './guidelines';
-import { defaultSchemaNote, schemaCues, type SchemaCueSettings } from './schema-cues';
+import {
+  interfaceOverlaySchema,
+  type InterfaceOverlay,
+  type ToolDoc,
+} from '@seal/spec';
+import {
+  parseErrorHintLines,
+  toolErrorHintRules,
+  type ErrorHintSettings,
+} from './error-hints';
+import {
+  guidelineNote,
+  selectGuidelines,
+  type GuidelineSettings,
+  type SelectedGuideline,
+  type TagStatistics,
+} from './guidelines';
+import {
+  defaultSchemaNote,
+  schemaCues,
+  type SchemaCueSettings,
+} from './schema-cues';
 
 /** Which of SEAL's interface modules are on, and how (each switchable). */
 export type SealInterfaceSettings = {
@@ -17,7 +35,11 @@ export type SealInterfaceSettings = {
 };
 
 /** SEAL's headline configuration: schema cues on, error hints and guidelines off. */
-export const sealHeadlineSettings: SealInterfaceSettings = { schema: {}, errorHints: false, guidelines: false };
+export const sealHeadlineSettings: SealInterfaceSettings = {
+  schema: {},
+  errorHints: false,
+  guidelines: false,
+};
 
 /** SEAL's interface modules by their CLI names: φ_schema, φ_err, φ_cap. */
 export const sealOverlayModules = ['schema', 'err', 'cap'] as const;
@@ -69,10 +91,15 @@ export function evolveSealOverlay({
   statistics?: TagStatistics;
   settings?: SealInterfaceSettings;
 }): EvolvedOverlay {
-  const schema = settings.schema === false ? undefined : (settings.schema ?? {});
-  const errorHints = settings.errorHints === false ? undefined : settings.errorHints;
-  const guidelineSettings = settings.guidelines === false ? undefined : settings.guidelines;
-  const guidelines = guidelineSettings ? selectGuidelines({ statistics, settings: guidelineSettings }) : [];
+  const schema =
+    settings.schema === false ? undefined : (settings.schema ?? {});
+  const errorHints =
+    settings.errorHints === false ? undefined : settings.errorHints;
+  const guidelineSettings =
+    settings.guidelines === false ? undefined : settings.guidelines;
+  const guidelines = guidelineSettings
+    ? selectGuidelines({ statistics, settings: guidelineSettings })
+    : [];
   const note = schema?.note === undefined ? defaultSchemaNote : schema.note;
   const overlay = interfaceOverlaySchema.parse({
     schemaVersion: 1,

@@ -55,16 +55,22 @@ export function bindArguments({
     );
   }
   // `undefined` marks an unfilled slot: no Python value is `undefined`.
-  const bound: (PyValue | undefined)[] = new Array<PyValue | undefined>(count).fill(undefined);
+  const bound: (PyValue | undefined)[] = new Array<PyValue | undefined>(
+    count,
+  ).fill(undefined);
   for (let index = 0; index < args.length; index++) bound[index] = args[index];
   for (const [key, value] of kwargs) {
     let index = 0;
     while (index < count && parameters[index]!.name !== key) index++;
     if (index === count) {
-      throw PyException.typeError(`${qualname}() got an unexpected keyword argument '${key}'`);
+      throw PyException.typeError(
+        `${qualname}() got an unexpected keyword argument '${key}'`,
+      );
     }
     if (bound[index] !== undefined) {
-      throw PyException.typeError(`${qualname}() got multiple values for argument '${key}'`);
+      throw PyException.typeError(
+        `${qualname}() got multiple values for argument '${key}'`,
+      );
     }
     bound[index] = value;
   }
@@ -74,7 +80,8 @@ export function bindArguments({
     const parameter = parameters[index]!;
     if ('default' in parameter) {
       const fallback = parameter.default;
-      bound[index] = typeof fallback === 'function' ? fallback() : (fallback as PyValue);
+      bound[index] =
+        typeof fallback === 'function' ? fallback() : (fallback as PyValue);
     } else (missing ??= []).push(`'${parameter.name}'`);
   }
   if (missing !== undefined) {

@@ -32,7 +32,13 @@ export {
   toJsonValue,
   type PyJsonDumpsOptions,
 } from './py-json';
-export { assertHashable, pyCompare, pyContains, pyEquals, pySorted } from './py-compare';
+export {
+  assertHashable,
+  pyCompare,
+  pyContains,
+  pyEquals,
+  pySorted,
+} from './py-compare';
 export { formatFixed, pyRound, pyRoundToInt } from './py-format';
 export { PyRandom } from './py-random';
 export {
@@ -47,7 +53,11 @@ export {
   type ParseCallResult,
   type ParsedCall,
 } from './parse-call';
-export { bindArguments, type PyParameter, type PySignature } from './bind-arguments';
+export {
+  bindArguments,
+  type PyParameter,
+  type PySignature,
+} from './bind-arguments';
 export {
   expectStr,
   noAttribute,

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatCall, parseCallString, type ParseCallResult } from './parse-call';
+import {
+  formatCall,
+  parseCallString,
+  type ParseCallResult,
+} from './parse-call';
 import { PyDict, PySet, PyTuple } from './py-value';
 
 function ok(result: ParseCallResult) {
-  if (!result.success) throw new Error(`expected success, got ${result.error.message}`);
+  if (!result.success)
+    throw new Error(`expected success, got ${result.error.message}`);
   return result.value;
 }
 function fail(result: ParseCallResult) {
@@ -16,7 +21,8 @@ describe('parseCallString', () => {
     const text = "post_tweet(content='x', tags=['#a'], meta={'k': [1]})";
     const first = parseCallString(text);
     const second = parseCallString(text);
-    if (!first.success || !second.success) throw new Error('expected both to parse');
+    if (!first.success || !second.success)
+      throw new Error('expected both to parse');
     expect(second.value).toEqual(first.value);
     (first.value.kwargs[1]![1] as unknown[]).push('#b');
     ((first.value.kwargs[2]![1] as PyDict).get('k') as unknown[]).push(2n);
@@ -33,12 +39,18 @@ describe('parseCallString', () => {
     (mutated.args[0] as unknown[][])[1]!.push(0n);
     ((mutated.args[1] as PyTuple).items[0] as unknown[]).push(0n);
     (mutated.args[2] as PySet).add('c');
-    (((mutated.kwargs[0]![1] as PyDict).get('d') as PyDict).get('e') as unknown[]).push(0n);
+    (
+      ((mutated.kwargs[0]![1] as PyDict).get('d') as PyDict).get(
+        'e',
+      ) as unknown[]
+    ).push(0n);
     mutated.kwargs[0]![1] = null;
     mutated.kwargs.push(['z', 1n]);
     mutated.args.push(1n);
     expect(formatCall(parse())).toBe(pristine);
-    expect(formatCall(parse())).toBe(`f([1, [2]], ([3], 'a'), {4, 'b'}, k={'d': {'e': [5]}})`);
+    expect(formatCall(parse())).toBe(
+      `f([1, [2]], ([3], 'a'), {4, 'b'}, k={'d': {'e': [5]}})`,
+    );
   });
 
   it('should give independent copies of long calls too (a file written with its contents)', () => {
@@ -54,7 +66,9 @@ describe('parseCallString', () => {
 
   describe('accepted calls', () => {
     it('should parse keyword and positional literal arguments', () => {
-      const call = ok(parseCallString("sort('final_report.pdf', reverse=True, n=-3, x=2.50)"));
+      const call = ok(
+        parseCallString("sort('final_report.pdf', reverse=True, n=-3, x=2.50)"),
+      );
       expect(call.name).toBe('sort');
       expect(call.args).toEqual(['final_report.pdf']);
       expect(call.kwargs).toEqual([
@@ -71,7 +85,9 @@ describe('parseCallString', () => {
 
     it('should parse nested containers', () => {
       const call = ok(
-        parseCallString("f(a=[1, (2, 3), {'k': [None]}, {4}], b=(), c=(1,), d={})"),
+        parseCallString(
+          "f(a=[1, (2, 3), {'k': [None]}, {4}], b=(), c=(1,), d={})",
+        ),
       );
       const [a, b, c, d] = call.kwargs.map(([, v]) => v);
       expect(Array.isArray(a)).toBe(true);
@@ -84,8 +100,18 @@ describe('parseCallString', () => {
     });
 
     it('should decode string escapes, prefixes and implicit concatenation', () => {
-      const call = ok(parseCallString(String.raw`f(a='it\'s\n', b="\x41\u00e9\U0001F600", c=r'\d+', d='ab' "cd", e='''x"y''')`));
-      expect(call.kwargs.map(([, v]) => v)).toEqual(["it's\n", 'Aé😀', '\\d+', 'abcd', 'x"y']);
+      const call = ok(
+        parseCallString(
+          String.raw`f(a='it\'s\n', b="\x41\u00e9\U0001F600", c=r'\d+', d='ab' "cd", e='''x"y''')`,
+        ),
+      );
+      expect(call.kwargs.map(([, v]) => v)).toEqual([
+        "it's\n",
+        'Aé😀',
+        '\\d+',
+        'abcd',
+        'x"y',
+      ]);
     });
 
     it('should accept dotted names and whitespace', () => {
@@ -95,9 +121,12 @@ describe('parseCallString', () => {
     });
 
     it('should round-trip through formatCall', () => {
-      const text = "post_tweet(content='hello', tags=['#a', '#b'], mentions=[])";
+      const text =
+        "post_tweet(content='hello', tags=['#a', '#b'], mentions=[])";
       expect(formatCall(ok(parseCallString(text)))).toBe(text);
-      expect(formatCall(ok(parseCallString('f(1, 2.0, k=None)')))).toBe('f(1, 2.0, k=None)');
+      expect(formatCall(ok(parseCallString('f(1, 2.0, k=None)')))).toBe(
+        'f(1, 2.0, k=None)',
+      );
     });
   });
 
@@ -106,21 +135,51 @@ describe('parseCallString', () => {
     const cases: [string, string][] = [
       ["cat(file_name='x'", "'(' was never closed (<string>, line 1)"],
       ['f(a=1, a=2)', 'keyword argument repeated: a (<string>, line 1)'],
-      ['f(a=1, 2)', 'positional argument follows keyword argument (<string>, line 1)'],
-      ["f(a='x)", 'unterminated string literal (detected at line 1) (<string>, line 1)'],
-      ['f(a=[1,2)', "closing parenthesis ')' does not match opening parenthesis '[' (<string>, line 1)"],
+      [
+        'f(a=1, 2)',
+        'positional argument follows keyword argument (<string>, line 1)',
+      ],
+      [
+        "f(a='x)",
+        'unterminated string literal (detected at line 1) (<string>, line 1)',
+      ],
+      [
+        'f(a=[1,2)',
+        "closing parenthesis ')' does not match opening parenthesis '[' (<string>, line 1)",
+      ],
       ['f(a=1))', "unmatched ')' (<string>, line 1)"],
-      ['f(a=01)', 'leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)'],
-      ["f(a='''x)", 'unterminated triple-quoted string literal (detected at line 1) (<string>, line 1)'],
+      [
+        'f(a=01)',
+        'leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)',
+      ],
+      [
+        "f(a='''x)",
+        'unterminated triple-quoted string literal (detected at line 1) (<string>, line 1)',
+      ],
       ['f(', "'(' was never closed (<string>, line 1)"],
       ['f(a=', "'(' was never closed (<string>, line 1)"],
-      ['f(a=1 b=2)', 'invalid syntax. Perhaps you forgot a comma? (<string>, line 1)'],
-      ['f(a=(1,2]', "closing parenthesis ']' does not match opening parenthesis '(' (<string>, line 1)"],
-      ['f(a={1:2)', "closing parenthesis ')' does not match opening parenthesis '{' (<string>, line 1)"],
+      [
+        'f(a=1 b=2)',
+        'invalid syntax. Perhaps you forgot a comma? (<string>, line 1)',
+      ],
+      [
+        'f(a=(1,2]',
+        "closing parenthesis ']' does not match opening parenthesis '(' (<string>, line 1)",
+      ],
+      [
+        'f(a={1:2)',
+        "closing parenthesis ')' does not match opening parenthesis '{' (<string>, line 1)",
+      ],
       ['f(a=1,,)', 'invalid syntax (<string>, line 1)'],
       ['f(1a)', 'invalid decimal literal (<string>, line 1)'],
-      ['f(a="x\\xZZ")', "(unicode error) 'unicodeescape' codec can't decode bytes in position 1-2: truncated \\xXX escape (<string>, line 1)"],
-      ["f(a={'k' 1})", 'invalid syntax. Perhaps you forgot a comma? (<string>, line 1)'],
+      [
+        'f(a="x\\xZZ")',
+        "(unicode error) 'unicodeescape' codec can't decode bytes in position 1-2: truncated \\xXX escape (<string>, line 1)",
+      ],
+      [
+        "f(a={'k' 1})",
+        'invalid syntax. Perhaps you forgot a comma? (<string>, line 1)',
+      ],
     ];
     it.each(cases)('should reject %s', (text, message) => {
       const error = fail(parseCallString(text));
@@ -153,13 +212,17 @@ describe('parseCallString', () => {
     });
 
     it('should give the NameError text for a bare name', () => {
-      expect(fail(parseCallString('f(symbol=AAPL)')).message).toBe("name 'AAPL' is not defined");
+      expect(fail(parseCallString('f(symbol=AAPL)')).message).toBe(
+        "name 'AAPL' is not defined",
+      );
     });
 
     it('should enforce nesting and size limits', () => {
       const deep = `f(a=${'['.repeat(500)}${']'.repeat(500)})`;
       expect(fail(parseCallString(deep)).kind).toBe('limit');
-      expect(fail(parseCallString(`f(a=${'9'.repeat(5000)})`)).kind).toBe('limit');
+      expect(fail(parseCallString(`f(a=${'9'.repeat(5000)})`)).kind).toBe(
+        'limit',
+      );
       expect(fail(parseCallString('f()', { maxLength: 2 })).kind).toBe('limit');
     });
   });

@@ -1,7 +1,23 @@
 import { pyRepr } from './py-repr';
-import { pyAdd, pyFloorDiv, pyMod, pyMul, pyPow, pySub, pyTrueDiv } from './py-ops';
+import {
+  pyAdd,
+  pyFloorDiv,
+  pyMod,
+  pyMul,
+  pyPow,
+  pySub,
+  pyTrueDiv,
+} from './py-ops';
 import { PyException } from './py-exception';
-import { PyDict, PyObject, PySet, PyTuple, isPyKey, type PyKey, type PyValue } from './py-value';
+import {
+  PyDict,
+  PyObject,
+  PySet,
+  PyTuple,
+  isPyKey,
+  type PyKey,
+  type PyValue,
+} from './py-value';
 
 /** A parsed Python call `name(arg, ..., key=value, ...)` with literal arguments. */
 export type ParsedCall = {
@@ -22,7 +38,8 @@ export type ParsedCall = {
  * - `limit`: a literal exceeds a size or nesting limit;
  * - `not-a-call`: the text is valid Python but not a single call.
  */
-export type ParseCallErrorKind = 'syntax' | 'name' | 'not-literal' | 'limit' | 'not-a-call';
+export type ParseCallErrorKind =
+  'syntax' | 'name' | 'not-literal' | 'limit' | 'not-a-call';
 
 /** A rejected call string: a kind, and a message for the model or the user. */
 export type ParseCallError = {
@@ -96,16 +113,51 @@ class ParseFailure extends Error {
 const identifierStart = /[\p{L}\p{Nl}_]/u;
 const identifierPart = /[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}_]/u;
 const pythonKeywords = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class',
-  'continue', 'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global',
-  'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return',
-  'try', 'while', 'with', 'yield',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
 ]);
 const closers: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
 
 /** `[A-Za-z_]` by character code (NaN, past the end, is false). */
 function isAsciiIdentifierStart(code: number): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || code === 0x5f;
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    code === 0x5f
+  );
 }
 
 function isDigit(code: number): boolean {
@@ -113,7 +165,8 @@ function isDigit(code: number): boolean {
 }
 
 const stringPrefix = /([rRuUbBfF]{0,2})(['"])/y;
-const radixLiteral = /0([xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/y;
+const radixLiteral =
+  /0([xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/y;
 const decimalLiteral =
   /(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*[eE][+-]?\d(?:_?\d)*|\d(?:_?\d)*)/y;
 
@@ -124,16 +177,26 @@ const decimalLiteral =
  * calls, attribute access, lambdas, comprehensions and f-strings inside the
  * arguments are rejected. Never throws.
  */
-export function parseCallString(text: string, options?: ParseCallOptions): ParseCallResult {
-  const cacheable = text.length <= maxCachedLength && (options === undefined || usesDefaults(options));
+export function parseCallString(
+  text: string,
+  options?: ParseCallOptions,
+): ParseCallResult {
+  const cacheable =
+    text.length <= maxCachedLength &&
+    (options === undefined || usesDefaults(options));
   if (cacheable) {
     const cached = parsedCalls.get(text);
     if (cached !== undefined) return copyResult(cached);
   }
   const run = runParser(text, options ?? {}, (parser) => [parser.parseCall()]);
-  const result: ParseCallResult = run.success ? { success: true, value: run.value[0]! } : run;
+  const result: ParseCallResult = run.success
+    ? { success: true, value: run.value[0]! }
+    : run;
   if (cacheable) {
-    if (parsedCalls.size >= maxCachedCalls || parsedCallChars + text.length > maxCachedChars) {
+    if (
+      parsedCalls.size >= maxCachedCalls ||
+      parsedCallChars + text.length > maxCachedChars
+    ) {
       parsedCalls.clear();
       parsedCallChars = 0;
     }
@@ -171,7 +234,14 @@ function usesDefaults(options: ParseCallOptions): boolean {
 function copyResult(result: ParseCallResult): ParseCallResult {
   if (!result.success) return { success: false, error: { ...result.error } };
   const { name, args, kwargs } = result.value;
-  return { success: true, value: { name, args: args.map(copyLiteral), kwargs: kwargs.map(copyKeyword) } };
+  return {
+    success: true,
+    value: {
+      name,
+      args: args.map(copyLiteral),
+      kwargs: kwargs.map(copyKeyword),
+    },
+  };
 }
 
 function copyKeyword([key, value]: [string, PyValue]): [string, PyValue] {
@@ -188,7 +258,8 @@ function copyLiteral(value: PyValue): PyValue {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(copyLiteral);
   if (value instanceof PyDict) return PyDict.mapValues(value, copyLiteral);
-  if (value instanceof PyTuple) return new PyTuple(value.items.map(copyLiteral));
+  if (value instanceof PyTuple)
+    return new PyTuple(value.items.map(copyLiteral));
   if (value instanceof PySet) return new PySet(value);
   return value;
 }
@@ -201,7 +272,9 @@ function copyLiteral(value: PyValue): PyValue {
 export function parseCallSequence(
   text: string,
   options: ParseCallOptions = {},
-): { success: true; value: ParsedCall[] } | { success: false; error: ParseCallError } {
+):
+  | { success: true; value: ParsedCall[] }
+  | { success: false; error: ParseCallError } {
   return runParser(text, options, (parser) => parser.parseSequence());
 }
 
@@ -209,32 +282,54 @@ function runParser(
   text: string,
   limits: ParseCallOptions,
   run: (parser: CallParser) => ParsedCall[],
-): { success: true; value: ParsedCall[] } | { success: false; error: ParseCallError } {
+):
+  | { success: true; value: ParsedCall[] }
+  | { success: false; error: ParseCallError } {
   const maxLength = limits.maxLength ?? 1_000_000;
   if (text.length > maxLength) {
     return {
       success: false,
-      error: { kind: 'limit', message: `call text longer than ${maxLength} characters`, position: 0 },
+      error: {
+        kind: 'limit',
+        message: `call text longer than ${maxLength} characters`,
+        position: 0,
+      },
     };
   }
   try {
-    const parser = new CallParser(text, limits.maxDepth ?? 100, limits.maxIntDigits ?? 4300, limits);
+    const parser = new CallParser(
+      text,
+      limits.maxDepth ?? 100,
+      limits.maxIntDigits ?? 4300,
+      limits,
+    );
     return { success: true, value: run(parser) };
   } catch (error) {
     if (error instanceof ParseFailure) {
       return {
         success: false,
-        error: { kind: error.kind, message: error.message, position: error.position },
+        error: {
+          kind: error.kind,
+          message: error.message,
+          position: error.position,
+        },
       };
     }
     if (PyException.isInstance(error)) {
-      return { success: false, error: { kind: 'not-literal', message: error.message, position: 0 } };
+      return {
+        success: false,
+        error: { kind: 'not-literal', message: error.message, position: 0 },
+      };
     }
     if (error instanceof RangeError) {
       // Stack exhaustion on pathological input: still a clean rejection.
       return {
         success: false,
-        error: { kind: 'limit', message: 'input too deeply nested', position: 0 },
+        error: {
+          kind: 'limit',
+          message: 'input too deeply nested',
+          position: 0,
+        },
       };
     }
     throw error;
@@ -242,7 +337,10 @@ function runParser(
 }
 
 /** Renders a call back to Python source: `name(a, k=repr(v), ...)`. */
-export function formatCall(call: ParsedCall, { keywordSeparator = ', ' } = {}): string {
+export function formatCall(
+  call: ParsedCall,
+  { keywordSeparator = ', ' } = {},
+): string {
   const parts = [
     ...call.args.map(pyRepr),
     ...call.kwargs.map(([key, value]) => `${key}=${pyRepr(value)}`),
@@ -315,7 +413,11 @@ class CallParser {
     if (first === undefined) {
       // A literal or operator at the top level: valid Python maybe, but not a call.
       this.scanForSyntaxErrors();
-      throw new ParseFailure('not-a-call', 'expected a function call such as name(arg=value)', nameStart);
+      throw new ParseFailure(
+        'not-a-call',
+        'expected a function call such as name(arg=value)',
+        nameStart,
+      );
     }
     let name = first;
     this.skipSpace();
@@ -327,12 +429,21 @@ class CallParser {
       name += `.${part}`;
       this.skipSpace();
     }
-    if (pythonKeywords.has(first) && first !== 'True' && first !== 'False' && first !== 'None') {
+    if (
+      pythonKeywords.has(first) &&
+      first !== 'True' &&
+      first !== 'False' &&
+      first !== 'None'
+    ) {
       this.syntax('invalid syntax', nameStart);
     }
     if (this.peek() !== '(') {
       this.scanForSyntaxErrors();
-      throw new ParseFailure('not-a-call', 'expected a function call such as name(arg=value)', this.pos);
+      throw new ParseFailure(
+        'not-a-call',
+        'expected a function call such as name(arg=value)',
+        this.pos,
+      );
     }
     this.open();
     const args: PyValue[] = [];
@@ -344,16 +455,22 @@ class CallParser {
       const argStart = this.pos;
       if (this.peek() === '*') {
         this.scanForSyntaxErrors();
-        throw new ParseFailure('not-literal', 'argument unpacking (* or **) is not allowed', argStart);
+        throw new ParseFailure(
+          'not-literal',
+          'argument unpacking (* or **) is not allowed',
+          argStart,
+        );
       }
       const keyword = this.tryKeyword();
       if (keyword !== undefined) {
-        if (seen.has(keyword)) this.syntax(`keyword argument repeated: ${keyword}`, argStart);
+        if (seen.has(keyword))
+          this.syntax(`keyword argument repeated: ${keyword}`, argStart);
         seen.add(keyword);
         kwargs.push([keyword, this.parseExpression()]);
       } else {
         const value = this.parseExpression();
-        if (kwargs.length > 0) this.syntax('positional argument follows keyword argument', argStart);
+        if (kwargs.length > 0)
+          this.syntax('positional argument follows keyword argument', argStart);
         args.push(value);
       }
       this.skipSpace();
@@ -390,10 +507,13 @@ class CallParser {
   private parseExpression(): PyValue {
     this.skipSpace();
     const start = this.pos;
-    const value = this.options.arithmetic ? this.parseArithmetic() : this.parseUnary();
+    const value = this.options.arithmetic
+      ? this.parseArithmetic()
+      : this.parseUnary();
     this.skipSpace();
     const next = this.peek();
-    if (next !== undefined && !',)]}:'.includes(next)) this.expressionContinuesFrom(start);
+    if (next !== undefined && !',)]}:'.includes(next))
+      this.expressionContinuesFrom(start);
     return value;
   }
 
@@ -416,12 +536,27 @@ class CallParser {
     for (;;) {
       this.skipSpace();
       const rest = this.text.slice(this.pos, this.pos + 2);
-      const op = rest === '//' ? '//' : rest[0] === '*' && rest !== '**' ? '*' : rest[0] === '/' ? '/' : rest[0] === '%' ? '%' : undefined;
+      const op =
+        rest === '//'
+          ? '//'
+          : rest[0] === '*' && rest !== '**'
+            ? '*'
+            : rest[0] === '/'
+              ? '/'
+              : rest[0] === '%'
+                ? '%'
+                : undefined;
       if (op === undefined) return left;
       this.pos += op.length;
       const right = this.parseFactor();
       left =
-        op === '*' ? pyMul(left, right) : op === '/' ? pyTrueDiv(left, right) : op === '//' ? pyFloorDiv(left, right) : pyMod(left, right);
+        op === '*'
+          ? pyMul(left, right)
+          : op === '/'
+            ? pyTrueDiv(left, right)
+            : op === '//'
+              ? pyFloorDiv(left, right)
+              : pyMod(left, right);
       this.checkSize(left);
     }
   }
@@ -439,7 +574,10 @@ class CallParser {
     if (this.text.startsWith('**', this.pos)) {
       this.pos += 2;
       const exponent = this.parseFactor();
-      if (typeof exponent === 'bigint' && (exponent > 10_000n || exponent < -10_000n)) {
+      if (
+        typeof exponent === 'bigint' &&
+        (exponent > 10_000n || exponent < -10_000n)
+      ) {
         throw new ParseFailure('limit', 'exponent too large to fold', this.pos);
       }
       const result = pyPow(base, exponent);
@@ -450,16 +588,26 @@ class CallParser {
   }
 
   private checkSize(value: PyValue): void {
-    const big = typeof value === 'bigint' && (value > 10n ** 4300n || value < -(10n ** 4300n));
-    const long = (typeof value === 'string' || Array.isArray(value)) && value.length > 1_000_000;
-    if (big || long) throw new ParseFailure('limit', 'folded value too large', this.pos);
+    const big =
+      typeof value === 'bigint' &&
+      (value > 10n ** 4300n || value < -(10n ** 4300n));
+    const long =
+      (typeof value === 'string' || Array.isArray(value)) &&
+      value.length > 1_000_000;
+    if (big || long)
+      throw new ParseFailure('limit', 'folded value too large', this.pos);
   }
 
   private negate(sign: string, operand: PyValue, position: number): PyValue {
     if (typeof operand === 'bigint') return sign === '-' ? -operand : operand;
     if (typeof operand === 'number') return sign === '-' ? -operand : operand;
-    if (typeof operand === 'boolean') return sign === '-' ? -BigInt(operand) : BigInt(operand);
-    throw new ParseFailure('not-literal', 'unary +/- applies to numbers only', position);
+    if (typeof operand === 'boolean')
+      return sign === '-' ? -BigInt(operand) : BigInt(operand);
+    throw new ParseFailure(
+      'not-literal',
+      'unary +/- applies to numbers only',
+      position,
+    );
   }
 
   private parseUnary(): PyValue {
@@ -471,8 +619,13 @@ class CallParser {
       const operand = this.parseUnary();
       if (typeof operand === 'bigint') return c === '-' ? -operand : operand;
       if (typeof operand === 'number') return c === '-' ? -operand : operand;
-      if (typeof operand === 'boolean') return c === '-' ? -BigInt(operand) : BigInt(operand);
-      throw new ParseFailure('not-literal', 'unary +/- applies to numbers only', opPos);
+      if (typeof operand === 'boolean')
+        return c === '-' ? -BigInt(operand) : BigInt(operand);
+      throw new ParseFailure(
+        'not-literal',
+        'unary +/- applies to numbers only',
+        opPos,
+      );
     }
     return this.parseAtom();
   }
@@ -486,13 +639,19 @@ class CallParser {
     if (c === '(') return this.parseParenthesized();
     if (c === '{') return this.parseBraces();
     if (c === '"' || c === "'") return this.parseStrings();
-    if (isDigit(this.text.charCodeAt(this.pos)) || (c === '.' && isDigit(this.text.charCodeAt(this.pos + 1)))) {
+    if (
+      isDigit(this.text.charCodeAt(this.pos)) ||
+      (c === '.' && isDigit(this.text.charCodeAt(this.pos + 1)))
+    ) {
       return this.parseNumber();
     }
     const name = this.readIdentifier();
     if (name !== undefined) {
       const q = this.peek();
-      if ((q === '"' || q === "'") && /^(?:[rRuUbBfF]|[rR][bBfF]|[bBfF][rR])$/.test(name)) {
+      if (
+        (q === '"' || q === "'") &&
+        /^(?:[rRuUbBfF]|[rR][bBfF]|[bBfF][rR])$/.test(name)
+      ) {
         this.pos = start;
         return this.parseStrings();
       }
@@ -501,7 +660,11 @@ class CallParser {
       if (name === 'None') return null;
       if (name === 'lambda') {
         this.scanForSyntaxErrors();
-        throw new ParseFailure('not-literal', 'lambda expressions are not allowed', start);
+        throw new ParseFailure(
+          'not-literal',
+          'lambda expressions are not allowed',
+          start,
+        );
       }
       if (pythonKeywords.has(name)) this.syntax('invalid syntax', start);
       this.skipSpace();
@@ -511,7 +674,12 @@ class CallParser {
         if (nested.kwargs.length === 0) return this.text.slice(start, this.pos);
         return new PyRawCall(formatCall({ ...nested, args: [] }));
       }
-      if (this.options.bareNames === 'string' && this.peek() !== '(' && this.peek() !== '.' && this.peek() !== '[') {
+      if (
+        this.options.bareNames === 'string' &&
+        this.peek() !== '(' &&
+        this.peek() !== '.' &&
+        this.peek() !== '['
+      ) {
         return name;
       }
       if (this.peek() === '(' || this.peek() === '.' || this.peek() === '[') {
@@ -587,7 +755,8 @@ class CallParser {
           const keyPos = this.pos;
           const key = this.parseExpression();
           this.skipSpace();
-          if (this.peek() !== ':') this.syntax("':' expected after dictionary key", this.pos);
+          if (this.peek() !== ':')
+            this.syntax("':' expected after dictionary key", this.pos);
           this.pos++;
           dict.set(this.hashable(key, keyPos), this.parseExpression());
         });
@@ -607,8 +776,16 @@ class CallParser {
 
   private hashable(value: PyValue, position: number): PyKey {
     if (!isPyKey(value)) {
-      const type = Array.isArray(value) ? 'list' : value instanceof PyDict ? 'dict' : 'set';
-      throw new ParseFailure('not-literal', `unhashable type: '${type}'`, position);
+      const type = Array.isArray(value)
+        ? 'list'
+        : value instanceof PyDict
+          ? 'dict'
+          : 'set';
+      throw new ParseFailure(
+        'not-literal',
+        `unhashable type: '${type}'`,
+        position,
+      );
     }
     return value;
   }
@@ -651,15 +828,25 @@ class CallParser {
       if (!/^(|r|u|b|f|rb|br|fr|rf)$/.test(prefix)) break;
       if (prefix.includes('f')) {
         this.scanForSyntaxErrors();
-        throw new ParseFailure('not-literal', 'f-strings are not allowed', start);
+        throw new ParseFailure(
+          'not-literal',
+          'f-strings are not allowed',
+          start,
+        );
       }
       if (prefix.includes('b')) sawBytes = true;
       else sawText = true;
       this.pos += prefix.length;
       result += this.readQuoted(prefix.includes('r'));
     }
-    if (sawBytes && sawText) this.syntax('cannot mix bytes and nonbytes literals', this.pos);
-    if (sawBytes) throw new ParseFailure('not-literal', 'bytes literals are not supported', this.pos);
+    if (sawBytes && sawText)
+      this.syntax('cannot mix bytes and nonbytes literals', this.pos);
+    if (sawBytes)
+      throw new ParseFailure(
+        'not-literal',
+        'bytes literals are not supported',
+        this.pos,
+      );
     return result;
   }
 
@@ -752,7 +939,11 @@ class CallParser {
       case 'U':
         return this.readHexEscape(8, 'U');
       case 'N':
-        throw new ParseFailure('not-literal', '\\N{...} escapes are not supported', this.pos - 2);
+        throw new ParseFailure(
+          'not-literal',
+          '\\N{...} escapes are not supported',
+          this.pos - 2,
+        );
       default:
         if (/[0-7]/.test(next)) {
           let digits = next;
@@ -799,7 +990,9 @@ class CallParser {
     if (radix) {
       literal = radix[0];
       const body = literal.slice(2).replace(/_/g, '');
-      const base = { x: 16n, o: 8n, b: 2n }[literal[1]!.toLowerCase() as 'x' | 'o' | 'b'];
+      const base = { x: 16n, o: 8n, b: 2n }[
+        literal[1]!.toLowerCase() as 'x' | 'o' | 'b'
+      ];
       let n = 0n;
       for (const ch of body) n = n * base + BigInt(parseInt(ch, 16));
       value = n;
@@ -831,9 +1024,14 @@ class CallParser {
     this.pos += literal.length;
     const after = this.peek();
     if (after === 'j' || after === 'J') {
-      throw new ParseFailure('not-literal', 'complex numbers are not supported', start);
+      throw new ParseFailure(
+        'not-literal',
+        'complex numbers are not supported',
+        start,
+      );
     }
-    if (after !== undefined && identifierPart.test(after)) this.syntax('invalid decimal literal', this.pos);
+    if (after !== undefined && identifierPart.test(after))
+      this.syntax('invalid decimal literal', this.pos);
     return value;
   }
 
@@ -869,7 +1067,11 @@ class CallParser {
 
   private open(): void {
     if (this.depth >= this.maxDepth) {
-      throw new ParseFailure('limit', `too many nested parentheses (limit ${this.maxDepth})`, this.pos);
+      throw new ParseFailure(
+        'limit',
+        `too many nested parentheses (limit ${this.maxDepth})`,
+        this.pos,
+      );
     }
     this.openStack.push({ char: this.text[this.pos]!, position: this.pos });
     this.depth++;
@@ -915,10 +1117,12 @@ class CallParser {
     // Two juxtaposed operands (`1 2`, `'k' 1`): CPython's parser suggests a
     // missing comma. Operators, calls and subscripts are refused instead.
     let probe = this.pos;
-    while (probe < this.text.length && ' \t\n\r'.includes(this.text[probe]!)) probe++;
+    while (probe < this.text.length && ' \t\n\r'.includes(this.text[probe]!))
+      probe++;
     const next = this.text[probe];
     const previous = this.text.slice(0, probe).trimEnd();
-    const afterOperand = /[\w'")\]}]$/u.test(previous) && probe > previous.length;
+    const afterOperand =
+      /[\w'")\]}]$/u.test(previous) && probe > previous.length;
     if (next !== undefined && afterOperand && /[\p{L}_0-9'"{]/u.test(next)) {
       this.syntax('invalid syntax. Perhaps you forgot a comma?', probe);
     }
@@ -968,7 +1172,8 @@ class CallParser {
         }
         continue;
       }
-      if (c === '(' || c === '[' || c === '{') stack.push({ char: c, position: i });
+      if (c === '(' || c === '[' || c === '{')
+        stack.push({ char: c, position: i });
       else if (c === ')' || c === ']' || c === '}') {
         const open = stack.pop();
         if (!open) this.syntax(`unmatched '${c}'`, i);
@@ -992,7 +1197,8 @@ class CallParser {
   private skipSpace(): void {
     while (this.pos < this.text.length) {
       const c = this.text[this.pos]!;
-      if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f') this.pos++;
+      if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f')
+        this.pos++;
       else if (c === '\\' && this.text[this.pos + 1] === '\n') this.pos += 2;
       else break;
     }

@@ -1,11 +1,23 @@
 import { PyException } from './py-exception';
 import { compareCodePoints } from './py-json';
-import { PyDict, PyObject, PySet, PyTuple, pyTypeName, type PyKey, type PyValue } from './py-value';
+import {
+  PyDict,
+  PyObject,
+  PySet,
+  PyTuple,
+  pyTypeName,
+  type PyKey,
+  type PyValue,
+} from './py-value';
 
 type NumberLike = bigint | number | boolean;
 
 function isNumberLike(value: PyValue): value is NumberLike {
-  return typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean';
+  return (
+    typeof value === 'bigint' ||
+    typeof value === 'number' ||
+    typeof value === 'boolean'
+  );
 }
 
 function toBigOrNumber(value: NumberLike): bigint | number {
@@ -16,14 +28,17 @@ function toBigOrNumber(value: NumberLike): bigint | number {
 function compareNumbers(a: NumberLike, b: NumberLike): number {
   const x = toBigOrNumber(a);
   const y = toBigOrNumber(b);
-  if (typeof x === 'bigint' && typeof y === 'bigint') return x < y ? -1 : x > y ? 1 : 0;
+  if (typeof x === 'bigint' && typeof y === 'bigint')
+    return x < y ? -1 : x > y ? 1 : 0;
   if (typeof x === 'number' && typeof y === 'number') {
     if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
     return x < y ? -1 : x > y ? 1 : 0;
   }
   // Mixed int/float: compare exactly, as CPython does.
   const [big, float, flip] =
-    typeof x === 'bigint' ? [x, y as number, 1] : [y as bigint, x as number, -1];
+    typeof x === 'bigint'
+      ? [x, y as number, 1]
+      : [y as bigint, x as number, -1];
   if (Number.isNaN(float)) return NaN;
   if (float === Infinity) return -flip;
   if (float === -Infinity) return flip;
@@ -42,7 +57,8 @@ export function pyEquals(a: PyValue, b: PyValue): boolean {
   if (typeof a === 'string' || typeof b === 'string') return false;
   if (isNumberLike(b)) return false;
   if (Array.isArray(a)) return Array.isArray(b) && sequenceEquals(a, b);
-  if (a instanceof PyTuple) return b instanceof PyTuple && sequenceEquals(a.items, b.items);
+  if (a instanceof PyTuple)
+    return b instanceof PyTuple && sequenceEquals(a.items, b.items);
   if (a instanceof PyDict) {
     if (!(b instanceof PyDict) || a.size !== b.size) return false;
     const keys = PyDict.internalKeys(a);
@@ -75,7 +91,8 @@ function sequenceEquals(a: readonly PyValue[], b: readonly PyValue[]): boolean {
  */
 export function pyCompare(a: PyValue, b: PyValue, operator = '<'): number {
   if (isNumberLike(a) && isNumberLike(b)) return compareNumbers(a, b);
-  if (typeof a === 'string' && typeof b === 'string') return compareCodePoints(a, b);
+  if (typeof a === 'string' && typeof b === 'string')
+    return compareCodePoints(a, b);
   const bothLists = Array.isArray(a) && Array.isArray(b);
   const bothTuples = a instanceof PyTuple && b instanceof PyTuple;
   if (bothLists || bothTuples) {
@@ -106,18 +123,26 @@ export function pyContains(container: PyValue, value: PyValue): boolean {
     }
     return container.includes(value);
   }
-  if (Array.isArray(container)) return container.some((item) => pyEquals(item, value));
-  if (container instanceof PyTuple) return container.items.some((item) => pyEquals(item, value));
+  if (Array.isArray(container))
+    return container.some((item) => pyEquals(item, value));
+  if (container instanceof PyTuple)
+    return container.items.some((item) => pyEquals(item, value));
   if (container instanceof PyDict || container instanceof PySet) {
     assertHashable(value);
     return container.has(value as PyKey);
   }
-  throw PyException.typeError(`argument of type '${pyTypeName(container)}' is not iterable`);
+  throw PyException.typeError(
+    `argument of type '${pyTypeName(container)}' is not iterable`,
+  );
 }
 
 /** Raises `TypeError: unhashable type` for lists, dicts and sets. */
 export function assertHashable(value: PyValue): asserts value is PyKey {
-  if (Array.isArray(value) || value instanceof PyDict || value instanceof PySet) {
+  if (
+    Array.isArray(value) ||
+    value instanceof PyDict ||
+    value instanceof PySet
+  ) {
     throw PyException.typeError(`unhashable type: '${pyTypeName(value)}'`);
   }
   if (value instanceof PyTuple) value.items.forEach(assertHashable);

@@ -41,7 +41,10 @@ export class PyException extends Error {
   }
   /** `raise NameError(message)`. */
   static nameError(name: string): PyException {
-    return new PyException({ pyType: 'NameError', message: `name '${name}' is not defined` });
+    return new PyException({
+      pyType: 'NameError',
+      message: `name '${name}' is not defined`,
+    });
   }
   /** `raise Exception(message)`. */
   static generic(message: string): PyException {
@@ -50,6 +53,10 @@ export class PyException extends Error {
 
   /** True for a PyException (structural check, survives duplicate installs). */
   static isInstance(error: unknown): error is PyException {
-    return error instanceof Error && error.name === 'PyException' && 'pyType' in error;
+    return (
+      error instanceof Error &&
+      error.name === 'PyException' &&
+      'pyType' in error
+    );
   }
 }

@@ -20,15 +20,21 @@ const cases: [number, number, string, number][] = [
 ];
 
 describe('formatFixed', () => {
-  it.each(cases)('should format %s to %s digits like CPython', (value, digits, text) => {
-    expect(formatFixed(value, digits)).toBe(text);
-  });
+  it.each(cases)(
+    'should format %s to %s digits like CPython',
+    (value, digits, text) => {
+      expect(formatFixed(value, digits)).toBe(text);
+    },
+  );
 });
 
 describe('pyRound', () => {
-  it.each(cases)('should round %s to %s digits like CPython', (value, digits, _text, rounded) => {
-    expect(pyRound(value, digits)).toBe(rounded);
-  });
+  it.each(cases)(
+    'should round %s to %s digits like CPython',
+    (value, digits, _text, rounded) => {
+      expect(pyRound(value, digits)).toBe(rounded);
+    },
+  );
 
   it('should round to int with ties to even', () => {
     expect(pyRoundToInt(2.5)).toBe(2n);

@@ -8,12 +8,15 @@ import { PyException } from './py-exception';
 export function formatFixed(value: number, digits: number): string {
   if (Number.isNaN(value)) return 'nan';
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
-  if (digits < 0 || digits > 90) throw new RangeError(`digits out of range: ${digits}`);
+  if (digits < 0 || digits > 90)
+    throw new RangeError(`digits out of range: ${digits}`);
   const negative = value < 0 || Object.is(value, -0);
   const magnitude = Math.abs(value);
   let text: string;
   if (magnitude >= 1e21) {
-    text = BigInt(magnitude).toString() + (digits > 0 ? `.${'0'.repeat(digits)}` : '');
+    text =
+      BigInt(magnitude).toString() +
+      (digits > 0 ? `.${'0'.repeat(digits)}` : '');
   } else {
     text = magnitude.toFixed(digits);
     // A tie is possible only when the exact expansion stops at digit+1 with a 5.
@@ -22,7 +25,10 @@ export function formatFixed(value: number, digits: number): string {
     const rest = extended.slice(digits > 0 ? cut : extended.indexOf('.') + 1);
     if (/^50*$/.test(rest)) {
       // toFixed rounded the tie up; go to even instead.
-      const truncated = digits > 0 ? extended.slice(0, cut) : extended.slice(0, extended.indexOf('.'));
+      const truncated =
+        digits > 0
+          ? extended.slice(0, cut)
+          : extended.slice(0, extended.indexOf('.'));
       const lastDigit = Number(truncated[truncated.length - 1]);
       text = lastDigit % 2 === 0 ? truncated : text;
     }
@@ -48,7 +54,10 @@ export function pyRoundToInt(value: number): bigint {
   if (!Number.isFinite(value)) {
     throw Number.isNaN(value)
       ? PyException.valueError('cannot convert float NaN to integer')
-      : new PyException({ pyType: 'OverflowError', message: 'cannot convert float infinity to integer' });
+      : new PyException({
+          pyType: 'OverflowError',
+          message: 'cannot convert float infinity to integer',
+        });
   }
   return BigInt(roundHalfEven(value));
 }

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { PyException } from './py-exception';
-import { PyJsonSyntaxError, parsePyJson, pyJsonDumps, tryPyJsonDumps } from './py-json';
-import { PyDict, PyEllipsis, PySet, PyTuple, freezePyValue, isFrozenPyList, type PyValue } from './py-value';
+import {
+  PyJsonSyntaxError,
+  parsePyJson,
+  pyJsonDumps,
+  tryPyJsonDumps,
+} from './py-json';
+import {
+  PyDict,
+  PyEllipsis,
+  PySet,
+  PyTuple,
+  freezePyValue,
+  isFrozenPyList,
+  type PyValue,
+} from './py-value';
 
 describe('pyJsonDumps', () => {
   it('should use Python separators, float repr and int keys', () => {
@@ -10,7 +23,9 @@ describe('pyJsonDumps', () => {
       [3426812n, 'x'],
       ['c', [1n, 1e-6, true, null]],
     ]);
-    expect(pyJsonDumps(value)).toBe('{"b": 10000.0, "3426812": "x", "c": [1, 1e-06, true, null]}');
+    expect(pyJsonDumps(value)).toBe(
+      '{"b": 10000.0, "3426812": "x", "c": [1, 1e-06, true, null]}',
+    );
   });
 
   it('should escape like json.dumps with ensure_ascii', () => {
@@ -24,7 +39,8 @@ describe('pyJsonDumps', () => {
       ['😀', '"\\ud83d\\ude00"'],
       ['\u0085', '"\\u0085"'],
     ];
-    for (const [input, expected] of cases) expect(pyJsonDumps(input)).toBe(expected);
+    for (const [input, expected] of cases)
+      expect(pyJsonDumps(input)).toBe(expected);
     expect(pyJsonDumps('é', { ensureAscii: false })).toBe('"é"');
   });
 
@@ -42,22 +58,33 @@ describe('pyJsonDumps', () => {
     const call = () => pyJsonDumps(new PyDict([['x', new PySet(['a'])]]));
     expect(call).toThrow(PyException);
     expect(call).toThrow('Object of type set is not JSON serializable');
-    expect(() => pyJsonDumps([PyEllipsis])).toThrow('Object of type ellipsis is not JSON serializable');
+    expect(() => pyJsonDumps([PyEllipsis])).toThrow(
+      'Object of type ellipsis is not JSON serializable',
+    );
     expect(() => pyJsonDumps(new PyDict([[new PyTuple([1n]), 1n]]))).toThrow(
       'keys must be str, int, float, bool or None, not tuple',
     );
   });
 
   it('should give undefined from tryPyJsonDumps where json.dumps raises, the text elsewhere', () => {
-    const dict = new PyDict([['a', 1.5], ['b', ['x', null]]]);
+    const dict = new PyDict([
+      ['a', 1.5],
+      ['b', ['x', null]],
+    ]);
     expect(tryPyJsonDumps(dict)).toBe(pyJsonDumps(dict));
-    expect(tryPyJsonDumps(dict, { separators: [',', ':'] })).toBe('{"a":1.5,"b":["x",null]}');
+    expect(tryPyJsonDumps(dict, { separators: [',', ':'] })).toBe(
+      '{"a":1.5,"b":["x",null]}',
+    );
     const bottom: PyValue[] = [new PySet(['a'])];
     let deep: PyValue[] = bottom;
     for (let i = 0; i < 40; i++) deep = [deep];
     expect(tryPyJsonDumps(deep)).toBeUndefined();
-    expect(tryPyJsonDumps(new PyDict([['e', PyEllipsis]]), { sortKeys: true })).toBeUndefined();
-    expect(tryPyJsonDumps(new PyDict([[new PyTuple([1n]), 1n]]))).toBeUndefined();
+    expect(
+      tryPyJsonDumps(new PyDict([['e', PyEllipsis]]), { sortKeys: true }),
+    ).toBeUndefined();
+    expect(
+      tryPyJsonDumps(new PyDict([[new PyTuple([1n]), 1n]])),
+    ).toBeUndefined();
     const cycle: PyValue[] = [];
     cycle.push(cycle);
     expect(tryPyJsonDumps(cycle)).toBeUndefined();
@@ -73,7 +100,9 @@ describe('pyJsonDumps', () => {
     const bottom: PyValue[] = [new PySet(['a'])];
     let deep: PyValue[] = bottom;
     for (let i = 0; i < 40; i++) deep = [deep];
-    expect(() => pyJsonDumps(deep)).toThrow('Object of type set is not JSON serializable');
+    expect(() => pyJsonDumps(deep)).toThrow(
+      'Object of type set is not JSON serializable',
+    );
     bottom[0] = 'a';
     expect(pyJsonDumps(deep)).toBe(`${'['.repeat(41)}"a"${']'.repeat(41)}`);
   });
@@ -81,7 +110,9 @@ describe('pyJsonDumps', () => {
   it('should detect circular references', () => {
     const list: unknown[] = [];
     list.push(list);
-    expect(() => pyJsonDumps(list as never)).toThrow('Circular reference detected');
+    expect(() => pyJsonDumps(list as never)).toThrow(
+      'Circular reference detected',
+    );
     // A cycle that closes below a deep, acyclic prefix.
     const dict = new PyDict();
     let deep: unknown = dict;
@@ -93,14 +124,27 @@ describe('pyJsonDumps', () => {
   it('should escape lone surrogates and control characters unit by unit', () => {
     // Expected strings printed by CPython's json.dumps.
     expect(pyJsonDumps('a\ud800b\udc00')).toBe('"a\\ud800b\\udc00"');
-    expect(pyJsonDumps('x\u0001é\b\f"', { ensureAscii: false })).toBe('"x\\u0001é\\b\\f\\""');
+    expect(pyJsonDumps('x\u0001é\b\f"', { ensureAscii: false })).toBe(
+      '"x\\u0001é\\b\\f\\""',
+    );
   });
 
   it('should render a frozen list the same as a live one, under every option', () => {
     const live = [1.5, 1e-7, 10n, 'é', [2.0, null], new PyTuple([true])];
-    const frozen = freezePyValue([1.5, 1e-7, 10n, 'é', [2.0, null], new PyTuple([true])]);
+    const frozen = freezePyValue([
+      1.5,
+      1e-7,
+      10n,
+      'é',
+      [2.0, null],
+      new PyTuple([true]),
+    ]);
     expect(isFrozenPyList(frozen)).toBe(true);
-    const options = [{}, { ensureAscii: false }, { separators: [',', ':'] as const }];
+    const options = [
+      {},
+      { ensureAscii: false },
+      { separators: [',', ':'] as const },
+    ];
     for (const option of options) {
       // Twice: the second call may come from the cache.
       expect(pyJsonDumps(frozen, option)).toBe(pyJsonDumps(live, option));
@@ -112,7 +156,12 @@ describe('pyJsonDumps', () => {
   it('should not freeze lists that hold mutable values', () => {
     const dictInside = [new PyDict([['a', 1n]])];
     const numbers = [1n];
-    freezePyValue(new PyDict([['x', dictInside], ['y', numbers]]));
+    freezePyValue(
+      new PyDict([
+        ['x', dictInside],
+        ['y', numbers],
+      ]),
+    );
     expect(isFrozenPyList(dictInside)).toBe(false);
     expect(Object.isFrozen(dictInside)).toBe(false);
     expect(isFrozenPyList(numbers)).toBe(true);
@@ -122,8 +171,12 @@ describe('pyJsonDumps', () => {
 describe('parsePyJson', () => {
   it('should refuse integers of more than 4,300 digits, as json.loads does', () => {
     // Regression (fuzz): such an int reached formatCall and threw from an episode step.
-    expect(parsePyJson(`[${'9'.repeat(4300)}, -${'9'.repeat(4300)}]`)).toHaveLength(2);
-    expect(() => parsePyJson(`{"a": ${'9'.repeat(4301)}}`)).toThrow(PyJsonSyntaxError);
+    expect(
+      parsePyJson(`[${'9'.repeat(4300)}, -${'9'.repeat(4300)}]`),
+    ).toHaveLength(2);
+    expect(() => parsePyJson(`{"a": ${'9'.repeat(4301)}}`)).toThrow(
+      PyJsonSyntaxError,
+    );
     expect(() => parsePyJson(`-${'1'.repeat(5000)}`)).toThrow(
       'Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits',
     );
@@ -132,7 +185,9 @@ describe('parsePyJson', () => {
   });
 
   it('should keep ints and floats apart', () => {
-    const value = parsePyJson('{"a": 10000.0, "b": 10000, "c": 1e3, "d": -0.5}') as PyDict;
+    const value = parsePyJson(
+      '{"a": 10000.0, "b": 10000, "c": 1e3, "d": -0.5}',
+    ) as PyDict;
     expect(value.get('a')).toBe(10000);
     expect(typeof value.get('a')).toBe('number');
     expect(value.get('b')).toBe(10000n);
@@ -146,12 +201,17 @@ describe('parsePyJson', () => {
   });
 
   it('should round-trip through pyJsonDumps', () => {
-    const text = '{"name": "x\\u00e9\\ud83d\\ude00", "list": [1, 2.5, null, true, {"k": []}]}';
+    const text =
+      '{"name": "x\\u00e9\\ud83d\\ude00", "list": [1, 2.5, null, true, {"k": []}]}';
     expect(pyJsonDumps(parsePyJson(text))).toBe(text);
   });
 
   it('should accept NaN and Infinity like Python', () => {
-    expect(parsePyJson('[NaN, Infinity, -Infinity]')).toEqual([NaN, Infinity, -Infinity]);
+    expect(parsePyJson('[NaN, Infinity, -Infinity]')).toEqual([
+      NaN,
+      Infinity,
+      -Infinity,
+    ]);
   });
 
   it('should reject malformed text with a position', () => {

@@ -1,6 +1,13 @@
 import { PyException } from './py-exception';
 import { floatRepr, intRepr } from './py-repr';
-import { PyDict, PyTuple, isFrozenPyList, pyTypeName, type PyKey, type PyValue } from './py-value';
+import {
+  PyDict,
+  PyTuple,
+  isFrozenPyList,
+  pyTypeName,
+  type PyKey,
+  type PyValue,
+} from './py-value';
 
 /** Options of {@link pyJsonDumps}, named after `json.dumps`'s keywords. */
 export type PyJsonDumpsOptions = {
@@ -19,8 +26,14 @@ export type PyJsonDumpsOptions = {
  * does ({@link tryPyJsonDumps} returns `undefined` instead, for callers that
  * fall back to `str()` like BFCL's executor).
  */
-export function pyJsonDumps(value: PyValue, options?: PyJsonDumpsOptions): string {
-  return runEncoder(value, options === undefined ? defaultEncoder : encoderFor(options, false));
+export function pyJsonDumps(
+  value: PyValue,
+  options?: PyJsonDumpsOptions,
+): string {
+  return runEncoder(
+    value,
+    options === undefined ? defaultEncoder : encoderFor(options, false),
+  );
 }
 
 /**
@@ -30,11 +43,18 @@ export function pyJsonDumps(value: PyValue, options?: PyJsonDumpsOptions): strin
  * executor falls back to `str()`. A value JSON cannot encode builds no
  * exception here (capturing a stack trace costs far more than the encoding).
  */
-export function tryPyJsonDumps(value: PyValue, options?: PyJsonDumpsOptions): string | undefined {
+export function tryPyJsonDumps(
+  value: PyValue,
+  options?: PyJsonDumpsOptions,
+): string | undefined {
   try {
-    return runEncoder(value, options === undefined ? quietDefaultEncoder : encoderFor(options, true));
+    return runEncoder(
+      value,
+      options === undefined ? quietDefaultEncoder : encoderFor(options, true),
+    );
   } catch (error) {
-    if (error === notSerializable || PyException.isInstance(error)) return undefined;
+    if (error === notSerializable || PyException.isInstance(error))
+      return undefined;
     throw error;
   }
 }
@@ -68,7 +88,9 @@ function encoderFor(options: PyJsonDumpsOptions, quiet: boolean): JsonEncoder {
     // Immutable lists render the same every time; BFCL's defaults are the
     // only settings worth a cache (its long-context padding goes through them).
     cache:
-      ensureAscii && itemSeparator === ', ' && keySeparator === ': ' ? defaultJsonCache : undefined,
+      ensureAscii && itemSeparator === ', ' && keySeparator === ': '
+        ? defaultJsonCache
+        : undefined,
     stack: [],
     quiet,
   };
@@ -120,14 +142,19 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
   }
   if (Array.isArray(v)) {
     if (v.length === 0) return '[]';
-    const cached = encoder.cache === undefined || !isFrozenPyList(v) ? undefined : encoder.cache.get(v);
+    const cached =
+      encoder.cache === undefined || !isFrozenPyList(v)
+        ? undefined
+        : encoder.cache.get(v);
     if (cached !== undefined) return cached;
     enterContainer(v, encoder);
     let out = '[' + encodeJson(v[0]!, encoder);
-    for (let i = 1; i < v.length; i++) out += encoder.itemSeparator + encodeJson(v[i]!, encoder);
+    for (let i = 1; i < v.length; i++)
+      out += encoder.itemSeparator + encodeJson(v[i]!, encoder);
     out += ']';
     encoder.stack.pop();
-    if (encoder.cache !== undefined && isFrozenPyList(v)) encoder.cache.set(v, out);
+    if (encoder.cache !== undefined && isFrozenPyList(v))
+      encoder.cache.set(v, out);
     return out;
   }
   if (v instanceof PyTuple) {
@@ -135,7 +162,8 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
     if (items.length === 0) return '[]';
     enterContainer(v, encoder);
     let out = '[' + encodeJson(items[0]!, encoder);
-    for (let i = 1; i < items.length; i++) out += encoder.itemSeparator + encodeJson(items[i]!, encoder);
+    for (let i = 1; i < items.length; i++)
+      out += encoder.itemSeparator + encodeJson(items[i]!, encoder);
     out += ']';
     encoder.stack.pop();
     return out;
@@ -149,12 +177,16 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
       const entries: [string, PyValue][] = [];
       const keys = PyDict.internalKeys(v);
       const values = PyDict.internalValues(v);
-      for (let i = 0; i < keys.length; i++) entries.push([encodeKey(PyDict.originalKey(v, keys[i]!)), values[i]!]);
+      for (let i = 0; i < keys.length; i++)
+        entries.push([encodeKey(PyDict.originalKey(v, keys[i]!)), values[i]!]);
       entries.sort(([a], [b]) => compareCodePoints(a, b));
       for (const [k, item] of entries) {
         if (!first) out += encoder.itemSeparator;
         first = false;
-        out += encoder.encodeString(k) + encoder.keySeparator + encodeJson(item, encoder);
+        out +=
+          encoder.encodeString(k) +
+          encoder.keySeparator +
+          encodeJson(item, encoder);
       }
     } else {
       // Python encodes each key before its value, so a bad key raises first.
@@ -165,7 +197,9 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
         if (!first) out += encoder.itemSeparator;
         first = false;
         const k = PyDict.originalKey(v, keys[i]!);
-        const key = encoder.encodeString(typeof k === 'string' ? k : encodeKey(k));
+        const key = encoder.encodeString(
+          typeof k === 'string' ? k : encodeKey(k),
+        );
         out += key + encoder.keySeparator + encodeJson(item, encoder);
       }
     }
@@ -174,7 +208,9 @@ function encodeJson(v: PyValue, encoder: JsonEncoder): string {
     return out;
   }
   if (encoder.quiet) throw notSerializable;
-  throw PyException.typeError(`Object of type ${pyTypeName(v)} is not JSON serializable`);
+  throw PyException.typeError(
+    `Object of type ${pyTypeName(v)} is not JSON serializable`,
+  );
 }
 
 function enterContainer(container: unknown, encoder: JsonEncoder): void {
@@ -235,11 +271,16 @@ const unicodeEscapes = /[\x00-\x1f"\\]/g;
  */
 function encodeStringAscii(value: string): string {
   if (value.length > longJsonLength) return escapeString(value, asciiEscapes);
-  const cache = value.length > shortJsonLength ? longJsonStrings : shortJsonStrings;
+  const cache =
+    value.length > shortJsonLength ? longJsonStrings : shortJsonStrings;
   let json = cache.get(value);
   if (json === undefined) {
     json = escapeString(value, asciiEscapes);
-    if (cache.size >= (cache === longJsonStrings ? maxLongJsonStrings : maxShortJsonStrings)) cache.clear();
+    if (
+      cache.size >=
+      (cache === longJsonStrings ? maxLongJsonStrings : maxShortJsonStrings)
+    )
+      cache.clear();
     cache.set(value, json);
   }
   return json;
@@ -271,7 +312,8 @@ function escapeString(value: string, escapes: RegExp): string {
   do {
     const index = match.index;
     const code = value.charCodeAt(index);
-    out += value.slice(last, index) + (shortEscapes[code] ?? unicodeEscape(code));
+    out +=
+      value.slice(last, index) + (shortEscapes[code] ?? unicodeEscape(code));
     last = index + 1;
     match = escapes.exec(value);
   } while (match !== null);
@@ -450,7 +492,8 @@ export function parsePyJson(text: string): PyValue {
       case 'I':
         return literal('Infinity', Infinity);
       default: {
-        if (text.startsWith('-Infinity', pos)) return literal('-Infinity', -Infinity);
+        if (text.startsWith('-Infinity', pos))
+          return literal('-Infinity', -Infinity);
         numberPattern.lastIndex = pos;
         const match = numberPattern.exec(text);
         if (!match) return fail('unexpected character');
@@ -462,7 +505,9 @@ export function parsePyJson(text: string): PyValue {
         // does; the value could not be printed (str, repr, json.dumps) anyway.
         const digits = match[0].length - (match[0].startsWith('-') ? 1 : 0);
         if (digits > maxIntDigits) {
-          fail(`Exceeds the limit (${maxIntDigits} digits) for integer string conversion: value has ${digits} digits`);
+          fail(
+            `Exceeds the limit (${maxIntDigits} digits) for integer string conversion: value has ${digits} digits`,
+          );
         }
         pos += match[0].length;
         return BigInt(match[0]);
@@ -491,7 +536,9 @@ export function fromJsonValue(value: unknown): PyValue {
     case 'string':
       return value;
     case 'number':
-      return Number.isInteger(value) && Number.isSafeInteger(value) ? BigInt(value) : value;
+      return Number.isInteger(value) && Number.isSafeInteger(value)
+        ? BigInt(value)
+        : value;
     case 'bigint':
       return value;
   }
@@ -518,7 +565,8 @@ export function toJsonValue(value: PyValue): unknown {
     case 'string':
       return value;
     case 'bigint':
-      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      return value >= BigInt(Number.MIN_SAFE_INTEGER) &&
+        value <= BigInt(Number.MAX_SAFE_INTEGER)
         ? Number(value)
         : value.toString();
     case 'number':
@@ -531,7 +579,10 @@ export function toJsonValue(value: PyValue): unknown {
     for (const [k, v] of value) out[encodeKeyLoose(k)] = toJsonValue(v);
     return out;
   }
-  if (typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function') {
+  if (
+    typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] ===
+    'function'
+  ) {
     return [...(value as Iterable<PyValue>)].map(toJsonValue);
   }
   return (value as { pyRepr(): string }).pyRepr();

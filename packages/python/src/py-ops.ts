@@ -1,9 +1,20 @@
 import { pyCompare, pyEquals } from './py-compare';
 import { PyComplex } from './py-complex';
-import { correctlyRoundedCos, correctlyRoundedPow, correctlyRoundedSin } from './py-libm';
+import {
+  correctlyRoundedCos,
+  correctlyRoundedPow,
+  correctlyRoundedSin,
+} from './py-libm';
 import { PyException } from './py-exception';
 import { floatRepr, pyRepr, pyStr } from './py-repr';
-import { PyDict, PySet, PyTuple, pyTypeName, type PyKey, type PyValue } from './py-value';
+import {
+  PyDict,
+  PySet,
+  PyTuple,
+  pyTypeName,
+  type PyKey,
+  type PyValue,
+} from './py-value';
 
 /**
  * Python operators with CPython's type rules and error messages, for porting
@@ -33,7 +44,10 @@ function unsupported(operator: string, a: PyValue, b: PyValue): PyException {
 export function pyIntToFloat(value: bigint): number {
   const result = Number(value);
   if (!Number.isFinite(result)) {
-    throw new PyException({ pyType: 'OverflowError', message: 'int too large to convert to float' });
+    throw new PyException({
+      pyType: 'OverflowError',
+      message: 'int too large to convert to float',
+    });
   }
   return result;
 }
@@ -101,37 +115,57 @@ export function pyIntTrueDiv(numerator: bigint, denominator: bigint): number {
     const scaled = num << 1074n;
     let units = scaled / den;
     const remainder2 = (scaled - units * den) * 2n;
-    if (remainder2 > den || (remainder2 === den && (units & 1n) === 1n)) units += 1n;
+    if (remainder2 > den || (remainder2 === den && (units & 1n) === 1n))
+      units += 1n;
     result = scaleByPowerOfTwo(Number(units), -1074);
   }
   if (!Number.isFinite(result)) {
-    throw new PyException({ pyType: 'OverflowError', message: 'integer division result too large for a float' });
+    throw new PyException({
+      pyType: 'OverflowError',
+      message: 'integer division result too large for a float',
+    });
   }
   return negative ? -result : result;
 }
 
 /** `a + b`. */
 export function pyAdd(a: PyValue, b: PyValue): PyValue {
-  const result = binaryNumeric(a, b, (x, y) => x + y, (x, y) => x + y);
+  const result = binaryNumeric(
+    a,
+    b,
+    (x, y) => x + y,
+    (x, y) => x + y,
+  );
   if (result !== undefined) return result;
   if (typeof a === 'string') {
     if (typeof b === 'string') return a + b;
-    throw PyException.typeError(`can only concatenate str (not "${pyTypeName(b)}") to str`);
+    throw PyException.typeError(
+      `can only concatenate str (not "${pyTypeName(b)}") to str`,
+    );
   }
   if (Array.isArray(a)) {
     if (Array.isArray(b)) return [...a, ...b];
-    throw PyException.typeError(`can only concatenate list (not "${pyTypeName(b)}") to list`);
+    throw PyException.typeError(
+      `can only concatenate list (not "${pyTypeName(b)}") to list`,
+    );
   }
   if (a instanceof PyTuple) {
     if (b instanceof PyTuple) return new PyTuple([...a.items, ...b.items]);
-    throw PyException.typeError(`can only concatenate tuple (not "${pyTypeName(b)}") to tuple`);
+    throw PyException.typeError(
+      `can only concatenate tuple (not "${pyTypeName(b)}") to tuple`,
+    );
   }
   throw unsupported('+', a, b);
 }
 
 /** `a - b`. */
 export function pySub(a: PyValue, b: PyValue): PyValue {
-  const result = binaryNumeric(a, b, (x, y) => x - y, (x, y) => x - y);
+  const result = binaryNumeric(
+    a,
+    b,
+    (x, y) => x - y,
+    (x, y) => x - y,
+  );
   if (result !== undefined) return result;
   if (a instanceof PySet && b instanceof PySet) {
     return new PySet([...a].filter((item) => !b.has(item)));
@@ -141,26 +175,43 @@ export function pySub(a: PyValue, b: PyValue): PyValue {
 
 /** `a * b`, including sequence repetition. */
 export function pyMul(a: PyValue, b: PyValue): PyValue {
-  const result = binaryNumeric(a, b, (x, y) => x * y, (x, y) => x * y);
+  const result = binaryNumeric(
+    a,
+    b,
+    (x, y) => x * y,
+    (x, y) => x * y,
+  );
   if (result !== undefined) return result;
   const repeat = (sequence: PyValue, count: PyValue): PyValue | undefined => {
-    const n = typeof count === 'bigint' ? count : typeof count === 'boolean' ? BigInt(count) : undefined;
+    const n =
+      typeof count === 'bigint'
+        ? count
+        : typeof count === 'boolean'
+          ? BigInt(count)
+          : undefined;
     if (n === undefined) return undefined;
     const times = n < 0n ? 0 : Number(n);
     if (typeof sequence === 'string') return sequence.repeat(times);
-    if (Array.isArray(sequence)) return Array.from({ length: times }, () => sequence).flat(1);
+    if (Array.isArray(sequence))
+      return Array.from({ length: times }, () => sequence).flat(1);
     if (sequence instanceof PyTuple) {
-      return new PyTuple(Array.from({ length: times }, () => sequence.items).flat(1));
+      return new PyTuple(
+        Array.from({ length: times }, () => sequence.items).flat(1),
+      );
     }
     return undefined;
   };
   const repeated = repeat(a, b) ?? repeat(b, a);
   if (repeated !== undefined) return repeated;
   const isSequence = (value: PyValue): boolean =>
-    typeof value === 'string' || Array.isArray(value) || value instanceof PyTuple;
+    typeof value === 'string' ||
+    Array.isArray(value) ||
+    value instanceof PyTuple;
   if (isSequence(a) || isSequence(b)) {
     const other = isSequence(a) ? b : a;
-    throw PyException.typeError(`can't multiply sequence by non-int of type '${pyTypeName(other)}'`);
+    throw PyException.typeError(
+      `can't multiply sequence by non-int of type '${pyTypeName(other)}'`,
+    );
   }
   throw unsupported('*', a, b);
 }
@@ -183,9 +234,10 @@ export function pyFloorDiv(a: PyValue, b: PyValue): PyValue {
   const y = numeric(b);
   if (x === undefined || y === undefined) throw unsupported('//', a, b);
   if (typeof x === 'bigint' && typeof y === 'bigint') {
-    if (y === 0n) throw PyException.zeroDivision('integer division or modulo by zero');
+    if (y === 0n)
+      throw PyException.zeroDivision('integer division or modulo by zero');
     const q = x / y;
-    return (x % y !== 0n && (x < 0n) !== (y < 0n)) ? q - 1n : q;
+    return x % y !== 0n && x < 0n !== y < 0n ? q - 1n : q;
   }
   const fx = toFloat(x);
   const fy = toFloat(y);
@@ -199,22 +251,24 @@ export function pyMod(a: PyValue, b: PyValue): PyValue {
   const y = numeric(b);
   if (x === undefined || y === undefined) throw unsupported('%', a, b);
   if (typeof x === 'bigint' && typeof y === 'bigint') {
-    if (y === 0n) throw PyException.zeroDivision('integer division or modulo by zero');
+    if (y === 0n)
+      throw PyException.zeroDivision('integer division or modulo by zero');
     const r = x % y;
-    return r !== 0n && (r < 0n) !== (y < 0n) ? r + y : r;
+    return r !== 0n && r < 0n !== y < 0n ? r + y : r;
   }
   const fx = toFloat(x);
   const fy = toFloat(y);
   if (fy === 0) throw PyException.zeroDivision('float modulo');
   const r = fx % fy;
-  return r !== 0 && (r < 0) !== (fy < 0) ? r + fy : r;
+  return r !== 0 && r < 0 !== fy < 0 ? r + fy : r;
 }
 
 /** `a ** b`: int powers stay exact; otherwise CPython's `float_pow`. */
 export function pyPow(a: PyValue, b: PyValue): PyValue {
   const x = numeric(a);
   const y = numeric(b);
-  if (x === undefined || y === undefined) throw unsupported('** or pow()', a, b);
+  if (x === undefined || y === undefined)
+    throw unsupported('** or pow()', a, b);
   if (typeof x === 'bigint' && typeof y === 'bigint' && y >= 0n) {
     const magnitude = x < 0n ? -x : x;
     // CPython computes any size; refuse only what could not be held at all.
@@ -249,20 +303,25 @@ function floatPow(base: number, exponent: number): PyValue {
     return odd ? (base < 0 ? -0 : 0) : 0;
   }
   if (base === 0) {
-    if (exponent < 0) throw PyException.zeroDivision('0.0 cannot be raised to a negative power');
+    if (exponent < 0)
+      throw PyException.zeroDivision(
+        '0.0 cannot be raised to a negative power',
+      );
     return isOddInteger(exponent) ? base : 0;
   }
   let magnitude = base;
   let negate = false;
   if (base < 0) {
     // A negative base with a fractional exponent gives a complex number.
-    if (exponent !== Math.floor(exponent)) return complexPowOfReal(base, exponent);
+    if (exponent !== Math.floor(exponent))
+      return complexPowOfReal(base, exponent);
     magnitude = -base;
     negate = isOddInteger(exponent);
   }
   if (magnitude === 1) return negate ? -1 : 1;
   const result = correctlyRoundedPow(magnitude, exponent);
-  if (!Number.isFinite(result)) throw new PyException({ pyType: 'OverflowError', message: outOfRange });
+  if (!Number.isFinite(result))
+    throw new PyException({ pyType: 'OverflowError', message: outOfRange });
   return negate ? -result : result;
 }
 
@@ -273,7 +332,10 @@ function complexPowOfReal(base: number, exponent: number): PyComplex {
   const real = length * correctlyRoundedCos(phase);
   const imag = length * correctlyRoundedSin(phase);
   if (!Number.isFinite(real) || !Number.isFinite(imag)) {
-    throw new PyException({ pyType: 'OverflowError', message: 'complex exponentiation' });
+    throw new PyException({
+      pyType: 'OverflowError',
+      message: 'complex exponentiation',
+    });
   }
   return new PyComplex(real, imag);
 }
@@ -281,14 +343,20 @@ function complexPowOfReal(base: number, exponent: number): PyComplex {
 /** `-a`. */
 export function pyNeg(a: PyValue): PyValue {
   const x = numeric(a);
-  if (x === undefined) throw PyException.typeError(`bad operand type for unary -: '${pyTypeName(a)}'`);
+  if (x === undefined)
+    throw PyException.typeError(
+      `bad operand type for unary -: '${pyTypeName(a)}'`,
+    );
   return typeof x === 'bigint' ? -x : -x;
 }
 
 /** `abs(a)`. */
 export function pyAbs(a: PyValue): PyValue {
   const x = numeric(a);
-  if (x === undefined) throw PyException.typeError(`bad operand type for abs(): '${pyTypeName(a)}'`);
+  if (x === undefined)
+    throw PyException.typeError(
+      `bad operand type for abs(): '${pyTypeName(a)}'`,
+    );
   return typeof x === 'bigint' ? (x < 0n ? -x : x) : Math.abs(x);
 }
 
@@ -315,14 +383,21 @@ export function pyFloat(value: PyValue): number {
   if (typeof value === 'bigint') return pyIntToFloat(value);
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (typeof value === 'string') {
-    const text = value.trim().replace(/_/g, (m, offset: number, s: string) =>
-      /\d/.test(s[offset - 1] ?? '') && /\d/.test(s[offset + 1] ?? '') ? '' : m,
-    );
+    const text = value
+      .trim()
+      .replace(/_/g, (m, offset: number, s: string) =>
+        /\d/.test(s[offset - 1] ?? '') && /\d/.test(s[offset + 1] ?? '')
+          ? ''
+          : m,
+      );
     const lowered = text.toLowerCase();
-    if (/^[+-]?(inf|infinity)$/.test(lowered)) return lowered.startsWith('-') ? -Infinity : Infinity;
+    if (/^[+-]?(inf|infinity)$/.test(lowered))
+      return lowered.startsWith('-') ? -Infinity : Infinity;
     if (/^[+-]?nan$/.test(lowered)) return NaN;
     if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text)) return Number(text);
-    throw PyException.valueError(`could not convert string to float: ${pyRepr(value)}`);
+    throw PyException.valueError(
+      `could not convert string to float: ${pyRepr(value)}`,
+    );
   }
   throw PyException.typeError(
     `float() argument must be a string or a real number, not '${pyTypeName(value)}'`,
@@ -334,16 +409,22 @@ export function pyInt(value: PyValue): bigint {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'boolean') return value ? 1n : 0n;
   if (typeof value === 'number') {
-    if (Number.isNaN(value)) throw PyException.valueError('cannot convert float NaN to integer');
+    if (Number.isNaN(value))
+      throw PyException.valueError('cannot convert float NaN to integer');
     if (!Number.isFinite(value)) {
-      throw new PyException({ pyType: 'OverflowError', message: 'cannot convert float infinity to integer' });
+      throw new PyException({
+        pyType: 'OverflowError',
+        message: 'cannot convert float infinity to integer',
+      });
     }
     return BigInt(Math.trunc(value));
   }
   if (typeof value === 'string') {
     const text = value.trim();
     if (/^[+-]?\d(?:_?\d)*$/.test(text)) return BigInt(text.replace(/_/g, ''));
-    throw PyException.valueError(`invalid literal for int() with base 10: ${pyRepr(value)}`);
+    throw PyException.valueError(
+      `invalid literal for int() with base 10: ${pyRepr(value)}`,
+    );
   }
   throw PyException.typeError(
     `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(value)}'`,
@@ -355,8 +436,11 @@ export function pyLen(value: PyValue): bigint {
   if (typeof value === 'string') return BigInt([...value].length);
   if (Array.isArray(value)) return BigInt(value.length);
   if (value instanceof PyTuple) return BigInt(value.length);
-  if (value instanceof PyDict || value instanceof PySet) return BigInt(value.size);
-  throw PyException.typeError(`object of type '${pyTypeName(value)}' has no len()`);
+  if (value instanceof PyDict || value instanceof PySet)
+    return BigInt(value.size);
+  throw PyException.typeError(
+    `object of type '${pyTypeName(value)}' has no len()`,
+  );
 }
 
 /** `container[key]` for dicts, lists, tuples and strings. */
@@ -369,10 +453,14 @@ export function pyGetItem(container: PyValue, key: PyValue): PyValue {
     if (value === undefined) throw PyException.keyError(key);
     return value;
   }
-  const sequence =
-    Array.isArray(container) ? container : container instanceof PyTuple ? container.items : undefined;
+  const sequence = Array.isArray(container)
+    ? container
+    : container instanceof PyTuple
+      ? container.items
+      : undefined;
   if (sequence !== undefined || typeof container === 'string') {
-    const kind = typeof container === 'string' ? 'string' : pyTypeName(container);
+    const kind =
+      typeof container === 'string' ? 'string' : pyTypeName(container);
     if (typeof key !== 'bigint' && typeof key !== 'boolean') {
       throw PyException.typeError(
         kind === 'string'
@@ -388,11 +476,17 @@ export function pyGetItem(container: PyValue, key: PyValue): PyValue {
     }
     return items[index]!;
   }
-  throw PyException.typeError(`'${pyTypeName(container)}' object is not subscriptable`);
+  throw PyException.typeError(
+    `'${pyTypeName(container)}' object is not subscriptable`,
+  );
 }
 
 /** `dict.get(key, default)`; raises for unhashable keys like Python. */
-export function pyDictGet(dict: PyDict, key: PyValue, fallback: PyValue = null): PyValue {
+export function pyDictGet(
+  dict: PyDict,
+  key: PyValue,
+  fallback: PyValue = null,
+): PyValue {
   if (Array.isArray(key) || key instanceof PyDict || key instanceof PySet) {
     throw PyException.typeError(`unhashable type: '${pyTypeName(key)}'`);
   }
@@ -402,7 +496,9 @@ export function pyDictGet(dict: PyDict, key: PyValue, fallback: PyValue = null):
 
 /** `AttributeError: 'T' object has no attribute 'name'`. */
 export function noAttribute(value: PyValue, name: string): PyException {
-  return PyException.attributeError(`'${pyTypeName(value)}' object has no attribute '${name}'`);
+  return PyException.attributeError(
+    `'${pyTypeName(value)}' object has no attribute '${name}'`,
+  );
 }
 
 /** Requires a `str` for a str method call, else raises the AttributeError Python would. */
@@ -423,14 +519,20 @@ export function pyUpper(value: PyValue): string {
 
 /** `str.split()` with no arguments: runs of whitespace, no empty strings. */
 export function pySplitWhitespace(value: string): string[] {
-  // eslint-disable-next-line no-control-regex -- Python's whitespace set includes \x1c-\x1f.
-  return value.split(/[\s\u001c-\u001f\u0085]+/u).filter((part) => part.length > 0);
+  return (
+    value
+      // eslint-disable-next-line no-control-regex -- Python's whitespace set includes \x1c-\x1f.
+      .split(/[\s\u001c-\u001f\u0085]+/u)
+      .filter((part) => part.length > 0)
+  );
 }
 
 /** `str.splitlines()`: every line boundary Python recognises, no trailing empty line. */
 export function pySplitLines(value: string): string[] {
-  // eslint-disable-next-line no-control-regex -- Python's line boundaries include \x1c-\x1e.
-  const lines = value.split(/\r\n|[\n\r\v\f\u001c\u001d\u001e\u0085\u2028\u2029]/u);
+  const lines = value.split(
+    // eslint-disable-next-line no-control-regex -- Python's line boundaries include \x1c-\x1e.
+    /\r\n|[\n\r\v\f\u001c\u001d\u001e\u0085\u2028\u2029]/u,
+  );
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines;
 }

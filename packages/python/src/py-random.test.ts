@@ -3,24 +3,36 @@ import { sharedFixture } from '@seal/spec/test';
 import { describe, expect, it } from 'vitest';
 import { PyRandom } from './py-random';
 
-const vectorsFixture = sharedFixture({ path: 'bfcl/python_random_vectors.json' });
+const vectorsFixture = sharedFixture({
+  path: 'bfcl/python_random_vectors.json',
+});
 const vectorsPath = vectorsFixture.path;
 const haveVectors = vectorsFixture.present;
 
-type Vector = { seed: number; method: string; args: (number | number[])[]; values: number[] };
+type Vector = {
+  seed: number;
+  method: string;
+  args: (number | number[])[];
+  values: number[];
+};
 
-describe.skipIf(!haveVectors)('PyRandom against CPython vectors (../shared/bfcl)', () => {
-  const { vectors } = haveVectors
-    ? (JSON.parse(readFileSync(vectorsPath, 'utf8')) as { vectors: Vector[] })
-    : { vectors: [] };
+describe.skipIf(!haveVectors)(
+  'PyRandom against CPython vectors (../shared/bfcl)',
+  () => {
+    const { vectors } = haveVectors
+      ? (JSON.parse(readFileSync(vectorsPath, 'utf8')) as { vectors: Vector[] })
+      : { vectors: [] };
 
-  it('should have vectors to check', () => {
-    expect(vectors.length).toBeGreaterThan(5);
-  });
+    it('should have vectors to check', () => {
+      expect(vectors.length).toBeGreaterThan(5);
+    });
 
-  it.each(vectors.map((v) => [`${v.method}(${JSON.stringify(v.args)}) seed ${v.seed}`, v] as const))(
-    'should reproduce %s',
-    (_label, vector) => {
+    it.each(
+      vectors.map(
+        (v) =>
+          [`${v.method}(${JSON.stringify(v.args)}) seed ${v.seed}`, v] as const,
+      ),
+    )('should reproduce %s', (_label, vector) => {
       const rng = new PyRandom(BigInt(vector.seed));
       const args = vector.args as number[];
       let drawn = 0;
@@ -29,7 +41,9 @@ describe.skipIf(!haveVectors)('PyRandom against CPython vectors (../shared/bfcl)
           case 'getrandbits(32) raw':
             return Number(rng.getrandbits(32));
           case 'mixed randint sequence': {
-            const [lo, hi] = vector.args[drawn++ % vector.args.length] as number[];
+            const [lo, hi] = vector.args[
+              drawn++ % vector.args.length
+            ] as number[];
             return Number(rng.randint(BigInt(lo!), BigInt(hi!)));
           }
           case 'randint':
@@ -45,9 +59,9 @@ describe.skipIf(!haveVectors)('PyRandom against CPython vectors (../shared/bfcl)
         }
       };
       for (const expected of vector.values) expect(draw()).toBe(expected);
-    },
-  );
-});
+    });
+  },
+);
 
 if (!haveVectors) {
   describe('PyRandom against CPython vectors', () => {
@@ -59,7 +73,10 @@ describe('PyRandom', () => {
   it('should be deterministic for a seed', () => {
     const a = new PyRandom(42n);
     const b = new PyRandom(42n);
-    expect([a.random(), a.randint(1, 6)]).toEqual([b.random(), b.randint(1, 6)]);
+    expect([a.random(), a.randint(1, 6)]).toEqual([
+      b.random(),
+      b.randint(1, 6),
+    ]);
   });
 
   it('should treat negative seeds as their absolute value', () => {
@@ -67,7 +84,8 @@ describe('PyRandom', () => {
   });
 
   it('should keep the shared seeded state intact when a generator regenerates its own', () => {
-    const draw = (rng: PyRandom, n: number) => Array.from({ length: n }, () => rng.nextUint32());
+    const draw = (rng: PyRandom, n: number) =>
+      Array.from({ length: n }, () => rng.nextUint32());
     const reference = draw(new PyRandom(7n), 2000);
     // Past 624 draws the first generator twists; the others read the same shared words meanwhile.
     const a = new PyRandom(7n);

@@ -125,7 +125,8 @@ export class PyRandom {
 
   /** `choice(sequence)`. */
   choice<T>(sequence: readonly T[]): T {
-    if (sequence.length === 0) throw new RangeError('Cannot choose from an empty sequence');
+    if (sequence.length === 0)
+      throw new RangeError('Cannot choose from an empty sequence');
     return sequence[Number(this.randbelow(BigInt(sequence.length)))]!;
   }
 

@@ -51,17 +51,33 @@ describe('floatRepr', () => {
   });
 
   it('should print the same text again from its memo, 0.0 and -0.0 kept apart', () => {
-    const values = [0.1, -0.0, 0.0, 1e22, 123.456, -0.0, 5e-324, 0.1, 1e22, 0.0];
+    const values = [
+      0.1, -0.0, 0.0, 1e22, 123.456, -0.0, 5e-324, 0.1, 1e22, 0.0,
+    ];
     const first = values.map(floatRepr);
     expect(values.map(floatRepr)).toEqual(first);
-    expect(first).toEqual(['0.1', '-0.0', '0.0', '1e+22', '123.456', '-0.0', '5e-324', '0.1', '1e+22', '0.0']);
+    expect(first).toEqual([
+      '0.1',
+      '-0.0',
+      '0.0',
+      '1e+22',
+      '123.456',
+      '-0.0',
+      '5e-324',
+      '0.1',
+      '1e+22',
+      '0.0',
+    ]);
   });
 });
 
 describe('stringRepr', () => {
-  it.each(stringCases)('should quote and escape %j as CPython does', (value, expected) => {
-    expect(stringRepr(value)).toBe(expected);
-  });
+  it.each(stringCases)(
+    'should quote and escape %j as CPython does',
+    (value, expected) => {
+      expect(stringRepr(value)).toBe(expected);
+    },
+  );
 });
 
 describe('pyRepr', () => {

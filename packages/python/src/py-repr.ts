@@ -56,15 +56,16 @@ function computeFloatRepr(value: number): string {
     return text.includes('.') ? text : `${text}.0`;
   }
   const sign = value < 0 ? '-' : '';
-  const [mantissa, exponentText] = Math.abs(value).toExponential().split('e') as [
-    string,
-    string,
-  ];
+  const [mantissa, exponentText] = Math.abs(value)
+    .toExponential()
+    .split('e') as [string, string];
   const exponent = Number(exponentText);
   const digits = mantissa.replace('.', '');
   if (exponent >= -4 && exponent < 16) {
     if (exponent >= 0) {
-      const integerPart = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
+      const integerPart = digits
+        .slice(0, exponent + 1)
+        .padEnd(exponent + 1, '0');
       const fraction = digits.slice(exponent + 1);
       return `${sign}${integerPart}.${fraction === '' ? '0' : fraction}`;
     }
@@ -114,7 +115,11 @@ function computeStringRepr(value: string): string {
     const index = match.index;
     const code = value.codePointAt(index)!;
     const width = code > 0xffff ? 2 : 1;
-    const escaped = escapeReprCharacter(value.slice(index, index + width), code, quote);
+    const escaped = escapeReprCharacter(
+      value.slice(index, index + width),
+      code,
+      quote,
+    );
     if (escaped !== undefined) {
       out += value.slice(last, index) + escaped;
       last = index + width;
@@ -126,7 +131,11 @@ function computeStringRepr(value: string): string {
 }
 
 /** The escape CPython's repr writes for one character, or undefined to keep it. */
-function escapeReprCharacter(char: string, code: number, quote: string): string | undefined {
+function escapeReprCharacter(
+  char: string,
+  code: number,
+  quote: string,
+): string | undefined {
   if (char === quote || char === '\\') return `\\${char}`;
   if (char === '\n') return '\\n';
   if (char === '\r') return '\\r';
@@ -189,7 +198,11 @@ function reprItems(items: readonly PyValue[]): string {
 export function pyStr(value: PyValue): string {
   if (typeof value === 'string') return value;
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    if (!(value instanceof PyTuple || value instanceof PyDict || value instanceof PySet)) {
+    if (!(
+      value instanceof PyTuple ||
+      value instanceof PyDict ||
+      value instanceof PySet
+    )) {
       return value.pyStr();
     }
   }

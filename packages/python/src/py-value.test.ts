@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { pyJsonDumps } from './py-json';
 import { pyRepr } from './py-repr';
-import { PyDict, PySet, PyTuple, freezePyTree, pyDeepCopy, type PyKey } from './py-value';
+import {
+  PyDict,
+  PySet,
+  PyTuple,
+  freezePyTree,
+  pyDeepCopy,
+  type PyKey,
+} from './py-value';
 
 describe('PyDict', () => {
   it('should keep the first key object of equal keys, as CPython does', () => {
@@ -21,13 +28,29 @@ describe('PyDict', () => {
       ['s', 4n],
     ]);
     expect(pyRepr(dict)).toBe("{None: 1, 2.0: 2, ('a', 1): 3, 's': 4}");
-    expect([...dict.entries()].map(([key]) => key)).toEqual([null, 2.0, new PyTuple(['a', 1n]), 's']);
-    expect(pyJsonDumps(new PyDict([[null, 1n], [2.0, 2n], [false, 3n]]))).toBe('{"null": 1, "2.0": 2, "false": 3}');
+    expect([...dict.entries()].map(([key]) => key)).toEqual([
+      null,
+      2.0,
+      new PyTuple(['a', 1n]),
+      's',
+    ]);
+    expect(
+      pyJsonDumps(
+        new PyDict([
+          [null, 1n],
+          [2.0, 2n],
+          [false, 3n],
+        ]),
+      ),
+    ).toBe('{"null": 1, "2.0": 2, "false": 3}');
   });
 
   it('should forget a deleted key object, so a new equal key takes its place at the end', () => {
     // CPython: d = {True: 1, 'x': 2}; del d[1]; d[1] = 3 → {'x': 2, 1: 3}
-    const dict = new PyDict([[true, 1n], ['x', 2n]]);
+    const dict = new PyDict([
+      [true, 1n],
+      ['x', 2n],
+    ]);
     dict.delete(1n);
     dict.set(1n, 3n);
     expect(pyRepr(dict)).toBe("{'x': 2, 1: 3}");
@@ -46,7 +69,10 @@ describe('PyDict', () => {
       expect(dict.delete(0n)).toBe(true);
       expect(dict.delete(0n)).toBe(false);
       dict.set(0n, 'zero');
-      expect([...dict.keys()]).toEqual([...Array.from({ length: size - 1 }, (_, i) => BigInt(i + 1)), 0n]);
+      expect([...dict.keys()]).toEqual([
+        ...Array.from({ length: size - 1 }, (_, i) => BigInt(i + 1)),
+        0n,
+      ]);
       expect(dict.get(BigInt(size - 1))).toBe(`v${size - 1}`);
       const copy = pyDeepCopy(dict);
       copy.set('new', 1n);
@@ -57,7 +83,10 @@ describe('PyDict', () => {
   });
 
   it('should find a NaN key by identity of value, as a Map does', () => {
-    const dict = new PyDict([[NaN, 1n], ['a', 2n]]);
+    const dict = new PyDict([
+      [NaN, 1n],
+      ['a', 2n],
+    ]);
     expect(dict.get(NaN)).toBe(1n);
     expect(pyRepr(dict)).toBe("{nan: 1, 'a': 2}");
   });
@@ -74,7 +103,10 @@ describe('PyDict', () => {
 
   it('should keep key objects and aliasing through a deep copy', () => {
     const shared = [1n];
-    const dict = new PyDict([[true, shared], ['y', shared]]);
+    const dict = new PyDict([
+      [true, shared],
+      ['y', shared],
+    ]);
     const copy = pyDeepCopy(dict);
     expect(pyRepr(copy)).toBe("{True: [1], 'y': [1]}");
     expect(copy.get(true)).toBe(copy.get('y'));
@@ -94,13 +126,28 @@ describe('PyDict', () => {
     const copy = pyDeepCopy(a) as PyDict;
     copy.set('z', 3n);
     a.set('w', 4n);
-    expect([[...a], [...b], [...copy], [...new PyDict()]]).toEqual([[['w', 4n]], [['y', 2n]], [['z', 3n]], []]);
+    expect([[...a], [...b], [...copy], [...new PyDict()]]).toEqual([
+      [['w', 4n]],
+      [['y', 2n]],
+      [['z', 3n]],
+      [],
+    ]);
   });
 });
 
 describe('freezePyTree', () => {
   it('should make its dicts read-only and its deep copies independent and mutable', () => {
-    const config = freezePyTree(new PyDict([['root', new PyDict([['files', ['a', 'b']], ['n', 1n]])]]));
+    const config = freezePyTree(
+      new PyDict([
+        [
+          'root',
+          new PyDict([
+            ['files', ['a', 'b']],
+            ['n', 1n],
+          ]),
+        ],
+      ]),
+    );
     expect(() => config.set('x', 1n)).toThrow(TypeError);
     expect(() => (config.get('root') as PyDict).delete('n')).toThrow(TypeError);
     expect(() => config.clear()).toThrow(TypeError);
@@ -110,15 +157,27 @@ describe('freezePyTree', () => {
     expect(pyRepr(config)).toBe("{'root': {'files': ['a', 'b'], 'n': 1}}");
     expect(pyRepr(copy)).toBe("{'root': {'files': ['a', 'b', 'c'], 'n': 2}}");
     // A part copies the same way.
-    expect(pyRepr(pyDeepCopy(config.get('root')!))).toBe("{'files': ['a', 'b'], 'n': 1}");
+    expect(pyRepr(pyDeepCopy(config.get('root')!))).toBe(
+      "{'files': ['a', 'b'], 'n': 1}",
+    );
   });
 
   it('should keep aliasing in copies of data that shares a container', () => {
     const shared = [1n];
-    const data = freezePyTree(new PyDict([['a', new PyDict([['x', shared]])], ['b', shared]]));
+    const data = freezePyTree(
+      new PyDict([
+        ['a', new PyDict([['x', shared]])],
+        ['b', shared],
+      ]),
+    );
     const copy = pyDeepCopy(data);
     expect((copy.get('a') as PyDict).get('x')).toBe(copy.get('b'));
-    const withSet = freezePyTree(new PyDict([['s', new PySet([1n])], ['l', [1n]]]));
+    const withSet = freezePyTree(
+      new PyDict([
+        ['s', new PySet([1n])],
+        ['l', [1n]],
+      ]),
+    );
     const copied = pyDeepCopy(withSet);
     expect(copied.get('s')).not.toBe(withSet.get('s'));
     expect(pyRepr(copied)).toBe(pyRepr(withSet));

@@ -145,7 +145,8 @@ class PyDictIterator<T> implements IterableIterator<T> {
     this.pick = pick;
   }
   next(): IteratorResult<T> {
-    if (this.position >= this.dict.size) return { value: undefined, done: true };
+    if (this.position >= this.dict.size)
+      return { value: undefined, done: true };
     return { value: this.pick(this.dict, this.position++), done: false };
   }
   [Symbol.iterator](): IterableIterator<T> {
@@ -155,7 +156,8 @@ class PyDictIterator<T> implements IterableIterator<T> {
 
 const pickKey = (dict: PyDict, position: number): PyKey =>
   PyDict.originalKey(dict, PyDict.internalKeys(dict)[position]!);
-const pickValue = (dict: PyDict, position: number): PyValue => PyDict.internalValues(dict)[position]!;
+const pickValue = (dict: PyDict, position: number): PyValue =>
+  PyDict.internalValues(dict)[position]!;
 const pickEntry = (dict: PyDict, position: number): [PyKey, PyValue] => [
   pickKey(dict, position),
   pickValue(dict, position),
@@ -202,27 +204,37 @@ export class PyDict {
    * and order kept, without re-hashing any key.
    * @internal
    */
-  static deepCopyInto(source: PyDict, target: PyDict, memo: Map<unknown, unknown>): void {
+  static deepCopyInto(
+    source: PyDict,
+    target: PyDict,
+    memo: Map<unknown, unknown>,
+  ): void {
     const values = source.valueList;
     const copies: PyValue[] = new Array<PyValue>(values.length);
-    for (let i = 0; i < values.length; i++) copies[i] = pyDeepCopy(values[i]!, memo);
+    for (let i = 0; i < values.length; i++)
+      copies[i] = pyDeepCopy(values[i]!, memo);
     target.keyList = source.keyList.slice();
     target.valueList = copies;
-    if (source.originalKeys !== undefined) target.originalKeys = new Map(source.originalKeys);
+    if (source.originalKeys !== undefined)
+      target.originalKeys = new Map(source.originalKeys);
   }
 
   /**
    * A copy whose values are `copyValue(value)`, keys, order and index kept.
    * @internal
    */
-  static mapValues(source: PyDict, copyValue: (value: PyValue) => PyValue): PyDict {
+  static mapValues(
+    source: PyDict,
+    copyValue: (value: PyValue) => PyValue,
+  ): PyDict {
     const target = new PyDict();
     const values = source.valueList;
     const copies: PyValue[] = new Array<PyValue>(values.length);
     for (let i = 0; i < values.length; i++) copies[i] = copyValue(values[i]!);
     target.keyList = source.keyList.slice();
     target.valueList = copies;
-    if (source.originalKeys !== undefined) target.originalKeys = new Map(source.originalKeys);
+    if (source.originalKeys !== undefined)
+      target.originalKeys = new Map(source.originalKeys);
     return target;
   }
 
@@ -236,7 +248,8 @@ export class PyDict {
   }
 
   private assertMutable(): void {
-    if (this.frozen) throw new TypeError('this dict is shared read-only data; copy it first');
+    if (this.frozen)
+      throw new TypeError('this dict is shared read-only data; copy it first');
   }
 
   /** The internal keys, in order, for read-only loops inside this package. @internal */
@@ -268,7 +281,9 @@ export class PyDict {
       return this.index!.get(key) ?? -1;
     }
     for (let i = 0; i < keys.length; i++) if (keys[i] === key) return i;
-    if (key !== key) for (let i = 0; i < keys.length; i++) if (sameKey(keys[i]!, key)) return i;
+    if (key !== key)
+      for (let i = 0; i < keys.length; i++)
+        if (sameKey(keys[i]!, key)) return i;
     return -1;
   }
 
@@ -404,7 +419,8 @@ function freezeImmutableLists(value: PyValue): boolean {
   if (value === null || typeof value !== 'object') return true;
   if (Array.isArray(value)) {
     let immutable = true;
-    for (const item of value) if (!freezeImmutableLists(item)) immutable = false;
+    for (const item of value)
+      if (!freezeImmutableLists(item)) immutable = false;
     if (immutable) {
       Object.freeze(value);
       frozenLists.add(value);
@@ -417,7 +433,8 @@ function freezeImmutableLists(value: PyValue): boolean {
   }
   if (value instanceof PyTuple) {
     let immutable = true;
-    for (const item of value.items) if (!freezeImmutableLists(item)) immutable = false;
+    for (const item of value.items)
+      if (!freezeImmutableLists(item)) immutable = false;
     return immutable;
   }
   return false;
@@ -443,38 +460,56 @@ export function freezePyTree<T extends PyValue>(value: T): T {
 }
 
 /** Collects the containers reached more than once (shared, or on a cycle). */
-function findShared(value: PyValue, seen: Set<object>, shared: Set<object>): void {
+function findShared(
+  value: PyValue,
+  seen: Set<object>,
+  shared: Set<object>,
+): void {
   if (!isContainer(value)) return;
   if (seen.has(value)) {
     shared.add(value);
     return;
   }
   seen.add(value);
-  const items = Array.isArray(value) ? value : value instanceof PyTuple ? value.items : PyDict.internalValues(value);
+  const items = Array.isArray(value)
+    ? value
+    : value instanceof PyTuple
+      ? value.items
+      : PyDict.internalValues(value);
   for (const item of items) findShared(item, seen, shared);
 }
 
 function isContainer(value: PyValue): value is PyValue[] | PyTuple | PyDict {
-  return Array.isArray(value) || value instanceof PyTuple || value instanceof PyDict;
+  return (
+    Array.isArray(value) || value instanceof PyTuple || value instanceof PyDict
+  );
 }
 
 /**
  * Freezes the containers under `value` and registers every one that is a
  * tree: not shared, holding no set or stateful object, its parts trees too.
  */
-function freezeContainers(value: PyValue, shared: ReadonlySet<object>, done: Set<object>): boolean {
+function freezeContainers(
+  value: PyValue,
+  shared: ReadonlySet<object>,
+  done: Set<object>,
+): boolean {
   if (value === null || typeof value !== 'object') return true;
   // A set cannot be frozen; an object that copies itself may hold state.
-  if (!isContainer(value)) return !(value instanceof PySet) && value.pyDeepCopy(new Map()) === value;
+  if (!isContainer(value))
+    return !(value instanceof PySet) && value.pyDeepCopy(new Map()) === value;
   if (done.has(value)) return false;
   done.add(value);
   let tree = !shared.has(value);
   if (Array.isArray(value)) {
-    for (const item of value) if (!freezeContainers(item, shared, done)) tree = false;
+    for (const item of value)
+      if (!freezeContainers(item, shared, done)) tree = false;
   } else if (value instanceof PyTuple) {
-    for (const item of value.items) if (!freezeContainers(item, shared, done)) tree = false;
+    for (const item of value.items)
+      if (!freezeContainers(item, shared, done)) tree = false;
   } else {
-    for (const item of PyDict.internalValues(value)) if (!freezeContainers(item, shared, done)) tree = false;
+    for (const item of PyDict.internalValues(value))
+      if (!freezeContainers(item, shared, done)) tree = false;
     PyDict.freeze(value);
   }
   if (tree) frozenTrees.add(value);
@@ -556,7 +591,10 @@ export function pyTruthy(value: PyValue): boolean {
 }
 
 /** `copy.deepcopy(value)`, preserving aliasing inside the copied structure. */
-export function pyDeepCopy<T extends PyValue>(value: T, memo?: Map<unknown, unknown>): T {
+export function pyDeepCopy<T extends PyValue>(
+  value: T,
+  memo?: Map<unknown, unknown>,
+): T {
   if (value === null || typeof value !== 'object') return value;
   if (memo === undefined) {
     // A whole read-only tree needs no memo at all.
@@ -574,7 +612,8 @@ export function pyDeepCopy<T extends PyValue>(value: T, memo?: Map<unknown, unkn
   if (Array.isArray(value)) {
     const copy: PyValue[] = [];
     memo.set(value, copy);
-    for (let i = 0; i < value.length; i++) copy.push(pyDeepCopy(value[i]!, memo));
+    for (let i = 0; i < value.length; i++)
+      copy.push(pyDeepCopy(value[i]!, memo));
     return copy as T;
   }
   if (value instanceof PyTuple) {

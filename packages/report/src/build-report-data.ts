@@ -16,7 +16,11 @@ import type {
 } from './report-data';
 
 /** The outcome of one re-verified training episode. */
-export type TrainingOutcome = { step: number; category: string; success: boolean };
+export type TrainingOutcome = {
+  step: number;
+  category: string;
+  success: boolean;
+};
 
 /** Options of {@link buildReportData}. */
 export type BuildReportDataOptions = {
@@ -25,7 +29,13 @@ export type BuildReportDataOptions = {
    * Outcomes of re-verified training episodes, for the per-category training
    * charts; absent when the episodes could not be verified (`reason` says why).
    */
-  training?: { outcomes: TrainingOutcome[]; unavailable: number; unavailableReasons: string[] } | { reason: string };
+  training?:
+    | {
+        outcomes: TrainingOutcome[];
+        unavailable: number;
+        unavailableReasons: string[];
+      }
+    | { reason: string };
   /** The report's timestamp (default: now). */
   now?: Date;
 };
@@ -34,7 +44,10 @@ const value = (number: number | null | undefined): number | null =>
   typeof number === 'number' && Number.isFinite(number) ? number : null;
 
 /** Known names first in their canonical order, then the rest alphabetically. */
-function ordered(names: Iterable<string>, canonical: readonly string[]): string[] {
+function ordered(
+  names: Iterable<string>,
+  canonical: readonly string[],
+): string[] {
   const set = new Set(names);
   return [
     ...canonical.filter((name) => set.has(name)),
@@ -42,7 +55,9 @@ function ordered(names: Iterable<string>, canonical: readonly string[]): string[
   ];
 }
 
-function rates(stats: Record<string, CapabilityStats>): Record<string, { count: number; successRate: number; rewardMean: number }> {
+function rates(
+  stats: Record<string, CapabilityStats>,
+): Record<string, { count: number; successRate: number; rewardMean: number }> {
   return Object.fromEntries(
     Object.entries(stats).map(([key, s]) => [
       key,
@@ -59,7 +74,9 @@ function patchList(overlay: InterfaceOverlay): OverlaySummary['toolPatches'] {
   return Object.entries(overlay.toolPatches)
     .map(([tool, patch]) => ({
       tool,
-      ...(patch.description === undefined ? {} : { description: patch.description }),
+      ...(patch.description === undefined
+        ? {}
+        : { description: patch.description }),
       parameters: patch.parameters,
       hide: patch.hide,
     }))
@@ -67,18 +84,33 @@ function patchList(overlay: InterfaceOverlay): OverlaySummary['toolPatches'] {
 }
 
 /** Lines of `after` not in `before`, and the reverse. */
-function lineChanges(before: string, after: string): { added: string[]; removed: string[] } {
+function lineChanges(
+  before: string,
+  after: string,
+): { added: string[]; removed: string[] } {
   const old = before.split('\n');
   const now = after.split('\n');
-  return { added: now.filter((line) => !old.includes(line)), removed: old.filter((line) => !now.includes(line)) };
+  return {
+    added: now.filter((line) => !old.includes(line)),
+    removed: old.filter((line) => !now.includes(line)),
+  };
 }
 
 /** Human-readable differences between two overlays (system notes line by line, the rest by id). */
-function overlayChanges(previous: InterfaceOverlay, next: InterfaceOverlay): string[] {
+function overlayChanges(
+  previous: InterfaceOverlay,
+  next: InterfaceOverlay,
+): string[] {
   const changes: string[] = [];
   const notes = (overlay: InterfaceOverlay) => {
     const bySource = new Map<string, string>();
-    for (const note of overlay.systemNotes) bySource.set(note.source, bySource.has(note.source) ? `${bySource.get(note.source)}\n${note.text}` : note.text);
+    for (const note of overlay.systemNotes)
+      bySource.set(
+        note.source,
+        bySource.has(note.source)
+          ? `${bySource.get(note.source)}\n${note.text}`
+          : note.text,
+      );
     return bySource;
   };
   const before = notes(previous);
@@ -92,12 +124,25 @@ function overlayChanges(previous: InterfaceOverlay, next: InterfaceOverlay): str
       for (const line of removed) changes.push(`− ${source}: ${line}`);
     }
   }
-  for (const source of before.keys()) if (!after.has(source)) changes.push(`− ${source} note`);
+  for (const source of before.keys())
+    if (!after.has(source)) changes.push(`− ${source} note`);
   const lists: [string, string[], string[]][] = [
-    ['tool patches', Object.keys(previous.toolPatches), Object.keys(next.toolPatches)],
+    [
+      'tool patches',
+      Object.keys(previous.toolPatches),
+      Object.keys(next.toolPatches),
+    ],
     ['parse-error hints', previous.parseErrorHints, next.parseErrorHints],
-    ['error hints', previous.errorHints.map((hint) => hint.id), next.errorHints.map((hint) => hint.id)],
-    ['error rewrites', previous.errorRewrites.map((rewrite) => rewrite.id), next.errorRewrites.map((rewrite) => rewrite.id)],
+    [
+      'error hints',
+      previous.errorHints.map((hint) => hint.id),
+      next.errorHints.map((hint) => hint.id),
+    ],
+    [
+      'error rewrites',
+      previous.errorRewrites.map((rewrite) => rewrite.id),
+      next.errorRewrites.map((rewrite) => rewrite.id),
+    ],
     ['categories', previous.categories, next.categories],
   ];
   for (const [what, old, now] of lists) {
@@ -106,7 +151,8 @@ function overlayChanges(previous: InterfaceOverlay, next: InterfaceOverlay): str
     if (added.length > 0) changes.push(`+ ${what}: ${added.join(', ')}`);
     if (removed.length > 0) changes.push(`− ${what}: ${removed.join(', ')}`);
   }
-  if (changes.length === 0 && JSON.stringify(previous) !== JSON.stringify(next)) changes.push('wording of existing entries');
+  if (changes.length === 0 && JSON.stringify(previous) !== JSON.stringify(next))
+    changes.push('wording of existing entries');
   return changes;
 }
 
@@ -117,21 +163,46 @@ function overlayChanges(previous: InterfaceOverlay, next: InterfaceOverlay): str
  */
 function buildCurriculum(run: RunData): ReportData['curriculum'] {
   const stepStages = run.steps.filter((event) => event.curriculumStage);
-  if (run.stages.length === 0 && run.validations.length === 0 && stepStages.length === 0) return null;
+  if (
+    run.stages.length === 0 &&
+    run.validations.length === 0 &&
+    stepStages.length === 0
+  )
+    return null;
   const stages: CurriculumStageSpan[] = [];
   const lastStep = run.steps.at(-1)?.step ?? 0;
   if (run.stages.length > 0) {
     let fromStep = 1;
     for (const change of run.stages) {
-      stages.push({ name: change.from, fromStep, toStep: change.step, endedBy: change.reason ?? null, endValidation: change.validation ?? null });
+      stages.push({
+        name: change.from,
+        fromStep,
+        toStep: change.step,
+        endedBy: change.reason ?? null,
+        endValidation: change.validation ?? null,
+      });
       fromStep = change.step + 1;
     }
-    stages.push({ name: run.stages.at(-1)!.to, fromStep, toStep: null, endedBy: null, endValidation: null });
+    stages.push({
+      name: run.stages.at(-1)!.to,
+      fromStep,
+      toStep: null,
+      endedBy: null,
+      endValidation: null,
+    });
   } else {
     for (const event of stepStages) {
       const current = stages.at(-1);
-      if (current && current.name === event.curriculumStage) current.toStep = event.step;
-      else stages.push({ name: event.curriculumStage!, fromStep: event.step, toStep: event.step, endedBy: null, endValidation: null });
+      if (current && current.name === event.curriculumStage)
+        current.toStep = event.step;
+      else
+        stages.push({
+          name: event.curriculumStage!,
+          fromStep: event.step,
+          toStep: event.step,
+          endedBy: null,
+          endValidation: null,
+        });
     }
     if (stages.length > 0) stages.at(-1)!.toStep = null;
   }
@@ -161,11 +232,20 @@ function buildOverlays(run: RunData): ReportData['overlays'] {
         index: overlays.length + 1,
         hash: line.hash,
         steps: [],
-        systemNotes: line.overlay.systemNotes.map((note) => ({ source: note.source, text: note.text })),
+        systemNotes: line.overlay.systemNotes.map((note) => ({
+          source: note.source,
+          text: note.text,
+        })),
         toolPatches: patchList(line.overlay),
         parseErrorHints: [...line.overlay.parseErrorHints],
-        errorHints: line.overlay.errorHints.map((hint) => ({ id: hint.id, hint: hint.hint })),
-        errorRewrites: line.overlay.errorRewrites.map((rewrite) => ({ id: rewrite.id, replacement: rewrite.replacement })),
+        errorHints: line.overlay.errorHints.map((hint) => ({
+          id: hint.id,
+          hint: hint.hint,
+        })),
+        errorRewrites: line.overlay.errorRewrites.map((rewrite) => ({
+          id: rewrite.id,
+          replacement: rewrite.replacement,
+        })),
         categories: [...line.overlay.categories],
         changes: previous ? overlayChanges(previous, line.overlay) : [],
       };
@@ -174,8 +254,15 @@ function buildOverlays(run: RunData): ReportData['overlays'] {
     }
     summary.steps.push(line.step);
     const last = segments.at(-1);
-    if (last && last.hash === line.hash && last.toStep === line.step - 1) last.toStep = line.step;
-    else segments.push({ overlay: summary.index, hash: line.hash, fromStep: line.step, toStep: line.step });
+    if (last && last.hash === line.hash && last.toStep === line.step - 1)
+      last.toStep = line.step;
+    else
+      segments.push({
+        overlay: summary.index,
+        hash: line.hash,
+        fromStep: line.step,
+        toStep: line.step,
+      });
     previous = line.overlay;
   }
   return { segments, overlays };
@@ -193,7 +280,9 @@ function trainingCategories(
     episodes[category] = steps.map(() => 0);
   }
   const index = new Map(steps.map((step, i) => [step, i]));
-  const solved: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, steps.map(() => 0)]));
+  const solved: Record<string, number[]> = Object.fromEntries(
+    names.map((name) => [name, steps.map(() => 0)]),
+  );
   for (const outcome of outcomes) {
     const i = index.get(outcome.step);
     if (i === undefined) continue;
@@ -201,29 +290,40 @@ function trainingCategories(
     if (outcome.success) solved[outcome.category]![i]! += 1;
   }
   for (const category of names) {
-    successRate[category] = episodes[category]!.map((count, i) => (count ? solved[category]![i]! / count : null));
+    successRate[category] = episodes[category]!.map((count, i) =>
+      count ? solved[category]![i]! / count : null,
+    );
   }
   return { source: 'diagnosis', steps, successRate, episodes };
 }
 
 /** Success and reward per pack position over some pack runs. */
-function positionCurve(records: readonly PackRunRecord[]): PackPositionCurve['positions'] {
+function positionCurve(
+  records: readonly PackRunRecord[],
+): PackPositionCurve['positions'] {
   const totals: { runs: number; successes: number; reward: number }[] = [];
   for (const record of records) {
     for (const solve of record.solves) {
-      const entry = (totals[solve.position] ??= { runs: 0, successes: 0, reward: 0 });
+      const entry = (totals[solve.position] ??= {
+        runs: 0,
+        successes: 0,
+        reward: 0,
+      });
       entry.runs++;
       if (solve.success) entry.successes++;
       entry.reward += solve.reward;
     }
   }
   // A position no run reached (a sparse array slot) counts as zero runs.
-  return Array.from(totals, (entry = { runs: 0, successes: 0, reward: 0 }, position) => ({
-    position,
-    runs: entry.runs,
-    successRate: entry.runs === 0 ? 0 : entry.successes / entry.runs,
-    rewardMean: entry.runs === 0 ? 0 : entry.reward / entry.runs,
-  }));
+  return Array.from(
+    totals,
+    (entry = { runs: 0, successes: 0, reward: 0 }, position) => ({
+      position,
+      runs: entry.runs,
+      successRate: entry.runs === 0 ? 0 : entry.successes / entry.runs,
+      rewardMean: entry.runs === 0 ? 0 : entry.reward / entry.runs,
+    }),
+  );
 }
 
 /** Connect the Dots: the position curves per file and the fate of the hint blocks. */
@@ -237,11 +337,15 @@ function buildPacks(run: RunData): ReportData['packs'] {
     strategies: [...new Set(records.map((record) => record.strategy))],
     positions: positionCurve(records),
   }));
-  const updates = run.packRuns.flatMap(({ records }) => records.flatMap((record) => record.updates));
+  const updates = run.packRuns.flatMap(({ records }) =>
+    records.flatMap((record) => record.updates),
+  );
   const parsed = updates.filter((update) => update.parsed);
   const failures: Record<string, number> = {};
   for (const update of updates) {
-    if (!update.parsed) failures[update.failure ?? 'unknown'] = (failures[update.failure ?? 'unknown'] ?? 0) + 1;
+    if (!update.parsed)
+      failures[update.failure ?? 'unknown'] =
+        (failures[update.failure ?? 'unknown'] ?? 0) + 1;
   }
   // `Hints: <block>`: the block is what the model wrote.
   const blockLength = (hints: string) => hints.replace(/^Hints: /, '').length;
@@ -252,7 +356,11 @@ function buildPacks(run: RunData): ReportData['packs'] {
       updates: updates.length,
       parsed: parsed.length,
       failures,
-      meanLength: parsed.length === 0 ? null : parsed.reduce((sum, update) => sum + blockLength(update.hints), 0) / parsed.length,
+      meanLength:
+        parsed.length === 0
+          ? null
+          : parsed.reduce((sum, update) => sum + blockLength(update.hints), 0) /
+            parsed.length,
     },
   };
 }
@@ -262,13 +370,21 @@ function buildPacks(run: RunData): ReportData['packs'] {
  * evaluation by set and category, tag counts, the overlay timeline and the
  * ρ history. Pure; what the run did not record is `null` or absent.
  */
-export function buildReportData({ run, training, now = new Date() }: BuildReportDataOptions): ReportData {
+export function buildReportData({
+  run,
+  training,
+  now = new Date(),
+}: BuildReportDataOptions): ReportData {
   const steps = run.steps.map((event) => event.step);
   const categoryNames = ordered(
     [
-      ...run.evaluations.flatMap((event) => Object.keys(event.categories ?? {})),
+      ...run.evaluations.flatMap((event) =>
+        Object.keys(event.categories ?? {}),
+      ),
       ...Object.keys(run.capability?.total.categories ?? {}),
-      ...(training && 'outcomes' in training ? training.outcomes.map((outcome) => outcome.category) : []),
+      ...(training && 'outcomes' in training
+        ? training.outcomes.map((outcome) => outcome.category)
+        : []),
     ],
     taskCategorySchema.options,
   );
@@ -288,42 +404,73 @@ export function buildReportData({ run, training, now = new Date() }: BuildReport
   const setNames = [...new Set(run.evaluations.map((event) => event.set))];
   const sets = setNames.map((name) => {
     const events = run.evaluations.filter((event) => event.set === name);
-    const setCategories = ordered(events.flatMap((event) => Object.keys(event.categories ?? {})), categoryNames);
-    const setTags = ordered(events.flatMap((event) => Object.keys(event.tagCounts ?? {})), tagNames);
+    const setCategories = ordered(
+      events.flatMap((event) => Object.keys(event.categories ?? {})),
+      categoryNames,
+    );
+    const setTags = ordered(
+      events.flatMap((event) => Object.keys(event.tagCounts ?? {})),
+      tagNames,
+    );
     return {
       name,
       steps: events.map((event) => event.step),
       accuracy: events.map((event) => value(event.accuracy)),
       overall: events.map((event) => value(event.overall)),
       categories: Object.fromEntries(
-        setCategories.map((category) => [category, events.map((event) => value(event.categories?.[category]?.accuracy))]),
+        setCategories.map((category) => [
+          category,
+          events.map((event) => value(event.categories?.[category]?.accuracy)),
+        ]),
       ),
-      tagCounts: Object.fromEntries(setTags.map((tag) => [tag, events.map((event) => event.tagCounts?.[tag] ?? 0)])),
+      tagCounts: Object.fromEntries(
+        setTags.map((tag) => [
+          tag,
+          events.map((event) => event.tagCounts?.[tag] ?? 0),
+        ]),
+      ),
     };
   });
 
   let categoriesTraining: TrainingCategories;
-  if (training === undefined) categoriesTraining = { source: 'absent', reason: 'training episodes were not re-verified' };
-  else if ('reason' in training) categoriesTraining = { source: 'absent', reason: training.reason };
+  if (training === undefined)
+    categoriesTraining = {
+      source: 'absent',
+      reason: 'training episodes were not re-verified',
+    };
+  else if ('reason' in training)
+    categoriesTraining = { source: 'absent', reason: training.reason };
   else if (training.outcomes.length === 0) {
     categoriesTraining = {
       source: 'absent',
-      reason: training.unavailableReasons[0] ?? 'no training episodes were recorded (keepEpisodes off?)',
+      reason:
+        training.unavailableReasons[0] ??
+        'no training episodes were recorded (keepEpisodes off?)',
     };
-  } else categoriesTraining = trainingCategories(steps, categoryNames, training.outcomes);
+  } else
+    categoriesTraining = trainingCategories(
+      steps,
+      categoryNames,
+      training.outcomes,
+    );
 
   const capability = run.capability;
-  const categoryTotals: Record<string, Record<string, number>> | null = capability
-    ? Object.entries(capability.total.categoryTags).reduce<Record<string, Record<string, number>>>((out, [key, stats]) => {
-        const separator = key.indexOf('::');
-        if (separator < 0) return out;
-        const category = key.slice(0, separator);
-        (out[category] ??= {})[key.slice(separator + 2)] = stats.count;
-        return out;
-      }, {})
-    : null;
+  const categoryTotals: Record<string, Record<string, number>> | null =
+    capability
+      ? Object.entries(capability.total.categoryTags).reduce<
+          Record<string, Record<string, number>>
+        >((out, [key, stats]) => {
+          const separator = key.indexOf('::');
+          if (separator < 0) return out;
+          const category = key.slice(0, separator);
+          (out[category] ??= {})[key.slice(separator + 2)] = stats.count;
+          return out;
+        }, {})
+      : null;
 
-  const trainFiles = run.episodeFiles.filter((file) => file.kind === 'train').length;
+  const trainFiles = run.episodeFiles.filter(
+    (file) => file.kind === 'train',
+  ).length;
   return {
     schemaVersion: 1,
     generatedAt: now.toISOString(),
@@ -334,7 +481,10 @@ export function buildReportData({ run, training, now = new Date() }: BuildReport
       seed: run.config?.seed ?? null,
       configuredSteps: run.config?.steps ?? null,
       // Connect the Dots runs record a step as a pack-run file, not an event.
-      completedSteps: run.steps.length > 0 ? run.steps.length : run.packRuns.filter(({ file }) => file.kind === 'train').length,
+      completedSteps:
+        run.steps.length > 0
+          ? run.steps.length
+          : run.packRuns.filter(({ file }) => file.kind === 'train').length,
       config: run.rawConfig ?? null,
     },
     training: {
@@ -357,10 +507,12 @@ export function buildReportData({ run, training, now = new Date() }: BuildReport
       training: categoriesTraining,
       capabilityTotals: capability
         ? Object.fromEntries(
-            Object.entries(rates(capability.total.categories)).map(([category, stats]) => [
-              category,
-              { count: stats.count, successRate: stats.successRate },
-            ]),
+            Object.entries(rates(capability.total.categories)).map(
+              ([category, stats]) => [
+                category,
+                { count: stats.count, successRate: stats.successRate },
+              ],
+            ),
           )
         : null,
     },
@@ -368,28 +520,53 @@ export function buildReportData({ run, training, now = new Date() }: BuildReport
       names: tagNames,
       training: {
         steps,
-        counts: Object.fromEntries(tagNames.map((tag) => [tag, run.steps.map((event) => event.tagCounts?.[tag] ?? 0)])),
+        counts: Object.fromEntries(
+          tagNames.map((tag) => [
+            tag,
+            run.steps.map((event) => event.tagCounts?.[tag] ?? 0),
+          ]),
+        ),
       },
       totals: capability ? rates(capability.total.tags) : null,
       categoryTotals,
     },
     curriculum: buildCurriculum(run),
-    rollbacks: run.rollbacks.map(({ step, toStep, windowGain, learningRate }) => ({ step, toStep, windowGain, learningRate })),
+    rollbacks: run.rollbacks.map(
+      ({ step, toStep, windowGain, learningRate }) => ({
+        step,
+        toStep,
+        windowGain,
+        learningRate,
+      }),
+    ),
     overlays: buildOverlays(run),
     rho: {
       steps,
-      weights: Object.fromEntries(rhoTags.map((tag) => [tag, run.steps.map((event) => value(event.tagWeights?.[tag]))])),
-      latest: capability && Object.keys(capability.dynamicTagWeights).length > 0 ? { ...capability.dynamicTagWeights } : null,
+      weights: Object.fromEntries(
+        rhoTags.map((tag) => [
+          tag,
+          run.steps.map((event) => value(event.tagWeights?.[tag])),
+        ]),
+      ),
+      latest:
+        capability && Object.keys(capability.dynamicTagWeights).length > 0
+          ? { ...capability.dynamicTagWeights }
+          : null,
     },
     episodes: {
       files: run.episodeFiles.length,
       trainFiles,
       evalFiles: run.episodeFiles.length - trainFiles,
-      diagnosed: training && 'outcomes' in training ? training.outcomes.length : 0,
-      unavailable: training && 'outcomes' in training ? training.unavailable : 0,
-      unavailableReasons: training && 'outcomes' in training ? training.unavailableReasons : [],
+      diagnosed:
+        training && 'outcomes' in training ? training.outcomes.length : 0,
+      unavailable:
+        training && 'outcomes' in training ? training.unavailable : 0,
+      unavailableReasons:
+        training && 'outcomes' in training ? training.unavailableReasons : [],
     },
     packs: buildPacks(run),
-    warnings: run.warnings.map((warning) => (warning.type === 'other' ? warning.message : JSON.stringify(warning))),
+    warnings: run.warnings.map((warning) =>
+      warning.type === 'other' ? warning.message : JSON.stringify(warning),
+    ),
   };
 }

@@ -22,13 +22,15 @@ export function loadChartLibrary(): Promise<ChartLibrary> {
     try {
       path = join(dirname(require.resolve('chart.js')), 'chart.umd.min.js');
       const source = await readFile(path, 'utf8');
-      const version = /Chart\.js v(\d+\.\d+\.\d+)/.exec(source)?.[1] ?? 'unknown';
+      const version =
+        /Chart\.js v(\d+\.\d+\.\d+)/.exec(source)?.[1] ?? 'unknown';
       return { source, version };
     } catch (error) {
       cached = undefined;
       throw new SealError({
         code: 'FILE_NOT_FOUND',
-        message: 'cannot read the Chart.js browser bundle (is chart.js installed?)',
+        message:
+          'cannot read the Chart.js browser bundle (is chart.js installed?)',
         cause: error,
       });
     }

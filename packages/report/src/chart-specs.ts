@@ -36,9 +36,24 @@ const categoryColors: Record<string, string> = {
   multi_turn_long_context: '#9467bd',
 };
 
-const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'];
+const palette = [
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#ff7f0e',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#bcbd22',
+  '#7f7f7f',
+];
 
-function colorFor(name: string, known: Record<string, string>, fallbackIndex: number): string {
+function colorFor(
+  name: string,
+  known: Record<string, string>,
+  fallbackIndex: number,
+): string {
   return known[name] ?? palette[fallbackIndex % palette.length]!;
 }
 
@@ -47,11 +62,19 @@ export function categoryLabel(category: string): string {
   return category.replace(/^multi_turn_/, '');
 }
 
-function points(steps: readonly number[], series: Series): { x: number; y: number | null }[] {
+function points(
+  steps: readonly number[],
+  series: Series,
+): { x: number; y: number | null }[] {
   return steps.map((step, i) => ({ x: step, y: series[i] ?? null }));
 }
 
-function lineDataset(label: string, color: string, data: { x: number; y: number | null }[], extra: Record<string, unknown> = {}) {
+function lineDataset(
+  label: string,
+  color: string,
+  data: { x: number; y: number | null }[],
+  extra: Record<string, unknown> = {},
+) {
   return {
     label,
     data,
@@ -87,7 +110,11 @@ function lineConfig({
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
       elements: stepped ? { line: { stepped: true } } : {},
       scales: {
-        x: { type: 'linear', title: { display: true, text: xTitle }, ticks: { precision: 0 } },
+        x: {
+          type: 'linear',
+          title: { display: true, text: xTitle },
+          ticks: { precision: 0 },
+        },
         y: {
           title: { display: true, text: yTitle },
           ...(percent ? { min: 0, max: 1 } : {}),
@@ -111,7 +138,11 @@ function stackedBarConfig({
   xTitle: string;
   horizontal?: boolean;
 }): Record<string, unknown> {
-  const valueAxis = { stacked: true, title: { display: true, text: yTitle }, beginAtZero: true };
+  const valueAxis = {
+    stacked: true,
+    title: { display: true, text: yTitle },
+    beginAtZero: true,
+  };
   const indexAxis = { stacked: true, title: { display: true, text: xTitle } };
   return {
     type: 'bar',
@@ -120,7 +151,9 @@ function stackedBarConfig({
       animation: false,
       maintainAspectRatio: false,
       ...(horizontal ? { indexAxis: 'y' } : {}),
-      scales: horizontal ? { x: valueAxis, y: indexAxis } : { x: indexAxis, y: valueAxis },
+      scales: horizontal
+        ? { x: valueAxis, y: indexAxis }
+        : { x: indexAxis, y: valueAxis },
       plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
     },
   };
@@ -134,15 +167,26 @@ function learningCharts(data: ReportData): ChartSpec[] {
     charts.push({
       id: 'training-reward',
       title: 'Training reward and success per step',
-      caption: 'Share of rollouts with a valid official verdict and mean trajectory reward, on the training interface (equal under a binary reward).',
+      caption:
+        'Share of rollouts with a valid official verdict and mean trajectory reward, on the training interface (equal under a binary reward).',
       format: 'percent',
       config: lineConfig({
         yTitle: 'share of rollouts',
         percent: true,
         datasets: [
           // Drawn wide and under the reward line: under SEAL's binary reward the two coincide.
-          lineDataset('success rate', '#9ecae1', points(training.steps, training.successRate), { borderWidth: 6, pointRadius: 0, order: 2 }),
-          lineDataset('reward mean', '#1f5fa8', points(training.steps, training.rewardMean), { order: 1 }),
+          lineDataset(
+            'success rate',
+            '#9ecae1',
+            points(training.steps, training.successRate),
+            { borderWidth: 6, pointRadius: 0, order: 2 },
+          ),
+          lineDataset(
+            'reward mean',
+            '#1f5fa8',
+            points(training.steps, training.rewardMean),
+            { order: 1 },
+          ),
         ],
       }),
     });
@@ -151,13 +195,18 @@ function learningCharts(data: ReportData): ChartSpec[] {
     charts.push({
       id: 'evaluation-accuracy',
       title: 'Evaluation accuracy per split',
-      caption: 'BFCL official accuracy on the untouched interface (empty overlay), per evaluation set.',
+      caption:
+        'BFCL official accuracy on the untouched interface (empty overlay), per evaluation set.',
       format: 'percent',
       config: lineConfig({
         yTitle: 'accuracy',
         percent: true,
         datasets: data.evaluation.sets.map((set, i) =>
-          lineDataset(set.name, palette[i % palette.length]!, points(set.steps, set.accuracy)),
+          lineDataset(
+            set.name,
+            palette[i % palette.length]!,
+            points(set.steps, set.accuracy),
+          ),
         ),
       }),
     });
@@ -165,7 +214,9 @@ function learningCharts(data: ReportData): ChartSpec[] {
   const validation = data.curriculum?.validation;
   if (validation && validation.steps.length > 0) {
     // One line per stage, broken between stages: the stage timeline on the validation curve.
-    const stages = [...new Set(validation.stage.map((stage) => stage ?? 'unknown'))];
+    const stages = [
+      ...new Set(validation.stage.map((stage) => stage ?? 'unknown')),
+    ];
     charts.push({
       id: 'curriculum-validation',
       title: 'Curriculum: validation accuracy by stage',
@@ -178,7 +229,13 @@ function learningCharts(data: ReportData): ChartSpec[] {
           lineDataset(
             stage,
             palette[i % palette.length]!,
-            validation.steps.map((step, j) => ({ x: step, y: (validation.stage[j] ?? 'unknown') === stage ? (validation.accuracy[j] ?? null) : null })),
+            validation.steps.map((step, j) => ({
+              x: step,
+              y:
+                (validation.stage[j] ?? 'unknown') === stage
+                  ? (validation.accuracy[j] ?? null)
+                  : null,
+            })),
             { spanGaps: false },
           ),
         ),
@@ -189,15 +246,27 @@ function learningCharts(data: ReportData): ChartSpec[] {
     charts.push({
       id: 'optimizer',
       title: 'Policy update',
-      caption: 'Mean PPO loss and gradient norm (left axis) and KL to the reference policy (right axis) per step.',
+      caption:
+        'Mean PPO loss and gradient norm (left axis) and KL to the reference policy (right axis) per step.',
       format: 'number',
       config: {
         ...lineConfig({
           yTitle: 'loss, gradient norm',
           datasets: [
-            lineDataset('loss', '#1f77b4', points(training.steps, training.loss)),
-            lineDataset('gradient norm', '#2ca02c', points(training.steps, training.gradNorm)),
-            lineDataset('KL', '#d62728', points(training.steps, training.kl), { yAxisID: 'y2', borderDash: [6, 4] }),
+            lineDataset(
+              'loss',
+              '#1f77b4',
+              points(training.steps, training.loss),
+            ),
+            lineDataset(
+              'gradient norm',
+              '#2ca02c',
+              points(training.steps, training.gradNorm),
+            ),
+            lineDataset('KL', '#d62728', points(training.steps, training.kl), {
+              yAxisID: 'y2',
+              borderDash: [6, 4],
+            }),
           ],
         }),
         options: {
@@ -205,9 +274,17 @@ function learningCharts(data: ReportData): ChartSpec[] {
           maintainAspectRatio: false,
           interaction: { mode: 'nearest', axis: 'x', intersect: false },
           scales: {
-            x: { type: 'linear', title: { display: true, text: 'training step' }, ticks: { precision: 0 } },
+            x: {
+              type: 'linear',
+              title: { display: true, text: 'training step' },
+              ticks: { precision: 0 },
+            },
             y: { title: { display: true, text: 'loss, gradient norm' } },
-            y2: { position: 'right', title: { display: true, text: 'KL' }, grid: { drawOnChartArea: false } },
+            y2: {
+              position: 'right',
+              title: { display: true, text: 'KL' },
+              grid: { drawOnChartArea: false },
+            },
           },
           plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
         },
@@ -216,11 +293,18 @@ function learningCharts(data: ReportData): ChartSpec[] {
     charts.push({
       id: 'step-time',
       title: 'Wall time per step',
-      caption: 'Seconds per training step (rollouts, verification, update, checkpoint).',
+      caption:
+        'Seconds per training step (rollouts, verification, update, checkpoint).',
       format: 'number',
       config: lineConfig({
         yTitle: 'seconds',
-        datasets: [lineDataset('step time', '#7f7f7f', points(training.steps, training.stepSeconds))],
+        datasets: [
+          lineDataset(
+            'step time',
+            '#7f7f7f',
+            points(training.steps, training.stepSeconds),
+          ),
+        ],
       }),
     });
   }
@@ -241,18 +325,27 @@ function categoryCharts(data: ReportData): ChartSpec[] {
         yTitle: 'accuracy',
         percent: true,
         datasets: categories.map((category, i) =>
-          lineDataset(categoryLabel(category), colorFor(category, categoryColors, i), points(set.steps, set.categories[category]!)),
+          lineDataset(
+            categoryLabel(category),
+            colorFor(category, categoryColors, i),
+            points(set.steps, set.categories[category]!),
+          ),
         ),
       }),
     });
   }
-  const withCategories = data.evaluation.sets.filter((set) => Object.keys(set.categories).length > 0);
+  const withCategories = data.evaluation.sets.filter(
+    (set) => Object.keys(set.categories).length > 0,
+  );
   if (withCategories.length > 0) {
-    const categories = data.categories.names.filter((category) => withCategories.some((set) => category in set.categories));
+    const categories = data.categories.names.filter((category) =>
+      withCategories.some((set) => category in set.categories),
+    );
     charts.push({
       id: 'evaluation-categories-latest',
       title: 'Latest evaluation by category',
-      caption: 'Accuracy per BFCL category at the last evaluation of each set (hollow: the first evaluation).',
+      caption:
+        'Accuracy per BFCL category at the last evaluation of each set (hollow: the first evaluation).',
       format: 'percent',
       config: {
         type: 'bar',
@@ -260,20 +353,39 @@ function categoryCharts(data: ReportData): ChartSpec[] {
           labels: categories.map(categoryLabel),
           datasets: withCategories.flatMap((set, i) => {
             const color = palette[i % palette.length]!;
-            const at = (index: number) => categories.map((category) => set.categories[category]?.[index] ?? null);
+            const at = (index: number) =>
+              categories.map(
+                (category) => set.categories[category]?.[index] ?? null,
+              );
             const last = set.steps.length - 1;
             return [
               ...(last > 0
-                ? [{ label: `${set.name} @ step ${set.steps[0]}`, data: at(0), backgroundColor: 'rgba(0,0,0,0)', borderColor: color, borderWidth: 2 }]
+                ? [
+                    {
+                      label: `${set.name} @ step ${set.steps[0]}`,
+                      data: at(0),
+                      backgroundColor: 'rgba(0,0,0,0)',
+                      borderColor: color,
+                      borderWidth: 2,
+                    },
+                  ]
                 : []),
-              { label: `${set.name} @ step ${set.steps[last]}`, data: at(last), backgroundColor: color, borderColor: color, borderWidth: 2 },
+              {
+                label: `${set.name} @ step ${set.steps[last]}`,
+                data: at(last),
+                backgroundColor: color,
+                borderColor: color,
+                borderWidth: 2,
+              },
             ];
           }),
         },
         options: {
           animation: false,
           maintainAspectRatio: false,
-          scales: { y: { min: 0, max: 1, title: { display: true, text: 'accuracy' } } },
+          scales: {
+            y: { min: 0, max: 1, title: { display: true, text: 'accuracy' } },
+          },
           plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
         },
       },
@@ -284,13 +396,18 @@ function categoryCharts(data: ReportData): ChartSpec[] {
     charts.push({
       id: 'training-categories',
       title: 'Training success by category',
-      caption: 'Share of training rollouts solved per category and step (episodes re-verified for this report).',
+      caption:
+        'Share of training rollouts solved per category and step (episodes re-verified for this report).',
       format: 'percent',
       config: lineConfig({
         yTitle: 'success rate',
         percent: true,
         datasets: Object.keys(training.successRate).map((category, i) =>
-          lineDataset(categoryLabel(category), colorFor(category, categoryColors, i), points(training.steps, training.successRate[category]!)),
+          lineDataset(
+            categoryLabel(category),
+            colorFor(category, categoryColors, i),
+            points(training.steps, training.successRate[category]!),
+          ),
         ),
       }),
     });
@@ -303,7 +420,10 @@ function tagCharts(data: ReportData): ChartSpec[] {
   const charts: ChartSpec[] = [];
   const { tags } = data;
   // Tags that never occur in a chart would only lengthen its legend.
-  const present = (datasets: { data: Series }[]) => datasets.filter((dataset) => dataset.data.some((count) => (count ?? 0) > 0));
+  const present = (datasets: { data: Series }[]) =>
+    datasets.filter((dataset) =>
+      dataset.data.some((count) => (count ?? 0) > 0),
+    );
   const tagDataset = (tag: string, i: number, counts: Series) => ({
     label: tag,
     data: counts,
@@ -313,13 +433,18 @@ function tagCharts(data: ReportData): ChartSpec[] {
     charts.push({
       id: 'training-tags',
       title: 'SEAL failure tags per training step',
-      caption: 'One tag per ground-truth turn of every rollout (events.jsonl tagCounts).',
+      caption:
+        'One tag per ground-truth turn of every rollout (events.jsonl tagCounts).',
       format: 'number',
       config: stackedBarConfig({
         labels: tags.training.steps.map(String),
         xTitle: 'training step',
         yTitle: 'turns',
-        datasets: present(tags.names.map((tag, i) => tagDataset(tag, i, tags.training.counts[tag] ?? []))),
+        datasets: present(
+          tags.names.map((tag, i) =>
+            tagDataset(tag, i, tags.training.counts[tag] ?? []),
+          ),
+        ),
       }),
     });
   }
@@ -334,7 +459,11 @@ function tagCharts(data: ReportData): ChartSpec[] {
         labels: set.steps.map(String),
         xTitle: 'training step of the evaluation',
         yTitle: 'turns',
-        datasets: present(names.map((tag) => tagDataset(tag, tags.names.indexOf(tag), set.tagCounts[tag]!))),
+        datasets: present(
+          names.map((tag) =>
+            tagDataset(tag, tags.names.indexOf(tag), set.tagCounts[tag]!),
+          ),
+        ),
       }),
     });
   }
@@ -344,7 +473,8 @@ function tagCharts(data: ReportData): ChartSpec[] {
     charts.push({
       id: 'tag-totals',
       title: 'Training tag totals',
-      caption: 'All-time occurrences per tag in the capability state (capability_state.json).',
+      caption:
+        'All-time occurrences per tag in the capability state (capability_state.json).',
       format: 'number',
       config: {
         type: 'bar',
@@ -354,7 +484,9 @@ function tagCharts(data: ReportData): ChartSpec[] {
             {
               label: 'turns',
               data: names.map((tag) => totals[tag]!.count),
-              backgroundColor: names.map((tag, i) => colorFor(tag, tagColors, i)),
+              backgroundColor: names.map((tag, i) =>
+                colorFor(tag, tagColors, i),
+              ),
             },
           ],
         },
@@ -362,7 +494,9 @@ function tagCharts(data: ReportData): ChartSpec[] {
           animation: false,
           maintainAspectRatio: false,
           indexAxis: 'y',
-          scales: { x: { beginAtZero: true, title: { display: true, text: 'turns' } } },
+          scales: {
+            x: { beginAtZero: true, title: { display: true, text: 'turns' } },
+          },
           plugins: { legend: { display: false } },
         },
       },
@@ -370,18 +504,29 @@ function tagCharts(data: ReportData): ChartSpec[] {
   }
   if (tags.categoryTotals && Object.keys(tags.categoryTotals).length > 0) {
     const totals = tags.categoryTotals;
-    const categories = data.categories.names.filter((category) => category in totals);
+    const categories = data.categories.names.filter(
+      (category) => category in totals,
+    );
     charts.push({
       id: 'category-tags',
       title: 'Training tags by category',
-      caption: 'All-time occurrences per category and tag in the capability state.',
+      caption:
+        'All-time occurrences per category and tag in the capability state.',
       format: 'number',
       config: stackedBarConfig({
         labels: categories.map(categoryLabel),
         xTitle: 'category',
         yTitle: 'turns',
         horizontal: true,
-        datasets: present(tags.names.map((tag, i) => tagDataset(tag, i, categories.map((category) => totals[category]?.[tag] ?? 0)))),
+        datasets: present(
+          tags.names.map((tag, i) =>
+            tagDataset(
+              tag,
+              i,
+              categories.map((category) => totals[category]?.[tag] ?? 0),
+            ),
+          ),
+        ),
       }),
     });
   }
@@ -392,12 +537,14 @@ function tagCharts(data: ReportData): ChartSpec[] {
 function overlayCharts(data: ReportData): ChartSpec[] {
   const { overlays, segments } = data.overlays;
   if (segments.length === 0) return [];
-  const label = (index: number) => `#${index} ${overlays[index - 1]!.hash.slice(0, 8)}`;
+  const label = (index: number) =>
+    `#${index} ${overlays[index - 1]!.hash.slice(0, 8)}`;
   return [
     {
       id: 'overlay-timeline',
       title: 'Interface overlay in force per training step',
-      caption: 'Each bar spans the steps an overlay (by content hash) shaped the training interface; evaluation always uses the empty overlay.',
+      caption:
+        'Each bar spans the steps an overlay (by content hash) shaped the training interface; evaluation always uses the empty overlay.',
       format: 'number',
       height: Math.max(160, 70 + 34 * overlays.length),
       config: {
@@ -408,7 +555,10 @@ function overlayCharts(data: ReportData): ChartSpec[] {
             label: label(overlay.index),
             data: segments
               .filter((segment) => segment.overlay === overlay.index)
-              .map((segment) => ({ y: label(overlay.index), x: [segment.fromStep - 0.5, segment.toStep + 0.5] })),
+              .map((segment) => ({
+                y: label(overlay.index),
+                x: [segment.fromStep - 0.5, segment.toStep + 0.5],
+              })),
             backgroundColor: palette[i % palette.length],
             borderSkipped: false,
             barPercentage: 0.9,
@@ -445,12 +595,19 @@ function rhoCharts(data: ReportData): ChartSpec[] {
     {
       id: 'rho',
       title: 'A-Patch tag weights ρ per step',
-      caption: 'The weight each SEAL tag contributes to a trajectory’s advantage scale (closed-loop EMA update).',
+      caption:
+        'The weight each SEAL tag contributes to a trajectory’s advantage scale (closed-loop EMA update).',
       format: 'number',
       config: lineConfig({
         yTitle: 'ρ',
         stepped: true,
-        datasets: tags.map((tag, i) => lineDataset(tag, colorFor(tag, tagColors, i), points(data.rho.steps, data.rho.weights[tag]!))),
+        datasets: tags.map((tag, i) =>
+          lineDataset(
+            tag,
+            colorFor(tag, tagColors, i),
+            points(data.rho.steps, data.rho.weights[tag]!),
+          ),
+        ),
       }),
     },
   ];
@@ -471,12 +628,28 @@ function packCharts(data: ReportData): ChartSpec[] {
   if (!packs) return [];
   const charts: ChartSpec[] = [];
   // Positions are shown from 1, as in the paper (pos_k).
-  const curve = (positions: PackPositionCurve['positions'], key: 'successRate' | 'rewardMean') =>
-    positions.map((entry) => ({ x: entry.position + 1, y: entry.runs === 0 ? null : entry[key] }));
+  const curve = (
+    positions: PackPositionCurve['positions'],
+    key: 'successRate' | 'rewardMean',
+  ) =>
+    positions.map((entry) => ({
+      x: entry.position + 1,
+      y: entry.runs === 0 ? null : entry[key],
+    }));
   if (packs.evaluations.length > 0) {
     for (const [key, id, title, yTitle] of [
-      ['successRate', 'pack-position-success', 'Success against pack position, per evaluation', 'success rate'],
-      ['rewardMean', 'pack-position-reward', 'Reward against pack position, per evaluation', 'task reward'],
+      [
+        'successRate',
+        'pack-position-success',
+        'Success against pack position, per evaluation',
+        'success rate',
+      ],
+      [
+        'rewardMean',
+        'pack-position-reward',
+        'Reward against pack position, per evaluation',
+        'task reward',
+      ],
     ] as const) {
       charts.push({
         id,
@@ -489,18 +662,25 @@ function packCharts(data: ReportData): ChartSpec[] {
           // Task rewards lie in [0, 1] too: the same bounds, numeric ticks.
           percent: true,
           datasets: packs.evaluations.map((evaluation, i) =>
-            lineDataset(`${evaluationLabel(evaluation.step)}${evaluation.strategies.some((strategy) => strategy !== 'cod') ? ` (${evaluation.strategies.join(', ')})` : ''}`, palette[i % palette.length]!, curve(evaluation.positions, key)),
+            lineDataset(
+              `${evaluationLabel(evaluation.step)}${evaluation.strategies.some((strategy) => strategy !== 'cod') ? ` (${evaluation.strategies.join(', ')})` : ''}`,
+              palette[i % palette.length]!,
+              curve(evaluation.positions, key),
+            ),
           ),
         }),
       });
     }
   }
   if (packs.training.length > 0) {
-    const positions = Math.max(...packs.training.map((step) => step.positions.length));
+    const positions = Math.max(
+      ...packs.training.map((step) => step.positions.length),
+    );
     charts.push({
       id: 'pack-training-reward',
       title: 'Training reward at each pack position per step',
-      caption: 'Mean task reward of the training pack runs (G runs per pack) at each position, per step: the paper’s reward_pos_k.',
+      caption:
+        'Mean task reward of the training pack runs (G runs per pack) at each position, per step: the paper’s reward_pos_k.',
       format: 'number',
       config: lineConfig({
         yTitle: 'task reward',
@@ -511,7 +691,13 @@ function packCharts(data: ReportData): ChartSpec[] {
             palette[position % palette.length]!,
             packs.training.map((step) => {
               const entry = step.positions[position];
-              return { x: step.step, y: entry === undefined || entry.runs === 0 ? null : entry.rewardMean };
+              return {
+                x: step.step,
+                y:
+                  entry === undefined || entry.runs === 0
+                    ? null
+                    : entry.rewardMean,
+              };
             }),
           ),
         ),
@@ -522,7 +708,12 @@ function packCharts(data: ReportData): ChartSpec[] {
 }
 
 /** Every chart of the report, by section. */
-export function reportCharts(data: ReportData): Record<'packs' | 'learning' | 'categories' | 'tags' | 'overlays' | 'rho', ChartSpec[]> {
+export function reportCharts(
+  data: ReportData,
+): Record<
+  'packs' | 'learning' | 'categories' | 'tags' | 'overlays' | 'rho',
+  ChartSpec[]
+> {
   return {
     packs: packCharts(data),
     learning: learningCharts(data),

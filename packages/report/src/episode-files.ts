@@ -15,13 +15,15 @@ export type EpisodeFile = {
   set?: string;
 };
 
-const episodeFilePattern = /^(?:step-(\d{6})|eval-(\d{6})-([A-Za-z0-9_.-]+))\.jsonl$/;
+const episodeFilePattern =
+  /^(?:step-(\d{6})|eval-(\d{6})-([A-Za-z0-9_.-]+))\.jsonl$/;
 
 /** Parses an episode file name; undefined for anything else (temporary files included). */
 export function parseEpisodeFileName(name: string): EpisodeFile | undefined {
   const match = episodeFilePattern.exec(name);
   if (!match) return undefined;
-  if (match[1] !== undefined) return { name, kind: 'train', step: Number(match[1]) };
+  if (match[1] !== undefined)
+    return { name, kind: 'train', step: Number(match[1]) };
   return { name, kind: 'eval', step: Number(match[2]), set: match[3]! };
 }
 
@@ -29,7 +31,9 @@ export function parseEpisodeFileName(name: string): EpisodeFile | undefined {
  * The episode files of a run directory, by step, training before evaluation
  * at the same step, then by set name. Empty when there is no `episodes/`.
  */
-export async function listEpisodeFiles(runDirectory: string): Promise<EpisodeFile[]> {
+export async function listEpisodeFiles(
+  runDirectory: string,
+): Promise<EpisodeFile[]> {
   const folder = join(runDirectory, 'episodes');
   if (!existsSync(folder)) return [];
   const files = (await readdir(folder))

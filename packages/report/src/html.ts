@@ -50,13 +50,7 @@ export class RawHtml {
 
 /** A value {@link html} accepts: text (escaped), numbers, markup, lists of these, or nothing. */
 export type HtmlValue =
-  | string
-  | number
-  | RawHtml
-  | undefined
-  | null
-  | false
-  | readonly HtmlValue[];
+  string | number | RawHtml | undefined | null | false | readonly HtmlValue[];
 
 /** Marks trusted markup (our own templates, never run data). */
 export function rawHtml(markup: string): RawHtml {

@@ -1,7 +1,22 @@
-export { writeReport, type WriteReportOptions, type WriteReportResult } from './write-report';
-export { startViewer, type RunViewer, type StartViewerOptions } from './viewer/start-viewer';
-export { buildReportData, type BuildReportDataOptions, type TrainingOutcome } from './build-report-data';
-export { renderReportHtml, type RenderReportHtmlOptions } from './render-report-html';
+export {
+  writeReport,
+  type WriteReportOptions,
+  type WriteReportResult,
+} from './write-report';
+export {
+  startViewer,
+  type RunViewer,
+  type StartViewerOptions,
+} from './viewer/start-viewer';
+export {
+  buildReportData,
+  type BuildReportDataOptions,
+  type TrainingOutcome,
+} from './build-report-data';
+export {
+  renderReportHtml,
+  type RenderReportHtmlOptions,
+} from './render-report-html';
 export { loadChartLibrary, type ChartLibrary } from './chart-library';
 export { readRunDirectory, type RunData } from './read-run-directory';
 export {
@@ -10,10 +25,32 @@ export {
   readEpisodeFile,
   type EpisodeFile,
 } from './episode-files';
-export { listPackRunFiles, parsePackRunFileName, readPackRuns, type PackRunFile } from './pack-run-files';
-export { parseJsonLines, readJsonLines, type JsonLinesResult } from './read-json-lines';
+export {
+  listPackRunFiles,
+  parsePackRunFileName,
+  readPackRuns,
+  type PackRunFile,
+} from './pack-run-files';
+export {
+  parseJsonLines,
+  readJsonLines,
+  type JsonLinesResult,
+} from './read-json-lines';
 export type { EpisodeAssessment, EpisodeDiagnoser } from './episode-assessment';
-export { conversationTurns, type Conversation, type ConversationStep, type ConversationTurn, type StepCall } from './viewer/conversation-turns';
-export type { CurriculumStageSpan, OverlaySummary, PackPositionCurve, ReportData, Series, TrainingCategories } from './report-data';
+export {
+  conversationTurns,
+  type Conversation,
+  type ConversationStep,
+  type ConversationTurn,
+  type StepCall,
+} from './viewer/conversation-turns';
+export type {
+  CurriculumStageSpan,
+  OverlaySummary,
+  PackPositionCurve,
+  ReportData,
+  Series,
+  TrainingCategories,
+} from './report-data';
 export { runConfigSchema, type RunConfig } from './run-records';
 export { escapeHtml } from './html';

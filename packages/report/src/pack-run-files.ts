@@ -23,7 +23,11 @@ const packRunFilePattern = /^(step|eval)-(\d{6})\.jsonl$/;
 export function parsePackRunFileName(name: string): PackRunFile | undefined {
   const match = packRunFilePattern.exec(name);
   if (!match) return undefined;
-  return { name, kind: match[1] === 'step' ? 'train' : 'eval', step: Number(match[2]) };
+  return {
+    name,
+    kind: match[1] === 'step' ? 'train' : 'eval',
+    step: Number(match[2]),
+  };
 }
 
 /**
@@ -31,13 +35,19 @@ export function parsePackRunFileName(name: string): PackRunFile | undefined {
  * at the same step (an evaluation at step N follows step N's rollouts and
  * update; step 0's is before training). Empty when there is no `packs/`.
  */
-export async function listPackRunFiles(runDirectory: string): Promise<PackRunFile[]> {
+export async function listPackRunFiles(
+  runDirectory: string,
+): Promise<PackRunFile[]> {
   const folder = join(runDirectory, 'packs');
   if (!existsSync(folder)) return [];
   return (await readdir(folder))
     .map(parsePackRunFileName)
     .filter((file): file is PackRunFile => file !== undefined)
-    .sort((a, b) => a.step - b.step || (a.kind === b.kind ? 0 : a.kind === 'train' ? -1 : 1));
+    .sort(
+      (a, b) =>
+        a.step - b.step ||
+        (a.kind === b.kind ? 0 : a.kind === 'train' ? -1 : 1),
+    );
 }
 
 /** Reads the pack runs of one file (a torn last line is skipped with a warning). */
@@ -48,5 +58,8 @@ export function readPackRuns({
   runDirectory: string;
   file: PackRunFile;
 }): Promise<JsonLinesResult<PackRunRecord>> {
-  return readJsonLines({ path: join(runDirectory, 'packs', file.name), schema: packRunRecordSchema });
+  return readJsonLines({
+    path: join(runDirectory, 'packs', file.name),
+    schema: packRunRecordSchema,
+  });
 }

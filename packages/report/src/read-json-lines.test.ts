@@ -6,15 +6,32 @@ const schema = z.object({ step: z.number() });
 
 describe('parseJsonLines', () => {
   it('should skip a torn last line with a warning', () => {
-    const result = parseJsonLines({ text: '{"step":1}\n{"step":2}\n{"st', source: 'events.jsonl', schema });
+    const result = parseJsonLines({
+      text: '{"step":1}\n{"step":2}\n{"st',
+      source: 'events.jsonl',
+      schema,
+    });
     expect(result.values).toEqual([{ step: 1 }, { step: 2 }]);
-    expect(result.warnings).toEqual([{ type: 'other', message: 'events.jsonl:3: skipped a truncated last line' }]);
+    expect(result.warnings).toEqual([
+      {
+        type: 'other',
+        message: 'events.jsonl:3: skipped a truncated last line',
+      },
+    ]);
   });
 
   it('should skip malformed and mismatching lines and name them', () => {
-    const result = parseJsonLines({ text: 'nope\n{"step":"x"}\n{"step":3}\n', source: 'f', schema });
+    const result = parseJsonLines({
+      text: 'nope\n{"step":"x"}\n{"step":3}\n',
+      source: 'f',
+      schema,
+    });
     expect(result.values).toEqual([{ step: 3 }]);
-    expect(result.warnings.map((warning) => (warning.type === 'other' ? warning.message : ''))).toEqual([
+    expect(
+      result.warnings.map((warning) =>
+        warning.type === 'other' ? warning.message : '',
+      ),
+    ).toEqual([
       'f:1: skipped a line that is not JSON',
       expect.stringMatching(/^skipped: f:2: field 'step'/),
     ]);

@@ -1,9 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import {
-  SealError,
-  safeParseWithSchema,
-  type SealWarning,
-} from '@seal/spec';
+import { SealError, safeParseWithSchema, type SealWarning } from '@seal/spec';
 import type * as z from 'zod';
 
 /** What {@link readJsonLines} returns: the parsed values and what was skipped. */
@@ -41,7 +37,12 @@ export async function readJsonLines<T>({
       details: { file: path },
     });
   }
-  return parseJsonLines({ text, source: path, schema, ...(accept ? { accept } : {}) });
+  return parseJsonLines({
+    text,
+    source: path,
+    schema,
+    ...(accept ? { accept } : {}),
+  });
 }
 
 /** {@link readJsonLines} on text already in memory (`source` names it in warnings). */
@@ -81,7 +82,11 @@ export function parseJsonLines<T>({
     if (accept && !accept(value)) return;
     const parsed = safeParseWithSchema({ schema, value, source: where });
     if (parsed.success) values.push(parsed.value);
-    else warnings.push({ type: 'other', message: `skipped: ${parsed.error.message}` });
+    else
+      warnings.push({
+        type: 'other',
+        message: `skipped: ${parsed.error.message}`,
+      });
   });
   return { values, warnings };
 }

@@ -23,7 +23,11 @@ import {
   type ValidationEvent,
 } from '@seal/spec';
 import { listEpisodeFiles, type EpisodeFile } from './episode-files';
-import { listPackRunFiles, readPackRuns, type PackRunFile } from './pack-run-files';
+import {
+  listPackRunFiles,
+  readPackRuns,
+  type PackRunFile,
+} from './pack-run-files';
 import { readJsonLines } from './read-json-lines';
 import { runConfigSchema, type RunConfig } from './run-records';
 
@@ -58,14 +62,19 @@ export type RunData = {
 const hasType =
   (type: string) =>
   (value: unknown): boolean =>
-    typeof value === 'object' && value !== null && (value as { type?: unknown }).type === type;
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { type?: unknown }).type === type;
 
 async function readJsonFile(path: string): Promise<unknown> {
   return parseJsonText({ text: await readFile(path, 'utf8'), source: path });
 }
 
 /** Keeps the last record per key, in key order. */
-function lastByKey<T>(values: readonly T[], key: (value: T) => string | number): T[] {
+function lastByKey<T>(
+  values: readonly T[],
+  key: (value: T) => string | number,
+): T[] {
   const byKey = new Map<string | number, T>();
   for (const value of values) byKey.set(key(value), value);
   return [...byKey.values()];
@@ -90,7 +99,11 @@ export async function readRunDirectory({
   const eventsPath = join(root, 'events.jsonl');
   const configPath = join(root, 'config.json');
   const packFiles = await listPackRunFiles(root);
-  if (!existsSync(eventsPath) && !existsSync(configPath) && packFiles.length === 0) {
+  if (
+    !existsSync(eventsPath) &&
+    !existsSync(configPath) &&
+    packFiles.length === 0
+  ) {
     throw new SealError({
       code: 'FILE_NOT_FOUND',
       message: existsSync(root)
@@ -113,7 +126,10 @@ export async function readRunDirectory({
     warnings,
   };
   for (const file of packFiles) {
-    const { values, warnings: skipped } = await readPackRuns({ runDirectory: root, file });
+    const { values, warnings: skipped } = await readPackRuns({
+      runDirectory: root,
+      file,
+    });
     warnings.push(...skipped);
     data.packRuns.push({ file, records: values });
   }
@@ -121,7 +137,11 @@ export async function readRunDirectory({
   if (existsSync(configPath)) {
     try {
       const raw = await readJsonFile(configPath);
-      const parsed = safeParseWithSchema({ schema: runConfigSchema, value: raw, source: configPath });
+      const parsed = safeParseWithSchema({
+        schema: runConfigSchema,
+        value: raw,
+        source: configPath,
+      });
       data.rawConfig = raw;
       if (parsed.success) data.config = parsed.value;
       else warnings.push({ type: 'other', message: parsed.error.message });
@@ -133,29 +153,74 @@ export async function readRunDirectory({
   }
 
   if (existsSync(eventsPath)) {
-    const steps = await readJsonLines({ path: eventsPath, schema: trainStepEventSchema, accept: hasType('train-step') });
-    const evaluations = await readJsonLines({ path: eventsPath, schema: evalEventSchema, accept: hasType('eval') });
+    const steps = await readJsonLines({
+      path: eventsPath,
+      schema: trainStepEventSchema,
+      accept: hasType('train-step'),
+    });
+    const evaluations = await readJsonLines({
+      path: eventsPath,
+      schema: evalEventSchema,
+      accept: hasType('eval'),
+    });
     // Both passes see the same torn or malformed lines; report them once.
     warnings.push(...steps.warnings);
     for (const warning of evaluations.warnings) {
-      if (!steps.warnings.some((seen) => JSON.stringify(seen) === JSON.stringify(warning))) warnings.push(warning);
+      if (
+        !steps.warnings.some(
+          (seen) => JSON.stringify(seen) === JSON.stringify(warning),
+        )
+      )
+        warnings.push(warning);
     }
-    data.steps = lastByKey(steps.values, (event) => event.step).sort((a, b) => a.step - b.step);
-    data.evaluations = lastByKey(evaluations.values, (event) => `${event.step}\u0000${event.set}`).sort(
-      (a, b) => a.step - b.step || a.set.localeCompare(b.set),
+    data.steps = lastByKey(steps.values, (event) => event.step).sort(
+      (a, b) => a.step - b.step,
     );
-    const stages = await readJsonLines({ path: eventsPath, schema: stageEventSchema, accept: hasType('stage') });
-    const validations = await readJsonLines({ path: eventsPath, schema: validationEventSchema, accept: hasType('validation') });
+    data.evaluations = lastByKey(
+      evaluations.values,
+      (event) => `${event.step}\u0000${event.set}`,
+    ).sort((a, b) => a.step - b.step || a.set.localeCompare(b.set));
+    const stages = await readJsonLines({
+      path: eventsPath,
+      schema: stageEventSchema,
+      accept: hasType('stage'),
+    });
+    const validations = await readJsonLines({
+      path: eventsPath,
+      schema: validationEventSchema,
+      accept: hasType('validation'),
+    });
     for (const warning of [...stages.warnings, ...validations.warnings]) {
-      if (!warnings.some((seen) => JSON.stringify(seen) === JSON.stringify(warning))) warnings.push(warning);
+      if (
+        !warnings.some(
+          (seen) => JSON.stringify(seen) === JSON.stringify(warning),
+        )
+      )
+        warnings.push(warning);
     }
-    data.stages = lastByKey(stages.values, (event) => event.step).sort((a, b) => a.step - b.step);
-    data.validations = lastByKey(validations.values, (event) => event.step).sort((a, b) => a.step - b.step);
-    const rollbacks = await readJsonLines({ path: eventsPath, schema: rollbackEventSchema, accept: hasType('rollback') });
+    data.stages = lastByKey(stages.values, (event) => event.step).sort(
+      (a, b) => a.step - b.step,
+    );
+    data.validations = lastByKey(
+      validations.values,
+      (event) => event.step,
+    ).sort((a, b) => a.step - b.step);
+    const rollbacks = await readJsonLines({
+      path: eventsPath,
+      schema: rollbackEventSchema,
+      accept: hasType('rollback'),
+    });
     for (const warning of rollbacks.warnings) {
-      if (!warnings.some((seen) => JSON.stringify(seen) === JSON.stringify(warning))) warnings.push(warning);
+      if (
+        !warnings.some(
+          (seen) => JSON.stringify(seen) === JSON.stringify(warning),
+        )
+      )
+        warnings.push(warning);
     }
-    data.rollbacks = lastByKey(rollbacks.values, (event) => event.step).sort((a, b) => a.step - b.step);
+    data.rollbacks = lastByKey(rollbacks.values, (event) => event.step).sort(
+      (a, b) => a.step - b.step,
+    );
   } else if (packFiles.length === 0) {
     // Connect the Dots runs record their steps as pack runs, not events.
     warnings.push({ type: 'other', message: 'events.jsonl is missing' });
@@ -163,9 +228,14 @@ export async function readRunDirectory({
 
   const overlaysPath = join(root, 'overlays.jsonl');
   if (existsSync(overlaysPath)) {
-    const overlays = await readJsonLines({ path: overlaysPath, schema: overlayLineSchema });
+    const overlays = await readJsonLines({
+      path: overlaysPath,
+      schema: overlayLineSchema,
+    });
     warnings.push(...overlays.warnings);
-    data.overlays = lastByKey(overlays.values, (line) => line.step).sort((a, b) => a.step - b.step);
+    data.overlays = lastByKey(overlays.values, (line) => line.step).sort(
+      (a, b) => a.step - b.step,
+    );
   }
 
   const capabilityPath = join(root, 'capability_state.json');

@@ -11,7 +11,12 @@ export type OverlaySummary = {
   /** Paragraphs added to the system prompt (schema note, φ_cap guidelines, curriculum notes). */
   systemNotes: { source: string; text: string }[];
   /** φ_schema cues: per tool, the parameters annotated and hidden. */
-  toolPatches: { tool: string; description?: string; parameters: Record<string, string>; hide: string[] }[];
+  toolPatches: {
+    tool: string;
+    description?: string;
+    parameters: Record<string, string>;
+    hide: string[];
+  }[];
   /** Hint lines appended to parse errors (φ_err). */
   parseErrorHints: string[];
   /** Recovery hints for tool errors (φ_err). */
@@ -63,7 +68,12 @@ export type PackPositionCurve = {
   /** How their packs were formed (`cod`; `ralph_sample`, `ralph_full`: the Ralph loop). */
   strategies: string[];
   /** One entry per position from 0; a rise with the position is the CoD signature. */
-  positions: { position: number; runs: number; successRate: number; rewardMean: number }[];
+  positions: {
+    position: number;
+    runs: number;
+    successRate: number;
+    rewardMean: number;
+  }[];
 };
 
 /**
@@ -116,7 +126,10 @@ export type ReportData = {
     names: string[];
     training: TrainingCategories;
     /** All-time training counters per category from `capability_state.json`. */
-    capabilityTotals: Record<string, { count: number; successRate: number }> | null;
+    capabilityTotals: Record<
+      string,
+      { count: number; successRate: number }
+    > | null;
   };
   tags: {
     /** Tag names in display order (SEAL's order, then any others). */
@@ -124,7 +137,10 @@ export type ReportData = {
     /** SEAL tag occurrences per training step. */
     training: { steps: number[]; counts: Record<string, Series> };
     /** All-time counters per tag from `capability_state.json`. */
-    totals: Record<string, { count: number; successRate: number; rewardMean: number }> | null;
+    totals: Record<
+      string,
+      { count: number; successRate: number; rewardMean: number }
+    > | null;
     /** All-time occurrences per category and tag from `capability_state.json`. */
     categoryTotals: Record<string, Record<string, number>> | null;
   };
@@ -145,10 +161,20 @@ export type ReportData = {
     };
   } | null;
   /** Gap-monitor rollbacks: after `step`, weights restored to `toStep`, the learning rate lowered. */
-  rollbacks: { step: number; toStep: number; windowGain: number; learningRate: number }[];
+  rollbacks: {
+    step: number;
+    toStep: number;
+    windowGain: number;
+    learningRate: number;
+  }[];
   overlays: {
     /** Consecutive steps with the same overlay. */
-    segments: { overlay: number; hash: string; fromStep: number; toStep: number }[];
+    segments: {
+      overlay: number;
+      hash: string;
+      fromStep: number;
+      toStep: number;
+    }[];
     overlays: OverlaySummary[];
   };
   rho: {

@@ -1,4 +1,10 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,16 +45,28 @@ describe('writeReport', () => {
       },
     });
     expect(seen).toHaveLength(3 * 4 * 2);
-    expect(result.data.episodes).toMatchObject({ diagnosed: 0, unavailable: 24, unavailableReasons: ['no tasks in this test'] });
-    expect(result.data.categories.training).toEqual({ source: 'absent', reason: 'no tasks in this test' });
+    expect(result.data.episodes).toMatchObject({
+      diagnosed: 0,
+      unavailable: 24,
+      unavailableReasons: ['no tasks in this test'],
+    });
+    expect(result.data.categories.training).toEqual({
+      source: 'absent',
+      reason: 'no tasks in this test',
+    });
   });
 
   it('should escape run data that looks like markup', async () => {
     const runDirectory = copyOfFixture();
-    const config = JSON.parse(readFileSync(join(runDirectory, 'config.json'), 'utf8')) as Record<string, unknown>;
+    const config = JSON.parse(
+      readFileSync(join(runDirectory, 'config.json'), 'utf8'),
+    ) as Record<string, unknown>;
     config['runId'] = '</script><script>alert(1)</script>';
     writeFileSync(join(runDirectory, 'config.json'), JSON.stringify(config));
-    const page = readFileSync((await writeReport({ runDirectory })).path, 'utf8');
+    const page = readFileSync(
+      (await writeReport({ runDirectory })).path,
+      'utf8',
+    );
     expect(page).not.toContain('<script>alert(1)');
     expect(page).toContain('&lt;/script&gt;&lt;script&gt;alert(1)');
   });

@@ -34,18 +34,29 @@ export type WriteReportResult = {
 async function trainingOutcomes(
   run: RunData,
   diagnose: EpisodeDiagnoser,
-): Promise<{ outcomes: TrainingOutcome[]; unavailable: number; unavailableReasons: string[] }> {
+): Promise<{
+  outcomes: TrainingOutcome[];
+  unavailable: number;
+  unavailableReasons: string[];
+}> {
   const outcomes: TrainingOutcome[] = [];
   const reasons = new Set<string>();
   let unavailable = 0;
   for (const file of run.episodeFiles) {
     if (file.kind !== 'train') continue;
-    const { values, warnings } = await readEpisodeFile({ runDirectory: run.root, file });
+    const { values, warnings } = await readEpisodeFile({
+      runDirectory: run.root,
+      file,
+    });
     run.warnings.push(...warnings);
     for (const record of values) {
       const assessment = diagnose({ record });
       if (assessment.type === 'diagnosed') {
-        outcomes.push({ step: file.step, category: record.category, success: assessment.diagnosis.success });
+        outcomes.push({
+          step: file.step,
+          category: record.category,
+          success: assessment.diagnosis.success,
+        });
       } else {
         unavailable++;
         if (reasons.size < 3) reasons.add(assessment.reason);
@@ -63,12 +74,19 @@ async function trainingOutcomes(
  *
  * Throws a SealError `FILE_NOT_FOUND` when the run directory does not exist.
  */
-export async function writeReport({ runDirectory, out, diagnose }: WriteReportOptions): Promise<WriteReportResult> {
+export async function writeReport({
+  runDirectory,
+  out,
+  diagnose,
+}: WriteReportOptions): Promise<WriteReportResult> {
   const run = await readRunDirectory({ runDirectory });
   const training = diagnose ? await trainingOutcomes(run, diagnose) : undefined;
   const data = buildReportData({
     run,
-    training: training ?? { reason: 'episode verdicts are not recorded in the run and no task source was given to re-verify them' },
+    training: training ?? {
+      reason:
+        'episode verdicts are not recorded in the run and no task source was given to re-verify them',
+    },
   });
   const { source } = await loadChartLibrary();
   const page = renderReportHtml({ data, chartLibrary: source });

@@ -1,4 +1,9 @@
-export { grpoAdvantages, grpoEpsilon, turnAdvantages, zeroVarianceGroups } from './advantages/grpo';
+export {
+  grpoAdvantages,
+  grpoEpsilon,
+  turnAdvantages,
+  zeroVarianceGroups,
+} from './advantages/grpo';
 export {
   curriculumSettingsSchema,
   methodComponents,
@@ -11,7 +16,12 @@ export {
   type TrainConfigInput,
   type TrainMethod,
 } from './config/train-config';
-export { deriveSeed, runRollouts, type Rollout, type RolloutSampling } from './rollout/run-rollouts';
+export {
+  deriveSeed,
+  runRollouts,
+  type Rollout,
+  type RolloutSampling,
+} from './rollout/run-rollouts';
 export {
   evaluatePolicy,
   type EvaluatedEpisode,
@@ -48,7 +58,11 @@ export {
   type TrainProgress,
   type TrainSummary,
 } from './train/run-training';
-export { RunDirectory, writeFileAtomic, writeJsonAtomic } from './run/run-directory';
+export {
+  RunDirectory,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from './run/run-directory';
 export {
   buildDemonstration,
   demonstrationReply,
@@ -58,9 +72,16 @@ export {
   demonstrationText,
   type Demonstration,
 } from './warmstart/demonstrations';
-export { buildCopyDrills, callLiterals, turnDrillPairs } from './warmstart/copy-drills';
+export {
+  buildCopyDrills,
+  callLiterals,
+  turnDrillPairs,
+} from './warmstart/copy-drills';
 export { evaluateCopying, type CopyEvaluation } from './warmstart/copy-eval';
-export { runSupervised, type SupervisedProgress } from './warmstart/run-supervised';
+export {
+  runSupervised,
+  type SupervisedProgress,
+} from './warmstart/run-supervised';
 export {
   clusteredPairedBootstrap,
   formatPoints,

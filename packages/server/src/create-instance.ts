@@ -185,7 +185,9 @@ async function resolveParamsOnce({
 /** Whether create params name a capability-state file (`diagnostic_evolution.state_path`). */
 function readsStateFile(params: unknown): boolean {
   if (typeof params !== 'object' || params === null) return false;
-  const diagnostic = (params as Record<string, unknown>)['diagnostic_evolution'];
+  const diagnostic = (params as Record<string, unknown>)[
+    'diagnostic_evolution'
+  ];
   return (
     typeof diagnostic === 'object' &&
     diagnostic !== null &&

@@ -756,7 +756,7 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
   });
 
   describe('params', () => {
-    it('should resolve repeated params once without carrying one create\'s warnings into the next', async () => {
+    it("should resolve repeated params once without carrying one create's warnings into the next", async () => {
       await using server = await startServer({ maxModelCalls: 50 });
       const client = new SealEnvClient({ baseUrl: server.url });
       const params = {
@@ -773,7 +773,9 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
             (warning) => warning.setting,
           ),
         ).toEqual(['params.max_model_calls']);
-        expect(answer.info['overlay_hash']).toBe(answers[0]!.info['overlay_hash']);
+        expect(answer.info['overlay_hash']).toBe(
+          answers[0]!.info['overlay_hash'],
+        );
         expect(answer.state[0]!.content).toBe(answers[0]!.state[0]!.content);
       }
       // Other params for the same task are resolved for themselves.
@@ -782,8 +784,12 @@ describe.skipIf(!hasSharedBfclData)('startEnvServer', () => {
         instanceId: 'd',
         params: { rollout_mode: 'sample' },
       });
-      expect(untouched.info['overlay_hash']).not.toBe(answers[0]!.info['overlay_hash']);
-      expect(untouched.state[0]!.content).not.toBe(answers[0]!.state[0]!.content);
+      expect(untouched.info['overlay_hash']).not.toBe(
+        answers[0]!.info['overlay_hash'],
+      );
+      expect(untouched.state[0]!.content).not.toBe(
+        answers[0]!.state[0]!.content,
+      );
     });
 
     it('should read a state file on every create that names one', async () => {

@@ -36,7 +36,10 @@ export type EnvWorkerReply =
     };
 
 /** Settings of {@link createEnvWorkerPool}. */
-export type EnvWorkerPoolSettings = Omit<EnvWorkerData, 'exposeInternalErrors'> & {
+export type EnvWorkerPoolSettings = Omit<
+  EnvWorkerData,
+  'exposeInternalErrors'
+> & {
   /** Worker threads. */
   count: number;
   /** Live instances at most over all workers; a create beyond it answers 503. */
@@ -83,7 +86,9 @@ export async function createEnvWorkerPool(
   const fromSource = import.meta.url.endsWith('.ts');
   const extension = /\.(m?js)$/.exec(import.meta.url)?.[1] ?? 'js';
   const url = new URL(
-    fromSource ? './env-service-worker.ts' : `./env-service-worker.${extension}`,
+    fromSource
+      ? './env-service-worker.ts'
+      : `./env-service-worker.${extension}`,
     import.meta.url,
   );
   const data: EnvWorkerData = {

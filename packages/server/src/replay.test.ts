@@ -34,7 +34,6 @@ async function startBfclServer(dataset: BfclDataset): Promise<EnvServer> {
   });
 }
 
-
 describe.skipIf(!hasSharedBfclData)('seal serve ground-truth replay', () => {
   let dataset: BfclDataset;
   beforeAll(async () => {

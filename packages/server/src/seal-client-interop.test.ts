@@ -13,10 +13,7 @@ import { createBfclVerifier } from '@seal/verifier';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEnvServer, type EnvServer } from './env-server';
 import { createBfclTaskSource } from './task-source';
-import {
-  readToolParameters,
-  toQwenToolCall,
-} from './test/replay-ground-truth';
+import { readToolParameters, toQwenToolCall } from './test/replay-ground-truth';
 import { runPooled } from './test/run-pooled';
 
 /**
@@ -148,8 +145,9 @@ class PythonEnvClientWire {
     instanceId: string,
     params: Record<string, unknown>,
   ): Promise<unknown> {
-    return (await this.makeRequest({ endpoint: 'evaluate', instanceId, params }))
-      .data;
+    return (
+      await this.makeRequest({ endpoint: 'evaluate', instanceId, params })
+    ).data;
   }
 
   async getToolsInfo(instanceId: string): Promise<unknown> {
@@ -216,7 +214,6 @@ async function startBfclServer(
   onTestFinished(() => server.close());
   return server;
 }
-
 
 /**
  * One episode as SEAL's env worker and agent flow run it: create, the ground
@@ -286,35 +283,38 @@ describe.skipIf(!hasSharedBfclData)("SEAL's EnvClient on the wire", () => {
   it.each([
     ['the main thread', undefined],
     ['two worker threads', 2],
-  ])('should run the demo of env_client.py: profile, create, step, evaluate, release (%s)', async (_, workers) => {
-    const server = await startBfclServer(
-      workers === undefined ? {} : { workers },
-    );
-    const client = new PythonEnvClientWire({
-      baseUrl: `${server.url}/`,
-      backoffMs: 1,
-    });
-    const ids = await client.getEnvProfile('bfcl');
-    expect(ids.length).toBeGreaterThan(0);
-    // No instance id: the service makes one and names it in `info`.
-    const created = await client.createInstance('bfcl', ids[0]!);
-    const instanceId = created.info['instance_id'] as string;
-    expect(instanceId).toMatch(/^exp_/);
-    expect(String(await client.getToolsInfo(instanceId))).toContain(
-      'Available tools:',
-    );
-    const stepped = await client.step(instanceId, {
-      role: 'assistant',
-      content: 'I need to inspect the available tools first.',
-    });
-    expect(stepped.is_terminated).toBe(false);
-    expect(await client.evaluate(instanceId, {})).toMatchObject({
-      accuracy: 0,
-    });
-    expect(await client.releaseInstance(instanceId)).toBe(true);
-    expect(await client.releaseInstance(instanceId)).toBe(false);
-    expect(client.statuses.every((status) => status === 200)).toBe(true);
-  });
+  ])(
+    'should run the demo of env_client.py: profile, create, step, evaluate, release (%s)',
+    async (_, workers) => {
+      const server = await startBfclServer(
+        workers === undefined ? {} : { workers },
+      );
+      const client = new PythonEnvClientWire({
+        baseUrl: `${server.url}/`,
+        backoffMs: 1,
+      });
+      const ids = await client.getEnvProfile('bfcl');
+      expect(ids.length).toBeGreaterThan(0);
+      // No instance id: the service makes one and names it in `info`.
+      const created = await client.createInstance('bfcl', ids[0]!);
+      const instanceId = created.info['instance_id'] as string;
+      expect(instanceId).toMatch(/^exp_/);
+      expect(String(await client.getToolsInfo(instanceId))).toContain(
+        'Available tools:',
+      );
+      const stepped = await client.step(instanceId, {
+        role: 'assistant',
+        content: 'I need to inspect the available tools first.',
+      });
+      expect(stepped.is_terminated).toBe(false);
+      expect(await client.evaluate(instanceId, {})).toMatchObject({
+        accuracy: 0,
+      });
+      expect(await client.releaseInstance(instanceId)).toBe(true);
+      expect(await client.releaseInstance(instanceId)).toBe(false);
+      expect(client.statuses.every((status) => status === 200)).toBe(true);
+    },
+  );
 
   it('should serve every evaluation entry in training and validation mode, with the fields of the dense grader, from two worker threads', async () => {
     const server = await startBfclServer({ workers: 2 });
@@ -359,10 +359,13 @@ describe.skipIf(!hasSharedBfclData)("SEAL's EnvClient on the wire", () => {
 
   it('should answer the train split and refuse an unknown env_type on create', async () => {
     const server = await startBfclServer();
-    const client = new PythonEnvClientWire({ baseUrl: server.url, backoffMs: 1 });
-    expect((await client.getEnvProfile('bfcl', 'train')).length).toBeGreaterThan(
-      0,
-    );
+    const client = new PythonEnvClientWire({
+      baseUrl: server.url,
+      backoffMs: 1,
+    });
+    expect(
+      (await client.getEnvProfile('bfcl', 'train')).length,
+    ).toBeGreaterThan(0);
     await expect(
       client.createInstance('default', 'multi_turn_base_0'),
     ).rejects.toThrow(/HTTP 400/);
@@ -429,23 +432,30 @@ describe.skipIf(!hasSharedBfclData)("SEAL's EnvClient on the wire", () => {
   it.each([
     ['the main thread', undefined],
     ['two worker threads', 2],
-  ])('should change nothing on a 503, so the retry after a release succeeds (%s)', async (_, workers) => {
-    const server = await startBfclServer({
-      maxInstances: 1,
-      ...(workers === undefined ? {} : { workers }),
-    });
-    const client = new PythonEnvClientWire({
-      baseUrl: server.url,
-      backoffMs: 20,
-    });
-    await client.createInstance('bfcl', 'multi_turn_base_0', 'first');
-    const second = client.createInstance('bfcl', 'multi_turn_base_1', 'second');
-    // Released while the client backs off.
-    setTimeout(() => void client.releaseInstance('first'), 30);
-    expect((await second).info['instance_id']).toBe('second');
-    expect(client.statuses).toContain(503);
-    expect(server.service.size).toBe(1);
-  });
+  ])(
+    'should change nothing on a 503, so the retry after a release succeeds (%s)',
+    async (_, workers) => {
+      const server = await startBfclServer({
+        maxInstances: 1,
+        ...(workers === undefined ? {} : { workers }),
+      });
+      const client = new PythonEnvClientWire({
+        baseUrl: server.url,
+        backoffMs: 20,
+      });
+      await client.createInstance('bfcl', 'multi_turn_base_0', 'first');
+      const second = client.createInstance(
+        'bfcl',
+        'multi_turn_base_1',
+        'second',
+      );
+      // Released while the client backs off.
+      setTimeout(() => void client.releaseInstance('first'), 30);
+      expect((await second).info['instance_id']).toBe('second');
+      expect(client.statuses).toContain(503);
+      expect(server.service.size).toBe(1);
+    },
+  );
 });
 
 if (!hasSharedBfclData) {

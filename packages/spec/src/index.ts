@@ -1,5 +1,9 @@
 export { sealErrorCodes, type SealErrorCode } from './errors/seal-error-codes';
-export { SealError, toSealError, type SealErrorOptions } from './errors/seal-error';
+export {
+  SealError,
+  toSealError,
+  type SealErrorOptions,
+} from './errors/seal-error';
 export { sealWarningSchema, type SealWarning } from './shared/seal-warning';
 export {
   parseJsonText,
@@ -43,7 +47,10 @@ export {
   type EpisodeStep,
   type EpisodeTurn,
 } from './episode/v1/episode-record';
-export type { EpisodeV1, EpisodeV1StepResult } from './episode/v1/environment-v1';
+export type {
+  EpisodeV1,
+  EpisodeV1StepResult,
+} from './episode/v1/environment-v1';
 export * from './policy';
 export type {
   ToolBackendV1,
@@ -65,7 +72,12 @@ export {
   type SystemNote,
   type ToolPatch,
 } from './overlay/v1/interface-overlay';
-export { failureTagSchema, fineTagSchema, type FailureTag, type FineTag } from './verifier/v1/failure-tag';
+export {
+  failureTagSchema,
+  fineTagSchema,
+  type FailureTag,
+  type FineTag,
+} from './verifier/v1/failure-tag';
 export {
   bfclErrorTypeSchema,
   officialVerdictSchema,
@@ -78,7 +90,11 @@ export {
   type TurnVerdict,
   type VerifierV1Result,
 } from './verifier/v1/verifier-v1-result';
-export type { SyncVerifierV1, VerifierV1, VerifierV1CallOptions } from './verifier/v1/verifier-v1';
+export type {
+  SyncVerifierV1,
+  VerifierV1,
+  VerifierV1CallOptions,
+} from './verifier/v1/verifier-v1';
 export * from './diagnose/v1';
 export * from './cod/v1';
 export * from './chat-model/v1';

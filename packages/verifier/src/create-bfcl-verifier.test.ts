@@ -12,7 +12,9 @@ let dataset: BfclDataset;
 let task: Task;
 
 /** A record that plays the task's ground truth, one step per turn. */
-function groundTruthRecord(overrides: Partial<EpisodeRecord> = {}): EpisodeRecord {
+function groundTruthRecord(
+  overrides: Partial<EpisodeRecord> = {},
+): EpisodeRecord {
   return {
     schemaVersion: 1,
     episodeId: 'e1',
@@ -24,7 +26,9 @@ function groundTruthRecord(overrides: Partial<EpisodeRecord> = {}): EpisodeRecor
     messages: [],
     turns: task.groundTruth.map((calls, turn) => ({
       turn,
-      steps: [{ text: '', calls, results: calls.map(() => ''), rejectedCalls: 0 }],
+      steps: [
+        { text: '', calls, results: calls.map(() => ''), rejectedCalls: 0 },
+      ],
     })),
     events: [],
     endReason: 'completed',
@@ -36,12 +40,18 @@ function groundTruthRecord(overrides: Partial<EpisodeRecord> = {}): EpisodeRecor
 describe.skipIf(!hasSharedBfclData)('createBfclVerifier', () => {
   beforeAll(async () => {
     dataset = await loadSharedBfclData();
-    task = bfclEntryToTask({ entry: dataset.byId.get('multi_turn_base_0')!, dataset });
+    task = bfclEntryToTask({
+      entry: dataset.byId.get('multi_turn_base_0')!,
+      dataset,
+    });
   });
 
   it('should check records against the schema unless told not to, and verify them alike', () => {
     const checked = createBfclVerifier({ runtime: dataset.runtime });
-    const unchecked = createBfclVerifier({ runtime: dataset.runtime, checkRecords: false });
+    const unchecked = createBfclVerifier({
+      runtime: dataset.runtime,
+      checkRecords: false,
+    });
     const record = groundTruthRecord();
     const a = checked.verifySync({ task, record });
     const b = unchecked.verifySync({ task, record });
@@ -52,19 +62,30 @@ describe.skipIf(!hasSharedBfclData)('createBfclVerifier', () => {
     expect(() => checked.verifySync({ task, record: malformed })).toThrow(
       expect.objectContaining({ code: 'INVALID_DATA' }),
     );
-    expect(unchecked.verifySync({ task, record: malformed }).official.valid).toBe(true);
+    expect(
+      unchecked.verifySync({ task, record: malformed }).official.valid,
+    ).toBe(true);
   });
 
   it("should refuse another task's record either way", () => {
     for (const checkRecords of [true, false]) {
-      const verifier = createBfclVerifier({ runtime: dataset.runtime, checkRecords });
+      const verifier = createBfclVerifier({
+        runtime: dataset.runtime,
+        checkRecords,
+      });
       expect(() =>
-        verifier.verifySync({ task, record: groundTruthRecord({ taskId: 'multi_turn_base_1' }) }),
+        verifier.verifySync({
+          task,
+          record: groundTruthRecord({ taskId: 'multi_turn_base_1' }),
+        }),
       ).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     }
   });
 });
 
-describe.skipIf(hasSharedBfclData)('createBfclVerifier (shared data absent)', () => {
-  it.skip(sharedDataSkipMessage, () => {});
-});
+describe.skipIf(hasSharedBfclData)(
+  'createBfclVerifier (shared data absent)',
+  () => {
+    it.skip(sharedDataSkipMessage, () => {});
+  },
+);

@@ -8,7 +8,11 @@ import {
   type VerifierV1CallOptions,
   type VerifierV1Result,
 } from '@seal/spec';
-import { bfclVerifierId, trajectoryFromRecord, verifyTrajectory } from './verify-trajectory';
+import {
+  bfclVerifierId,
+  trajectoryFromRecord,
+  verifyTrajectory,
+} from './verify-trajectory';
 
 /** Settings of {@link createBfclVerifier}. */
 export type BfclVerifierSettings = {
@@ -31,17 +35,28 @@ const validTasks = new WeakSet<object>();
  * does not match the schema, belongs to another task, or has more turns than
  * the task can have, gives an INVALID_DATA / INVALID_ARGUMENT SealError.
  */
-function validate(options: VerifierV1CallOptions, checkRecords: boolean): string[][][] {
+function validate(
+  options: VerifierV1CallOptions,
+  checkRecords: boolean,
+): string[][][] {
   // A task is validated once (a step verifies every rollout of a group against
   // the same task object); tasks are values, not mutated after use.
   if (!validTasks.has(options.task)) {
-    const task = safeParseWithSchema({ schema: taskSchema, value: options.task, source: 'task' });
+    const task = safeParseWithSchema({
+      schema: taskSchema,
+      value: options.task,
+      source: 'task',
+    });
     if (!task.success) throw task.error;
     validTasks.add(options.task);
   }
   if (options.record !== undefined) {
     const record = checkRecords
-      ? safeParseWithSchema({ schema: episodeRecordSchema, value: options.record, source: 'episode record' })
+      ? safeParseWithSchema({
+          schema: episodeRecordSchema,
+          value: options.record,
+          source: 'episode record',
+        })
       : { success: true as const, value: options.record };
     if (!record.success) throw record.error;
     if (record.value.taskId !== options.task.id) {
@@ -57,7 +72,13 @@ function validate(options: VerifierV1CallOptions, checkRecords: boolean): string
   const wellFormed =
     Array.isArray(trajectory) &&
     trajectory.every(
-      (turn) => Array.isArray(turn) && turn.every((step) => Array.isArray(step) && step.every((call) => typeof call === 'string')),
+      (turn) =>
+        Array.isArray(turn) &&
+        turn.every(
+          (step) =>
+            Array.isArray(step) &&
+            step.every((call) => typeof call === 'string'),
+        ),
     );
   if (!wellFormed) {
     throw new SealError({
@@ -73,10 +94,18 @@ function validate(options: VerifierV1CallOptions, checkRecords: boolean): string
  * The BFCL v3 verifier ({@link VerifierV1}): fresh shadow instances per call,
  * so verifying one episode never touches another's state.
  */
-export function createBfclVerifier({ runtime, checkRecords = true }: BfclVerifierSettings): SyncVerifierV1 {
+export function createBfclVerifier({
+  runtime,
+  checkRecords = true,
+}: BfclVerifierSettings): SyncVerifierV1 {
   const verifySync = (options: VerifierV1CallOptions): VerifierV1Result => {
     const trajectory = validate(options, checkRecords);
-    return verifyTrajectory({ task: options.task, trajectory, runtime, record: options.record });
+    return verifyTrajectory({
+      task: options.task,
+      trajectory,
+      runtime,
+      record: options.record,
+    });
   };
   return {
     specificationVersion: 'v1',

@@ -1,4 +1,7 @@
-export { createBfclVerifier, type BfclVerifierSettings } from './create-bfcl-verifier';
+export {
+  createBfclVerifier,
+  type BfclVerifierSettings,
+} from './create-bfcl-verifier';
 export {
   bfclVerifierId,
   formatReward,
@@ -6,4 +9,8 @@ export {
   verifyTrajectory,
   type VerifyTrajectoryOptions,
 } from './verify-trajectory';
-export { aggregateBfclScores, type BfclScores, type CategoryScore } from './aggregate-scores';
+export {
+  aggregateBfclScores,
+  type BfclScores,
+  type CategoryScore,
+} from './aggregate-scores';

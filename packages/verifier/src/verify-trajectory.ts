@@ -23,12 +23,15 @@ export const bfclVerifierId = 'seal-bfcl-v3@1';
 
 /** The decoded trajectory of a record: turn → step → accepted call strings (empty steps dropped). */
 export function trajectoryFromRecord(record: EpisodeRecord): string[][][] {
-  return record.turns.map((turn) => turn.steps.filter((step) => step.calls.length > 0).map((step) => step.calls));
+  return record.turns.map((turn) =>
+    turn.steps
+      .filter((step) => step.calls.length > 0)
+      .map((step) => step.calls),
+  );
 }
 
 type StateCheck =
-  | { valid: true }
-  | { valid: false; className: string; attributes: string[] };
+  { valid: true } | { valid: false; className: string; attributes: string[] };
 
 /**
  * BFCL's `state_checker`: classes in involved order; for each, every public
@@ -43,9 +46,11 @@ function stateCheck(model: BfclSession, groundTruth: BfclSession): StateCheck {
     const differing: string[] = [];
     for (const [name, gtValue] of (gtInstance as BfclApi).publicAttributes()) {
       const modelValue = modelAttributes.get(name);
-      if (modelValue === undefined || !pyEquals(modelValue, gtValue)) differing.push(name);
+      if (modelValue === undefined || !pyEquals(modelValue, gtValue))
+        differing.push(name);
     }
-    if (differing.length > 0) return { valid: false, className, attributes: differing };
+    if (differing.length > 0)
+      return { valid: false, className, attributes: differing };
   }
   return { valid: true };
 }
@@ -54,7 +59,10 @@ function stateCheck(model: BfclSession, groundTruth: BfclSession): StateCheck {
  * BFCL's `response_checker`: every ground-truth result of this turn must be
  * found, as a multiset, among the model's results accumulated so far.
  */
-function responseCheck(modelSoFar: readonly string[], groundTruth: readonly string[]): string[] {
+function responseCheck(
+  modelSoFar: readonly string[],
+  groundTruth: readonly string[],
+): string[] {
   const pool = new Map<string, number>();
   for (const item of modelSoFar) pool.set(item, (pool.get(item) ?? 0) + 1);
   const missing: string[] = [];
@@ -71,7 +79,13 @@ function invalid(
   errorMessage: string,
   extra: Partial<OfficialVerdict> = {},
 ): OfficialVerdict {
-  return { valid: false, errorType, errorMessage, checkedBy: 'checker', ...extra };
+  return {
+    valid: false,
+    errorType,
+    errorMessage,
+    checkedBy: 'checker',
+    ...extra,
+  };
 }
 
 /** Options of {@link verifyTrajectory}. */
@@ -92,7 +106,12 @@ export type VerifyTrajectoryOptions = {
  * SEAL's per-turn scorer (does not stop; one tag per ground-truth turn, in the
  * code's priority order), the progress metrics and the rewards.
  */
-export function verifyTrajectory({ task, trajectory, runtime, record }: VerifyTrajectoryOptions): VerifierV1Result {
+export function verifyTrajectory({
+  task,
+  trajectory,
+  runtime,
+  record,
+}: VerifyTrajectoryOptions): VerifierV1Result {
   const spec = bfclSessionSpec(task);
   const realm = new BfclRealm({ data: runtime });
   const model = new BfclSession({ realm, ...spec });
@@ -116,7 +135,9 @@ export function verifyTrajectory({ task, trajectory, runtime, record }: VerifyTr
   const executionsByTurn: BfclExecution[][] = [];
   for (let turn = 0; turn < gtTurns.length; turn++) {
     const steps = (trajectory[turn] ?? []).filter((step) => step.length > 0);
-    const modelExecutions = steps.flatMap((step) => step.map((call) => model.execute(call)));
+    const modelExecutions = steps.flatMap((step) =>
+      step.map((call) => model.execute(call)),
+    );
     executionsByTurn.push(modelExecutions);
     const modelResults = modelExecutions.map((execution) => execution.result);
     const gtCalls = gtTurns[turn]!;
@@ -151,16 +172,32 @@ export function verifyTrajectory({ task, trajectory, runtime, record }: VerifyTr
       continue;
     }
     if (steps.length === 0) {
-      official ??= invalid('multi_turn:empty_turn_model_response', `Model response list is empty for turn ${turn}`, {
-        failedTurn: turn,
+      official ??= invalid(
+        'multi_turn:empty_turn_model_response',
+        `Model response list is empty for turn ${turn}`,
+        {
+          failedTurn: turn,
+        },
+      );
+      turns.push({
+        ...base,
+        tag: 'empty_turn_model_response',
+        valid: false,
+        irrelevance: null,
+        error: 'empty_turn_model_response',
       });
-      turns.push({ ...base, tag: 'empty_turn_model_response', valid: false, irrelevance: null, error: 'empty_turn_model_response' });
       continue;
     }
     const modelClasses = [...model.instances.keys()].sort().join(',');
     const gtClasses = [...groundTruth.instances.keys()].sort().join(',');
     if (groundTruth.instances.size === 0 || modelClasses !== gtClasses) {
-      turns.push({ ...base, tag: 'instance_mismatch', valid: false, irrelevance: null, error: 'instance_mismatch' });
+      turns.push({
+        ...base,
+        tag: 'instance_mismatch',
+        valid: false,
+        irrelevance: null,
+        error: 'instance_mismatch',
+      });
       continue;
     }
     let state: StateCheck;
@@ -180,7 +217,11 @@ export function verifyTrajectory({ task, trajectory, runtime, record }: VerifyTr
       official ??= invalid(
         'multi_turn:instance_state_mismatch',
         `Model instance for ${state.className} does not match the state with ground truth instance.`,
-        { failedTurn: turn, mismatchClass: state.className, mismatchAttributes: state.attributes },
+        {
+          failedTurn: turn,
+          mismatchClass: state.className,
+          mismatchAttributes: state.attributes,
+        },
       );
       turns.push({
         ...base,
@@ -200,7 +241,14 @@ export function verifyTrajectory({ task, trajectory, runtime, record }: VerifyTr
         `Model response execution results so far does not contain all the ground truth response execution results for turn ${turn}.`,
         { failedTurn: turn, missingItems: missing },
       );
-      turns.push({ ...base, tag: 'response_mismatch', valid: false, irrelevance: null, error: 'response_mismatch', missingItems: missing });
+      turns.push({
+        ...base,
+        tag: 'response_mismatch',
+        valid: false,
+        irrelevance: null,
+        error: 'response_mismatch',
+        missingItems: missing,
+      });
       continue;
     }
     turns.push({ ...base, tag: 'pass', valid: true, irrelevance: null });
@@ -221,9 +269,13 @@ export function verifyTrajectory({ task, trajectory, runtime, record }: VerifyTr
 
   const passedTurns = turns.filter((t) => t.valid === true).length;
   const scorableTurns = turns.filter((t) => t.valid !== null).length;
-  const passedIrrelevanceTurns = turns.filter((t) => t.irrelevance === 1).length;
+  const passedIrrelevanceTurns = turns.filter(
+    (t) => t.irrelevance === 1,
+  ).length;
   const irrelevanceTurns = turns.filter((t) => t.irrelevance !== null).length;
-  const succeeded = turns.filter((t) => t.tag === 'pass' || t.tag === 'correct_abstention').length;
+  const succeeded = turns.filter(
+    (t) => t.tag === 'pass' || t.tag === 'correct_abstention',
+  ).length;
 
   return {
     schemaVersion: 1,
@@ -235,7 +287,10 @@ export function verifyTrajectory({ task, trajectory, runtime, record }: VerifyTr
     turns,
     progress: scorableTurns > 0 ? passedTurns / scorableTurns : 0,
     progressWithIrrelevance:
-      scorableTurns + irrelevanceTurns > 0 ? (passedTurns + passedIrrelevanceTurns) / (scorableTurns + irrelevanceTurns) : 0,
+      scorableTurns + irrelevanceTurns > 0
+        ? (passedTurns + passedIrrelevanceTurns) /
+          (scorableTurns + irrelevanceTurns)
+        : 0,
     passedTurns,
     scorableTurns,
     passedIrrelevanceTurns,
@@ -266,17 +321,24 @@ export function formatReward({
   executionsByTurn: readonly BfclExecution[][];
 }): number {
   const codes: number[] = [];
-  const outcome = (tag: FailureTag) => (tag === 'pass' || tag === 'correct_abstention' ? 1 : 0);
+  const outcome = (tag: FailureTag) =>
+    tag === 'pass' || tag === 'correct_abstention' ? 1 : 0;
   if (record) {
     for (const recordTurn of record.turns) {
       let cursor = 0;
       const executions = executionsByTurn[recordTurn.turn] ?? [];
       for (const step of recordTurn.steps) {
-        if (step.parseError !== undefined || step.rejectedCalls > 0) codes.push(-3);
+        if (step.parseError !== undefined || step.rejectedCalls > 0)
+          codes.push(-3);
         else if (step.calls.length > 0) {
-          const stepExecutions = executions.slice(cursor, cursor + step.calls.length);
+          const stepExecutions = executions.slice(
+            cursor,
+            cursor + step.calls.length,
+          );
           cursor += step.calls.length;
-          codes.push(stepExecutions.some((e) => e.error !== undefined) ? -2 : -1);
+          codes.push(
+            stepExecutions.some((e) => e.error !== undefined) ? -2 : -1,
+          );
         }
       }
       const verdict = turns[recordTurn.turn];
@@ -284,7 +346,8 @@ export function formatReward({
     }
   } else {
     executionsByTurn.forEach((executions, index) => {
-      if (executions.length > 0) codes.push(executions.some((e) => e.error !== undefined) ? -2 : -1);
+      if (executions.length > 0)
+        codes.push(executions.some((e) => e.error !== undefined) ? -2 : -1);
       const verdict = turns[index];
       if (verdict) codes.push(outcome(verdict.tag));
     });

@@ -57,7 +57,9 @@ export function normaliseChaosPath(
   if (inside.startsWith('..') || inside === '') return undefined;
   // `name.tmp-<pid>-<time>` (ours, the policy's) and `name.<pid>.<hex>.tmp`
   // (the capability state's) are the same write in every process.
-  return inside.replace(/\.tmp-[^/]*$/, '.tmp').replace(/\.\d+\.[0-9a-f]+\.tmp$/, '.tmp');
+  return inside
+    .replace(/\.tmp-[^/]*$/, '.tmp')
+    .replace(/\.\d+\.[0-9a-f]+\.tmp$/, '.tmp');
 }
 
 /** Records the write and dies when it is the one asked for. */
@@ -91,7 +93,11 @@ function observe(op: KillSpec['op'], path: unknown, data?: unknown): void {
 
 if (runDirectory !== undefined) {
   const promises = fs.promises as unknown as Record<string, unknown>;
-  promises['writeFile'] = (path: unknown, data: unknown, ...rest: unknown[]) => {
+  promises['writeFile'] = (
+    path: unknown,
+    data: unknown,
+    ...rest: unknown[]
+  ) => {
     observe('write', path, data);
     return (original.writeFile as (...args: unknown[]) => Promise<void>)(
       path,
@@ -116,7 +122,11 @@ if (runDirectory !== undefined) {
     return original.rename(from as string, to as string);
   };
   const sync = fs as unknown as Record<string, unknown>;
-  sync['writeFileSync'] = (path: unknown, data: unknown, ...rest: unknown[]) => {
+  sync['writeFileSync'] = (
+    path: unknown,
+    data: unknown,
+    ...rest: unknown[]
+  ) => {
     observe('write', path, data);
     return (original.writeFileSync as (...args: unknown[]) => void)(
       path,

@@ -52,7 +52,10 @@ export type ResumeChaosReport = {
 };
 
 /** A seeded stream (mulberry32): `random()` in [0, 1), `randrange(n)` in [0, n). */
-function seededRandom(seed: number): { random(): number; randrange(n: number): number } {
+function seededRandom(seed: number): {
+  random(): number;
+  randrange(n: number): number;
+} {
   let state = seed >>> 0;
   const random = () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -64,7 +67,11 @@ function seededRandom(seed: number): { random(): number; randrange(n: number): n
   return { random, randrange: (n) => Math.floor(random() * n) };
 }
 
-type TraceEntry = { ms: number; op: 'write' | 'append' | 'rename'; path: string };
+type TraceEntry = {
+  ms: number;
+  op: 'write' | 'append' | 'rename';
+  path: string;
+};
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repositoryRoot = join(here, '..', '..', '..', '..');
@@ -104,7 +111,11 @@ function runChild({
   kill?: { op: string; path: string; nth: number; tear: boolean }[];
   /** SIGKILL this long after the child wrote `tasks.jsonl` (its start-up done). */
   killAfterStartupMs?: number;
-}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+}): Promise<{
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+}> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -150,7 +161,11 @@ function runChild({
         const now = existsSync(tracePath) ? statSync(tracePath).size : 0;
         if (now === size) return;
         size = now;
-        if (readTrace(tracePath).some((entry) => entry.op === 'rename' && entry.path === startupMark)) {
+        if (
+          readTrace(tracePath).some(
+            (entry) => entry.op === 'rename' && entry.path === startupMark,
+          )
+        ) {
           clearInterval(poll);
           poll = undefined;
           timer = setTimeout(() => child.kill('SIGKILL'), killAfterStartupMs);
@@ -175,12 +190,18 @@ function categoryOf(entry: TraceEntry): Exclude<ChaosKill['kind'], 'time'> {
 }
 
 /** The phase a point of the uninterrupted run lies in, named by the next write. */
-function phaseAt(trace: readonly TraceEntry[], index: number, ms?: number): string {
-  const next = ms === undefined ? trace[index] : trace.find((entry) => entry.ms >= ms);
+function phaseAt(
+  trace: readonly TraceEntry[],
+  index: number,
+  ms?: number,
+): string {
+  const next =
+    ms === undefined ? trace[index] : trace.find((entry) => entry.ms >= ms);
   if (!next) return 'end of the run';
   if (ms === undefined) return `${next.op} ${next.path}`;
   if (/^episodes\/eval-/.test(next.path)) return 'evaluation rollouts';
-  if (/^episodes\/(step|baseline)-/.test(next.path)) return 'rollouts or the update';
+  if (/^episodes\/(step|baseline)-/.test(next.path))
+    return 'rollouts or the update';
   if (next.path.startsWith('checkpoints/')) return 'checkpoint write';
   return `before ${next.op} ${next.path}`;
 }
@@ -226,15 +247,18 @@ export async function compareRunDirectories({
   const referenceSet = new Set(referenceFiles);
   const candidateSet = new Set(candidateFiles);
   for (const file of referenceFiles)
-    if (!candidateSet.has(file)) differences.push(`missing after the kills: ${file}`);
+    if (!candidateSet.has(file))
+      differences.push(`missing after the kills: ${file}`);
   for (const file of candidateFiles)
-    if (!referenceSet.has(file)) differences.push(`left over after the kills: ${file}`);
+    if (!referenceSet.has(file))
+      differences.push(`left over after the kills: ${file}`);
   let jsonlLines = 0;
   for (const file of candidateFiles) {
     const bytes = await readFile(join(candidate, file));
     if (file.endsWith('.jsonl')) {
       const text = bytes.toString('utf8');
-      if (text !== '' && !text.endsWith('\n')) differences.push(`${file}: last line torn (no newline)`);
+      if (text !== '' && !text.endsWith('\n'))
+        differences.push(`${file}: last line torn (no newline)`);
       const lines = text.split('\n').filter((line) => line !== '');
       const seen = new Set<string>();
       for (const [index, line] of lines.entries()) {
@@ -244,7 +268,8 @@ export async function compareRunDirectories({
         } catch {
           differences.push(`${file}:${index + 1}: torn line`);
         }
-        if (seen.has(line)) differences.push(`${file}:${index + 1}: duplicated line`);
+        if (seen.has(line))
+          differences.push(`${file}:${index + 1}: duplicated line`);
         seen.add(line);
       }
     }
@@ -263,11 +288,19 @@ export async function compareRunDirectories({
         continue; // reported above as torn
       }
       const theirs = parse(expected.toString('utf8'));
-      if (ours.length !== theirs.length) differences.push(`events.jsonl: ${ours.length} events, uninterrupted run ${theirs.length}`);
+      if (ours.length !== theirs.length)
+        differences.push(
+          `events.jsonl: ${ours.length} events, uninterrupted run ${theirs.length}`,
+        );
       const at = ours.findIndex((line, index) => line !== theirs[index]);
-      if (at >= 0) differences.push(`events.jsonl:${at + 1}: differs modulo timings: ${ours[at]!.slice(0, 160)} vs ${String(theirs[at]).slice(0, 160)}`);
+      if (at >= 0)
+        differences.push(
+          `events.jsonl:${at + 1}: differs modulo timings: ${ours[at]!.slice(0, 160)} vs ${String(theirs[at]).slice(0, 160)}`,
+        );
     } else if (!bytes.equals(expected)) {
-      differences.push(`${file}: bytes differ (${bytes.length} vs ${expected.length})`);
+      differences.push(
+        `${file}: bytes differ (${bytes.length} vs ${expected.length})`,
+      );
     }
   }
   return { differences, files: candidateFiles.length, jsonlLines };
@@ -307,58 +340,153 @@ export async function runResumeChaos({
   let started = performance.now();
   const referenceTracePath = join(root, 'uninterrupted.trace');
   await rm(referenceTracePath, { force: true });
-  const reference = await runChild({ trainArgs, runDirectory: referenceDirectory, cacheDirectory, tracePath: referenceTracePath });
-  if (reference.code !== 0) throw new Error(`the uninterrupted run failed (exit ${reference.code ?? reference.signal}): ${reference.stderr}`);
+  const reference = await runChild({
+    trainArgs,
+    runDirectory: referenceDirectory,
+    cacheDirectory,
+    tracePath: referenceTracePath,
+  });
+  if (reference.code !== 0)
+    throw new Error(
+      `the uninterrupted run failed (exit ${reference.code ?? reference.signal}): ${reference.stderr}`,
+    );
   const referenceSeconds = (performance.now() - started) / 1000;
   const trace = readTrace(referenceTracePath);
-  const startup = trace.findIndex((entry) => entry.op === 'rename' && entry.path === startupMark);
-  const marks = trace.flatMap((entry, index) => (entry.op === 'rename' && entry.path === latestMark ? [index] : []));
-  onLog?.(`uninterrupted run: ${referenceSeconds.toFixed(1)} s, ${trace.length} writes, ${marks.length} checkpoints`);
+  const startup = trace.findIndex(
+    (entry) => entry.op === 'rename' && entry.path === startupMark,
+  );
+  const marks = trace.flatMap((entry, index) =>
+    entry.op === 'rename' && entry.path === latestMark ? [index] : [],
+  );
+  onLog?.(
+    `uninterrupted run: ${referenceSeconds.toFixed(1)} s, ${trace.length} writes, ${marks.length} checkpoints`,
+  );
 
-  const drawn: ChaosKill['kind'][] = ['time', 'time', 'checkpoint', 'append', 'write', 'rename'];
+  const drawn: ChaosKill['kind'][] = [
+    'time',
+    'time',
+    'checkpoint',
+    'append',
+    'write',
+    'rename',
+  ];
   const done: ChaosKill[] = [];
   started = performance.now();
   for (let index = 1; index <= kills; index++) {
     const latestPath = join(chaosDirectory, latestMark);
-    const resumedFrom = existsSync(latestPath) ? (JSON.parse(readFileSync(latestPath, 'utf8')) as { step: number }).step : 0;
+    const resumedFrom = existsSync(latestPath)
+      ? (JSON.parse(readFileSync(latestPath, 'utf8')) as { step: number }).step
+      : 0;
     // The uninterrupted run's writes this attempt redoes: after the mark of
     // its checkpoint (or the start-up), up to the last mark.
     const from = resumedFrom === 0 ? startup : marks[resumedFrom - 1]!;
     const last = marks[marks.length - 1]!;
-    const remaining = trace.slice(from + 1, last + 1).map((entry, offset) => ({ entry, at: from + 1 + offset }));
+    const remaining = trace
+      .slice(from + 1, last + 1)
+      .map((entry, offset) => ({ entry, at: from + 1 + offset }));
     const pick = drawn[random.randrange(drawn.length)]!;
     const kind = kinds ? kinds[(index - 1) % kinds.length]! : pick;
     const tracePath = join(root, `killed-${index}.trace`);
     await rm(tracePath, { force: true });
-    const nthOf = (at: number) => trace.slice(from + 1, at + 1).filter((entry) => entry.op === trace[at]!.op && entry.path === trace[at]!.path).length;
+    const nthOf = (at: number) =>
+      trace
+        .slice(from + 1, at + 1)
+        .filter(
+          (entry) =>
+            entry.op === trace[at]!.op && entry.path === trace[at]!.path,
+        ).length;
     // Should the child get past its kill point, it dies before marking its last checkpoint.
-    const beforeLastMark = { op: 'rename', path: latestMark, nth: marks.length - resumedFrom, tear: false };
+    const beforeLastMark = {
+      op: 'rename',
+      path: latestMark,
+      nth: marks.length - resumedFrom,
+      tear: false,
+    };
     let kill: ChaosKill;
     let outcome;
     if (kind === 'time') {
       const begin = trace[from]!.ms;
       const end = trace[last]!.ms;
       const ms = begin + random.random() * (end - begin);
-      kill = { index, kind, target: `${((ms - begin) / 1000).toFixed(2)} s after start-up`, torn: false, resumedFrom, phase: phaseAt(trace, 0, ms), killed: false, lastWrite: '' };
-      outcome = await runChild({ trainArgs, runDirectory: chaosDirectory, cacheDirectory, tracePath, kill: [beforeLastMark], killAfterStartupMs: ms - begin });
+      kill = {
+        index,
+        kind,
+        target: `${((ms - begin) / 1000).toFixed(2)} s after start-up`,
+        torn: false,
+        resumedFrom,
+        phase: phaseAt(trace, 0, ms),
+        killed: false,
+        lastWrite: '',
+      };
+      outcome = await runChild({
+        trainArgs,
+        runDirectory: chaosDirectory,
+        cacheDirectory,
+        tracePath,
+        kill: [beforeLastMark],
+        killAfterStartupMs: ms - begin,
+      });
     } else {
       let pool = remaining.filter(({ entry }) => categoryOf(entry) === kind);
       if (pool.length === 0) pool = remaining;
       const { entry, at } = pool[random.randrange(pool.length)]!;
       const torn = entry.op !== 'rename' && random.random() < 0.5;
-      kill = { index, kind, target: `${entry.op} ${entry.path}`, torn, resumedFrom, phase: phaseAt(trace, at), killed: false, lastWrite: '' };
-      outcome = await runChild({ trainArgs, runDirectory: chaosDirectory, cacheDirectory, tracePath, kill: [{ op: entry.op, path: entry.path, nth: nthOf(at), tear: torn }, beforeLastMark] });
+      kill = {
+        index,
+        kind,
+        target: `${entry.op} ${entry.path}`,
+        torn,
+        resumedFrom,
+        phase: phaseAt(trace, at),
+        killed: false,
+        lastWrite: '',
+      };
+      outcome = await runChild({
+        trainArgs,
+        runDirectory: chaosDirectory,
+        cacheDirectory,
+        tracePath,
+        kill: [
+          { op: entry.op, path: entry.path, nth: nthOf(at), tear: torn },
+          beforeLastMark,
+        ],
+      });
     }
     kill.killed = outcome.signal === 'SIGKILL';
     const written = readTrace(tracePath).at(-1);
     kill.lastWrite = written ? `${written.op} ${written.path}` : '(none)';
-    if (!kill.killed && outcome.code !== 0) throw new Error(`kill ${index}: the resumed run failed (exit ${outcome.code}): ${outcome.stderr}`);
+    if (!kill.killed && outcome.code !== 0)
+      throw new Error(
+        `kill ${index}: the resumed run failed (exit ${outcome.code}): ${outcome.stderr}`,
+      );
     done.push(kill);
-    onLog?.(`kill ${index}: ${kill.kind}${kill.torn ? ' (torn)' : ''} ${kill.target}; resumed from step ${resumedFrom}; ${kill.phase}; last write begun: ${kill.lastWrite}${kill.killed ? '' : '; NOT KILLED (finished first)'}`);
+    onLog?.(
+      `kill ${index}: ${kill.kind}${kill.torn ? ' (torn)' : ''} ${kill.target}; resumed from step ${resumedFrom}; ${kill.phase}; last write begun: ${kill.lastWrite}${kill.killed ? '' : '; NOT KILLED (finished first)'}`,
+    );
   }
-  const final = await runChild({ trainArgs, runDirectory: chaosDirectory, cacheDirectory, tracePath: join(root, 'killed-final.trace') });
-  if (final.code !== 0) throw new Error(`the final resume failed (exit ${final.code ?? final.signal}): ${final.stderr}`);
+  const final = await runChild({
+    trainArgs,
+    runDirectory: chaosDirectory,
+    cacheDirectory,
+    tracePath: join(root, 'killed-final.trace'),
+  });
+  if (final.code !== 0)
+    throw new Error(
+      `the final resume failed (exit ${final.code ?? final.signal}): ${final.stderr}`,
+    );
   const chaosSeconds = (performance.now() - started) / 1000;
-  const { differences, files, jsonlLines } = await compareRunDirectories({ reference: referenceDirectory, candidate: chaosDirectory });
-  return { seed, kills: done, files, jsonlLines, differences, identical: differences.length === 0, referenceSeconds, chaosSeconds };
+  const { differences, files, jsonlLines } = await compareRunDirectories({
+    reference: referenceDirectory,
+    candidate: chaosDirectory,
+  });
+  return {
+    seed,
+    kills: done,
+    files,
+    jsonlLines,
+    differences,
+    identical: differences.length === 0,
+    referenceSeconds,
+    chaosSeconds,
+  };
 }

@@ -34,7 +34,10 @@ with "replay: M/N entries match"; exits 0 only when all match.
   --json         print the results as JSON`;
 
 /** `seal bfcl replay`. */
-export async function runBfclReplay({ argv, output }: CommandContext): Promise<number> {
+export async function runBfclReplay({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
   const { flags } = parseFlags({
     argv,
     options: {
@@ -77,7 +80,9 @@ export async function runBfclReplay({ argv, output }: CommandContext): Promise<n
   output.result({
     matched,
     total: results.length,
-    mismatches: results.filter((r) => !r.match).map((r) => ({ id: r.id, ...r.difference })),
+    mismatches: results
+      .filter((r) => !r.match)
+      .map((r) => ({ id: r.id, ...r.difference })),
   });
   return matched === results.length ? exitCodes.success : exitCodes.checkFailed;
 }

@@ -13,7 +13,13 @@ import {
   type CodDemonstration,
   type FrozenLakeDemonstrationConversation,
 } from '@seal/cod';
-import { buildBpeTokenizer, createModelConfig, createOrtPolicy, HuggingFaceTokenizer, type TokenizerFiles } from '@seal/engine-ort';
+import {
+  buildBpeTokenizer,
+  createModelConfig,
+  createOrtPolicy,
+  HuggingFaceTokenizer,
+  type TokenizerFiles,
+} from '@seal/engine-ort';
 import { runSupervised } from '@seal/rl';
 import { parseJsonText } from '@seal/spec';
 
@@ -38,7 +44,8 @@ export const codEmbeddedModel = {
  * Split of the embedded CoD tokenizer: capitals alone (each map tile is one
  * token), lowercase words with their leading space, digits alone.
  */
-export const codEmbeddedPretokenizerPattern = '\\p{Lu}| ?\\p{Ll}+|\\p{N}|[^\\s\\p{L}\\p{N}]|\\s+';
+export const codEmbeddedPretokenizerPattern =
+  '\\p{Lu}| ?\\p{Ll}+|\\p{N}|[^\\s\\p{L}\\p{N}]|\\s+';
 
 /**
  * Tokens the embedded CoD model may sample per solve action and per update
@@ -48,7 +55,10 @@ export const codEmbeddedPretokenizerPattern = '\\p{Lu}| ?\\p{Ll}+|\\p{N}|[^\\s\\
  * evaluation packs of 8 plus `updateMaxTokens` stays within the 1,024-token
  * context (checked in `cod-embedded-model.test.ts`).
  */
-export const codEmbeddedSampling = { maxTokens: 32, updateMaxTokens: 240 } as const;
+export const codEmbeddedSampling = {
+  maxTokens: 32,
+  updateMaxTokens: 240,
+} as const;
 
 /** The warm-start recipe: demonstration packs, their noise, and the supervised schedule. */
 export const codEmbeddedRecipe = {
@@ -78,16 +88,30 @@ export type CodEmbeddedManifest = {
   schemaVersion: 1;
   model: typeof codEmbeddedModel;
   recipe: typeof codEmbeddedRecipe;
-  demonstrations: { solve: number; update: number; tokens: number; expertSuccessByPosition: number[] };
+  demonstrations: {
+    solve: number;
+    update: number;
+    tokens: number;
+    expertSuccessByPosition: number[];
+  };
   losses: { first: number; last: number; steps: number };
   seconds: number;
 };
 
 /** The demonstration conversations of the recipe, deterministic. */
-export async function codEmbeddedConversations(): Promise<FrozenLakeDemonstrationConversation[]> {
+export async function codEmbeddedConversations(): Promise<
+  FrozenLakeDemonstrationConversation[]
+> {
   const { seed, packs: count } = codEmbeddedRecipe;
   const tasks = generateFrozenLakeTasks({ seed, count: count * trainPackSize });
-  const packs = buildPacks({ tasks, taskId: (t) => t.taskId, tasksetId: (t) => t.tasksetId, packSize: trainPackSize, strategy: 'cod', seed }).slice(0, count);
+  const packs = buildPacks({
+    tasks,
+    taskId: (t) => t.taskId,
+    tasksetId: (t) => t.tasksetId,
+    packSize: trainPackSize,
+    strategy: 'cod',
+    seed,
+  }).slice(0, count);
   const conversations: FrozenLakeDemonstrationConversation[] = [];
   for (const pack of packs) {
     conversations.push(
@@ -95,7 +119,8 @@ export async function codEmbeddedConversations(): Promise<FrozenLakeDemonstratio
         pack,
         settings: {
           format: 'compact',
-          randomMoveRate: pack.packIndex % 3 === 2 ? codEmbeddedRecipe.randomMoveRate : 0,
+          randomMoveRate:
+            pack.packIndex % 3 === 2 ? codEmbeddedRecipe.randomMoveRate : 0,
           fallbackRate: codEmbeddedRecipe.fallbackRate,
           seed,
         },
@@ -106,13 +131,27 @@ export async function codEmbeddedConversations(): Promise<FrozenLakeDemonstratio
 }
 
 /** The corpus of the embedded tokenizer: every message of the demonstrations, the update instructions and the fallback context. */
-export function codEmbeddedCorpus(conversations: readonly FrozenLakeDemonstrationConversation[]): string[] {
-  return [...conversations.flatMap((conversation) => conversation.messages.map((message) => message.content)), compactUpdateContextSystemPrompt, fallbackHints];
+export function codEmbeddedCorpus(
+  conversations: readonly FrozenLakeDemonstrationConversation[],
+): string[] {
+  return [
+    ...conversations.flatMap((conversation) =>
+      conversation.messages.map((message) => message.content),
+    ),
+    compactUpdateContextSystemPrompt,
+    fallbackHints,
+  ];
 }
 
 /** The embedded CoD tokenizer's files, trained on {@link codEmbeddedCorpus}. */
-export function buildCodEmbeddedTokenizer(corpus: readonly string[]): TokenizerFiles {
-  return buildBpeTokenizer({ corpus, vocabSize: codEmbeddedModel.vocabSize, pattern: codEmbeddedPretokenizerPattern });
+export function buildCodEmbeddedTokenizer(
+  corpus: readonly string[],
+): TokenizerFiles {
+  return buildBpeTokenizer({
+    corpus,
+    vocabSize: codEmbeddedModel.vocabSize,
+    pattern: codEmbeddedPretokenizerPattern,
+  });
 }
 
 /**
@@ -133,18 +172,42 @@ export async function prepareCodEmbeddedModel({
 }): Promise<{ directory: string; manifest: CodEmbeddedManifest }> {
   const conversations = await codEmbeddedConversations();
   const corpus = codEmbeddedCorpus(conversations);
-  const key = createHash('sha256').update(JSON.stringify({ codEmbeddedModel, codEmbeddedRecipe, codEmbeddedPretokenizerPattern, corpus })).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify({
+        codEmbeddedModel,
+        codEmbeddedRecipe,
+        codEmbeddedPretokenizerPattern,
+        corpus,
+      }),
+    )
+    .digest('hex')
+    .slice(0, 16);
   const directory = join(cacheDirectory, `cod-embedded-${key}`);
   const manifestPath = join(directory, 'cod-warmstart.json');
-  if (existsSync(join(directory, 'model.safetensors')) && existsSync(manifestPath)) {
-    return { directory, manifest: parseJsonText({ text: readFileSync(manifestPath, 'utf8'), source: manifestPath }) as CodEmbeddedManifest };
+  if (
+    existsSync(join(directory, 'model.safetensors')) &&
+    existsSync(manifestPath)
+  ) {
+    return {
+      directory,
+      manifest: parseJsonText({
+        text: readFileSync(manifestPath, 'utf8'),
+        source: manifestPath,
+      }) as CodEmbeddedManifest,
+    };
   }
   const started = performance.now();
   const files = buildCodEmbeddedTokenizer(corpus);
   const tokenizer = new HuggingFaceTokenizer(files);
-  const demonstrations: CodDemonstration[] = conversations.map((conversation) => demonstrationTokens({ tokenizer, conversation }));
+  const demonstrations: CodDemonstration[] = conversations.map((conversation) =>
+    demonstrationTokens({ tokenizer, conversation }),
+  );
   const policy = await createOrtPolicy({
-    model: { config: createModelConfig(codEmbeddedModel), seed: codEmbeddedRecipe.modelSeed },
+    model: {
+      config: createModelConfig(codEmbeddedModel),
+      seed: codEmbeddedRecipe.modelSeed,
+    },
     tokenizer: files,
     worker: false,
     threads: 1,
@@ -161,7 +224,10 @@ export async function prepareCodEmbeddedModel({
       warmupSteps: codEmbeddedRecipe.warmupSteps,
       seed: codEmbeddedRecipe.modelSeed,
       onProgress: ({ step, steps, loss }) => {
-        if (step === 1 || step % 20 === 0 || step === steps) onProgress?.(`  warm start step ${step}/${steps}: loss ${loss.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+        if (step === 1 || step % 20 === 0 || step === steps)
+          onProgress?.(
+            `  warm start step ${step}/${steps}: loss ${loss.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+          );
       },
     });
     await rm(temporary, { recursive: true, force: true });
@@ -170,7 +236,9 @@ export async function prepareCodEmbeddedModel({
   } finally {
     await policy.close();
   }
-  const solves = conversations.filter((conversation) => conversation.kind === 'solve');
+  const solves = conversations.filter(
+    (conversation) => conversation.kind === 'solve',
+  );
   const positions = trainPackSize;
   const manifest: CodEmbeddedManifest = {
     schemaVersion: 1,
@@ -179,16 +247,32 @@ export async function prepareCodEmbeddedModel({
     demonstrations: {
       solve: solves.length,
       update: conversations.length - solves.length,
-      tokens: demonstrations.reduce((total, demonstration) => total + demonstration.tokenIds.length, 0),
-      expertSuccessByPosition: Array.from({ length: positions }, (_, position) => {
-        const at = solves.filter((solve) => solve.position === position);
-        return at.filter((solve) => solve.success === true).length / Math.max(1, at.length);
-      }),
+      tokens: demonstrations.reduce(
+        (total, demonstration) => total + demonstration.tokenIds.length,
+        0,
+      ),
+      expertSuccessByPosition: Array.from(
+        { length: positions },
+        (_, position) => {
+          const at = solves.filter((solve) => solve.position === position);
+          return (
+            at.filter((solve) => solve.success === true).length /
+            Math.max(1, at.length)
+          );
+        },
+      ),
     },
-    losses: { first: losses[0] ?? Number.NaN, last: losses.at(-1) ?? Number.NaN, steps: losses.length },
+    losses: {
+      first: losses[0] ?? Number.NaN,
+      last: losses.at(-1) ?? Number.NaN,
+      steps: losses.length,
+    },
     seconds: (performance.now() - started) / 1000,
   };
-  await writeFile(join(temporary, 'cod-warmstart.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeFile(
+    join(temporary, 'cod-warmstart.json'),
+    `${JSON.stringify(manifest, null, 2)}\n`,
+  );
   // RL starts with fresh Adam moments: the supervised ones (gradients orders of magnitude larger than
   // RL's) would shrink every RL step about tenfold (weights moved 9e-5 rms in 6 steps at lr 2e-4).
   await rm(join(temporary, 'optimizer.safetensors'), { force: true });

@@ -23,7 +23,12 @@ export type CodEnvironmentName = (typeof codEnvironments)[number];
 export type CodPackSource = {
   environment: PackEnvironment<unknown>;
   /** Draws `count` packs; `round` varies the tasks and seeds (a training step, or 0 for evaluation). */
-  packs(options: { count: number; packSize: number; strategy: PackStrategy; round: number }): Pack<unknown>[];
+  packs(options: {
+    count: number;
+    packSize: number;
+    strategy: PackStrategy;
+    round: number;
+  }): Pack<unknown>[];
 };
 
 /**
@@ -55,23 +60,45 @@ export function createCodPackSource({
           count: count * packSize,
           ...(split === 'harder' ? { minSize: 6, maxSize: 7 } : {}),
         });
-        return buildPacks({ tasks, taskId: (t) => t.taskId, tasksetId: (t) => t.tasksetId, packSize, strategy, seed: seed + splitSeed + round }).slice(0, count) as Pack<unknown>[];
+        return buildPacks({
+          tasks,
+          taskId: (t) => t.taskId,
+          tasksetId: (t) => t.tasksetId,
+          packSize,
+          strategy,
+          seed: seed + splitSeed + round,
+        }).slice(0, count) as Pack<unknown>[];
       },
     };
   }
   const runtime = createGeneratorRuntime();
-  const environment = createBfclPackEnvironment({ backend: createBfclBackend({ runtime }), verifier: createBfclVerifier({ runtime }) });
+  const environment = createBfclPackEnvironment({
+    backend: createBfclBackend({ runtime }),
+    verifier: createBfclVerifier({ runtime }),
+  });
   return {
     environment: environment as PackEnvironment<unknown>,
     packs: ({ count, packSize, strategy, round }) => {
       // One taskset for the whole pool: the regularity (how names are spelled) holds across the eight classes.
       const tasks = generateTasks({
         seed: seed + splitSeed + round,
-        split: split === 'train' ? 'train' : split === 'eval' ? 'test-id' : 'test-ood',
+        split:
+          split === 'train'
+            ? 'train'
+            : split === 'eval'
+              ? 'test-id'
+              : 'test-ood',
         count: count * packSize,
         variants: ['multi_turn_base'],
       });
-      return buildPacks<Task>({ tasks, taskId: (t) => t.id, tasksetId: () => 'generated', packSize, strategy, seed: seed + splitSeed + round }).slice(0, count) as Pack<unknown>[];
+      return buildPacks<Task>({
+        tasks,
+        taskId: (t) => t.id,
+        tasksetId: () => 'generated',
+        packSize,
+        strategy,
+        seed: seed + splitSeed + round,
+      }).slice(0, count) as Pack<unknown>[];
     },
   };
 }

@@ -11,10 +11,24 @@ import {
   injectHintSection,
   initialHints,
 } from '@seal/cod';
-import { buildBpeTokenizer, copyFriendlyPretokenizerPattern, createModelConfig, createOrtPolicy } from '@seal/engine-ort';
+import {
+  buildBpeTokenizer,
+  copyFriendlyPretokenizerPattern,
+  createModelConfig,
+  createOrtPolicy,
+} from '@seal/engine-ort';
 
 /** Shape of the smoke model: tiny, with room for an update prompt and its response. */
-const smokeModel = { vocabSize: 1024, hiddenSize: 64, intermediateSize: 128, numLayers: 2, numHeads: 2, numKeyValueHeads: 1, maxPositionEmbeddings: 2048, initializerRange: 0.05 };
+const smokeModel = {
+  vocabSize: 1024,
+  hiddenSize: 64,
+  intermediateSize: 128,
+  numLayers: 2,
+  numHeads: 2,
+  numKeyValueHeads: 1,
+  maxPositionEmbeddings: 2048,
+  initializerRange: 0.05,
+};
 
 /**
  * Texts of FrozenLake-Obscure pack runs: solve prompts with a hint section,
@@ -24,21 +38,47 @@ const smokeModel = { vocabSize: 1024, hiddenSize: 64, intermediateSize: 128, num
 function frozenLakeCorpus(): string[] {
   const environment = createFrozenLakeEnvironment();
   const corpus: string[] = [];
-  for (const [index, task] of generateFrozenLakeTasks({ seed: 424_242, count: 24 }).entries()) {
-    const episode = environment.startSolve({ task, packSeed: index, episodeId: `corpus-${index}` });
+  for (const [index, task] of generateFrozenLakeTasks({
+    seed: 424_242,
+    count: 24,
+  }).entries()) {
+    const episode = environment.startSolve({
+      task,
+      packSeed: index,
+      episodeId: `corpus-${index}`,
+    });
     const [system, ...rest] = episode.reset();
-    const systemPrompt = injectHintSection({ systemPrompt: system?.content ?? '', hints: index % 2 === 0 ? initialHints : `Hints: - Direction ${(index % 4) + 1} may move up` });
+    const systemPrompt = injectHintSection({
+      systemPrompt: system?.content ?? '',
+      hints:
+        index % 2 === 0
+          ? initialHints
+          : `Hints: - Direction ${(index % 4) + 1} may move up`,
+    });
     const steps: { observation: string; action: string }[] = [];
     let observation = rest.map((message) => message.content).join('\n');
     for (let move = 0; !episode.done; move++) {
       const action = `<answer>Direction ${((index + move) % 4) + 1}</answer>`;
       steps.push({ observation, action });
-      observation = episode.step(action).observation.map((message) => message.content).join('\n');
+      observation = episode
+        .step(action)
+        .observation.map((message) => message.content)
+        .join('\n');
       corpus.push(observation);
     }
-    const feedback = index % 3 === 0 ? 'Success! Reached the goal' : 'Failed: fell into a hole';
-    const update = buildUpdateContextMessages({ previousHints: initialHints, trajectory: { systemPrompt, steps, reward: 0, feedback } });
-    corpus.push(systemPrompt, ...update.map((message) => message.content), `${hintStartDelimiter}\n- Direction 2 seems to move left.\n${hintEndDelimiter}`);
+    const feedback =
+      index % 3 === 0
+        ? 'Success! Reached the goal'
+        : 'Failed: fell into a hole';
+    const update = buildUpdateContextMessages({
+      previousHints: initialHints,
+      trajectory: { systemPrompt, steps, reward: 0, feedback },
+    });
+    corpus.push(
+      systemPrompt,
+      ...update.map((message) => message.content),
+      `${hintStartDelimiter}\n- Direction 2 seems to move left.\n${hintEndDelimiter}`,
+    );
   }
   return corpus;
 }
@@ -51,13 +91,28 @@ function frozenLakeCorpus(): string[] {
  * 1,000 of its 1,024 positions on one update prompt, so no update-context
  * call would ever run. A plumbing check: it learns little.
  */
-export async function prepareCodSmokeModel({ cacheDirectory }: { cacheDirectory: string }): Promise<string> {
+export async function prepareCodSmokeModel({
+  cacheDirectory,
+}: {
+  cacheDirectory: string;
+}): Promise<string> {
   const corpus = frozenLakeCorpus();
-  const key = createHash('sha256').update(JSON.stringify({ smokeModel, corpus })).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify({ smokeModel, corpus }))
+    .digest('hex')
+    .slice(0, 16);
   const directory = join(cacheDirectory, `cod-smoke-${key}`);
   if (existsSync(join(directory, 'model.safetensors'))) return directory;
-  const tokenizer = buildBpeTokenizer({ corpus, vocabSize: smokeModel.vocabSize, pattern: copyFriendlyPretokenizerPattern });
-  const policy = await createOrtPolicy({ model: { config: createModelConfig(smokeModel), seed: 1 }, tokenizer, worker: false });
+  const tokenizer = buildBpeTokenizer({
+    corpus,
+    vocabSize: smokeModel.vocabSize,
+    pattern: copyFriendlyPretokenizerPattern,
+  });
+  const policy = await createOrtPolicy({
+    model: { config: createModelConfig(smokeModel), seed: 1 },
+    tokenizer,
+    worker: false,
+  });
   // A temporary directory renamed at the end: a crash never leaves a half cache.
   const temporary = `${directory}.tmp-${process.pid}`;
   try {

@@ -58,25 +58,42 @@ export type ComparedMeasure = {
    * 0.8): over runs (Student's t on the runs' gains) from two runs on,
    * otherwise over the one run's tasks.
    */
-  minimumDetectableEffect: { value: number; over: 'runs' | 'tasks' } | undefined;
+  minimumDetectableEffect:
+    { value: number; over: 'runs' | 'tasks' } | undefined;
 };
 
 /** The categories of BFCL v3 multi-turn, as `--category` names them. */
-export const compareCategories = ['base', 'miss_param', 'miss_func', 'long_context'] as const;
+export const compareCategories = [
+  'base',
+  'miss_param',
+  'miss_func',
+  'long_context',
+] as const;
 
 /** Whether a task id belongs to a multi-turn category (`multi_turn_miss_param_3`, `gen_test-id_multi_turn_miss_param_3`). */
 export function taskInCategory(taskId: string, category: string): boolean {
   return taskId.includes(`multi_turn_${category}_`);
 }
 
-const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+const mean = (values: readonly number[]): number =>
+  values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 
-function evaluationAt(run: ComparedRun, set: string, step: number | undefined): EvalEvent {
+function evaluationAt(
+  run: ComparedRun,
+  set: string,
+  step: number | undefined,
+): EvalEvent {
   const ofSet = run.evaluations.filter((evaluation) => evaluation.set === set);
   if (ofSet.length === 0) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `${run.name}: no '${set}' evaluation recorded` });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `${run.name}: no '${set}' evaluation recorded`,
+    });
   }
-  if (step === undefined) return ofSet.reduce((last, evaluation) => (evaluation.step > last.step ? evaluation : last));
+  if (step === undefined)
+    return ofSet.reduce((last, evaluation) =>
+      evaluation.step > last.step ? evaluation : last,
+    );
   const found = ofSet.find((evaluation) => evaluation.step === step);
   if (!found) {
     throw new SealError({
@@ -87,24 +104,40 @@ function evaluationAt(run: ComparedRun, set: string, step: number | undefined): 
   return found;
 }
 
-function perTask(evaluation: EvalEvent, measure: CompareMeasure): Record<string, number> | undefined {
+function perTask(
+  evaluation: EvalEvent,
+  measure: CompareMeasure,
+): Record<string, number> | undefined {
   if (measure === 'greedy') return evaluation.taskSuccess;
   const success = evaluation.sampled?.taskSuccess;
   if (measure === 'sampled' || success === undefined) return success;
-  return Object.fromEntries(Object.entries(success).map(([id, share]) => [id, share > 0 ? 1 : 0]));
+  return Object.fromEntries(
+    Object.entries(success).map(([id, share]) => [id, share > 0 ? 1 : 0]),
+  );
 }
 
 /**
  * Pairs each run with its control: by seed when every run records a
  * distinct one, else by position. The lists must be equally long.
  */
-export function pairRuns({ runs, controls }: { runs: readonly ComparedRun[]; controls: readonly ComparedRun[] }): [ComparedRun, ComparedRun][] {
+export function pairRuns({
+  runs,
+  controls,
+}: {
+  runs: readonly ComparedRun[];
+  controls: readonly ComparedRun[];
+}): [ComparedRun, ComparedRun][] {
   if (runs.length !== controls.length) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `${runs.length} runs against ${controls.length} controls: give one control per run` });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `${runs.length} runs against ${controls.length} controls: give one control per run`,
+    });
   }
   const distinctSeeds = (list: readonly ComparedRun[]) =>
-    list.every((run) => run.seed !== undefined) && new Set(list.map((run) => run.seed)).size === list.length;
-  if (!distinctSeeds(runs) || !distinctSeeds(controls)) return runs.map((run, index) => [run, controls[index]!]);
+    list.every((run) => run.seed !== undefined) &&
+    new Set(list.map((run) => run.seed)).size === list.length;
+  if (!distinctSeeds(runs) || !distinctSeeds(controls))
+    return runs.map((run, index) => [run, controls[index]!]);
   return runs.map((run) => {
     const control = controls.find((candidate) => candidate.seed === run.seed);
     if (!control) {
@@ -148,61 +181,125 @@ export function compareRuns({
   /** The bootstrap's seed (1: `seal train`'s, so one run reproduces its summary). */
   seed?: number;
 }): ComparedMeasure[] {
-  if (runs.length === 0) throw new SealError({ code: 'INVALID_ARGUMENT', message: 'no runs to compare' });
-  if (category !== undefined && !(compareCategories as readonly string[]).includes(category)) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `unknown category '${category}' (known: ${compareCategories.join(', ')})` });
+  if (runs.length === 0)
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: 'no runs to compare',
+    });
+  if (
+    category !== undefined &&
+    !(compareCategories as readonly string[]).includes(category)
+  ) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `unknown category '${category}' (known: ${compareCategories.join(', ')})`,
+    });
   }
-  const pairs: [ComparedRun, ComparedRun | undefined][] = controls ? pairRuns({ runs, controls }) : runs.map((run) => [run, undefined]);
-  const chosenSets = sets ?? [...new Set(runs[0]!.evaluations.map((evaluation) => evaluation.set))];
+  const pairs: [ComparedRun, ComparedRun | undefined][] = controls
+    ? pairRuns({ runs, controls })
+    : runs.map((run) => [run, undefined]);
+  const chosenSets = sets ?? [
+    ...new Set(runs[0]!.evaluations.map((evaluation) => evaluation.set)),
+  ];
   const results: ComparedMeasure[] = [];
   for (const set of chosenSets) {
     const evaluations = pairs.map(([run, control]) => ({
       run,
       control,
       after: evaluationAt(run, set, step),
-      before: control ? evaluationAt(control, set, controlStep) : evaluationAt(run, set, 0),
+      before: control
+        ? evaluationAt(control, set, controlStep)
+        : evaluationAt(run, set, 0),
     }));
     for (const measure of ['sampled', 'greedy', 'pass@k'] as const) {
-      if (evaluations.some(({ before, after }) => !perTask(before, measure) || !perTask(after, measure))) continue;
+      if (
+        evaluations.some(
+          ({ before, after }) =>
+            !perTask(before, measure) || !perTask(after, measure),
+        )
+      )
+        continue;
       const samples = evaluations[0]!.after.sampled?.samples;
       // pass@k compares like with like only: the same k on both sides of every pair.
-      if (measure === 'pass@k' && evaluations.some(({ before, after }) => before.sampled?.samples !== samples || after.sampled?.samples !== samples)) continue;
+      if (
+        measure === 'pass@k' &&
+        evaluations.some(
+          ({ before, after }) =>
+            before.sampled?.samples !== samples ||
+            after.sampled?.samples !== samples,
+        )
+      )
+        continue;
       const clusters = evaluations.map(({ run, control, before, after }) => {
         const beforeTasks = perTask(before, measure)!;
         const afterTasks = perTask(after, measure)!;
         const ids = Object.keys(afterTasks).sort();
-        const missing = ids.find((id) => !(id in beforeTasks)) ?? Object.keys(beforeTasks).find((id) => !(id in afterTasks));
+        const missing =
+          ids.find((id) => !(id in beforeTasks)) ??
+          Object.keys(beforeTasks).find((id) => !(id in afterTasks));
         if (missing !== undefined) {
           throw new SealError({
             code: 'INVALID_ARGUMENT',
             message: `${run.name}${control ? ` against ${control.name}` : ''}: the '${set}' evaluations cover different tasks ('${missing}' is in one only)`,
           });
         }
-        const kept = category === undefined ? ids : ids.filter((id) => taskInCategory(id, category));
-        return { run, control, before, after, ids: kept, beforeValues: kept.map((id) => beforeTasks[id]!), afterValues: kept.map((id) => afterTasks[id]!) };
+        const kept =
+          category === undefined
+            ? ids
+            : ids.filter((id) => taskInCategory(id, category));
+        return {
+          run,
+          control,
+          before,
+          after,
+          ids: kept,
+          beforeValues: kept.map((id) => beforeTasks[id]!),
+          afterValues: kept.map((id) => afterTasks[id]!),
+        };
       });
-      const cells = clusters.reduce((sum, cluster) => sum + cluster.ids.length, 0);
+      const cells = clusters.reduce(
+        (sum, cluster) => sum + cluster.ids.length,
+        0,
+      );
       if (cells === 0) continue;
-      const pooled = clusteredPairedBootstrap({ clusters: clusters.map(({ beforeValues, afterValues }) => ({ before: beforeValues, after: afterValues })), seed });
-      const runGains = clusters.map(({ beforeValues, afterValues }) => mean(afterValues) - mean(beforeValues));
-      const differences = clusters.flatMap(({ beforeValues, afterValues }) => afterValues.map((value, index) => value - beforeValues[index]!));
-      const overRuns = minimumDetectableEffectOverRuns({ runDifferences: runGains });
+      const pooled = clusteredPairedBootstrap({
+        clusters: clusters.map(({ beforeValues, afterValues }) => ({
+          before: beforeValues,
+          after: afterValues,
+        })),
+        seed,
+      });
+      const runGains = clusters.map(
+        ({ beforeValues, afterValues }) =>
+          mean(afterValues) - mean(beforeValues),
+      );
+      const differences = clusters.flatMap(({ beforeValues, afterValues }) =>
+        afterValues.map((value, index) => value - beforeValues[index]!),
+      );
+      const overRuns = minimumDetectableEffectOverRuns({
+        runDifferences: runGains,
+      });
       results.push({
         set,
         measure,
         ...(category === undefined ? {} : { category }),
         ...(measure !== 'greedy' && samples !== undefined ? { samples } : {}),
-        pairs: clusters.map(({ run, control, before, after, ids, beforeValues, afterValues }, index) => ({
-          run: run.name,
-          ...(control ? { control: control.name } : {}),
-          seed: run.seed,
-          before: before.step,
-          after: after.step,
-          tasks: ids.length,
-          meanBefore: mean(beforeValues),
-          meanAfter: mean(afterValues),
-          gain: runGains[index]!,
-        })),
+        pairs: clusters.map(
+          (
+            { run, control, before, after, ids, beforeValues, afterValues },
+            index,
+          ) => ({
+            run: run.name,
+            ...(control ? { control: control.name } : {}),
+            seed: run.seed,
+            before: before.step,
+            after: after.step,
+            tasks: ids.length,
+            meanBefore: mean(beforeValues),
+            meanAfter: mean(afterValues),
+            gain: runGains[index]!,
+          }),
+        ),
         pooled,
         meanBefore: mean(clusters.flatMap((cluster) => cluster.beforeValues)),
         meanAfter: mean(clusters.flatMap((cluster) => cluster.afterValues)),
@@ -212,7 +309,13 @@ export function compareRuns({
           overRuns !== undefined && overRuns > 0
             ? { value: overRuns, over: 'runs' }
             : differences.length > 1
-              ? { value: minimumDetectableEffect({ n: differences.length, sdDifference: sampleStandardDeviation(differences) }), over: 'tasks' }
+              ? {
+                  value: minimumDetectableEffect({
+                    n: differences.length,
+                    sdDifference: sampleStandardDeviation(differences),
+                  }),
+                  over: 'tasks',
+                }
               : undefined,
       });
     }

@@ -3,12 +3,17 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readJsonLines, type EpisodeDiagnoser } from '@seal/report';
 import { clusteredPairedBootstrap, type PairedEstimate } from '@seal/rl';
-import { episodeRecordSchema, type EpisodeDiagnosis, type EpisodeRecord } from '@seal/spec';
+import {
+  episodeRecordSchema,
+  type EpisodeDiagnosis,
+  type EpisodeRecord,
+} from '@seal/spec';
 
 /** What is measured of a training episode, and how it reads. */
 export const trainingMeasures = {
   success: 'success (share of episodes)',
-  spurious: 'a spurious call (share of episodes calling a tool in a turn that should ask)',
+  spurious:
+    'a spurious call (share of episodes calling a tool in a turn that should ask)',
   emptyTurns: 'empty turns (turns a call was due and none came, per episode)',
 } as const;
 
@@ -44,19 +49,28 @@ const stepFilePattern = /^(step|baseline)-(\d{6})\.jsonl$/;
 function measure(diagnosis: EpisodeDiagnosis): Record<TrainingMeasure, number> {
   return {
     success: diagnosis.success ? 1 : 0,
-    spurious: diagnosis.turns.some((turn) => turn.tag === 'spurious_tool_call') ? 1 : 0,
-    emptyTurns: diagnosis.turns.filter((turn) => turn.tag === 'empty_turn_model_response').length,
+    spurious: diagnosis.turns.some((turn) => turn.tag === 'spurious_tool_call')
+      ? 1
+      : 0,
+    emptyTurns: diagnosis.turns.filter(
+      (turn) => turn.tag === 'empty_turn_model_response',
+    ).length,
   };
 }
 
-const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+const mean = (values: readonly number[]): number =>
+  values.reduce((a, b) => a + b, 0) / values.length;
 
 /** Each measure's mean over a task's episodes. */
-function meanMeasures(values: readonly Record<TrainingMeasure, number>[]): Record<TrainingMeasure, number> {
-  return Object.fromEntries((Object.keys(trainingMeasures) as TrainingMeasure[]).map((key) => [key, mean(values.map((value) => value[key]))])) as Record<
-    TrainingMeasure,
-    number
-  >;
+function meanMeasures(
+  values: readonly Record<TrainingMeasure, number>[],
+): Record<TrainingMeasure, number> {
+  return Object.fromEntries(
+    (Object.keys(trainingMeasures) as TrainingMeasure[]).map((key) => [
+      key,
+      mean(values.map((value) => value[key])),
+    ]),
+  ) as Record<TrainingMeasure, number>;
 }
 
 /** The rollout's index within its group: the last field of its episode id (`run:s3:task:5`). */
@@ -81,7 +95,11 @@ export async function readTrainingCells({
   diagnose: EpisodeDiagnoser;
   /** Leave out steps before this one. */
   fromStep?: number;
-}): Promise<{ cells: TrainingCell[]; unpaired: number; unavailable: string[] }> {
+}): Promise<{
+  cells: TrainingCell[];
+  unpaired: number;
+  unavailable: string[];
+}> {
   const folder = join(runDirectory, 'episodes');
   const names = existsSync(folder) ? await readdir(folder) : [];
   const steps = new Map<number, { step?: string; baseline?: string }>();
@@ -90,12 +108,21 @@ export async function readTrainingCells({
     if (!match) continue;
     const step = Number(match[2]);
     if (step < fromStep) continue;
-    steps.set(step, { ...steps.get(step), [match[1] === 'step' ? 'step' : 'baseline']: name });
+    steps.set(step, {
+      ...steps.get(step),
+      [match[1] === 'step' ? 'step' : 'baseline']: name,
+    });
   }
   const cells: TrainingCell[] = [];
   const unavailable = new Set<string>();
   let unpaired = 0;
-  const read = async (name: string) => (await readJsonLines({ path: join(folder, name), schema: episodeRecordSchema })).values;
+  const read = async (name: string) =>
+    (
+      await readJsonLines({
+        path: join(folder, name),
+        schema: episodeRecordSchema,
+      })
+    ).values;
   const assess = (record: EpisodeRecord): EpisodeDiagnosis | undefined => {
     const assessment = diagnose({ record });
     if (assessment.type === 'diagnosed') return assessment.diagnosis;
@@ -109,23 +136,46 @@ export async function readTrainingCells({
       const index = sampleIndex(record);
       if (index !== undefined) frozen.set(`${record.taskId}#${index}`, record);
     }
-    const byTask = new Map<string, { category: string; policy: Record<TrainingMeasure, number>[]; frozen: Record<TrainingMeasure, number>[] }>();
+    const byTask = new Map<
+      string,
+      {
+        category: string;
+        policy: Record<TrainingMeasure, number>[];
+        frozen: Record<TrainingMeasure, number>[];
+      }
+    >();
     for (const record of await read(files.step)) {
       const index = sampleIndex(record);
-      const partner = index === undefined ? undefined : frozen.get(`${record.taskId}#${index}`);
+      const partner =
+        index === undefined
+          ? undefined
+          : frozen.get(`${record.taskId}#${index}`);
       const policyDiagnosis = partner ? assess(record) : undefined;
-      const frozenDiagnosis = partner && policyDiagnosis ? assess(partner) : undefined;
+      const frozenDiagnosis =
+        partner && policyDiagnosis ? assess(partner) : undefined;
       if (!policyDiagnosis || !frozenDiagnosis) {
         unpaired++;
         continue;
       }
-      const entry = byTask.get(record.taskId) ?? { category: policyDiagnosis.category, policy: [], frozen: [] };
+      const entry = byTask.get(record.taskId) ?? {
+        category: policyDiagnosis.category,
+        policy: [],
+        frozen: [],
+      };
       entry.policy.push(measure(policyDiagnosis));
       entry.frozen.push(measure(frozenDiagnosis));
       byTask.set(record.taskId, entry);
     }
     for (const [taskId, entry] of byTask) {
-      cells.push({ run: runDirectory, step, taskId, category: entry.category, episodes: entry.policy.length, policy: meanMeasures(entry.policy), frozen: meanMeasures(entry.frozen) });
+      cells.push({
+        run: runDirectory,
+        step,
+        taskId,
+        category: entry.category,
+        episodes: entry.policy.length,
+        policy: meanMeasures(entry.policy),
+        frozen: meanMeasures(entry.frozen),
+      });
     }
   }
   return { cells, unpaired, unavailable: [...unavailable] };
@@ -137,18 +187,29 @@ export async function readTrainingCells({
  * each side over the (run, step, task) cells and the difference with a
  * two-stage bootstrap 95% interval (runs, then cells).
  */
-export function compareTraining({ cells, seed = 1 }: { cells: readonly TrainingCell[]; seed?: number }): TrainingComparison[] {
+export function compareTraining({
+  cells,
+  seed = 1,
+}: {
+  cells: readonly TrainingCell[];
+  seed?: number;
+}): TrainingComparison[] {
   const categories = [...new Set(cells.map((cell) => cell.category))].sort();
   const runs = [...new Set(cells.map((cell) => cell.run))];
   const results: TrainingComparison[] = [];
   for (const category of [...categories, 'all']) {
-    const chosen = cells.filter((cell) => category === 'all' || cell.category === category);
+    const chosen = cells.filter(
+      (cell) => category === 'all' || cell.category === category,
+    );
     if (chosen.length === 0) continue;
     for (const key of Object.keys(trainingMeasures) as TrainingMeasure[]) {
       const clusters = runs
         .map((run) => chosen.filter((cell) => cell.run === run))
         .filter((list) => list.length > 0)
-        .map((list) => ({ before: list.map((cell) => cell.frozen[key]), after: list.map((cell) => cell.policy[key]) }));
+        .map((list) => ({
+          before: list.map((cell) => cell.frozen[key]),
+          after: list.map((cell) => cell.policy[key]),
+        }));
       results.push({
         category,
         measure: key,

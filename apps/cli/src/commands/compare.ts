@@ -9,8 +9,18 @@ import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
 import { table } from '../ui/table';
 import { createRunDiagnoser } from '../run-diagnoser';
-import { compareCategories, compareRuns, type ComparedMeasure, type ComparedRun } from './compare-runs';
-import { compareTraining, readTrainingCells, trainingMeasures, type TrainingCell } from './compare-training';
+import {
+  compareCategories,
+  compareRuns,
+  type ComparedMeasure,
+  type ComparedRun,
+} from './compare-runs';
+import {
+  compareTraining,
+  readTrainingCells,
+  trainingMeasures,
+  type TrainingCell,
+} from './compare-training';
 
 const stepSchema = z.coerce.number().int().nonnegative().optional();
 
@@ -72,23 +82,38 @@ Exit codes: 0 compared, 2 bad flags or runs that cannot be paired, 3 not a run d
 
 async function readRun(directory: string): Promise<ComparedRun> {
   if (!existsSync(join(directory, 'events.jsonl'))) {
-    throw new SealError({ code: 'NOT_FOUND', message: `${directory}: not a run directory (no events.jsonl)` });
+    throw new SealError({
+      code: 'NOT_FOUND',
+      message: `${directory}: not a run directory (no events.jsonl)`,
+    });
   }
   const run = await readRunDirectory({ runDirectory: directory });
-  return { name: directory, seed: run.config?.seed ?? undefined, evaluations: run.evaluations };
+  return {
+    name: directory,
+    seed: run.config?.seed ?? undefined,
+    evaluations: run.evaluations,
+  };
 }
 
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
-const points = (value: number) => `${value >= 0 ? '+' : ''}${(100 * value).toFixed(1)}`;
+const points = (value: number) =>
+  `${value >= 0 ? '+' : ''}${(100 * value).toFixed(1)}`;
 
 function describe(measure: ComparedMeasure, controlled: boolean): string[] {
-  const name = measure.measure === 'greedy' ? 'greedy' : measure.measure === 'sampled' ? 'sampled pass@1' : `sampled pass@${measure.samples ?? 'k'} (any of the samples succeeds)`;
+  const name =
+    measure.measure === 'greedy'
+      ? 'greedy'
+      : measure.measure === 'sampled'
+        ? 'sampled pass@1'
+        : `sampled pass@${measure.samples ?? 'k'} (any of the samples succeeds)`;
   const title = `${measure.set}${measure.category ? ` (${measure.category})` : ''}, ${name}`;
   const rows = measure.pairs.map((pair) => [
     `${pair.run}${pair.control ? ` − ${pair.control}` : ''}`,
     pair.seed === undefined ? '—' : String(pair.seed),
-    controlled ? `${pair.after} / ${pair.before}` : `${pair.before} → ${pair.after}`,
+    controlled
+      ? `${pair.after} / ${pair.before}`
+      : `${pair.before} → ${pair.after}`,
     String(pair.tasks),
     `${percent(pair.meanBefore)} → ${percent(pair.meanAfter)}`,
     points(pair.gain),
@@ -96,15 +121,32 @@ function describe(measure: ComparedMeasure, controlled: boolean): string[] {
   const mde = measure.minimumDetectableEffect;
   return [
     title,
-    ...table(['run', 'seed', controlled ? 'steps (run / control)' : 'steps', 'tasks', controlled ? 'control → run' : 'before → after', 'gain'], rows).map((line) => `  ${line}`),
+    ...table(
+      [
+        'run',
+        'seed',
+        controlled ? 'steps (run / control)' : 'steps',
+        'tasks',
+        controlled ? 'control → run' : 'before → after',
+        'gain',
+      ],
+      rows,
+    ).map((line) => `  ${line}`),
     `  pooled over ${measure.pooled.clusters} run${measure.pooled.clusters === 1 ? '' : 's'} and ${measure.pooled.n} cells: ${formatPoints(measure.pooled)} points (${percent(measure.meanBefore)} → ${percent(measure.meanAfter)}), 95% CI ${
-      measure.pooled.low > 0 ? 'above 0' : measure.pooled.high < 0 ? 'below 0' : 'includes 0'
+      measure.pooled.low > 0
+        ? 'above 0'
+        : measure.pooled.high < 0
+          ? 'below 0'
+          : 'includes 0'
     }${mde ? `; minimum detectable effect ${(100 * mde.value).toFixed(1)} points (over ${mde.over})` : ''}`,
   ];
 }
 
 /** `seal compare`. */
-export async function runCompare({ argv, output }: CommandContext): Promise<number> {
+export async function runCompare({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
   const { flags, positionals } = parseFlags({
     argv,
     options: {
@@ -122,28 +164,49 @@ export async function runCompare({ argv, output }: CommandContext): Promise<numb
     allowPositionals: true,
   });
   if (positionals.length === 0) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `no run directory given\n\n${compareHelp}` });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `no run directory given\n\n${compareHelp}`,
+    });
   }
-  if (flags.training) return compareTrainingRuns({ directories: positionals, flags, output });
+  if (flags.training)
+    return compareTrainingRuns({ directories: positionals, flags, output });
   if (flags['from-step'] !== undefined) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: '--from-step needs --training' });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: '--from-step needs --training',
+    });
   }
-  const controlDirectories = flags.against?.flatMap((value) => value.split(',')).filter((value) => value.length > 0);
+  const controlDirectories = flags.against
+    ?.flatMap((value) => value.split(','))
+    .filter((value) => value.length > 0);
   if (flags['against-step'] !== undefined && !controlDirectories) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: '--against-step needs --against' });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: '--against-step needs --against',
+    });
   }
   const runs = await Promise.all(positionals.map(readRun));
-  const controls = controlDirectories ? await Promise.all(controlDirectories.map(readRun)) : undefined;
+  const controls = controlDirectories
+    ? await Promise.all(controlDirectories.map(readRun))
+    : undefined;
   const measures = compareRuns({
     runs,
     ...(controls ? { controls } : {}),
     ...(flags.step === undefined ? {} : { step: flags.step }),
-    ...(flags['against-step'] === undefined ? {} : { controlStep: flags['against-step'] }),
+    ...(flags['against-step'] === undefined
+      ? {}
+      : { controlStep: flags['against-step'] }),
     ...(flags.set ? { sets: flags.set } : {}),
     ...(flags.category ? { category: flags.category } : {}),
   });
   if (measures.length === 0) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: 'nothing to compare: the runs share no evaluated tasks' + (flags.category ? ` in ${flags.category}` : '') });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message:
+        'nothing to compare: the runs share no evaluated tasks' +
+        (flags.category ? ` in ${flags.category}` : ''),
+    });
   }
   output.line(
     controls
@@ -152,7 +215,8 @@ export async function runCompare({ argv, output }: CommandContext): Promise<numb
   );
   for (const measure of measures) {
     output.line();
-    for (const line of describe(measure, controls !== undefined)) output.line(line);
+    for (const line of describe(measure, controls !== undefined))
+      output.line(line);
   }
   output.result({ measures });
   return exitCodes.success;
@@ -167,28 +231,50 @@ async function compareTrainingRuns({
   flags: z.infer<typeof flagsSchema>;
   output: CommandContext['output'];
 }): Promise<number> {
-  const unsupported = (['against', 'step', 'against-step', 'set', 'category'] as const).filter((name) => flags[name] !== undefined);
+  const unsupported = (
+    ['against', 'step', 'against-step', 'set', 'category'] as const
+  ).filter((name) => flags[name] !== undefined);
   if (unsupported.length > 0) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `--training compares training episodes; ${unsupported.map((name) => `--${name}`).join(', ')} apply to evaluations` });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--training compares training episodes; ${unsupported.map((name) => `--${name}`).join(', ')} apply to evaluations`,
+    });
   }
   const cells: TrainingCell[] = [];
   for (const directory of directories) {
     const run = await readRun(directory);
-    const diagnose = await createRunDiagnoser({ runDirectory: directory, seed: run.seed, ...(flags.data === undefined ? {} : { dataDirectory: flags.data }) });
-    const read = await readTrainingCells({ runDirectory: directory, diagnose, ...(flags['from-step'] === undefined ? {} : { fromStep: flags['from-step'] }) });
+    const diagnose = await createRunDiagnoser({
+      runDirectory: directory,
+      seed: run.seed,
+      ...(flags.data === undefined ? {} : { dataDirectory: flags.data }),
+    });
+    const read = await readTrainingCells({
+      runDirectory: directory,
+      diagnose,
+      ...(flags['from-step'] === undefined
+        ? {}
+        : { fromStep: flags['from-step'] }),
+    });
     if (read.cells.length === 0) {
       throw new SealError({
         code: 'INVALID_ARGUMENT',
         message: `${directory}: no training step with the frozen baseline's episodes beside the policy's${read.unavailable.length > 0 ? ` (${read.unavailable.join('; ')})` : ' (train with --baseline on)'}`,
       });
     }
-    if (read.unpaired > 0) output.line(`  ${directory}: ${read.unpaired} episodes left out (no partner, or not re-verified${read.unavailable.length > 0 ? `: ${read.unavailable.join('; ')}` : ''})`);
+    if (read.unpaired > 0)
+      output.line(
+        `  ${directory}: ${read.unpaired} episodes left out (no partner, or not re-verified${read.unavailable.length > 0 ? `: ${read.unavailable.join('; ')}` : ''})`,
+      );
     cells.push(...read.cells);
   }
   const comparisons = compareTraining({ cells });
   const runs = new Set(cells.map((cell) => cell.run)).size;
-  output.line(`seal compare --training: ${runs} run${runs === 1 ? '' : 's'}, the policy against the frozen warm start on the same training tasks and sampling seeds (two-stage bootstrap, 95%)`);
-  for (const key of Object.keys(trainingMeasures) as (keyof typeof trainingMeasures)[]) {
+  output.line(
+    `seal compare --training: ${runs} run${runs === 1 ? '' : 's'}, the policy against the frozen warm start on the same training tasks and sampling seeds (two-stage bootstrap, 95%)`,
+  );
+  for (const key of Object.keys(
+    trainingMeasures,
+  ) as (keyof typeof trainingMeasures)[]) {
     output.line();
     output.line(trainingMeasures[key]);
     const rate = key !== 'emptyTurns';
@@ -201,9 +287,22 @@ async function compareTrainingRuns({
         String(comparison.episodes),
         value(comparison.frozen),
         value(comparison.policy),
-        rate ? formatPoints(comparison.difference) : `${signed(comparison.difference.mean)} [${signed(comparison.difference.low)}, ${signed(comparison.difference.high)}]`,
+        rate
+          ? formatPoints(comparison.difference)
+          : `${signed(comparison.difference.mean)} [${signed(comparison.difference.low)}, ${signed(comparison.difference.high)}]`,
       ]);
-    for (const line of table(['category', 'cells', 'episodes', 'frozen', 'policy', rate ? 'policy − frozen (points)' : 'policy − frozen'], rows)) output.line(`  ${line}`);
+    for (const line of table(
+      [
+        'category',
+        'cells',
+        'episodes',
+        'frozen',
+        'policy',
+        rate ? 'policy − frozen (points)' : 'policy − frozen',
+      ],
+      rows,
+    ))
+      output.line(`  ${line}`);
   }
   output.result({ training: comparisons });
   return exitCodes.success;

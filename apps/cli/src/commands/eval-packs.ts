@@ -1,6 +1,12 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { evalPackSize, promptFormats, runPacks, summarizePackPositions, type PackPositionSummary } from '@seal/cod';
+import {
+  evalPackSize,
+  promptFormats,
+  runPacks,
+  summarizePackPositions,
+  type PackPositionSummary,
+} from '@seal/cod';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { SealError, type PackRunRecord } from '@seal/spec';
 import * as z from 'zod';
@@ -46,7 +52,9 @@ and samples as that preset does (--max-tokens 32, --update-max-tokens 240;
 otherwise 16 and 128).`;
 
 /** Formats the position curve, one line per position. */
-export function positionLines(summary: readonly PackPositionSummary[]): string[] {
+export function positionLines(
+  summary: readonly PackPositionSummary[],
+): string[] {
   return summary.map(
     (entry) =>
       `  position ${String(entry.position + 1).padStart(2)}: success ${(entry.successRate * 100).toFixed(1).padStart(5)}%  reward ${entry.rewardMean.toFixed(3)}  (${entry.runs} runs)`,
@@ -63,14 +71,23 @@ export function parsedFraction(records: readonly PackRunRecord[]): string {
 export function hintParseLine(records: readonly PackRunRecord[]): string {
   const failures = new Map<string, number>();
   for (const update of records.flatMap((record) => record.updates)) {
-    if (!update.parsed) failures.set(update.failure ?? 'unknown', (failures.get(update.failure ?? 'unknown') ?? 0) + 1);
+    if (!update.parsed)
+      failures.set(
+        update.failure ?? 'unknown',
+        (failures.get(update.failure ?? 'unknown') ?? 0) + 1,
+      );
   }
-  const reasons = [...failures].map(([reason, count]) => `${reason} ${count}`).join(', ');
+  const reasons = [...failures]
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ');
   return `  hint blocks parsed: ${parsedFraction(records)}${reasons.length > 0 ? ` (failed: ${reasons})` : ''}`;
 }
 
 /** `seal eval --packs N`. */
-export async function runEvalPacks({ argv, output }: CommandContext): Promise<number> {
+export async function runEvalPacks({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
   const { flags } = parseFlags({
     argv,
     options: {
@@ -93,19 +110,43 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
     schema: flagsSchema,
   });
   if (flags.model === undefined) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `--packs needs --model DIR (a checkpoint)\n\n${evalPacksHelp}` });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--packs needs --model DIR (a checkpoint)\n\n${evalPacksHelp}`,
+    });
   }
   const strategy = flags.ralph ? 'ralph_sample' : 'cod';
   // The compact format's replies reason first (the embedded CoD model): the embedded preset's budgets.
-  const budget = flags.format === 'compact' ? codEmbeddedSampling : { maxTokens: 16, updateMaxTokens: 128 };
-  const sampling = { maxTokens: flags['max-tokens'] ?? budget.maxTokens, updateMaxTokens: flags['update-max-tokens'] ?? budget.updateMaxTokens };
-  const source = createCodPackSource({ name: flags.env, seed: flags.seed, split: flags.split, format: flags.format });
+  const budget =
+    flags.format === 'compact'
+      ? codEmbeddedSampling
+      : { maxTokens: 16, updateMaxTokens: 128 };
+  const sampling = {
+    maxTokens: flags['max-tokens'] ?? budget.maxTokens,
+    updateMaxTokens: flags['update-max-tokens'] ?? budget.updateMaxTokens,
+  };
+  const source = createCodPackSource({
+    name: flags.env,
+    seed: flags.seed,
+    split: flags.split,
+    format: flags.format,
+  });
   // Bad pack sizes and tasksets too small for a pack fail here, before the model loads.
-  const packs = source.packs({ count: flags.packs, packSize: flags['pack-size'], strategy, round: 0 });
-  const file = resolve(flags.out ?? join('runs', `eval-packs-${flags.env}-${strategy}-s${flags.seed}.jsonl`));
+  const packs = source.packs({
+    count: flags.packs,
+    packSize: flags['pack-size'],
+    strategy,
+    round: 0,
+  });
+  const file = resolve(
+    flags.out ??
+      join('runs', `eval-packs-${flags.env}-${strategy}-s${flags.seed}.jsonl`),
+  );
   if (flags.fresh) await rm(file, { force: true });
   await mkdir(dirname(file), { recursive: true });
-  const policy = await createOrtPolicy({ model: { directory: resolve(flags.model) } });
+  const policy = await createOrtPolicy({
+    model: { directory: resolve(flags.model) },
+  });
   try {
     const bar = output.progress('packs', packs.length);
     const { records, resumedPacks } = await runPacks({
@@ -113,7 +154,11 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
       environment: source.environment,
       packs,
       groupSize: flags.runs,
-      sampling: { ...sampling, temperature: flags.temperature, seed: flags.seed },
+      sampling: {
+        ...sampling,
+        temperature: flags.temperature,
+        seed: flags.seed,
+      },
       hints: { format: flags.format },
       mode: 'eval',
       file,
@@ -121,8 +166,18 @@ export async function runEvalPacks({ argv, output }: CommandContext): Promise<nu
     });
     bar.done();
     const summary = summarizePackPositions(records);
-    output.result({ environment: source.environment.environmentId, strategy, packs: packs.length, packSize: flags['pack-size'], resumedPacks, file, positions: summary });
-    output.line(`seal eval: ${packs.length} ${strategy} packs of ${flags['pack-size']} on ${source.environment.environmentId}${resumedPacks > 0 ? ` (${resumedPacks} resumed)` : ''}, pack runs in ${file}`);
+    output.result({
+      environment: source.environment.environmentId,
+      strategy,
+      packs: packs.length,
+      packSize: flags['pack-size'],
+      resumedPacks,
+      file,
+      positions: summary,
+    });
+    output.line(
+      `seal eval: ${packs.length} ${strategy} packs of ${flags['pack-size']} on ${source.environment.environmentId}${resumedPacks > 0 ? ` (${resumedPacks} resumed)` : ''}, pack runs in ${file}`,
+    );
     for (const line of positionLines(summary)) output.line(line);
     output.line(hintParseLine(records));
   } finally {

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { createOrtPolicy, type DeviceRequest, type Precision } from '@seal/engine-ort';
+import {
+  createOrtPolicy,
+  type DeviceRequest,
+  type Precision,
+} from '@seal/engine-ort';
 import { protocolNames, type PromptMode, type ProtocolName } from '@seal/env';
 import {
   createInProcessChatModel,
@@ -183,7 +187,11 @@ async function localSource({
   const policy: PolicyV1 = await createOrtPolicy({
     model: { directory },
     executionProvider,
-    ...precisionSetting({ flag: flags.precision, device: executionProvider, output }),
+    ...precisionSetting({
+      flag: flags.precision,
+      device: executionProvider,
+      output,
+    }),
   });
   const name = flags.name ?? basename(directory);
   const chat = createPolicyChatModel({

@@ -18,7 +18,12 @@ import {
 import { SealError } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
-import { deviceFlagOption, deviceFlagSchema, precisionFlagOption, precisionFlagSchema } from '../device-flag';
+import {
+  deviceFlagOption,
+  deviceFlagSchema,
+  precisionFlagOption,
+  precisionFlagSchema,
+} from '../device-flag';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import {

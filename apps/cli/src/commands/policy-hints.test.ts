@@ -8,7 +8,13 @@ import { readPolicyHints } from './policy-hints';
 const smoke = embeddedPresets.smoke;
 
 /** A run directory with one checkpoint of the smoke model's shape; returns the checkpoint. */
-function smokeRun({ runSeed, taskSeed }: { runSeed: number; taskSeed?: number }): string {
+function smokeRun({
+  runSeed,
+  taskSeed,
+}: {
+  runSeed: number;
+  taskSeed?: number;
+}): string {
   const root = mkdtempSync(join(tmpdir(), 'seal-hints-'));
   onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   const checkpoint = join(root, 'checkpoints', 'step-000002');
@@ -18,7 +24,11 @@ function smokeRun({ runSeed, taskSeed }: { runSeed: number; taskSeed?: number })
     JSON.stringify({
       seed: runSeed,
       sampling: { maxTokens: 64 },
-      episode: { protocol: 'bfcl-python', promptMode: 'compact', maxModelCalls: 9 },
+      episode: {
+        protocol: 'bfcl-python',
+        promptMode: 'compact',
+        maxModelCalls: 9,
+      },
     }),
   );
   writeFileSync(
@@ -34,8 +44,15 @@ function smokeRun({ runSeed, taskSeed }: { runSeed: number; taskSeed?: number })
   );
   if (taskSeed !== undefined) {
     const suite = embeddedTasks({ ...smoke, seed: taskSeed });
-    const tasks = [...suite.train.slice(0, 3), ...suite.testId, ...suite.testOod];
-    writeFileSync(join(root, 'tasks.jsonl'), tasks.map((task) => `${JSON.stringify(task)}\n`).join(''));
+    const tasks = [
+      ...suite.train.slice(0, 3),
+      ...suite.testId,
+      ...suite.testOod,
+    ];
+    writeFileSync(
+      join(root, 'tasks.jsonl'),
+      tasks.map((task) => `${JSON.stringify(task)}\n`).join(''),
+    );
   }
   return checkpoint;
 }
@@ -55,12 +72,18 @@ describe('readPolicyHints of a run checkpoint', () => {
 
   it('should keep the run seed for a run whose tasks were generated from it', async () => {
     const checkpoint = smokeRun({ runSeed: 3, taskSeed: 3 });
-    expect((await readPolicyHints(checkpoint)).preset).toEqual({ name: 'smoke', seed: 3 });
+    expect((await readPolicyHints(checkpoint)).preset).toEqual({
+      name: 'smoke',
+      seed: 3,
+    });
   });
 
   it("should fall back to the preset's suite without a tasks file", async () => {
     const checkpoint = smokeRun({ runSeed: 3 });
-    expect((await readPolicyHints(checkpoint)).preset).toEqual({ name: 'smoke', seed: smoke.seed });
+    expect((await readPolicyHints(checkpoint)).preset).toEqual({
+      name: 'smoke',
+      seed: smoke.seed,
+    });
   });
 
   it('should give no hints for a directory that is neither a warm start nor a checkpoint', async () => {

@@ -189,13 +189,19 @@ async function runSuiteSeed({
 }): Promise<number> {
   const presetSeed = embeddedPresets[name].seed;
   if (runSeed === undefined || runSeed === presetSeed) return presetSeed;
-  const recorded = await firstRecordedTestTask(join(runDirectory, 'tasks.jsonl'));
+  const recorded = await firstRecordedTestTask(
+    join(runDirectory, 'tasks.jsonl'),
+  );
   if (recorded === undefined) return presetSeed;
   for (const seed of [presetSeed, runSeed]) {
-    const generated = embeddedTasks({ ...embeddedPresets[name], seed }).testId.find(
-      (task) => task.id === recorded.id,
-    );
-    if (generated !== undefined && JSON.stringify(generated) === recorded.line) {
+    const generated = embeddedTasks({
+      ...embeddedPresets[name],
+      seed,
+    }).testId.find((task) => task.id === recorded.id);
+    if (
+      generated !== undefined &&
+      JSON.stringify(generated) === recorded.line
+    ) {
       return seed;
     }
   }

@@ -37,7 +37,10 @@ seed, BFCL tasks come from the data directory.
 Exit codes: 0 written, 2 bad flags, 3 not a run directory.`;
 
 /** `seal report`. */
-export async function runReport({ argv, output }: CommandContext): Promise<number> {
+export async function runReport({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
   const { flags, positionals } = parseFlags({
     argv,
     options: {
@@ -72,22 +75,38 @@ export async function runReport({ argv, output }: CommandContext): Promise<numbe
     ...(diagnose ? { diagnose } : {}),
   });
   const { data } = result;
-  output.line(`seal report: wrote ${result.path} (${(result.bytes / 1024).toFixed(0)} KiB)`);
+  output.line(
+    `seal report: wrote ${result.path} (${(result.bytes / 1024).toFixed(0)} KiB)`,
+  );
   output.line(
     `  ${data.run.completedSteps} training steps, ${data.evaluation.sets.length} evaluation sets, ${data.overlays.overlays.length} overlays, ${data.episodes.diagnosed} training episodes re-verified`,
   );
   for (const set of data.evaluation.sets) {
-    const pct = (value: number | null | undefined) => (value === null || value === undefined ? '—' : `${(value * 100).toFixed(1)}%`);
-    output.line(`  ${set.name}: ${pct(set.accuracy[0])} at step ${set.steps[0]} → ${pct(set.accuracy.at(-1))} at step ${set.steps.at(-1)}`);
+    const pct = (value: number | null | undefined) =>
+      value === null || value === undefined
+        ? '—'
+        : `${(value * 100).toFixed(1)}%`;
+    output.line(
+      `  ${set.name}: ${pct(set.accuracy[0])} at step ${set.steps[0]} → ${pct(set.accuracy.at(-1))} at step ${set.steps.at(-1)}`,
+    );
   }
   // Connect the Dots: success at each pack position, per evaluation.
   for (const evaluation of data.packs?.evaluations ?? []) {
-    const curve = evaluation.positions.map((entry) => `${(entry.successRate * 100).toFixed(0)}%`).join(' ');
-    output.line(`  packs ${evaluation.step === 0 ? 'before training' : `after step ${evaluation.step}`}: success by position ${curve} (${evaluation.packRuns} pack runs)`);
+    const curve = evaluation.positions
+      .map((entry) => `${(entry.successRate * 100).toFixed(0)}%`)
+      .join(' ');
+    output.line(
+      `  packs ${evaluation.step === 0 ? 'before training' : `after step ${evaluation.step}`}: success by position ${curve} (${evaluation.packRuns} pack runs)`,
+    );
   }
-  if (data.packs) output.line(`  hint blocks: ${data.packs.hints.parsed} of ${data.packs.hints.updates} usable`);
+  if (data.packs)
+    output.line(
+      `  hint blocks: ${data.packs.hints.parsed} of ${data.packs.hints.updates} usable`,
+    );
   if (data.episodes.unavailable > 0) {
-    output.line(`  ${data.episodes.unavailable} training episodes not re-verified: ${data.episodes.unavailableReasons.join('; ')}`);
+    output.line(
+      `  ${data.episodes.unavailable} training episodes not re-verified: ${data.episodes.unavailableReasons.join('; ')}`,
+    );
   }
   for (const warning of data.warnings) output.line(`  warning: ${warning}`);
   output.result({ path: result.path, bytes: result.bytes, data });

@@ -9,7 +9,16 @@ import {
 } from '@seal/openai';
 import { SealError, toSealError } from '@seal/spec';
 import * as z from 'zod';
-import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, precisionFlagHelp, precisionFlagOption, precisionFlagSchema, precisionSetting, resolveDevice } from '../device-flag';
+import {
+  deviceFlagHelp,
+  deviceFlagOption,
+  deviceFlagSchema,
+  precisionFlagHelp,
+  precisionFlagOption,
+  precisionFlagSchema,
+  precisionSetting,
+  resolveDevice,
+} from '../device-flag';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
@@ -127,7 +136,15 @@ export async function startServePolicy({
   }
   const hints = await readPolicyHints(directory);
   const executionProvider = await resolveDevice({ flag: flags.device, output });
-  const policy = await createOrtPolicy({ model: { directory }, executionProvider, ...precisionSetting({ flag: flags.precision, device: executionProvider, output }) });
+  const policy = await createOrtPolicy({
+    model: { directory },
+    executionProvider,
+    ...precisionSetting({
+      flag: flags.precision,
+      device: executionProvider,
+      output,
+    }),
+  });
   try {
     const name = flags.name ?? basename(directory);
     const protocol = flags.protocol ?? hints.protocol ?? 'bfcl-python';

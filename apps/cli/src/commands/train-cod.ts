@@ -1,7 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { evalPackSize, promptFormats, runPacks, summarizePackPositions, trainCodStep, trainPackSize, type PromptFormat } from '@seal/cod';
+import {
+  evalPackSize,
+  promptFormats,
+  runPacks,
+  summarizePackPositions,
+  trainCodStep,
+  trainPackSize,
+  type PromptFormat,
+} from '@seal/cod';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { writeJsonAtomic } from '@seal/rl';
 import {
@@ -20,9 +28,16 @@ import type { CommandContext } from '../command';
 import { embeddedPresets, prepareEmbedded } from '../embedded/embedded-recipe';
 import { exitCodes } from '../exit-codes';
 import type { Output } from '../ui/output';
-import { codEnvironments, createCodPackSource, type CodPackSource } from './cod-packs';
+import {
+  codEnvironments,
+  createCodPackSource,
+  type CodPackSource,
+} from './cod-packs';
 import { prepareCodSmokeModel } from './cod-smoke-model';
-import { codEmbeddedSampling, prepareCodEmbeddedModel } from './cod-embedded-model';
+import {
+  codEmbeddedSampling,
+  prepareCodEmbeddedModel,
+} from './cod-embedded-model';
 import { hintParseLine, parsedFraction, positionLines } from './eval-packs';
 
 /**
@@ -32,17 +47,66 @@ import { hintParseLine, parsedFraction, positionLines } from './eval-packs';
  * before and after, with short update responses.
  */
 const codPresets = {
-  smoke: { steps: 2, packsPerStep: 1, groupSize: 2, evalPacks: 2, maxTokens: 16, updateMaxTokens: 48, learningRate: 1e-5, format: 'paper' },
-  default: { steps: 12, packsPerStep: 4, groupSize: 8, evalPacks: 16, maxTokens: 16, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
-  extended: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, maxTokens: 16, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
-  study: { steps: 24, packsPerStep: 4, groupSize: 8, evalPacks: 32, maxTokens: 16, updateMaxTokens: 128, learningRate: 1e-5, format: 'paper' },
+  smoke: {
+    steps: 2,
+    packsPerStep: 1,
+    groupSize: 2,
+    evalPacks: 2,
+    maxTokens: 16,
+    updateMaxTokens: 48,
+    learningRate: 1e-5,
+    format: 'paper',
+  },
+  default: {
+    steps: 12,
+    packsPerStep: 4,
+    groupSize: 8,
+    evalPacks: 16,
+    maxTokens: 16,
+    updateMaxTokens: 128,
+    learningRate: 1e-5,
+    format: 'paper',
+  },
+  extended: {
+    steps: 24,
+    packsPerStep: 4,
+    groupSize: 8,
+    evalPacks: 32,
+    maxTokens: 16,
+    updateMaxTokens: 128,
+    learningRate: 1e-5,
+    format: 'paper',
+  },
+  study: {
+    steps: 24,
+    packsPerStep: 4,
+    groupSize: 8,
+    evalPacks: 32,
+    maxTokens: 16,
+    updateMaxTokens: 128,
+    learningRate: 1e-5,
+    format: 'paper',
+  },
   // FrozenLake-Obscure with the embedded CoD model (cod-embedded-model.ts) and compact prompts, whose replies reason first.
-  embedded: { steps: 10, packsPerStep: 2, groupSize: 8, evalPacks: 24, ...codEmbeddedSampling, learningRate: 2e-4, format: 'compact' },
-} as const satisfies Record<string, { format: PromptFormat } & Record<string, unknown>>;
+  embedded: {
+    steps: 10,
+    packsPerStep: 2,
+    groupSize: 8,
+    evalPacks: 24,
+    ...codEmbeddedSampling,
+    learningRate: 2e-4,
+    format: 'compact',
+  },
+} as const satisfies Record<
+  string,
+  { format: PromptFormat } & Record<string, unknown>
+>;
 
 const flagsSchema = z.object({
   method: z.literal('cod'),
-  preset: z.enum(['default', 'smoke', 'study', 'extended', 'embedded']).default('default'),
+  preset: z
+    .enum(['default', 'smoke', 'study', 'extended', 'embedded'])
+    .default('default'),
   'one-by-one': z.boolean().default(false),
   format: z.enum(promptFormats).optional(),
   'task-source': z.enum(['generated', 'bfcl']).default('generated'),
@@ -99,14 +163,40 @@ tasks one by one (each solved with Hints: null, no update calls, advantage
 r − group mean per task, no RED); its evaluations still run the CoD loop.`;
 
 /** The settings a resumed run must share with the run directory's. */
-const resumeKeys = ['environment', 'seed', 'packsPerStep', 'groupSize', 'packSize', 'evalPacks', 'evalPackSize', 'evalRuns', 'format', 'arm'] as const;
+const resumeKeys = [
+  'environment',
+  'seed',
+  'packsPerStep',
+  'groupSize',
+  'packSize',
+  'evalPacks',
+  'evalPackSize',
+  'evalRuns',
+  'format',
+  'arm',
+] as const;
 
 /** Refuses to resume a run directory started with other sizes (its pack runs would not match). */
-function checkResumable({ path, config }: { path: string; config: CodRunConfig }): void {
+function checkResumable({
+  path,
+  config,
+}: {
+  path: string;
+  config: CodRunConfig;
+}): void {
   if (!existsSync(path)) return;
-  const written = parseWithSchema({ schema: codRunConfigSchema, value: parseJsonText({ text: readFileSync(path, 'utf8'), source: path }), source: path });
+  const written = parseWithSchema({
+    schema: codRunConfigSchema,
+    value: parseJsonText({ text: readFileSync(path, 'utf8'), source: path }),
+    source: path,
+  });
   // Runs written before format and arm existed used the paper's prompts and the CoD loop.
-  const previous = { ...written, format: written.format ?? 'paper', arm: written.arm ?? 'cod', evalRuns: written.evalRuns ?? config.evalRuns };
+  const previous = {
+    ...written,
+    format: written.format ?? 'paper',
+    arm: written.arm ?? 'cod',
+    evalRuns: written.evalRuns ?? config.evalRuns,
+  };
   const changed = resumeKeys.filter((key) => previous[key] !== config[key]);
   if (changed.length > 0) {
     throw new SealError({
@@ -138,13 +228,23 @@ async function evaluate({
   output: Output;
   label: string;
 }) {
-  const packs = source.packs({ count, packSize: config.evalPackSize, strategy: 'cod', round: 0 });
+  const packs = source.packs({
+    count,
+    packSize: config.evalPackSize,
+    strategy: 'cod',
+    round: 0,
+  });
   const { records } = await runPacks({
     policy,
     environment: source.environment,
     packs,
     groupSize: config.evalRuns ?? 1,
-    sampling: { maxTokens: config.maxTokens, updateMaxTokens: config.updateMaxTokens, temperature: config.temperature, seed },
+    sampling: {
+      maxTokens: config.maxTokens,
+      updateMaxTokens: config.updateMaxTokens,
+      temperature: config.temperature,
+      seed,
+    },
     hints: { format: config.format ?? 'paper' },
     mode: 'eval',
     policyStep: null,
@@ -159,7 +259,10 @@ async function evaluate({
 }
 
 /** `seal train --method cod`. */
-export async function runTrainCod({ argv, output }: CommandContext): Promise<number> {
+export async function runTrainCod({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
   const { flags } = parseFlags({
     argv,
     options: {
@@ -189,21 +292,51 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
     schema: flagsSchema,
   });
   const sizes = codPresets[flags.preset];
-  const envName = flags.env ?? (flags['task-source'] === 'bfcl' ? 'bfcl' : 'frozen-lake');
+  const envName =
+    flags.env ?? (flags['task-source'] === 'bfcl' ? 'bfcl' : 'frozen-lake');
   const steps = flags.steps ?? sizes.steps;
   const groupSize = flags['group-size'] ?? sizes.groupSize;
   const evalPacks = flags['eval-packs'] ?? sizes.evalPacks;
   const format = flags.format ?? sizes.format;
   const learningRate = flags.lr ?? sizes.learningRate;
   const oneByOne = flags['one-by-one'];
-  if (flags.preset === 'embedded' && (envName !== 'frozen-lake' || format !== 'compact') && flags.model === undefined) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: '--preset embedded trains the embedded CoD model on --env frozen-lake in the compact format (or give --model DIR)' });
+  if (
+    flags.preset === 'embedded' &&
+    (envName !== 'frozen-lake' || format !== 'compact') &&
+    flags.model === undefined
+  ) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message:
+        '--preset embedded trains the embedded CoD model on --env frozen-lake in the compact format (or give --model DIR)',
+    });
   }
-  const trainSource = createCodPackSource({ name: envName, seed: flags.seed, split: 'train', format });
-  const evalSource = createCodPackSource({ name: envName, seed: flags.seed, split: 'eval', format });
+  const trainSource = createCodPackSource({
+    name: envName,
+    seed: flags.seed,
+    split: 'train',
+    format,
+  });
+  const evalSource = createCodPackSource({
+    name: envName,
+    seed: flags.seed,
+    split: 'eval',
+    format,
+  });
   // A bad pack size or a taskset too small for a pack fails before anything loads.
-  trainSource.packs({ count: sizes.packsPerStep, packSize: flags['pack-size'], strategy: 'cod', round: 0 });
-  if (evalPacks > 0) evalSource.packs({ count: evalPacks, packSize: flags['eval-pack-size'], strategy: 'cod', round: 0 });
+  trainSource.packs({
+    count: sizes.packsPerStep,
+    packSize: flags['pack-size'],
+    strategy: 'cod',
+    round: 0,
+  });
+  if (evalPacks > 0)
+    evalSource.packs({
+      count: evalPacks,
+      packSize: flags['eval-pack-size'],
+      strategy: 'cod',
+      round: 0,
+    });
   const runId = `${flags.preset}-${oneByOne ? 'one-by-one' : 'cod'}-${envName}-s${flags.seed}`;
   const runDirectory = resolve(flags['run-dir'] ?? join('runs', runId));
   const configPath = join(runDirectory, 'config.json');
@@ -228,18 +361,30 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
     temperature: flags.temperature,
     maxTokens: flags['max-tokens'] ?? sizes.maxTokens,
     updateMaxTokens: flags['update-max-tokens'] ?? sizes.updateMaxTokens,
-    initialModel: flags.model === undefined ? `embedded ${flags.preset} warm start` : resolve(flags.model),
+    initialModel:
+      flags.model === undefined
+        ? `embedded ${flags.preset} warm start`
+        : resolve(flags.model),
     format,
     arm: oneByOne ? 'one-by-one' : 'cod',
   };
   checkResumable({ path: configPath, config });
   await mkdir(join(runDirectory, 'packs'), { recursive: true });
-  output.line(`seal train: method cod, preset ${flags.preset}, env ${envName}, seed ${flags.seed}, run ${runDirectory}`);
+  output.line(
+    `seal train: method cod, preset ${flags.preset}, env ${envName}, seed ${flags.seed}, run ${runDirectory}`,
+  );
 
   let state: CodTrainState = { schemaVersion: 1, nextStep: 0 };
   let modelDirectory: string | undefined;
   if (existsSync(statePath)) {
-    state = parseWithSchema({ schema: codTrainStateSchema, value: parseJsonText({ text: readFileSync(statePath, 'utf8'), source: statePath }), source: statePath });
+    state = parseWithSchema({
+      schema: codTrainStateSchema,
+      value: parseJsonText({
+        text: readFileSync(statePath, 'utf8'),
+        source: statePath,
+      }),
+      source: statePath,
+    });
     const checkpoint = join(runDirectory, state.checkpoint ?? 'checkpoint');
     if (state.nextStep > 0) {
       if (!existsSync(join(checkpoint, 'model.safetensors'))) {
@@ -253,38 +398,82 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
       output.line(`  resuming after step ${state.nextStep}`);
     }
   }
-  if (modelDirectory === undefined && flags.model !== undefined) modelDirectory = resolve(flags.model);
+  if (modelDirectory === undefined && flags.model !== undefined)
+    modelDirectory = resolve(flags.model);
   if (modelDirectory === undefined && flags.preset === 'embedded') {
-    modelDirectory = (await prepareCodEmbeddedModel({ cacheDirectory: resolve(flags.cache), onProgress: (line) => output.line(line) })).directory;
+    modelDirectory = (
+      await prepareCodEmbeddedModel({
+        cacheDirectory: resolve(flags.cache),
+        onProgress: (line) => output.line(line),
+      })
+    ).directory;
   }
-  if (modelDirectory === undefined && flags.preset === 'smoke' && envName === 'frozen-lake') {
-    modelDirectory = await prepareCodSmokeModel({ cacheDirectory: resolve(flags.cache) });
+  if (
+    modelDirectory === undefined &&
+    flags.preset === 'smoke' &&
+    envName === 'frozen-lake'
+  ) {
+    modelDirectory = await prepareCodSmokeModel({
+      cacheDirectory: resolve(flags.cache),
+    });
   }
   if (modelDirectory === undefined) {
-    const assets = await prepareEmbedded({ preset: embeddedPresets[flags.preset === 'embedded' ? 'default' : flags.preset], cacheDirectory: resolve(flags.cache) });
+    const assets = await prepareEmbedded({
+      preset:
+        embeddedPresets[flags.preset === 'embedded' ? 'default' : flags.preset],
+      cacheDirectory: resolve(flags.cache),
+    });
     modelDirectory = assets.warmStartDirectory;
   }
   if (existsSync(configPath)) {
     // A resume keeps the recorded start; only the step count may grow.
-    const previous = parseWithSchema({ schema: codRunConfigSchema, value: parseJsonText({ text: readFileSync(configPath, 'utf8'), source: configPath }), source: configPath });
+    const previous = parseWithSchema({
+      schema: codRunConfigSchema,
+      value: parseJsonText({
+        text: readFileSync(configPath, 'utf8'),
+        source: configPath,
+      }),
+      source: configPath,
+    });
     config.initialModel = previous.initialModel;
   } else if (flags.model === undefined) config.initialModel = modelDirectory;
   await writeJsonAtomic(configPath, config);
 
-  const policy = await createOrtPolicy({ model: { directory: modelDirectory } });
+  const policy = await createOrtPolicy({
+    model: { directory: modelDirectory },
+  });
   try {
     const before =
       state.nextStep === 0 && evalPacks > 0
-        ? await evaluate({ policy, source: evalSource, count: evalPacks, seed: flags.seed, config, file: join(runDirectory, 'packs', 'eval-000000.jsonl'), output, label: 'before training' })
+        ? await evaluate({
+            policy,
+            source: evalSource,
+            count: evalPacks,
+            seed: flags.seed,
+            config,
+            file: join(runDirectory, 'packs', 'eval-000000.jsonl'),
+            output,
+            label: 'before training',
+          })
         : undefined;
     for (let step = state.nextStep; step < steps; step++) {
-      const packs = trainSource.packs({ count: sizes.packsPerStep, packSize: flags['pack-size'], strategy: 'cod', round: step });
+      const packs = trainSource.packs({
+        count: sizes.packsPerStep,
+        packSize: flags['pack-size'],
+        strategy: 'cod',
+        round: step,
+      });
       const { results } = await runPacks({
         policy,
         environment: trainSource.environment,
         packs,
         groupSize,
-        sampling: { maxTokens: config.maxTokens, updateMaxTokens: config.updateMaxTokens, temperature: flags.temperature, seed: flags.seed * 1_000_003 + step },
+        sampling: {
+          maxTokens: config.maxTokens,
+          updateMaxTokens: config.updateMaxTokens,
+          temperature: flags.temperature,
+          seed: flags.seed * 1_000_003 + step,
+        },
         hints: { format },
         independentTasks: oneByOne,
         mode: 'train',
@@ -296,29 +485,62 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
         policy,
         results,
         train: { learningRate, temperature: flags.temperature },
-        ...(oneByOne ? { returns: { style: 'sliding-window', window: 1 } as const, red: false as const } : {}),
+        ...(oneByOne
+          ? {
+              returns: { style: 'sliding-window', window: 1 } as const,
+              red: false as const,
+            }
+          : {}),
       });
       const records = results.map((result) => result.record);
-      await writeLinesAtomic(join(runDirectory, 'packs', `step-${stepName(step + 1)}.jsonl`), records.map((record) => JSON.stringify(record)));
+      await writeLinesAtomic(
+        join(runDirectory, 'packs', `step-${stepName(step + 1)}.jsonl`),
+        records.map((record) => JSON.stringify(record)),
+      );
       const positions = summarizePackPositions(records);
       output.line(
         `  step ${step + 1}/${steps}: reward by position ${positions.map((p) => p.rewardMean.toFixed(2)).join(' ')}, hints parsed ${parsedFraction(records)}, loss ${update.loss.toFixed(4)}` +
-          (update.red?.active ? `, RED τ ${update.red.temperature!.toFixed(2)}` : ''),
+          (update.red?.active
+            ? `, RED τ ${update.red.temperature!.toFixed(2)}`
+            : ''),
       );
       // A new checkpoint per step, named by the state only once complete: a
       // kill at any point resumes from weights that match cod-state.json.
-      const checkpoint = join(runDirectory, 'checkpoints', `step-${stepName(step + 1)}`);
+      const checkpoint = join(
+        runDirectory,
+        'checkpoints',
+        `step-${stepName(step + 1)}`,
+      );
       await rm(checkpoint, { recursive: true, force: true });
       await policy.save({ directory: checkpoint });
-      state = { schemaVersion: 1, nextStep: step + 1, checkpoint: relative(runDirectory, checkpoint) };
+      state = {
+        schemaVersion: 1,
+        nextStep: step + 1,
+        checkpoint: relative(runDirectory, checkpoint),
+      };
       await writeJsonAtomic(statePath, state);
       await removeCheckpointsBut({ runDirectory, keep: checkpoint });
     }
     const after =
       evalPacks > 0
-        ? await evaluate({ policy, source: evalSource, count: evalPacks, seed: flags.seed, config, file: join(runDirectory, 'packs', `eval-${stepName(steps)}.jsonl`), output, label: 'after training' })
+        ? await evaluate({
+            policy,
+            source: evalSource,
+            count: evalPacks,
+            seed: flags.seed,
+            config,
+            file: join(runDirectory, 'packs', `eval-${stepName(steps)}.jsonl`),
+            output,
+            label: 'after training',
+          })
         : undefined;
-    output.result({ runDirectory, environment: trainSource.environment.environmentId, steps, before: before ?? null, after: after ?? null });
+    output.result({
+      runDirectory,
+      environment: trainSource.environment.environmentId,
+      steps,
+      before: before ?? null,
+      after: after ?? null,
+    });
   } finally {
     await policy.close();
   }
@@ -326,13 +548,27 @@ export async function runTrainCod({ argv, output }: CommandContext): Promise<num
 }
 
 /** Removes the checkpoints of earlier steps (and the pre-schema `checkpoint/`) once a newer one is recorded. */
-async function removeCheckpointsBut({ runDirectory, keep }: { runDirectory: string; keep: string }): Promise<void> {
+async function removeCheckpointsBut({
+  runDirectory,
+  keep,
+}: {
+  runDirectory: string;
+  keep: string;
+}): Promise<void> {
   const folder = join(runDirectory, 'checkpoints');
-  const stale = existsSync(folder) ? (await readdir(folder)).map((name) => join(folder, name)).filter((path) => path !== keep) : [];
-  for (const path of [...stale, join(runDirectory, 'checkpoint')]) await rm(path, { recursive: true, force: true });
+  const stale = existsSync(folder)
+    ? (await readdir(folder))
+        .map((name) => join(folder, name))
+        .filter((path) => path !== keep)
+    : [];
+  for (const path of [...stale, join(runDirectory, 'checkpoint')])
+    await rm(path, { recursive: true, force: true });
 }
 
-async function writeLinesAtomic(path: string, lines: readonly string[]): Promise<void> {
+async function writeLinesAtomic(
+  path: string,
+  lines: readonly string[],
+): Promise<void> {
   const temporary = `${path}.tmp`;
   await writeFile(temporary, lines.map((line) => `${line}\n`).join(''));
   await rename(temporary, path);

@@ -1,17 +1,52 @@
 import { rm } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { bfclTasks, createBfclBackend, loadBfclData, resolveBfclDataDir, type BfclRuntimeData } from '@seal/bfcl';
+import {
+  bfclTasks,
+  createBfclBackend,
+  loadBfclData,
+  resolveBfclDataDir,
+  type BfclRuntimeData,
+} from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
 import { createOrtPolicy, decodeSafetensors } from '@seal/engine-ort';
-import { formatPoints, pairedBootstrap, RunDirectory, runTraining, trainMethodSchema, type EvalSet, type TrainConfigInput, type TrainSummary } from '@seal/rl';
-import { SealError, type EvalEvent, type PolicyV1, type Task, type TrainStepEvent } from '@seal/spec';
+import {
+  formatPoints,
+  pairedBootstrap,
+  RunDirectory,
+  runTraining,
+  trainMethodSchema,
+  type EvalSet,
+  type TrainConfigInput,
+  type TrainSummary,
+} from '@seal/rl';
+import {
+  SealError,
+  type EvalEvent,
+  type PolicyV1,
+  type Task,
+  type TrainStepEvent,
+} from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
-import { deviceFlagHelp, deviceFlagOption, deviceFlagSchema, precisionFlagHelp, precisionFlagOption, precisionFlagSchema, precisionSetting, resolveDevice } from '../device-flag';
-import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, type EmbeddedPreset } from '../embedded/embedded-recipe';
+import {
+  deviceFlagHelp,
+  deviceFlagOption,
+  deviceFlagSchema,
+  precisionFlagHelp,
+  precisionFlagOption,
+  precisionFlagSchema,
+  precisionSetting,
+  resolveDevice,
+} from '../device-flag';
+import {
+  embeddedPresets,
+  embeddedTrainConfig,
+  prepareEmbedded,
+  type EmbeddedPreset,
+} from '../embedded/embedded-recipe';
 import { exitCodes } from '../exit-codes';
 import { requestsCod, runTrainCod, trainCodHelp } from './train-cod';
 import type { Output } from '../ui/output';
@@ -152,22 +187,36 @@ function formatDuration(ms: number): string {
 }
 
 function pct(value: number | undefined): string {
-  return value === undefined ? '   -' : `${(value * 100).toFixed(1).padStart(5)}%`;
+  return value === undefined
+    ? '   -'
+    : `${(value * 100).toFixed(1).padStart(5)}%`;
 }
 
 /** The summary table: accuracy per eval set and category, before and after training. */
 export function summaryTable(evaluations: readonly EvalEvent[]): string[] {
   const sets = [...new Set(evaluations.map((e) => e.set))];
-  const lines = ['| eval set | category | before | after |', '| --- | --- | ---: | ---: |'];
+  const lines = [
+    '| eval set | category | before | after |',
+    '| --- | --- | ---: | ---: |',
+  ];
   for (const set of sets) {
     const events = evaluations.filter((e) => e.set === set);
     const first = events[0]!;
     const last = events[events.length - 1]!;
-    const categories = [...new Set([...Object.keys(first.categories), ...Object.keys(last.categories)])].sort();
+    const categories = [
+      ...new Set([
+        ...Object.keys(first.categories),
+        ...Object.keys(last.categories),
+      ]),
+    ].sort();
     for (const category of categories) {
-      lines.push(`| ${set} | ${category.replace('multi_turn_', '')} | ${pct(first.categories[category]?.accuracy)} | ${pct(last.categories[category]?.accuracy)} |`);
+      lines.push(
+        `| ${set} | ${category.replace('multi_turn_', '')} | ${pct(first.categories[category]?.accuracy)} | ${pct(last.categories[category]?.accuracy)} |`,
+      );
     }
-    lines.push(`| ${set} | **overall** | ${pct(first.overall)} | ${pct(last.overall)} |`);
+    lines.push(
+      `| ${set} | **overall** | ${pct(first.overall)} | ${pct(last.overall)} |`,
+    );
   }
   return lines;
 }
@@ -229,14 +278,18 @@ async function runLoop({
           stepped = true;
           break;
         case 'rollout-round':
-          bar.tick(0, `rollouts ${progress.total - progress.active}/${progress.total}`);
+          bar.tick(
+            0,
+            `rollouts ${progress.total - progress.active}/${progress.total}`,
+          );
           break;
         case 'step-end': {
           const e = progress.event;
           recent.push(e.successRate);
           if (recent.length > window) recent.shift();
           const moving = `last ${recent.length}: ${pct(recent.reduce((a, b) => a + b, 0) / recent.length)}`;
-          if (e.baselineSuccessRate !== undefined) baselineGains.push(e.successRate - e.baselineSuccessRate);
+          if (e.baselineSuccessRate !== undefined)
+            baselineGains.push(e.successRate - e.baselineSuccessRate);
           // With the frozen baseline: the step's warm-start success on the same
           // tasks and seeds, and the policy's mean gain over it so far.
           const versus =
@@ -258,7 +311,12 @@ async function runLoop({
   })
     .catch((error: unknown) => {
       if (error instanceof SealError && error.code === 'INVALID_STATE') {
-        throw new SealError({ code: error.code, message: `${error.message}: seal train --fresh, or --run-dir DIR`, details: error.details, cause: error });
+        throw new SealError({
+          code: error.code,
+          message: `${error.message}: seal train --fresh, or --run-dir DIR`,
+          details: error.details,
+          cause: error,
+        });
       }
       throw error;
     })
@@ -266,7 +324,10 @@ async function runLoop({
 }
 
 /** `seal train`. */
-export async function runTrain({ argv, output }: CommandContext): Promise<number> {
+export async function runTrain({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
   // Connect the Dots has its own loop and flags (@seal/cod).
   if (requestsCod(argv)) return runTrainCod({ argv, output });
   const { flags } = parseFlags({
@@ -314,13 +375,30 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
 
   if (flags['task-source'] === 'bfcl') {
     if (!flags.model) {
-      throw new SealError({ code: 'INVALID_ARGUMENT', message: '--task-source bfcl needs --model DIR (a Hugging Face-format model directory)' });
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message:
+          '--task-source bfcl needs --model DIR (a Hugging Face-format model directory)',
+      });
     }
-    const dataset = await loadBfclData({ dir: resolveBfclDataDir({ flag: flags.data }) });
-    const runDirectory = resolve(flags['run-dir'] ?? join('runs', `bfcl-${flags.method}-s${flags.seed ?? 0}`));
+    const dataset = await loadBfclData({
+      dir: resolveBfclDataDir({ flag: flags.data }),
+    });
+    const runDirectory = resolve(
+      flags['run-dir'] ??
+        join('runs', `bfcl-${flags.method}-s${flags.seed ?? 0}`),
+    );
     if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
-    const policy = await createOrtPolicy({ model: { directory: resolve(flags.model) }, executionProvider: device, ...precision });
-    const referencePolicy = await createOrtPolicy({ model: { directory: resolve(flags.model) }, executionProvider: device, ...precision });
+    const policy = await createOrtPolicy({
+      model: { directory: resolve(flags.model) },
+      executionProvider: device,
+      ...precision,
+    });
+    const referencePolicy = await createOrtPolicy({
+      model: { directory: resolve(flags.model) },
+      executionProvider: device,
+      ...precision,
+    });
     try {
       const summary = await runLoop({
         output,
@@ -330,14 +408,20 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
           initialPolicy: resolve(flags.model),
           method: flags.method,
           steps: flags.steps ?? 72,
-          episode: { protocol: 'qwen-xml', promptMode: 'full', maxModelCalls: 20 },
+          episode: {
+            protocol: 'qwen-xml',
+            promptMode: 'full',
+            maxModelCalls: 20,
+          },
           sampling: { maxTokens: 512, temperature: flags.temperature ?? 1 },
           frozenBaseline: flags.baseline === 'on',
         },
         policy,
         referencePolicy,
         trainTasks: bfclTasks({ dataset, split: 'train' }),
-        evalSets: [{ name: 'eval', tasks: bfclTasks({ dataset, split: 'eval' }) }],
+        evalSets: [
+          { name: 'eval', tasks: bfclTasks({ dataset, split: 'eval' }) },
+        ],
         runtime: dataset.runtime,
         runDirectory,
       });
@@ -348,9 +432,13 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     return exitCodes.success;
   }
 
-  const overlays = flags.overlays === undefined ? undefined : parseOverlays(flags.overlays);
+  const overlays =
+    flags.overlays === undefined ? undefined : parseOverlays(flags.overlays);
   if (overlays && !['seal', 'no-reweight', 'no-loop'].includes(flags.method)) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `--overlays: method ${flags.method} has no environment-side adaptation (use seal, no-reweight or no-loop)` });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--overlays: method ${flags.method} has no environment-side adaptation (use seal, no-reweight or no-loop)`,
+    });
   }
   const chosen = embeddedPresets[flags.preset];
   // --seed is the RL seed (sampling, batch order); the tasks and the warm
@@ -360,32 +448,67 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     tasks: {
       ...chosen.tasks,
       ...(flags['test-id'] === undefined ? {} : { testId: flags['test-id'] }),
-      ...(flags['test-ood'] === undefined ? {} : { testOod: flags['test-ood'] }),
+      ...(flags['test-ood'] === undefined
+        ? {}
+        : { testOod: flags['test-ood'] }),
     },
     rl: {
       ...chosen.rl,
-      ...(flags.baseline === undefined ? {} : { frozenBaseline: flags.baseline === 'on' }),
+      ...(flags.baseline === undefined
+        ? {}
+        : { frozenBaseline: flags.baseline === 'on' }),
       ...(flags.lr === undefined ? {} : { learningRate: flags.lr }),
       ...(flags.kl === undefined ? {} : { klCoef: flags.kl }),
-      ...(flags['embedding-lr-scale'] === undefined ? {} : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
-      ...(flags['output-norm-lr-scale'] === undefined ? {} : { outputNormLearningRateScale: flags['output-norm-lr-scale'] }),
-      ...(flags['vector-lr-scale'] === undefined ? {} : { vectorLearningRateScale: flags['vector-lr-scale'] }),
-      ...(flags['output-norm'] === undefined ? {} : { outputNormUniform: flags['output-norm'] === 'uniform' }),
-      ...(flags['progress-weight'] === undefined ? {} : { progressWeight: flags['progress-weight'] }),
-      ...(flags['turn-advantage'] === undefined ? {} : { turnAdvantageWeight: flags['turn-advantage'] }),
-      ...(flags['warmup-steps'] === undefined ? {} : { warmupSteps: flags['warmup-steps'] }),
-      ...(flags['zero-advantage-share'] === undefined ? {} : { zeroAdvantageShare: flags['zero-advantage-share'] }),
-      ...(flags['strict-abstention'] === undefined ? {} : { strictAbstention: flags['strict-abstention'] === 'on' }),
-      ...(flags['tasks-per-step'] === undefined ? {} : { tasksPerStep: flags['tasks-per-step'] }),
-      ...(flags['updates-per-step'] === undefined ? {} : { optimizerStepsPerStep: flags['updates-per-step'] }),
-      ...(flags['eval-every'] === undefined ? {} : { evalEvery: flags['eval-every'] }),
-      ...(flags['batch-order'] === undefined ? {} : { batchOrder: flags['batch-order'] }),
+      ...(flags['embedding-lr-scale'] === undefined
+        ? {}
+        : { embeddingLearningRateScale: flags['embedding-lr-scale'] }),
+      ...(flags['output-norm-lr-scale'] === undefined
+        ? {}
+        : { outputNormLearningRateScale: flags['output-norm-lr-scale'] }),
+      ...(flags['vector-lr-scale'] === undefined
+        ? {}
+        : { vectorLearningRateScale: flags['vector-lr-scale'] }),
+      ...(flags['output-norm'] === undefined
+        ? {}
+        : { outputNormUniform: flags['output-norm'] === 'uniform' }),
+      ...(flags['progress-weight'] === undefined
+        ? {}
+        : { progressWeight: flags['progress-weight'] }),
+      ...(flags['turn-advantage'] === undefined
+        ? {}
+        : { turnAdvantageWeight: flags['turn-advantage'] }),
+      ...(flags['warmup-steps'] === undefined
+        ? {}
+        : { warmupSteps: flags['warmup-steps'] }),
+      ...(flags['zero-advantage-share'] === undefined
+        ? {}
+        : { zeroAdvantageShare: flags['zero-advantage-share'] }),
+      ...(flags['strict-abstention'] === undefined
+        ? {}
+        : { strictAbstention: flags['strict-abstention'] === 'on' }),
+      ...(flags['tasks-per-step'] === undefined
+        ? {}
+        : { tasksPerStep: flags['tasks-per-step'] }),
+      ...(flags['updates-per-step'] === undefined
+        ? {}
+        : { optimizerStepsPerStep: flags['updates-per-step'] }),
+      ...(flags['eval-every'] === undefined
+        ? {}
+        : { evalEvery: flags['eval-every'] }),
+      ...(flags['batch-order'] === undefined
+        ? {}
+        : { batchOrder: flags['batch-order'] }),
     },
   };
   const rlSeed = flags.seed ?? preset.seed;
-  const runDirectory = resolve(flags['run-dir'] ?? join('runs', `${preset.name}-${flags.method}-s${rlSeed}`));
+  const runDirectory = resolve(
+    flags['run-dir'] ??
+      join('runs', `${preset.name}-${flags.method}-s${rlSeed}`),
+  );
   if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
-  output.line(`seal train: preset ${preset.name}, method ${flags.method}, seed ${rlSeed}, run ${runDirectory}`);
+  output.line(
+    `seal train: preset ${preset.name}, method ${flags.method}, seed ${rlSeed}, run ${runDirectory}`,
+  );
   let warmBar: ReturnType<Output['progress']> | undefined;
   const assets = await prepareEmbedded({
     preset,
@@ -393,7 +516,11 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     onProgress: (progress) => {
       if (progress.type === 'phase') output.line(`  ${progress.phase}…`);
       else {
-        if (progress.step === 1) warmBar = output.progress(progress.stage === 'drill' ? 'copy drills' : 'warm start', progress.steps);
+        if (progress.step === 1)
+          warmBar = output.progress(
+            progress.stage === 'drill' ? 'copy drills' : 'warm start',
+            progress.steps,
+          );
         warmBar?.tick(1, `loss ${progress.loss.toFixed(3)}`);
         if (progress.step === progress.steps) warmBar?.done();
       }
@@ -407,8 +534,19 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
         ? '  warm start loaded from the cache'
         : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`,
   );
-  const policy = await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device, ...precision });
-  const referencePolicy = preset.rl.klCoef > 0 || preset.rl.frozenBaseline ? await createOrtPolicy({ model: { directory: assets.warmStartDirectory }, executionProvider: device, ...precision }) : undefined;
+  const policy = await createOrtPolicy({
+    model: { directory: assets.warmStartDirectory },
+    executionProvider: device,
+    ...precision,
+  });
+  const referencePolicy =
+    preset.rl.klCoef > 0 || preset.rl.frozenBaseline
+      ? await createOrtPolicy({
+          model: { directory: assets.warmStartDirectory },
+          executionProvider: device,
+          ...precision,
+        })
+      : undefined;
   try {
     const summary = await runLoop({
       output,
@@ -432,7 +570,10 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
     report({ output, summary, started, runDirectory });
     const ppo = summary.config.ppo;
     if (ppo.outputNormUniform || ppo.outputNormLearningRateScale !== 1) {
-      const line = await logitScaleLine({ warmStartDirectory: assets.warmStartDirectory, runDirectory });
+      const line = await logitScaleLine({
+        warmStartDirectory: assets.warmStartDirectory,
+        runDirectory,
+      });
       if (line) output.line(line);
     }
   } finally {
@@ -448,10 +589,19 @@ export async function runTrain({ argv, output }: CommandContext): Promise<number
  * for how much of a sampled gain is the scale alone (decision 0038).
  * Undefined when either file is missing or unreadable.
  */
-export async function logitScaleLine({ warmStartDirectory, runDirectory }: { warmStartDirectory: string; runDirectory: string }): Promise<string | undefined> {
+export async function logitScaleLine({
+  warmStartDirectory,
+  runDirectory,
+}: {
+  warmStartDirectory: string;
+  runDirectory: string;
+}): Promise<string | undefined> {
   const gain = (file: string): number | undefined => {
     if (!existsSync(file)) return undefined;
-    const tensor = decodeSafetensors({ bytes: readFileSync(file), source: file }).tensors.get('model.norm.weight');
+    const tensor = decodeSafetensors({
+      bytes: readFileSync(file),
+      source: file,
+    }).tensors.get('model.norm.weight');
     if (!tensor || tensor.data.length === 0) return undefined;
     return tensor.data.reduce((sum, x) => sum + x, 0) / tensor.data.length;
   };
@@ -461,7 +611,8 @@ export async function logitScaleLine({ warmStartDirectory, runDirectory }: { war
     if (step === undefined) return undefined;
     const before = gain(join(warmStartDirectory, 'model.safetensors'));
     const after = gain(join(run.checkpointPath(step), 'model.safetensors'));
-    if (before === undefined || after === undefined || before === 0) return undefined;
+    if (before === undefined || after === undefined || before === 0)
+      return undefined;
     const scale = after / before;
     return `learned logit scale (the final norm's gain, step 0 → ${step}): × ${scale.toFixed(3)}; the warm start sampled at temperature ${(1 / scale).toFixed(3)} is the control for how much of the sampled gain is the scale alone`;
   } catch {
@@ -482,16 +633,35 @@ export function gainLines(evaluations: readonly EvalEvent[]): string[] {
     const first = events[0];
     const last = events[events.length - 1];
     if (!first || !last || first === last) continue;
-    const describe = (kind: string, before: Record<string, number> | undefined, after: Record<string, number> | undefined): void => {
+    const describe = (
+      kind: string,
+      before: Record<string, number> | undefined,
+      after: Record<string, number> | undefined,
+    ): void => {
       if (!before || !after) return;
       const ids = Object.keys(before).filter((id) => id in after);
       if (ids.length === 0) return;
-      const estimate = pairedBootstrap({ before: ids.map((id) => before[id]!), after: ids.map((id) => after[id]!), seed: 1 });
-      const verdict = estimate.low > 0 ? 'above 0' : estimate.high < 0 ? 'below 0' : 'includes 0';
-      lines.push(`${set} gain over the warm start (${kind}, step ${first.step} → ${last.step}): ${formatPoints(estimate)} points, 95% CI ${verdict} (paired bootstrap over ${ids.length} tasks)`);
+      const estimate = pairedBootstrap({
+        before: ids.map((id) => before[id]!),
+        after: ids.map((id) => after[id]!),
+        seed: 1,
+      });
+      const verdict =
+        estimate.low > 0
+          ? 'above 0'
+          : estimate.high < 0
+            ? 'below 0'
+            : 'includes 0';
+      lines.push(
+        `${set} gain over the warm start (${kind}, step ${first.step} → ${last.step}): ${formatPoints(estimate)} points, 95% CI ${verdict} (paired bootstrap over ${ids.length} tasks)`,
+      );
     };
     describe('greedy', first.taskSuccess, last.taskSuccess);
-    describe(`sampled pass@1, ${last.sampled?.samples ?? 0} samples`, first.sampled?.taskSuccess, last.sampled?.taskSuccess);
+    describe(
+      `sampled pass@1, ${last.sampled?.samples ?? 0} samples`,
+      first.sampled?.taskSuccess,
+      last.sampled?.taskSuccess,
+    );
   }
   return lines;
 }
@@ -504,7 +674,9 @@ export function parseOverlays(value: string): ('schema' | 'err' | 'cap')[] {
     .filter((name) => name.length > 0);
   if (names.length === 1 && names[0] === 'none') return [];
   const known = ['schema', 'err', 'cap'] as const;
-  const unknown = names.filter((name) => !(known as readonly string[]).includes(name));
+  const unknown = names.filter(
+    (name) => !(known as readonly string[]).includes(name),
+  );
   if (names.length === 0 || unknown.length > 0) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
@@ -525,11 +697,16 @@ function points(value: number): string {
  * by step: success of both and the policy's cumulative gain (decision 0015).
  */
 export function baselineSummary(steps: readonly TrainStepEvent[]): string[] {
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const mean = (xs: number[]) =>
+    xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   const policy = mean(steps.map((s) => s.successRate));
   const baseline = mean(steps.map((s) => s.baselineSuccessRate ?? 0));
-  const ahead = steps.filter((s) => s.successRate > (s.baselineSuccessRate ?? 0)).length;
-  const behind = steps.filter((s) => s.successRate < (s.baselineSuccessRate ?? 0)).length;
+  const ahead = steps.filter(
+    (s) => s.successRate > (s.baselineSuccessRate ?? 0),
+  ).length;
+  const behind = steps.filter(
+    (s) => s.successRate < (s.baselineSuccessRate ?? 0),
+  ).length;
   const lines = [
     `training success on the same tasks and seeds: policy ${pct(policy)}, frozen warm start ${pct(baseline)} (${points(policy - baseline)}; ahead on ${ahead} of ${steps.length} steps, behind on ${behind})`,
     '| step | policy | warm start | gain so far |',
@@ -538,15 +715,29 @@ export function baselineSummary(steps: readonly TrainStepEvent[]): string[] {
   let gain = 0;
   steps.forEach((s, i) => {
     gain += s.successRate - (s.baselineSuccessRate ?? 0);
-    lines.push(`| ${s.step} | ${pct(s.successRate)} | ${pct(s.baselineSuccessRate)} | ${points(gain / (i + 1))} |`);
+    lines.push(
+      `| ${s.step} | ${pct(s.successRate)} | ${pct(s.baselineSuccessRate)} | ${points(gain / (i + 1))} |`,
+    );
   });
   return lines;
 }
 
-function report({ output, summary, started, runDirectory }: { output: Output; summary: TrainSummary; started: number; runDirectory: string }): void {
+function report({
+  output,
+  summary,
+  started,
+  runDirectory,
+}: {
+  output: Output;
+  summary: TrainSummary;
+  started: number;
+  runDirectory: string;
+}): void {
   const steps = summary.steps;
   output.line();
-  output.line(`method ${summary.config.method} · ${summary.config.steps} steps · ${formatDuration(Date.now() - started)} · run ${runDirectory}`);
+  output.line(
+    `method ${summary.config.method} · ${summary.config.steps} steps · ${formatDuration(Date.now() - started)} · run ${runDirectory}`,
+  );
   if (summary.resumedFrom > 0) {
     output.line(
       summary.resumedFrom >= summary.config.steps
@@ -559,13 +750,16 @@ function report({ output, summary, started, runDirectory }: { output: Output; su
     for (const line of baselineSummary(paired)) output.line(line);
   } else if (steps.length > 0) {
     const third = Math.max(1, Math.floor(steps.length / 3));
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    const mean = (xs: number[]) =>
+      xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     output.line(
       `training success: first ${third} steps ${pct(mean(steps.slice(0, third).map((s) => s.successRate)))}, last ${third} steps ${pct(mean(steps.slice(-third).map((s) => s.successRate)))}`,
     );
     // Each step draws other tasks, so this comparison mixes learning with task
     // difficulty (decision 0014); the evaluation table compares the same tasks.
-    output.line('(each step draws other training tasks; the table below evaluates the same tasks before and after)');
+    output.line(
+      '(each step draws other training tasks; the table below evaluates the same tasks before and after)',
+    );
   }
   for (const line of summaryTable(summary.evaluations)) output.line(line);
   for (const line of gainLines(summary.evaluations)) output.line(line);
@@ -576,14 +770,36 @@ function report({ output, summary, started, runDirectory }: { output: Output; su
   }
   if (summary.config.method === 'envtuning') {
     // The curriculum's stage timeline: each stage's steps and what ended it.
-    const span = (from: number, to: number) => (from > to ? 'reached after the last step' : from === to ? `step ${from}` : `steps ${from}–${to}`);
-    output.line(`curriculum stages (validation: ${summary.validations[0]?.tasks ?? 0} held-out training tasks, greedy, untouched interface; before training ${pct(summary.validations[0]?.accuracy).trim()}):`);
+    const span = (from: number, to: number) =>
+      from > to
+        ? 'reached after the last step'
+        : from === to
+          ? `step ${from}`
+          : `steps ${from}–${to}`;
+    output.line(
+      `curriculum stages (validation: ${summary.validations[0]?.tasks ?? 0} held-out training tasks, greedy, untouched interface; before training ${pct(summary.validations[0]?.accuracy).trim()}):`,
+    );
     summary.stages.forEach((change, i) => {
-      const score = change.validation === undefined ? '' : `, validation ${pct(change.validation).trim()}`;
-      output.line(`  ${i + 1} ${change.from}: ${span((summary.stages[i - 1]?.step ?? 0) + 1, change.step)}, ended by ${change.reason === 'plateau' ? 'a validation plateau' : 'its step budget'}${score}`);
+      const score =
+        change.validation === undefined
+          ? ''
+          : `, validation ${pct(change.validation).trim()}`;
+      output.line(
+        `  ${i + 1} ${change.from}: ${span((summary.stages[i - 1]?.step ?? 0) + 1, change.step)}, ended by ${change.reason === 'plateau' ? 'a validation plateau' : 'its step budget'}${score}`,
+      );
     });
     const last = summary.validations.at(-1);
-    output.line(`  ${summary.stages.length + 1} ${summary.stages.at(-1)?.to ?? 'syntax'}: ${span((summary.stages.at(-1)?.step ?? 0) + 1, summary.config.steps)}${last ? `, validation ${pct(last.accuracy).trim()} after step ${last.step}` : ''}`);
+    output.line(
+      `  ${summary.stages.length + 1} ${summary.stages.at(-1)?.to ?? 'syntax'}: ${span((summary.stages.at(-1)?.step ?? 0) + 1, summary.config.steps)}${last ? `, validation ${pct(last.accuracy).trim()} after step ${last.step}` : ''}`,
+    );
   }
-  output.result({ runDirectory, config: summary.config, steps: summary.steps, evaluations: summary.evaluations, rollbacks: summary.rollbacks, stages: summary.stages, validations: summary.validations });
+  output.result({
+    runDirectory,
+    config: summary.config,
+    steps: summary.steps,
+    evaluations: summary.evaluations,
+    rollbacks: summary.rollbacks,
+    stages: summary.stages,
+    validations: summary.validations,
+  });
 }

@@ -20,7 +20,9 @@ describe('runView', () => {
       output: createOutput({ json: false, stdout, stderr: new PassThrough() }),
     });
     const url = await listening;
-    const page = await (await fetch(`${url}/episode/step-000003.jsonl/0`)).text();
+    const page = await (
+      await fetch(`${url}/episode/step-000003.jsonl/0`)
+    ).text();
     expect(page).toMatch(/data-verdict="(success|failure)"/);
     expect(page).toContain('Ground truth');
     process.emit('SIGINT');
@@ -40,10 +42,15 @@ describe('runView', () => {
         if (match) resolve(match[1]!);
       });
     });
-    const run = runView({ argv: [codRunFixtureDirectory, '--port', '0'], output: createOutput({ json: false, stdout, stderr: new PassThrough() }) });
+    const run = runView({
+      argv: [codRunFixtureDirectory, '--port', '0'],
+      output: createOutput({ json: false, stdout, stderr: new PassThrough() }),
+    });
     const url = await listening;
     expect(text).toContain('0 episode files, 4 pack-run files');
-    expect(await (await fetch(`${url}/`)).text()).toContain('step 2 · training packs');
+    expect(await (await fetch(`${url}/`)).text()).toContain(
+      'step 2 · training packs',
+    );
     const page = await (await fetch(`${url}/pack/step-000001.jsonl/0`)).text();
     expect(page.match(/<section class="pack-task"/g)).toHaveLength(4);
     expect(page.match(/<section class="hint-update/g)).toHaveLength(3);
@@ -52,8 +59,16 @@ describe('runView', () => {
   });
 
   it('should refuse bad flags with INVALID_ARGUMENT', async () => {
-    const output = createOutput({ json: false, stdout: new PassThrough(), stderr: new PassThrough() });
-    await expect(runView({ argv: [runFixtureDirectory, '--port', '70000'], output })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(runView({ argv: [], output })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const output = createOutput({
+      json: false,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+    });
+    await expect(
+      runView({ argv: [runFixtureDirectory, '--port', '70000'], output }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(runView({ argv: [], output })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
   });
 });

@@ -42,7 +42,10 @@ SIGTERM stops it with exit code 0.
 Exit codes: 0 stopped by a signal, 2 bad flags or port in use, 3 not a run directory.`;
 
 /** `seal view`. */
-export async function runView({ argv, output }: CommandContext): Promise<number> {
+export async function runView({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
   const { flags, positionals } = parseFlags({
     argv,
     options: {
@@ -63,8 +66,15 @@ export async function runView({ argv, output }: CommandContext): Promise<number>
     });
   }
   const runDirectory = positionals[0]!;
-  const event = (name: string, fields: Record<string, unknown>, text: string) => {
-    if (output.json) process.stdout.write(`${JSON.stringify({ event: name, time: new Date().toISOString(), ...fields })}\n`);
+  const event = (
+    name: string,
+    fields: Record<string, unknown>,
+    text: string,
+  ) => {
+    if (output.json)
+      process.stdout.write(
+        `${JSON.stringify({ event: name, time: new Date().toISOString(), ...fields })}\n`,
+      );
     else output.line(text);
   };
   const run = await readRunDirectory({ runDirectory });
@@ -84,7 +94,12 @@ export async function runView({ argv, output }: CommandContext): Promise<number>
   });
   event(
     'listening',
-    { url: viewer.url, host: viewer.host, port: viewer.port, runDirectory: run.root },
+    {
+      url: viewer.url,
+      host: viewer.host,
+      port: viewer.port,
+      runDirectory: run.root,
+    },
     `seal view: listening on ${viewer.url} (${run.episodeFiles.length} episode files${run.packRuns.length > 0 ? `, ${run.packRuns.length} pack-run files` : ''} in ${run.root}); Ctrl-C stops it`,
   );
 
@@ -98,8 +113,10 @@ export async function runView({ argv, output }: CommandContext): Promise<number>
       process.once(name, handlers[name]);
     }
   });
-  for (const [name, handler] of Object.entries(handlers)) process.off(name, handler);
-  for (const listener of previous) process.on('SIGINT', listener as NodeJS.SignalsListener);
+  for (const [name, handler] of Object.entries(handlers))
+    process.off(name, handler);
+  for (const listener of previous)
+    process.on('SIGINT', listener as NodeJS.SignalsListener);
   await viewer.close();
   event('stopped', { signal }, `seal view: stopped (${signal})`);
   return exitCodes.success;

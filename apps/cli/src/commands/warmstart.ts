@@ -2,11 +2,27 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createBfclBackend } from '@seal/bfcl';
-import { createGeneratorRuntime, generatedCategories, generateTasks, taskFamilies, type TaskFamily } from '@seal/bfcl-tasks';
+import {
+  createGeneratorRuntime,
+  generatedCategories,
+  generateTasks,
+  taskFamilies,
+  type TaskFamily,
+} from '@seal/bfcl-tasks';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { createEpisode } from '@seal/env';
-import { evolveSealOverlay, sealSettingsForModules, type SealOverlayModule } from '@seal/evolve';
-import { evaluateCopying, evaluatePolicy, runRollouts, writeJsonAtomic, type CopyEvaluation } from '@seal/rl';
+import {
+  evolveSealOverlay,
+  sealSettingsForModules,
+  type SealOverlayModule,
+} from '@seal/evolve';
+import {
+  evaluateCopying,
+  evaluatePolicy,
+  runRollouts,
+  writeJsonAtomic,
+  type CopyEvaluation,
+} from '@seal/rl';
 import { SealError } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
@@ -26,7 +42,9 @@ import { exitCodes } from '../exit-codes';
 import type { Output } from '../ui/output';
 
 const flagsSchema = z.object({
-  preset: z.enum(['base', 'default', 'smoke', 'study', 'extended']).default('base'),
+  preset: z
+    .enum(['base', 'default', 'smoke', 'study', 'extended'])
+    .default('base'),
   cache: z.string().default('.seal-cache'),
   out: z.string().min(1).optional(),
   measure: z.string().min(1).optional(),
@@ -68,7 +86,10 @@ export type WarmStartFigures = {
    * overlay (`none`: the training interface with every module off), with the
    * paired count of tasks won and lost against `none`.
    */
-  overlays?: Record<string, { correct: number; total: number; won: number; lost: number }>;
+  overlays?: Record<
+    string,
+    { correct: number; total: number; won: number; lost: number }
+  >;
 };
 
 /** Wilson 95% interval of a proportion. */
@@ -78,7 +99,9 @@ function wilson(successes: number, total: number): [number, number] {
   const p = successes / total;
   const denominator = 1 + (z * z) / total;
   const centre = (p + (z * z) / (2 * total)) / denominator;
-  const half = (z * Math.sqrt((p * (1 - p)) / total + (z * z) / (4 * total * total))) / denominator;
+  const half =
+    (z * Math.sqrt((p * (1 - p)) / total + (z * z) / (4 * total * total))) /
+    denominator;
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
 
@@ -103,29 +126,49 @@ export async function measureWarmStart({
   const runtime = createGeneratorRuntime();
   const backend = createBfclBackend({ runtime });
   const verifier = createBfclVerifier({ runtime });
-  const chosen = familyIds === undefined ? taskFamilies.filter((family) => preset.difficulties.includes(family.difficulty)) : familiesNamed(familyIds);
+  const chosen =
+    familyIds === undefined
+      ? taskFamilies.filter((family) =>
+          preset.difficulties.includes(family.difficulty),
+        )
+      : familiesNamed(familyIds);
   // Families without a long-context form make none.
-  const variants = chosen.some((family) => family.longContext) ? generatedCategories : generatedCategories.filter((category) => category !== 'multi_turn_long_context');
+  const variants = chosen.some((family) => family.longContext)
+    ? generatedCategories
+    : generatedCategories.filter(
+        (category) => category !== 'multi_turn_long_context',
+      );
   // Held out: the test-id split (never seen by the tokenizer or the warm start).
   // Named families: 16 tasks per family and category (one family's test-id
   // value space holds about that many of each).
   const tasks = generateTasks({
     seed: preset.seed,
     split: 'test-id',
-    count: familyIds === undefined ? 128 : Math.min(128, 16 * chosen.length * variants.length),
+    count:
+      familyIds === undefined
+        ? 128
+        : Math.min(128, 16 * chosen.length * variants.length),
     families: chosen.map((family) => family.id),
     ...(familyIds === undefined ? {} : { variants: [...variants] }),
   });
   const policy = await createOrtPolicy({ model: { directory } });
   try {
     const base = tasks.filter((task) => task.category === 'multi_turn_base');
-    const copy = await evaluateCopying({ policy, tasks: base, maxTokens: preset.rl.maxTokens });
+    const copy = await evaluateCopying({
+      policy,
+      tasks: base,
+      maxTokens: preset.rl.maxTokens,
+    });
     const firstTurn = await evaluateCopying({
       policy,
       tasks: base,
       maxTokens: preset.rl.maxTokens,
       context: (task, turn) =>
-        turn === 0 ? createEpisode({ task, backend, ...embeddedEpisode }).reset().map((m) => ({ role: m.role, content: m.content })) : undefined,
+        turn === 0
+          ? createEpisode({ task, backend, ...embeddedEpisode })
+              .reset()
+              .map((m) => ({ role: m.role, content: m.content }))
+          : undefined,
     });
     const evaluation = await evaluatePolicy({
       policy,
@@ -138,27 +181,55 @@ export async function measureWarmStart({
     });
     const heldOut: WarmStartFigures['heldOut'] = {};
     for (const episode of evaluation.episodes) {
-      const entry = (heldOut[episode.task.category] ??= { correct: 0, total: 0 });
+      const entry = (heldOut[episode.task.category] ??= {
+        correct: 0,
+        total: 0,
+      });
       entry.total++;
       if (episode.result.official.valid) entry.correct++;
     }
     // The same tasks under each overlay module alone (φ_cap with guidelines
     // chosen as if every failure tag were frequent), in the training interface.
     const tools = tasks.flatMap((task) => task.tools);
-    const statistics = Object.fromEntries(['spurious_tool_call', 'empty_turn_model_response', 'state_mismatch'].map((tag) => [tag, { count: 20, rewardSum: 0 }]));
+    const statistics = Object.fromEntries(
+      ['spurious_tool_call', 'empty_turn_model_response', 'state_mismatch'].map(
+        (tag) => [tag, { count: 20, rewardSum: 0 }],
+      ),
+    );
     const outcomes: Record<string, Map<string, boolean>> = {};
     for (const name of ['none', 'schema', 'err', 'cap'] as const) {
       const modules: SealOverlayModule[] = name === 'none' ? [] : [name];
-      const { overlay } = evolveSealOverlay({ tools, statistics, settings: sealSettingsForModules({ modules, protocol: embeddedEpisode.protocol }) });
+      const { overlay } = evolveSealOverlay({
+        tools,
+        statistics,
+        settings: sealSettingsForModules({
+          modules,
+          protocol: embeddedEpisode.protocol,
+        }),
+      });
       const rollouts = await runRollouts({
         policy,
         tasks,
         groupSize: 1,
         sampling: { maxTokens: preset.rl.maxTokens, temperature: 0, seed: 0 },
         createEpisode: ({ task }) =>
-          createEpisode({ task, backend, ...embeddedEpisode, mode: 'train', overlay, limits: { maxModelCalls: preset.rl.maxModelCalls }, episodeId: `overlay-${name}:${task.id}` }),
+          createEpisode({
+            task,
+            backend,
+            ...embeddedEpisode,
+            mode: 'train',
+            overlay,
+            limits: { maxModelCalls: preset.rl.maxModelCalls },
+            episodeId: `overlay-${name}:${task.id}`,
+          }),
       });
-      outcomes[name] = new Map(rollouts.map((rollout) => [rollout.task.id, verifier.verifySync({ task: rollout.task, record: rollout.record }).official.valid]));
+      outcomes[name] = new Map(
+        rollouts.map((rollout) => [
+          rollout.task.id,
+          verifier.verifySync({ task: rollout.task, record: rollout.record })
+            .official.valid,
+        ]),
+      );
     }
     const overlays: NonNullable<WarmStartFigures['overlays']> = {};
     for (const [name, results] of Object.entries(outcomes)) {
@@ -179,7 +250,9 @@ export async function measureWarmStart({
 
 /** The task families of `ids`; INVALID_ARGUMENT naming any unknown one. */
 function familiesNamed(ids: readonly string[]): TaskFamily[] {
-  const unknown = ids.filter((id) => !taskFamilies.some((family) => family.id === id));
+  const unknown = ids.filter(
+    (id) => !taskFamilies.some((family) => family.id === id),
+  );
   if (unknown.length > 0) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
@@ -190,44 +263,96 @@ function familiesNamed(ids: readonly string[]): TaskFamily[] {
 }
 
 function printFigures(output: Output, figures: WarmStartFigures): void {
-  output.line(`held-out first turns in context: exact calls ${rate(figures.firstTurn.exact, figures.firstTurn.drills)}`);
-  output.line(`                                 literal values copied ${rate(figures.firstTurn.literalsCopied, figures.firstTurn.literals)}`);
-  output.line(`held-out turn drills (request alone): exact calls ${rate(figures.copy.exact, figures.copy.drills)}`);
-  output.line(`                                      literal values copied ${rate(figures.copy.literalsCopied, figures.copy.literals)}`);
-  const all = Object.values(figures.heldOut).reduce((sum, entry) => ({ correct: sum.correct + entry.correct, total: sum.total + entry.total }), { correct: 0, total: 0 });
-  for (const [category, entry] of Object.entries(figures.heldOut).sort()) output.line(`held-out ${category.replace('multi_turn_', '')}: ${rate(entry.correct, entry.total)}`);
+  output.line(
+    `held-out first turns in context: exact calls ${rate(figures.firstTurn.exact, figures.firstTurn.drills)}`,
+  );
+  output.line(
+    `                                 literal values copied ${rate(figures.firstTurn.literalsCopied, figures.firstTurn.literals)}`,
+  );
+  output.line(
+    `held-out turn drills (request alone): exact calls ${rate(figures.copy.exact, figures.copy.drills)}`,
+  );
+  output.line(
+    `                                      literal values copied ${rate(figures.copy.literalsCopied, figures.copy.literals)}`,
+  );
+  const all = Object.values(figures.heldOut).reduce(
+    (sum, entry) => ({
+      correct: sum.correct + entry.correct,
+      total: sum.total + entry.total,
+    }),
+    { correct: 0, total: 0 },
+  );
+  for (const [category, entry] of Object.entries(figures.heldOut).sort())
+    output.line(
+      `held-out ${category.replace('multi_turn_', '')}: ${rate(entry.correct, entry.total)}`,
+    );
   output.line(`held-out overall: ${rate(all.correct, all.total)}`);
   for (const [name, entry] of Object.entries(figures.overlays ?? {})) {
-    output.line(`held-out under overlay ${name}: ${rate(entry.correct, entry.total)}${name === 'none' ? '' : `, ${entry.won} tasks won and ${entry.lost} lost against none`}`);
+    output.line(
+      `held-out under overlay ${name}: ${rate(entry.correct, entry.total)}${name === 'none' ? '' : `, ${entry.won} tasks won and ${entry.lost} lost against none`}`,
+    );
   }
 }
 
 /** Whether two measurements agree: every figure of one lies in the other's 95% interval. */
-function figuresAgree(a: WarmStartFigures, b: WarmStartFigures): { agree: boolean; disagreements: string[] } {
+function figuresAgree(
+  a: WarmStartFigures,
+  b: WarmStartFigures,
+): { agree: boolean; disagreements: string[] } {
   const pairs: [string, number, number, number, number][] = [
-    ['first-turn exact calls', a.firstTurn.exact, a.firstTurn.drills, b.firstTurn.exact, b.firstTurn.drills],
-    ['first-turn literals copied', a.firstTurn.literalsCopied, a.firstTurn.literals, b.firstTurn.literalsCopied, b.firstTurn.literals],
-    ['drill exact calls', a.copy.exact, a.copy.drills, b.copy.exact, b.copy.drills],
-    ['drill literals copied', a.copy.literalsCopied, a.copy.literals, b.copy.literalsCopied, b.copy.literals],
-    ...Object.keys(a.heldOut).map((category): [string, number, number, number, number] => [
-      category,
-      a.heldOut[category]!.correct,
-      a.heldOut[category]!.total,
-      b.heldOut[category]?.correct ?? 0,
-      b.heldOut[category]?.total ?? 0,
-    ]),
+    [
+      'first-turn exact calls',
+      a.firstTurn.exact,
+      a.firstTurn.drills,
+      b.firstTurn.exact,
+      b.firstTurn.drills,
+    ],
+    [
+      'first-turn literals copied',
+      a.firstTurn.literalsCopied,
+      a.firstTurn.literals,
+      b.firstTurn.literalsCopied,
+      b.firstTurn.literals,
+    ],
+    [
+      'drill exact calls',
+      a.copy.exact,
+      a.copy.drills,
+      b.copy.exact,
+      b.copy.drills,
+    ],
+    [
+      'drill literals copied',
+      a.copy.literalsCopied,
+      a.copy.literals,
+      b.copy.literalsCopied,
+      b.copy.literals,
+    ],
+    ...Object.keys(a.heldOut).map(
+      (category): [string, number, number, number, number] => [
+        category,
+        a.heldOut[category]!.correct,
+        a.heldOut[category]!.total,
+        b.heldOut[category]?.correct ?? 0,
+        b.heldOut[category]?.total ?? 0,
+      ],
+    ),
   ];
   const disagreements: string[] = [];
   for (const [name, sa, na, sb, nb] of pairs) {
     const [low, high] = wilson(sa, na);
     const other = sb / Math.max(1, nb);
-    if (other < low || other > high) disagreements.push(`${name}: ${rate(sb, nb)} outside ${rate(sa, na)}`);
+    if (other < low || other > high)
+      disagreements.push(`${name}: ${rate(sb, nb)} outside ${rate(sa, na)}`);
   }
   return { agree: disagreements.length === 0, disagreements };
 }
 
 /** `seal warmstart`. */
-export async function runWarmstart({ argv, output }: CommandContext): Promise<number> {
+export async function runWarmstart({
+  argv,
+  output,
+}: CommandContext): Promise<number> {
   const { flags } = parseFlags({
     argv,
     options: {
@@ -243,22 +368,37 @@ export async function runWarmstart({ argv, output }: CommandContext): Promise<nu
   });
   const preset = embeddedPresets[flags.preset];
   if (flags.families !== undefined && flags.measure === undefined) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: '--families only applies to --measure DIR' });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: '--families only applies to --measure DIR',
+    });
   }
   if (flags.measure !== undefined) {
     const directory = resolve(flags.measure);
     if (!existsSync(join(directory, 'model.safetensors'))) {
-      throw new SealError({ code: 'FILE_NOT_FOUND', message: `${directory} holds no model.safetensors` });
+      throw new SealError({
+        code: 'FILE_NOT_FOUND',
+        message: `${directory} holds no model.safetensors`,
+      });
     }
-    const families = flags.families?.split(',').map((id) => id.trim()).filter((id) => id.length > 0);
-    const figures = await measureWarmStart({ directory, preset, ...(families === undefined ? {} : { families }) });
+    const families = flags.families
+      ?.split(',')
+      .map((id) => id.trim())
+      .filter((id) => id.length > 0);
+    const figures = await measureWarmStart({
+      directory,
+      preset,
+      ...(families === undefined ? {} : { families }),
+    });
     printFigures(output, figures);
     output.result({ directory, figures });
     return exitCodes.success;
   }
 
   const started = Date.now();
-  output.line(`seal warmstart: preset ${preset.name}, key ${warmStartKey(preset)} (trained from scratch)`);
+  output.line(
+    `seal warmstart: preset ${preset.name}, key ${warmStartKey(preset)} (trained from scratch)`,
+  );
   // A fresh cache directory of its own: the recipe always runs, never a cached or shipped copy.
   const cacheDirectory = join(resolve(flags.cache), `rebuild-${process.pid}`);
   await rm(cacheDirectory, { recursive: true, force: true });
@@ -270,36 +410,68 @@ export async function runWarmstart({ argv, output }: CommandContext): Promise<nu
     onProgress: (progress) => {
       if (progress.type === 'phase') output.line(`  ${progress.phase}…`);
       else {
-        if (progress.step === 1) bar = output.progress(progress.stage === 'drill' ? 'copy drills' : 'demonstrations', progress.steps);
+        if (progress.step === 1)
+          bar = output.progress(
+            progress.stage === 'drill' ? 'copy drills' : 'demonstrations',
+            progress.steps,
+          );
         bar?.tick(1, `loss ${progress.loss.toFixed(3)}`);
         if (progress.step === progress.steps) bar?.done();
-        else if (!output.interactive && progress.step % Math.max(1, Math.floor(progress.steps / 10)) === 0) {
-          output.line(`  ${progress.stage} ${progress.step}/${progress.steps} loss ${progress.loss.toFixed(3)}`);
+        else if (
+          !output.interactive &&
+          progress.step % Math.max(1, Math.floor(progress.steps / 10)) === 0
+        ) {
+          output.line(
+            `  ${progress.stage} ${progress.step}/${progress.steps} loss ${progress.loss.toFixed(3)}`,
+          );
         }
       }
     },
   });
   bar?.done();
-  const manifest = JSON.parse(await readFile(join(assets.warmStartDirectory, 'warmstart.json'), 'utf8')) as WarmStartManifest;
-  output.line(`trained in ${Math.round((Date.now() - started) / 1000)} s; final drill loss ${manifest.drillLosses.at(-1)?.toFixed(3) ?? '-'}, demonstration loss ${manifest.losses.at(-1)?.toFixed(3)}`);
+  const manifest = JSON.parse(
+    await readFile(join(assets.warmStartDirectory, 'warmstart.json'), 'utf8'),
+  ) as WarmStartManifest;
+  output.line(
+    `trained in ${Math.round((Date.now() - started) / 1000)} s; final drill loss ${manifest.drillLosses.at(-1)?.toFixed(3) ?? '-'}, demonstration loss ${manifest.losses.at(-1)?.toFixed(3)}`,
+  );
   output.line(`model.safetensors SHA-256 ${manifest.modelSha256}`);
-  const figures = await measureWarmStart({ directory: assets.warmStartDirectory, preset });
+  const figures = await measureWarmStart({
+    directory: assets.warmStartDirectory,
+    preset,
+  });
   printFigures(output, figures);
-  await writeJsonAtomic(join(assets.warmStartDirectory, 'figures.json'), figures);
+  await writeJsonAtomic(
+    join(assets.warmStartDirectory, 'figures.json'),
+    figures,
+  );
 
   let code: number = exitCodes.success;
   if (flags.check) {
     const shipped = shippedBaseDirectory();
-    if (!shipped) throw new SealError({ code: 'FILE_NOT_FOUND', message: 'no shipped base model to check against (apps/cli/assets/base)' });
-    const recorded = JSON.parse(await readFile(join(shipped, 'warmstart.json'), 'utf8')) as WarmStartManifest;
+    if (!shipped)
+      throw new SealError({
+        code: 'FILE_NOT_FOUND',
+        message:
+          'no shipped base model to check against (apps/cli/assets/base)',
+      });
+    const recorded = JSON.parse(
+      await readFile(join(shipped, 'warmstart.json'), 'utf8'),
+    ) as WarmStartManifest;
     if (recorded.key !== manifest.key) {
-      output.line(`check: the shipped base was made with another recipe (key ${recorded.key}, this one ${manifest.key})`);
+      output.line(
+        `check: the shipped base was made with another recipe (key ${recorded.key}, this one ${manifest.key})`,
+      );
       code = exitCodes.checkFailed;
     } else if (recorded.modelSha256 === manifest.modelSha256) {
-      output.line('check: the same SHA-256 as the shipped base model (bit-identical weights)');
+      output.line(
+        'check: the same SHA-256 as the shipped base model (bit-identical weights)',
+      );
     } else {
       const shippedFigures = existsSync(join(shipped, 'figures.json'))
-        ? (JSON.parse(await readFile(join(shipped, 'figures.json'), 'utf8')) as WarmStartFigures)
+        ? (JSON.parse(
+            await readFile(join(shipped, 'figures.json'), 'utf8'),
+          ) as WarmStartFigures)
         : await measureWarmStart({ directory: shipped, preset });
       const { agree, disagreements } = figuresAgree(shippedFigures, figures);
       output.line(
@@ -318,6 +490,11 @@ export async function runWarmstart({ argv, output }: CommandContext): Promise<nu
   const cached = join(resolve(flags.cache), `warmstart-${manifest.key}`);
   await copyDirectory(assets.warmStartDirectory, cached);
   await rm(cacheDirectory, { recursive: true, force: true });
-  output.result({ key: manifest.key, modelSha256: manifest.modelSha256, figures, directory: cached });
+  output.result({
+    key: manifest.key,
+    modelSha256: manifest.modelSha256,
+    figures,
+    directory: cached,
+  });
   return code;
 }

@@ -1,9 +1,23 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { embeddedPresets, embeddedTrainConfig, prepareEmbedded, shippedBaseDirectory, warmStartKey, type WarmStartManifest } from './embedded-recipe';
+import {
+  embeddedPresets,
+  embeddedTrainConfig,
+  prepareEmbedded,
+  shippedBaseDirectory,
+  warmStartKey,
+  type WarmStartManifest,
+} from './embedded-recipe';
 
 function temporary(): string {
   const directory = mkdtempSync(join(tmpdir(), 'seal-shipped-'));
@@ -13,38 +27,67 @@ function temporary(): string {
 
 describe('the shipped base model', () => {
   const shipped = shippedBaseDirectory()!;
-  const manifest = JSON.parse(readFileSync(join(shipped, 'warmstart.json'), 'utf8')) as WarmStartManifest;
+  const manifest = JSON.parse(
+    readFileSync(join(shipped, 'warmstart.json'), 'utf8'),
+  ) as WarmStartManifest;
 
   it('is the warm start of the default preset, with the SHA-256 its manifest records', () => {
     expect(manifest.key).toBe(warmStartKey(embeddedPresets.default));
     expect(warmStartKey(embeddedPresets.base)).toBe(manifest.key);
-    const sha = createHash('sha256').update(readFileSync(join(shipped, 'model.safetensors'))).digest('hex');
+    const sha = createHash('sha256')
+      .update(readFileSync(join(shipped, 'model.safetensors')))
+      .digest('hex');
     expect(sha).toBe(manifest.modelSha256);
     expect(manifest.preset.warmup).toEqual(embeddedPresets.base.warmup);
   });
 
   it('is copied into the cache instead of training one', async () => {
     const cache = temporary();
-    const assets = await prepareEmbedded({ preset: embeddedPresets.default, cacheDirectory: cache, shippedDirectory: shipped });
+    const assets = await prepareEmbedded({
+      preset: embeddedPresets.default,
+      cacheDirectory: cache,
+      shippedDirectory: shipped,
+    });
     expect(assets.source).toBe('shipped');
     // Buffer.equals, not toEqual: a deep comparison of 6 MB byte by byte takes a minute on a loaded machine.
-    expect(readFileSync(join(assets.warmStartDirectory, 'model.safetensors')).equals(readFileSync(join(shipped, 'model.safetensors')))).toBe(true);
+    expect(
+      readFileSync(join(assets.warmStartDirectory, 'model.safetensors')).equals(
+        readFileSync(join(shipped, 'model.safetensors')),
+      ),
+    ).toBe(true);
     expect(assets.evalSets.map((set) => [set.name, set.tasks.length])).toEqual([
       ['test-id', embeddedPresets.default.tasks.testId],
       ['test-ood', embeddedPresets.default.tasks.testOod],
     ]);
     // The second time it is the cache's.
-    expect((await prepareEmbedded({ preset: embeddedPresets.default, cacheDirectory: cache, shippedDirectory: shipped })).source).toBe('cache');
+    expect(
+      (
+        await prepareEmbedded({
+          preset: embeddedPresets.default,
+          cacheDirectory: cache,
+          shippedDirectory: shipped,
+        })
+      ).source,
+    ).toBe('cache');
   });
 
   it('refuses weights that do not match their recorded hash, and caches nothing', async () => {
     const tampered = temporary();
     cpSync(shipped, tampered, { recursive: true });
     const weights = readFileSync(join(tampered, 'model.safetensors'));
-    weights.writeUInt8(weights.readUInt8(weights.length - 1) ^ 0x01, weights.length - 1);
+    weights.writeUInt8(
+      weights.readUInt8(weights.length - 1) ^ 0x01,
+      weights.length - 1,
+    );
     writeFileSync(join(tampered, 'model.safetensors'), weights);
     const cache = temporary();
-    await expect(prepareEmbedded({ preset: embeddedPresets.default, cacheDirectory: cache, shippedDirectory: tampered })).rejects.toMatchObject({
+    await expect(
+      prepareEmbedded({
+        preset: embeddedPresets.default,
+        cacheDirectory: cache,
+        shippedDirectory: tampered,
+      }),
+    ).rejects.toMatchObject({
       code: 'INVALID_DATA',
       message: expect.stringContaining('SHA-256'),
     });
@@ -55,11 +98,17 @@ describe('the shipped base model', () => {
 describe('the embedded RL presets', () => {
   it('learn one logit scale in the default and extended presets, and leave the study of record as it ran', () => {
     for (const name of ['default', 'extended'] as const) {
-      const config = embeddedTrainConfig({ preset: embeddedPresets[name], method: 'grpo' });
+      const config = embeddedTrainConfig({
+        preset: embeddedPresets[name],
+        method: 'grpo',
+      });
       expect(config.ppo?.outputNormUniform).toBe(true);
       expect(config.ppo?.outputNormLearningRateScale).toBe(100);
     }
-    const study = embeddedTrainConfig({ preset: embeddedPresets.study, method: 'grpo' });
+    const study = embeddedTrainConfig({
+      preset: embeddedPresets.study,
+      method: 'grpo',
+    });
     expect(study.ppo).not.toHaveProperty('outputNormUniform');
     expect(study.ppo).not.toHaveProperty('outputNormLearningRateScale');
     expect(embeddedPresets.study.rl).not.toHaveProperty('outputNormUniform');

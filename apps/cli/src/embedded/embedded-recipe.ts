@@ -1,11 +1,29 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdir,
+  readFile,
+  readdir,
+  rename,
+  rm,
+} from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBfclBackend } from '@seal/bfcl';
-import { createGeneratorRuntime, generateTasks, taskFamilies, taskGeneratorId } from '@seal/bfcl-tasks';
-import { buildBpeTokenizer, createModelConfig, createOrtPolicy, numberGroupPretokenizerPattern, numberTokens } from '@seal/engine-ort';
+import {
+  createGeneratorRuntime,
+  generateTasks,
+  taskFamilies,
+  taskGeneratorId,
+} from '@seal/bfcl-tasks';
+import {
+  buildBpeTokenizer,
+  createModelConfig,
+  createOrtPolicy,
+  numberGroupPretokenizerPattern,
+  numberTokens,
+} from '@seal/engine-ort';
 import {
   buildCopyDrills,
   buildDemonstration,
@@ -54,7 +72,12 @@ export type EmbeddedPreset = {
     batchSize: number;
     learningRate: number;
     contextWeight?: number;
-    drill?: { steps: number; batchSize: number; learningRate: number; repeats: number };
+    drill?: {
+      steps: number;
+      batchSize: number;
+      learningRate: number;
+      repeats: number;
+    };
     /**
      * Extra demonstrations of missing-parameter and missing-function tasks
      * (half each) from the warmup pool, answered by asking for the value or
@@ -110,12 +133,25 @@ export type EmbeddedPreset = {
     /** How each epoch's tasks are ordered into steps (default: shuffle, as in the papers). */
     batchOrder?: 'shuffle' | 'stratified';
     /** The gap monitor (needs the frozen baseline). */
-    gapMonitor?: { window?: number; threshold?: number; learningRateFactor?: number; maxRollbacks?: number };
+    gapMonitor?: {
+      window?: number;
+      threshold?: number;
+      learningRateFactor?: number;
+      maxRollbacks?: number;
+    };
   };
 };
 
 /** The default's model shape (Qwen2-style: 4 layers, hidden size 160, grouped-query attention). */
-const defaultModelShape = { vocabSize: 2048, hiddenSize: 160, intermediateSize: 448, numLayers: 4, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024 };
+const defaultModelShape = {
+  vocabSize: 2048,
+  hiddenSize: 160,
+  intermediateSize: 448,
+  numLayers: 4,
+  numHeads: 4,
+  numKeyValueHeads: 2,
+  maxPositionEmbeddings: 1024,
+};
 
 /**
  * The recipe of the shipped base model (`base`, and the warm start of
@@ -196,22 +232,58 @@ const {
   ...lenientRl
 } = defaultPreset.rl;
 
-export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended' | 'base', EmbeddedPreset> = {
+export const embeddedPresets: Record<
+  'default' | 'smoke' | 'study' | 'extended' | 'base',
+  EmbeddedPreset
+> = {
   default: defaultPreset,
   smoke: {
     name: 'smoke',
     seed: 1,
-    model: { vocabSize: 1536, hiddenSize: 96, intermediateSize: 256, numLayers: 2, numHeads: 4, numKeyValueHeads: 2, maxPositionEmbeddings: 1024, initializerRange: 0.05 },
+    model: {
+      vocabSize: 1536,
+      hiddenSize: 96,
+      intermediateSize: 256,
+      numLayers: 2,
+      numHeads: 4,
+      numKeyValueHeads: 2,
+      maxPositionEmbeddings: 1024,
+      initializerRange: 0.05,
+    },
     difficulties: ['easy', 'medium'],
-    warmup: { tasks: 64, epochs: 2, batchSize: 16, learningRate: 3e-3, contextWeight: 0.1, drill: { steps: 16, batchSize: 16, learningRate: 3e-3, repeats: 64 } },
+    warmup: {
+      tasks: 64,
+      epochs: 2,
+      batchSize: 16,
+      learningRate: 3e-3,
+      contextWeight: 0.1,
+      drill: { steps: 16, batchSize: 16, learningRate: 3e-3, repeats: 64 },
+    },
     tasks: { train: 400, testId: 16, testOod: 16 },
-    rl: { steps: 2, tasksPerStep: 4, groupSize: 2, optimizerStepsPerStep: 1, learningRate: 2e-5, maxTokens: 32, klCoef: 0.001, evalEvery: 2, maxModelCalls: 10, frozenBaseline: true },
+    rl: {
+      steps: 2,
+      tasksPerStep: 4,
+      groupSize: 2,
+      optimizerStepsPerStep: 1,
+      learningRate: 2e-5,
+      maxTokens: 32,
+      klCoef: 0.001,
+      evalEvery: 2,
+      maxModelCalls: 10,
+      frozenBaseline: true,
+    },
   },
   base: { ...defaultPreset, name: 'base' },
   extended: {
     ...defaultPreset,
     name: 'extended',
-    rl: { ...defaultPreset.rl, steps: 48, evalEvery: 16, frozenBaseline: true, gapMonitor: {} },
+    rl: {
+      ...defaultPreset.rl,
+      steps: 48,
+      evalEvery: 16,
+      frozenBaseline: true,
+      gapMonitor: {},
+    },
   },
   study: {
     ...defaultPreset,
@@ -227,7 +299,10 @@ export const embeddedPresets: Record<'default' | 'smoke' | 'study' | 'extended' 
 };
 
 /** The protocol and prompt mode of the embedded suite (compact prompts for a small model). */
-export const embeddedEpisode = { protocol: 'bfcl-python', promptMode: 'compact' } as const;
+export const embeddedEpisode = {
+  protocol: 'bfcl-python',
+  promptMode: 'compact',
+} as const;
 
 /** The RL configuration of an embedded run (what `seal train` and the benchmarks use). */
 export function embeddedTrainConfig({
@@ -251,7 +326,9 @@ export function embeddedTrainConfig({
     method,
     steps: steps ?? preset.rl.steps,
     tasksPerStep: preset.rl.tasksPerStep,
-    ...(preset.rl.batchOrder === undefined ? {} : { batchOrder: preset.rl.batchOrder }),
+    ...(preset.rl.batchOrder === undefined
+      ? {}
+      : { batchOrder: preset.rl.batchOrder }),
     groupSize: preset.rl.groupSize,
     optimizerStepsPerStep: preset.rl.optimizerStepsPerStep,
     sampling: { maxTokens: preset.rl.maxTokens, temperature },
@@ -259,20 +336,42 @@ export function embeddedTrainConfig({
     ppo: {
       learningRate: preset.rl.learningRate,
       klCoef: preset.rl.klCoef,
-      ...(preset.rl.embeddingLearningRateScale === undefined ? {} : { embeddingLearningRateScale: preset.rl.embeddingLearningRateScale }),
-      ...(preset.rl.outputNormLearningRateScale === undefined ? {} : { outputNormLearningRateScale: preset.rl.outputNormLearningRateScale }),
-      ...(preset.rl.vectorLearningRateScale === undefined ? {} : { vectorLearningRateScale: preset.rl.vectorLearningRateScale }),
-      ...(preset.rl.outputNormUniform === undefined ? {} : { outputNormUniform: preset.rl.outputNormUniform }),
-      ...(preset.rl.warmupSteps === undefined ? {} : { warmupSteps: preset.rl.warmupSteps }),
-      ...(preset.rl.zeroAdvantageShare === undefined ? {} : { zeroAdvantageShare: preset.rl.zeroAdvantageShare }),
+      ...(preset.rl.embeddingLearningRateScale === undefined
+        ? {}
+        : { embeddingLearningRateScale: preset.rl.embeddingLearningRateScale }),
+      ...(preset.rl.outputNormLearningRateScale === undefined
+        ? {}
+        : {
+            outputNormLearningRateScale: preset.rl.outputNormLearningRateScale,
+          }),
+      ...(preset.rl.vectorLearningRateScale === undefined
+        ? {}
+        : { vectorLearningRateScale: preset.rl.vectorLearningRateScale }),
+      ...(preset.rl.outputNormUniform === undefined
+        ? {}
+        : { outputNormUniform: preset.rl.outputNormUniform }),
+      ...(preset.rl.warmupSteps === undefined
+        ? {}
+        : { warmupSteps: preset.rl.warmupSteps }),
+      ...(preset.rl.zeroAdvantageShare === undefined
+        ? {}
+        : { zeroAdvantageShare: preset.rl.zeroAdvantageShare }),
     },
     evalEvery: preset.rl.evalEvery,
-    ...(preset.rl.progressWeight === undefined ? {} : { progressWeight: preset.rl.progressWeight }),
-    ...(preset.rl.turnAdvantageWeight === undefined ? {} : { turnAdvantageWeight: preset.rl.turnAdvantageWeight }),
-    ...(preset.rl.strictAbstention === undefined ? {} : { strictAbstention: preset.rl.strictAbstention }),
+    ...(preset.rl.progressWeight === undefined
+      ? {}
+      : { progressWeight: preset.rl.progressWeight }),
+    ...(preset.rl.turnAdvantageWeight === undefined
+      ? {}
+      : { turnAdvantageWeight: preset.rl.turnAdvantageWeight }),
+    ...(preset.rl.strictAbstention === undefined
+      ? {}
+      : { strictAbstention: preset.rl.strictAbstention }),
     frozenBaseline: preset.rl.frozenBaseline ?? false,
     evalSamples: preset.rl.evalSamples ?? 0,
-    ...(preset.rl.gapMonitor && preset.rl.frozenBaseline ? { gapMonitor: preset.rl.gapMonitor } : {}),
+    ...(preset.rl.gapMonitor && preset.rl.frozenBaseline
+      ? { gapMonitor: preset.rl.gapMonitor }
+      : {}),
     checkpointEvery: 1,
   };
 }
@@ -288,7 +387,10 @@ export function embeddedTrainConfig({
 export function shippedBaseDirectory(): string | undefined {
   const here = dirname(fileURLToPath(import.meta.url));
   // Sources live in src/embedded/, the build in dist/: the assets folder is beside both.
-  for (const candidate of [join(here, '..', '..', 'assets', 'base'), join(here, '..', 'assets', 'base')]) {
+  for (const candidate of [
+    join(here, '..', '..', 'assets', 'base'),
+    join(here, '..', 'assets', 'base'),
+  ]) {
     if (existsSync(join(candidate, 'warmstart.json'))) return candidate;
   }
   return undefined;
@@ -296,7 +398,9 @@ export function shippedBaseDirectory(): string | undefined {
 
 /** SHA-256 of a file, hex. */
 export async function fileSha256(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 }
 
 /** What a warm start's `warmstart.json` records. */
@@ -316,7 +420,8 @@ export async function copyDirectory(from: string, to: string): Promise<void> {
   const temporary = `${to}.tmp-${process.pid}`;
   await rm(temporary, { recursive: true, force: true });
   await mkdir(temporary, { recursive: true });
-  for (const name of await readdir(from)) await copyFile(join(from, name), join(temporary, name));
+  for (const name of await readdir(from))
+    await copyFile(join(from, name), join(temporary, name));
   await rm(to, { recursive: true, force: true });
   await rename(temporary, to);
 }
@@ -338,11 +443,25 @@ export type EmbeddedAssets = {
 /** Progress of {@link prepareEmbedded}. */
 export type EmbeddedProgress =
   | { type: 'phase'; phase: string }
-  | { type: 'warmup-step'; stage: 'drill' | 'demonstrations'; step: number; steps: number; loss: number };
+  | {
+      type: 'warmup-step';
+      stage: 'drill' | 'demonstrations';
+      step: number;
+      steps: number;
+      loss: number;
+    };
 
 /** The cache key of a warm start: everything that changes its weights. */
 export function warmStartKey(preset: EmbeddedPreset): string {
-  const identity = JSON.stringify({ v: 6, generator: taskGeneratorId, seed: preset.seed, difficulties: preset.difficulties, model: preset.model, warmup: preset.warmup, episode: embeddedEpisode });
+  const identity = JSON.stringify({
+    v: 6,
+    generator: taskGeneratorId,
+    seed: preset.seed,
+    difficulties: preset.difficulties,
+    model: preset.model,
+    warmup: preset.warmup,
+    episode: embeddedEpisode,
+  });
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
@@ -351,23 +470,56 @@ export function warmStartKey(preset: EmbeddedPreset): string {
  * seed). The warmup pool (thousands of tasks) is drawn on first use only: a
  * run that starts from a cached or shipped warm start never needs it.
  */
-export function embeddedTasks(preset: EmbeddedPreset): { readonly warmup: Task[]; train: Task[]; testId: Task[]; testOod: Task[] } {
-  const families = taskFamilies.filter((family) => preset.difficulties.includes(family.difficulty)).map((family) => family.id);
+export function embeddedTasks(preset: EmbeddedPreset): {
+  readonly warmup: Task[];
+  train: Task[];
+  testId: Task[];
+  testOod: Task[];
+} {
+  const families = taskFamilies
+    .filter((family) => preset.difficulties.includes(family.difficulty))
+    .map((family) => family.id);
   const missing = preset.warmup.missing ?? 0;
   let warmup: Task[] | undefined;
   return {
     get warmup(): Task[] {
       warmup ??= [
-        ...generateTasks({ seed: preset.seed, split: 'warmup', count: preset.warmup.tasks, families }),
+        ...generateTasks({
+          seed: preset.seed,
+          split: 'warmup',
+          count: preset.warmup.tasks,
+          families,
+        }),
         ...(missing > 0
-          ? generateTasks({ seed: preset.seed, split: 'warmup', count: missing, families, variants: ['multi_turn_miss_param', 'multi_turn_miss_func'] })
+          ? generateTasks({
+              seed: preset.seed,
+              split: 'warmup',
+              count: missing,
+              families,
+              variants: ['multi_turn_miss_param', 'multi_turn_miss_func'],
+            })
           : []),
       ];
       return warmup;
     },
-    train: generateTasks({ seed: preset.seed, split: 'train', count: preset.tasks.train, families }),
-    testId: generateTasks({ seed: preset.seed, split: 'test-id', count: preset.tasks.testId, families }),
-    testOod: generateTasks({ seed: preset.seed, split: 'test-ood', count: preset.tasks.testOod, families }),
+    train: generateTasks({
+      seed: preset.seed,
+      split: 'train',
+      count: preset.tasks.train,
+      families,
+    }),
+    testId: generateTasks({
+      seed: preset.seed,
+      split: 'test-id',
+      count: preset.tasks.testId,
+      families,
+    }),
+    testOod: generateTasks({
+      seed: preset.seed,
+      split: 'test-ood',
+      count: preset.tasks.testOod,
+      families,
+    }),
   };
 }
 
@@ -399,16 +551,36 @@ export async function prepareEmbedded({
     { name: 'test-id', tasks: tasks.testId },
     { name: 'test-ood', tasks: tasks.testOod },
   ];
-  const warmStartDirectory = join(cacheDirectory, `warmstart-${warmStartKey(preset)}`);
+  const warmStartDirectory = join(
+    cacheDirectory,
+    `warmstart-${warmStartKey(preset)}`,
+  );
   if (existsSync(join(warmStartDirectory, 'model.safetensors'))) {
-    return { warmStartDirectory, cached: true, source: 'cache', trainTasks: tasks.train, evalSets, warmupLosses: [] };
+    return {
+      warmStartDirectory,
+      cached: true,
+      source: 'cache',
+      trainTasks: tasks.train,
+      evalSets,
+      warmupLosses: [],
+    };
   }
-  const shipped = useShipped && shippedDirectory !== undefined && existsSync(join(shippedDirectory, 'warmstart.json')) ? shippedDirectory : undefined;
+  const shipped =
+    useShipped &&
+    shippedDirectory !== undefined &&
+    existsSync(join(shippedDirectory, 'warmstart.json'))
+      ? shippedDirectory
+      : undefined;
   if (shipped) {
-    const manifest = JSON.parse(await readFile(join(shipped, 'warmstart.json'), 'utf8')) as WarmStartManifest;
+    const manifest = JSON.parse(
+      await readFile(join(shipped, 'warmstart.json'), 'utf8'),
+    ) as WarmStartManifest;
     if (manifest.key === warmStartKey(preset)) {
       const actual = await fileSha256(join(shipped, 'model.safetensors'));
-      if (manifest.modelSha256 !== undefined && actual !== manifest.modelSha256) {
+      if (
+        manifest.modelSha256 !== undefined &&
+        actual !== manifest.modelSha256
+      ) {
         throw new SealError({
           code: 'INVALID_DATA',
           message: `the shipped base model in ${shipped} does not match its recorded SHA-256 (${actual.slice(0, 12)}… instead of ${manifest.modelSha256.slice(0, 12)}…); restore it with git or rebuild it with seal warmstart --preset base`,
@@ -417,7 +589,14 @@ export async function prepareEmbedded({
       onProgress?.({ type: 'phase', phase: 'using the shipped base model' });
       await mkdir(cacheDirectory, { recursive: true });
       await copyDirectory(shipped, warmStartDirectory);
-      return { warmStartDirectory, cached: true, source: 'shipped', trainTasks: tasks.train, evalSets, warmupLosses: [] };
+      return {
+        warmStartDirectory,
+        cached: true,
+        source: 'shipped',
+        trainTasks: tasks.train,
+        evalSets,
+        warmupLosses: [],
+      };
     }
   }
   const started = Date.now();
@@ -425,20 +604,35 @@ export async function prepareEmbedded({
   onProgress?.({ type: 'phase', phase: 'training the tokenizer' });
   // The tokenizer learns from demonstrations of the warmup and training
   // pools (prompts, calls, results): no test task is seen.
-  const corpus = [...tasks.warmup, ...tasks.train].map((task) => demonstrationText({ task, backend, ...embeddedEpisode }));
+  const corpus = [...tasks.warmup, ...tasks.train].map((task) =>
+    demonstrationText({ task, backend, ...embeddedEpisode }),
+  );
   // Numbers split into groups of up to three digits, each group one token:
   // an id or amount is copied as one or two tokens (decision 0010).
-  const tokenizer = buildBpeTokenizer({ corpus, vocabSize: preset.model.vocabSize, pattern: numberGroupPretokenizerPattern, wholeTokens: numberTokens(3) });
+  const tokenizer = buildBpeTokenizer({
+    corpus,
+    vocabSize: preset.model.vocabSize,
+    pattern: numberGroupPretokenizerPattern,
+    wholeTokens: numberTokens(3),
+  });
 
   onProgress?.({ type: 'phase', phase: 'warm start' });
   const config = createModelConfig(preset.model);
-  const policy: PolicyV1 = await createOrtPolicy({ model: { config, seed: preset.seed }, tokenizer });
+  const policy: PolicyV1 = await createOrtPolicy({
+    model: { config, seed: preset.seed },
+    tokenizer,
+  });
   try {
     const drill = preset.warmup.drill;
     let drillLosses: number[] = [];
     if (drill !== undefined) {
       onProgress?.({ type: 'phase', phase: 'copy drills' });
-      const drills = buildCopyDrills({ tasks: tasks.warmup, tokenizer: policy.tokenizer, repeats: drill.repeats, seed: preset.seed });
+      const drills = buildCopyDrills({
+        tasks: tasks.warmup,
+        tokenizer: policy.tokenizer,
+        repeats: drill.repeats,
+        seed: preset.seed,
+      });
       drillLosses = await runSupervised({
         policy,
         demonstrations: drills,
@@ -448,7 +642,14 @@ export async function prepareEmbedded({
         batchSize: drill.batchSize,
         learningRate: drill.learningRate,
         seed: preset.seed,
-        onProgress: ({ step, steps, loss }) => onProgress?.({ type: 'warmup-step', stage: 'drill', step, steps, loss }),
+        onProgress: ({ step, steps, loss }) =>
+          onProgress?.({
+            type: 'warmup-step',
+            stage: 'drill',
+            step,
+            steps,
+            loss,
+          }),
       });
     }
     onProgress?.({ type: 'phase', phase: 'demonstrations' });
@@ -460,7 +661,14 @@ export async function prepareEmbedded({
         tokenizer: policy.tokenizer,
         backend,
         ...embeddedEpisode,
-        ...(overlayShare > 0 && overlayRandom.random() < overlayShare ? { overlay: randomSealOverlay({ tools: task.tools, random: overlayRandom }) } : {}),
+        ...(overlayShare > 0 && overlayRandom.random() < overlayShare
+          ? {
+              overlay: randomSealOverlay({
+                tools: task.tools,
+                random: overlayRandom,
+              }),
+            }
+          : {}),
       }),
     );
     const warmupLosses = await runSupervised({
@@ -471,7 +679,14 @@ export async function prepareEmbedded({
       learningRate: preset.warmup.learningRate,
       contextWeight: preset.warmup.contextWeight ?? 0,
       seed: preset.seed,
-      onProgress: ({ step, steps, loss }) => onProgress?.({ type: 'warmup-step', stage: 'demonstrations', step, steps, loss }),
+      onProgress: ({ step, steps, loss }) =>
+        onProgress?.({
+          type: 'warmup-step',
+          stage: 'demonstrations',
+          step,
+          steps,
+          loss,
+        }),
     });
     // Write to a temporary directory and rename: a crash never leaves a half cache.
     const temporary = `${warmStartDirectory}.tmp-${process.pid}`;
@@ -493,16 +708,27 @@ export async function prepareEmbedded({
     await writeJsonAtomic(join(temporary, 'warmstart.json'), manifest);
     await rm(warmStartDirectory, { recursive: true, force: true });
     await rename(temporary, warmStartDirectory);
-    return { warmStartDirectory, cached: false, source: 'trained', trainTasks: tasks.train, evalSets, warmupLosses };
+    return {
+      warmStartDirectory,
+      cached: false,
+      source: 'trained',
+      trainTasks: tasks.train,
+      evalSets,
+      warmupLosses,
+    };
   } finally {
     await policy.close();
   }
 }
 
 /** The supervised losses recorded with a cached warm start. */
-export async function readWarmStartLosses(directory: string): Promise<number[]> {
+export async function readWarmStartLosses(
+  directory: string,
+): Promise<number[]> {
   const file = join(directory, 'warmstart.json');
   if (!existsSync(file)) return [];
-  const value = JSON.parse(await readFile(file, 'utf8')) as { losses?: number[] };
+  const value = JSON.parse(await readFile(file, 'utf8')) as {
+    losses?: number[];
+  };
   return value.losses ?? [];
 }

@@ -19,7 +19,11 @@ import {
   toJsonValue,
   type ParseCallResult,
 } from '@seal/python';
-import { createBfclTaskSource, startEnvServer, type EnvServer } from '@seal/server';
+import {
+  createBfclTaskSource,
+  startEnvServer,
+  type EnvServer,
+} from '@seal/server';
 import { verifierV1ResultSchema, type Task } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import { HostileCorpus, canaryToken } from './hostile-inputs';
@@ -73,7 +77,12 @@ export type HostileFuzzReport = {
   failures: string[];
   corpusSize: number;
   signatures: number;
-  memory: { startHeapMiB: number; peakHeapMiB: number; endHeapMiB: number; peakRssMiB: number };
+  memory: {
+    startHeapMiB: number;
+    peakHeapMiB: number;
+    endHeapMiB: number;
+    peakRssMiB: number;
+  };
   durationMs: number;
 };
 
@@ -90,7 +99,12 @@ export const slowInputMs = 4_000;
 /** Likewise for one HTTP request (the protocols parse on the service side). */
 export const slowRequestMs = 10_000;
 
-const protocols = ['qwen-xml', 'bfcl-python', 'envtuning', 'openai-tools'] as const;
+const protocols = [
+  'qwen-xml',
+  'bfcl-python',
+  'envtuning',
+  'openai-tools',
+] as const;
 type Protocol = (typeof protocols)[number];
 
 /** Installs the canary: a global function and wrappers of `eval` and `Function` that count code carrying the token. */
@@ -100,7 +114,9 @@ function installCanary(): { fired: () => number; restore: () => void } {
   const originalEval = globalThis.eval;
   const OriginalFunction = globalThis.Function;
   const carriesToken = (values: readonly unknown[]) =>
-    values.some((value) => typeof value === 'string' && value.includes(canaryToken));
+    values.some(
+      (value) => typeof value === 'string' && value.includes(canaryToken),
+    );
   scope[canaryToken] = () => {
     fired++;
   };
@@ -130,8 +146,12 @@ function installCanary(): { fired: () => number; restore: () => void } {
 
 function prototypeKeys(): string[] {
   return [
-    ...Object.getOwnPropertyNames(Object.prototype).map((key) => `Object.prototype.${key}`),
-    ...Object.getOwnPropertyNames(Array.prototype).map((key) => `Array.prototype.${key}`),
+    ...Object.getOwnPropertyNames(Object.prototype).map(
+      (key) => `Object.prototype.${key}`,
+    ),
+    ...Object.getOwnPropertyNames(Array.prototype).map(
+      (key) => `Array.prototype.${key}`,
+    ),
   ];
 }
 
@@ -151,17 +171,26 @@ function parseSignature(result: ParseCallResult): string {
 }
 
 /** The input as the arguments of a tool call in JSON, when it is a literal call; else the raw text under a name. */
-function qwenToolCall(input: string, parsed: ParseCallResult, variant: number): string {
+function qwenToolCall(
+  input: string,
+  parsed: ParseCallResult,
+  variant: number,
+): string {
   let name: string;
   let argumentsJson: string;
   if (parsed.success) {
     name = parsed.value.name;
     const entries: [string, (typeof parsed.value.kwargs)[number][1]][] = [
-      ...parsed.value.args.map((value, index): [string, typeof value] => [`arg${index}`, value]),
+      ...parsed.value.args.map((value, index): [string, typeof value] => [
+        `arg${index}`,
+        value,
+      ]),
       ...parsed.value.kwargs,
     ];
     try {
-      argumentsJson = pyJsonDumps(new PyDict(entries), { ensureAscii: variant % 2 === 0 });
+      argumentsJson = pyJsonDumps(new PyDict(entries), {
+        ensureAscii: variant % 2 === 0,
+      });
     } catch {
       argumentsJson = JSON.stringify(String(input));
     }
@@ -200,11 +229,20 @@ function stepMessage({
 }): unknown {
   switch (protocol) {
     case 'qwen-xml':
-      return { role: 'assistant', content: qwenToolCall(input, parsed, variant) };
+      return {
+        role: 'assistant',
+        content: qwenToolCall(input, parsed, variant),
+      };
     case 'bfcl-python':
-      return { role: 'assistant', content: variant % 2 === 0 ? `[${input}]` : input };
+      return {
+        role: 'assistant',
+        content: variant % 2 === 0 ? `[${input}]` : input,
+      };
     case 'envtuning':
-      return { role: 'assistant', content: `<think>${canaryToken}</think><tool_call>${input}</tool_call>` };
+      return {
+        role: 'assistant',
+        content: `<think>${canaryToken}</think><tool_call>${input}</tool_call>`,
+      };
     case 'openai-tools': {
       const name = parsed.success ? parsed.value.name : input;
       const args = parsed.success
@@ -215,46 +253,111 @@ function stepMessage({
       return {
         role: 'assistant',
         content: variant % 3 === 0 ? input : '',
-        tool_calls: [{ id: `c${variant}`, type: 'function', function: { name, arguments: args } }],
+        tool_calls: [
+          {
+            id: `c${variant}`,
+            type: 'function',
+            function: { name, arguments: args },
+          },
+        ],
       };
     }
   }
 }
 
 /** Whole request bodies that attack the envelope rather than the model text. */
-function hostileBody(instanceId: string, input: string, variant: number): { path: string; body: string | Buffer; method?: string } {
+function hostileBody(
+  instanceId: string,
+  input: string,
+  variant: number,
+): { path: string; body: string | Buffer; method?: string } {
   switch (variant % 12) {
     case 0:
-      return { path: '/step', body: `{"instance_id": ${JSON.stringify(instanceId)}, "messages": {` };
+      return {
+        path: '/step',
+        body: `{"instance_id": ${JSON.stringify(instanceId)}, "messages": {`,
+      };
     case 1:
       return {
         path: '/step',
         body: Buffer.concat([
-          Buffer.from(`{"instance_id": ${JSON.stringify(instanceId)}, "messages": {"role": "assistant", "content": "`),
+          Buffer.from(
+            `{"instance_id": ${JSON.stringify(instanceId)}, "messages": {"role": "assistant", "content": "`,
+          ),
           Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]),
           Buffer.from('"}}'),
         ]),
       };
     case 2:
-      return { path: '/step', body: `{"__proto__": {"instance_id": ${JSON.stringify(instanceId)}}, "messages": {"role": "assistant", "content": "x"}}` };
+      return {
+        path: '/step',
+        body: `{"__proto__": {"instance_id": ${JSON.stringify(instanceId)}}, "messages": {"role": "assistant", "content": "x"}}`,
+      };
     case 3:
-      return { path: '/step', body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` };
+      return {
+        path: '/step',
+        body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+      };
     case 4:
-      return { path: '/step', body: JSON.stringify({ instance_id: instanceId, messages: [input, { role: 'assistant' }] }) };
+      return {
+        path: '/step',
+        body: JSON.stringify({
+          instance_id: instanceId,
+          messages: [input, { role: 'assistant' }],
+        }),
+      };
     case 5:
-      return { path: '/step', body: JSON.stringify({ instance_id: { toString: input }, messages: input }) };
+      return {
+        path: '/step',
+        body: JSON.stringify({
+          instance_id: { toString: input },
+          messages: input,
+        }),
+      };
     case 6:
-      return { path: '/create', body: JSON.stringify({ task_id: input, instance_id: `${canaryToken}-${variant}`, params: { protocol: input, max_model_calls: 'HUGE' } }).replace('"HUGE"', '1e400') };
+      return {
+        path: '/create',
+        body: JSON.stringify({
+          task_id: input,
+          instance_id: `${canaryToken}-${variant}`,
+          params: { protocol: input, max_model_calls: 'HUGE' },
+        }).replace('"HUGE"', '1e400'),
+      };
     case 7:
-      return { path: '/create', body: `{"task_id": "multi_turn_base_0", "instance_id": "x${variant}", "params": {"__proto__": {"protocol": "qwen-xml"}, "constructor": {"prototype": {"polluted": 1}}, "max_model_calls": 123456789012345678901234567890}}` };
+      return {
+        path: '/create',
+        body: `{"task_id": "multi_turn_base_0", "instance_id": "x${variant}", "params": {"__proto__": {"protocol": "qwen-xml"}, "constructor": {"prototype": {"polluted": 1}}, "max_model_calls": 123456789012345678901234567890}}`,
+      };
     case 8:
-      return { path: `/${['__proto__', 'constructor', 'toString', 'hasOwnProperty', '..%2fstep', 'step/../create'][variant % 6]!}`, body: '{}' };
+      return {
+        path: `/${['__proto__', 'constructor', 'toString', 'hasOwnProperty', '..%2fstep', 'step/../create'][variant % 6]!}`,
+        body: '{}',
+      };
     case 9:
-      return { path: '/evaluate', body: JSON.stringify({ instance_id: instanceId, params: { sparse: input } }) };
+      return {
+        path: '/evaluate',
+        body: JSON.stringify({
+          instance_id: instanceId,
+          params: { sparse: input },
+        }),
+      };
     case 10:
-      return { path: '/diagnose', body: JSON.stringify({ instance_id: instanceId, params: { reward: input } }) };
+      return {
+        path: '/diagnose',
+        body: JSON.stringify({
+          instance_id: instanceId,
+          params: { reward: input },
+        }),
+      };
     default:
-      return { path: '/step', body: JSON.stringify({ instance_id: instanceId, messages: { role: 'assistant', content: input } }), method: 'PUT' };
+      return {
+        path: '/step',
+        body: JSON.stringify({
+          instance_id: instanceId,
+          messages: { role: 'assistant', content: input },
+        }),
+        method: 'PUT',
+      };
   }
 }
 
@@ -267,7 +370,9 @@ function hostileBody(instanceId: string, input: string, variant: number): { path
  * keeps inputs with new outcomes as parents, so the run explores more than
  * its seeds. Deterministic for a given seed and count.
  */
-export async function runHostileFuzz(options: HostileFuzzOptions): Promise<HostileFuzzReport> {
+export async function runHostileFuzz(
+  options: HostileFuzzOptions,
+): Promise<HostileFuzzReport> {
   const { dataset, count, seed } = options;
   const useService = options.service ?? true;
   const progressEvery = options.progressEvery ?? 10_000;
@@ -282,7 +387,13 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
     parser: { calls: 0, accepted: 0 },
     executor: { calls: 0, ok: 0, raised: 0, rejected: 0 },
     verifier: { trajectories: 0, calls: 0 },
-    service: { requests: 0, byStatus: {}, serverErrors: 0, transportErrors: 0, liveInstancesAtEnd: 0 },
+    service: {
+      requests: 0,
+      byStatus: {},
+      serverErrors: 0,
+      transportErrors: 0,
+      liveInstancesAtEnd: 0,
+    },
     codeExecutions: 0,
     uncaughtExceptions: 0,
     slowInputs: 0,
@@ -301,7 +412,8 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
     durationMs: 0,
   };
   const fail = (what: string, input: string) => {
-    if (report.failures.length < 50) report.failures.push(`${what} ← ${JSON.stringify(input.slice(0, 300))}`);
+    if (report.failures.length < 50)
+      report.failures.push(`${what} ← ${JSON.stringify(input.slice(0, 300))}`);
   };
   const onProcessError = (error: unknown) => {
     report.uncaughtExceptions++;
@@ -312,11 +424,25 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
   const canary = installCanary();
 
   const runtime = dataset.runtime;
-  const groundTruthCalls = dataset.entries.flatMap((entry) => entry.groundTruth.flat());
-  const methodNames = bfclClassNames.flatMap((className) => Object.keys(bfclClassRegistry[className].methods));
-  const corpus = new HostileCorpus({ seed, calls: groundTruthCalls, methodNames, canaryFile });
+  const groundTruthCalls = dataset.entries.flatMap((entry) =>
+    entry.groundTruth.flat(),
+  );
+  const methodNames = bfclClassNames.flatMap((className) =>
+    Object.keys(bfclClassRegistry[className].methods),
+  );
+  const corpus = new HostileCorpus({
+    seed,
+    calls: groundTruthCalls,
+    methodNames,
+    canaryFile,
+  });
   const verifier = createBfclVerifier({ runtime });
-  const tasks: Task[] = bfclTasks({ dataset, ids: dataset.entries.filter((_, index) => index % 40 === 0).map((entry) => entry.id) });
+  const tasks: Task[] = bfclTasks({
+    dataset,
+    ids: dataset.entries
+      .filter((_, index) => index % 40 === 0)
+      .map((entry) => entry.id),
+  });
   const newSession = (longContext: boolean) =>
     new BfclSession({
       realm: new BfclRealm({ data: runtime }),
@@ -330,7 +456,11 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
   let agent: Agent | undefined;
   const instances = new Map<Protocol, string>();
   let instanceCounter = 0;
-  const send = (path: string, body: string | Buffer, method = 'POST'): Promise<Answer | undefined> =>
+  const send = (
+    path: string,
+    body: string | Buffer,
+    method = 'POST',
+  ): Promise<Answer | undefined> =>
     new Promise((resolve) => {
       const call = httpRequest(
         `${server!.url}${path}`,
@@ -338,25 +468,41 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
           response.on('error', () => resolve(undefined));
         },
       );
       call.on('error', () => resolve(undefined));
       call.end(body);
     });
-  const timedSend = async (path: string, body: string | Buffer, method = 'POST'): Promise<Answer | undefined> => {
+  const timedSend = async (
+    path: string,
+    body: string | Buffer,
+    method = 'POST',
+  ): Promise<Answer | undefined> => {
     const requestStarted = performance.now();
     const answer = await send(path, body, method);
     const requestMs = performance.now() - requestStarted;
     report.slowestMs.request = Math.max(report.slowestMs.request, requestMs);
     if (requestMs > slowRequestMs) {
       report.slowInputs++;
-      fail(`slow: ${requestMs.toFixed(0)} ms for ${method} ${path}`, typeof body === 'string' ? body : body.toString('latin1'));
+      fail(
+        `slow: ${requestMs.toFixed(0)} ms for ${method} ${path}`,
+        typeof body === 'string' ? body : body.toString('latin1'),
+      );
     }
     return answer;
   };
-  const recordAnswer = (answer: Answer | undefined, input: string, label: string) => {
+  const recordAnswer = (
+    answer: Answer | undefined,
+    input: string,
+    label: string,
+  ) => {
     report.service.requests++;
     if (answer === undefined) {
       report.service.transportErrors++;
@@ -367,7 +513,10 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
     report.service.byStatus[key] = (report.service.byStatus[key] ?? 0) + 1;
     if (answer.status >= 500) {
       report.service.serverErrors++;
-      fail(`service ${label}: ${answer.status} ${answer.text.slice(0, 200)}`, input);
+      fail(
+        `service ${label}: ${answer.status} ${answer.text.slice(0, 200)}`,
+        input,
+      );
     }
   };
   const createInstance = async (protocol: Protocol): Promise<string> => {
@@ -379,7 +528,10 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
         env_type: 'bfcl',
         task_id: task.id,
         instance_id: id,
-        params: { protocol, rollout_mode: instanceCounter % 2 === 0 ? 'sample' : 'validate' },
+        params: {
+          protocol,
+          rollout_mode: instanceCounter % 2 === 0 ? 'sample' : 'validate',
+        },
       }),
     );
     recordAnswer(answer, '', `create ${protocol}`);
@@ -399,7 +551,11 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
 
   const pendingTrajectory: string[] = [];
   /** Sends one input to the service on its protocol's instance; returns the status for the signature. */
-  const serve = async (index: number, input: string, parsed: ParseCallResult): Promise<string> => {
+  const serve = async (
+    index: number,
+    input: string,
+    parsed: ParseCallResult,
+  ): Promise<string> => {
     const protocol = protocols[index % protocols.length]!;
     const instanceId = instances.get(protocol)!;
     let outcome = '';
@@ -410,17 +566,32 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
       // An attack that created an instance does not keep it.
       if (attack.path === '/create' && answer?.status === 200) {
         const created = /"instance_id":\s*"([^"]+)"/.exec(answer.text)?.[1];
-        if (created !== undefined) await send('/release', JSON.stringify({ instance_id: created }));
+        if (created !== undefined)
+          await send('/release', JSON.stringify({ instance_id: created }));
       }
     } else {
       const answer = await timedSend(
         '/step',
-        JSON.stringify({ env_type: 'bfcl', instance_id: instanceId, messages: stepMessage({ protocol, input, parsed, variant: Math.floor(index / protocols.length) }), params: {} }),
+        JSON.stringify({
+          env_type: 'bfcl',
+          instance_id: instanceId,
+          messages: stepMessage({
+            protocol,
+            input,
+            parsed,
+            variant: Math.floor(index / protocols.length),
+          }),
+          params: {},
+        }),
       );
       recordAnswer(answer, input, `step ${protocol}`);
       if (answer !== undefined) outcome = `http${answer.status}`;
       // A finished or limited episode is replaced by a fresh one.
-      if (answer === undefined || answer.status !== 200 || answer.text.includes('"is_terminated":true')) {
+      if (
+        answer === undefined ||
+        answer.status !== 200 ||
+        answer.text.includes('"is_terminated":true')
+      ) {
         await send('/release', JSON.stringify({ instance_id: instanceId }));
         await createInstance(protocol);
       }
@@ -432,7 +603,14 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
         ['/diagnose', {}],
         ['/get_info', {}],
       ] as const) {
-        recordAnswer(await send(path, JSON.stringify({ instance_id: instances.get(protocol)!, params })), '', path);
+        recordAnswer(
+          await send(
+            path,
+            JSON.stringify({ instance_id: instances.get(protocol)!, params }),
+          ),
+          '',
+          path,
+        );
       }
     }
     return outcome;
@@ -443,19 +621,39 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
     // order, the service gets the batch concurrently (one request per
     // instance, so answers do not depend on timing), then the corpus learns
     // from each outcome in order. The run is deterministic.
-    for (let batchStart = 0; batchStart < count; batchStart += protocols.length) {
-      const batch: { index: number; input: string; parsed: ParseCallResult; signature: string[] }[] = [];
-      for (let index = batchStart; index < Math.min(count, batchStart + protocols.length); index++) {
+    for (
+      let batchStart = 0;
+      batchStart < count;
+      batchStart += protocols.length
+    ) {
+      const batch: {
+        index: number;
+        input: string;
+        parsed: ParseCallResult;
+        signature: string[];
+      }[] = [];
+      for (
+        let index = batchStart;
+        index < Math.min(count, batchStart + protocols.length);
+        index++
+      ) {
         const input = corpus.next();
         report.inputs++;
         const signature: string[] = [];
-        let parsed: ParseCallResult = { success: false, error: { kind: 'syntax', message: '', position: 0 } };
+        let parsed: ParseCallResult = {
+          success: false,
+          error: { kind: 'syntax', message: '', position: 0 },
+        };
 
         const localStarted = performance.now();
         // The parser, in its strict mode and as BFCL's prompting decoder.
         try {
           parsed = parseCallString(input);
-          parseCallSequence(input, { bareNames: 'string', arithmetic: true, nestedCalls: 'source' });
+          parseCallSequence(input, {
+            bareNames: 'string',
+            arithmetic: true,
+            nestedCalls: 'source',
+          });
           report.parser.calls += 2;
           if (parsed.success) report.parser.accepted++;
           signature.push(parseSignature(parsed));
@@ -469,20 +667,29 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
           const execution = sessions[index % 2]!.execute(input);
           report.executor.calls++;
           report.executor[execution.status]++;
-          if (typeof execution.result !== 'string') throw new Error('result is not a string');
-          signature.push(execution.status, execution.className ?? '', execution.result.slice(0, 80));
+          if (typeof execution.result !== 'string')
+            throw new Error('result is not a string');
+          signature.push(
+            execution.status,
+            execution.className ?? '',
+            execution.result.slice(0, 80),
+          );
         } catch (error) {
           report.uncaughtExceptions++;
           fail(`executor threw ${String(error).slice(0, 200)}`, input);
         }
-        if (index % 2000 === 1999) sessions.splice(0, 2, newSession(false), newSession(true));
+        if (index % 2000 === 1999)
+          sessions.splice(0, 2, newSession(false), newSession(true));
 
         // The verifier, on trajectories that mix ground truth with hostile calls.
         pendingTrajectory.push(input);
         if (pendingTrajectory.length === 20) {
           const task = tasks[index % tasks.length]!;
           const trajectory = task.groundTruth.map((turn, turnIndex) => [
-            [...turn, ...pendingTrajectory.slice(turnIndex * 3, turnIndex * 3 + 5)],
+            [
+              ...turn,
+              ...pendingTrajectory.slice(turnIndex * 3, turnIndex * 3 + 5),
+            ],
           ]);
           try {
             const result = verifier.verifySync({ task, trajectory });
@@ -490,13 +697,25 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
             report.verifier.calls += trajectory.flat(2).length;
             // The result must be the schema's: validating it is the check.
             const valid = verifierV1ResultSchema.safeParse(result);
-            if (!valid.success) throw new Error(`invalid result: ${valid.error.issues[0]?.message ?? ''}`);
-            if (![result.progress, result.rewards.binary, result.rewards.progress].every(Number.isFinite)) {
+            if (!valid.success)
+              throw new Error(
+                `invalid result: ${valid.error.issues[0]?.message ?? ''}`,
+              );
+            if (
+              ![
+                result.progress,
+                result.rewards.binary,
+                result.rewards.progress,
+              ].every(Number.isFinite)
+            ) {
               throw new Error('non-finite score');
             }
           } catch (error) {
             report.uncaughtExceptions++;
-            fail(`verifier threw ${String(error).slice(0, 200)}`, pendingTrajectory.join(' ; '));
+            fail(
+              `verifier threw ${String(error).slice(0, 200)}`,
+              pendingTrajectory.join(' ; '),
+            );
           }
           pendingTrajectory.length = 0;
         }
@@ -507,7 +726,10 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
         }
         if (localMs > slowInputMs) {
           report.slowInputs++;
-          fail(`slow: ${localMs.toFixed(0)} ms in the parser, executor and verifier`, input);
+          fail(
+            `slow: ${localMs.toFixed(0)} ms in the parser, executor and verifier`,
+            input,
+          );
         }
         batch.push({ index, input, parsed, signature });
       }
@@ -515,27 +737,39 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
       // The service over HTTP: the input as a model message in each
       // protocol, and now and then an attack on the request itself.
       if (useService) {
-        const outcomes = await Promise.all(batch.map(({ index, input, parsed }) => serve(index, input, parsed)));
-        outcomes.forEach((outcome, position) => batch[position]!.signature.push(outcome));
+        const outcomes = await Promise.all(
+          batch.map(({ index, input, parsed }) => serve(index, input, parsed)),
+        );
+        outcomes.forEach((outcome, position) =>
+          batch[position]!.signature.push(outcome),
+        );
       }
 
       for (const { index, input, signature } of batch) {
         corpus.observe({ input, signature: outcomeSignature(signature) });
         if (index % 500 === 0) {
           const memory = process.memoryUsage();
-          report.memory.peakHeapMiB = Math.max(report.memory.peakHeapMiB, memory.heapUsed / 2 ** 20);
-          report.memory.peakRssMiB = Math.max(report.memory.peakRssMiB, memory.rss / 2 ** 20);
+          report.memory.peakHeapMiB = Math.max(
+            report.memory.peakHeapMiB,
+            memory.heapUsed / 2 ** 20,
+          );
+          report.memory.peakRssMiB = Math.max(
+            report.memory.peakRssMiB,
+            memory.rss / 2 ** 20,
+          );
         }
         if (options.onProgress && (index + 1) % progressEvery === 0) {
           report.corpusSize = corpus.size;
           report.signatures = corpus.signatures;
-          report.codeExecutions = canary.fired() + (existsSync(canaryFile) ? 1 : 0);
+          report.codeExecutions =
+            canary.fired() + (existsSync(canaryFile) ? 1 : 0);
           report.durationMs = performance.now() - started;
           options.onProgress(report);
         }
       }
     }
-    if (server !== undefined) report.service.liveInstancesAtEnd = server.service.size;
+    if (server !== undefined)
+      report.service.liveInstancesAtEnd = server.service.size;
   } finally {
     canary.restore();
     process.off('uncaughtException', onProcessError);
@@ -545,14 +779,23 @@ export async function runHostileFuzz(options: HostileFuzzOptions): Promise<Hosti
   }
   report.codeExecutions = canary.fired() + (existsSync(canaryFile) ? 1 : 0);
   rmSync(canaryFile, { force: true });
-  report.prototypePollution = prototypeKeys().filter((key) => !prototypesBefore.has(key));
-  if ((Object.prototype as Record<string, unknown>)['polluted'] !== undefined) report.prototypePollution.push('polluted');
+  report.prototypePollution = prototypeKeys().filter(
+    (key) => !prototypesBefore.has(key),
+  );
+  if ((Object.prototype as Record<string, unknown>)['polluted'] !== undefined)
+    report.prototypePollution.push('polluted');
   report.corpusSize = corpus.size;
   report.signatures = corpus.signatures;
   const memoryEnd = process.memoryUsage();
   report.memory.endHeapMiB = memoryEnd.heapUsed / 2 ** 20;
-  report.memory.peakHeapMiB = Math.max(report.memory.peakHeapMiB, report.memory.endHeapMiB);
-  report.memory.peakRssMiB = Math.max(report.memory.peakRssMiB, memoryEnd.rss / 2 ** 20);
+  report.memory.peakHeapMiB = Math.max(
+    report.memory.peakHeapMiB,
+    report.memory.endHeapMiB,
+  );
+  report.memory.peakRssMiB = Math.max(
+    report.memory.peakRssMiB,
+    memoryEnd.rss / 2 ** 20,
+  );
   report.durationMs = performance.now() - started;
   return report;
 }

@@ -64,7 +64,8 @@ function executableFragments(canaryFile: string): string[] {
 
 /** Literals chosen to break parsers, number handling and renderers. */
 function literalFragments(): string[] {
-  const deep = (depth: number, open: string, close: string) => `${open.repeat(depth)}${close.repeat(depth)}`;
+  const deep = (depth: number, open: string, close: string) =>
+    `${open.repeat(depth)}${close.repeat(depth)}`;
   return [
     // Numbers at and past every limit.
     '9'.repeat(19),
@@ -111,7 +112,7 @@ function literalFragments(): string[] {
     "'\u202eevil\u202c'",
     "'\u200b\ufeff\u2028\u2029'",
     "'run ls() now'",
-    "'cd(folder=\"..\")'",
+    '\'cd(folder="..")\'',
     `'${'A'.repeat(100_000)}'`,
     `'${'é'.repeat(2000)}'`,
     "'''multi\nline'''",
@@ -210,10 +211,67 @@ const maxCorpusCharacters = 32_000_000;
 
 /** Text-level tokens inserted by the byte mutator. */
 const tokens = [
-  '(', ')', '[', ']', '{', '}', "'", '"', '\\', ',', '=', ':', '.', '*', '**', '+', '-', '/', '%', '@',
-  '!', '#', '$', '^', '&', '|', ';', '<', '>', '?', '~', '`', '\n', '\t', ' ', '\u0000', 'é', '中',
-  '\u{1F600}', '\u200b', '\ud800', '\udc00', '\ufeff', '\u202e', 'lambda ', 'f"', 'r\'', 'b\'',
-  '__', 'None', 'True', '...', canaryToken, '1e999', '0x', '_1', '\\u', '\\x', '\\N{', '"""', "'''",
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  "'",
+  '"',
+  '\\',
+  ',',
+  '=',
+  ':',
+  '.',
+  '*',
+  '**',
+  '+',
+  '-',
+  '/',
+  '%',
+  '@',
+  '!',
+  '#',
+  '$',
+  '^',
+  '&',
+  '|',
+  ';',
+  '<',
+  '>',
+  '?',
+  '~',
+  '`',
+  '\n',
+  '\t',
+  ' ',
+  '\u0000',
+  'é',
+  '中',
+  '\u{1F600}',
+  '\u200b',
+  '\ud800',
+  '\udc00',
+  '\ufeff',
+  '\u202e',
+  'lambda ',
+  'f"',
+  "r'",
+  "b'",
+  '__',
+  'None',
+  'True',
+  '...',
+  canaryToken,
+  '1e999',
+  '0x',
+  '_1',
+  '\\u',
+  '\\x',
+  '\\N{',
+  '"""',
+  "'''",
 ];
 
 /**
@@ -264,7 +322,14 @@ export class HostileCorpus {
     this.methodNames = methodNames;
     this.maxCorpus = maxCorpus;
     const shapes = calls.map(shapeOf).filter((shape) => shape !== undefined);
-    this.realValues = [...new Set(shapes.flatMap((shape) => [...shape.args, ...shape.kwargs.map(([, value]) => value)]))];
+    this.realValues = [
+      ...new Set(
+        shapes.flatMap((shape) => [
+          ...shape.args,
+          ...shape.kwargs.map(([, value]) => value),
+        ]),
+      ),
+    ];
     if (this.realValues.length === 0) this.realValues.push("'x'");
     this.corpus = [
       ...calls,
@@ -272,7 +337,10 @@ export class HostileCorpus {
       ...this.executable,
       ...this.literals.map((fragment) => `cd(folder=${fragment})`),
     ];
-    this.corpusCharacters = this.corpus.reduce((total, input) => total + input.length, 0);
+    this.corpusCharacters = this.corpus.reduce(
+      (total, input) => total + input.length,
+      0,
+    );
   }
 
   /** Inputs kept as parents so far (seeds included). */
@@ -307,7 +375,10 @@ export class HostileCorpus {
     if (input.length > 200_000) return;
     // Bounded in count and in characters: past either bound a new parent
     // replaces a random one.
-    if (this.corpus.length < this.maxCorpus && this.corpusCharacters + input.length <= maxCorpusCharacters) {
+    if (
+      this.corpus.length < this.maxCorpus &&
+      this.corpusCharacters + input.length <= maxCorpusCharacters
+    ) {
       this.corpus.push(input);
     } else {
       const slot = this.int(this.corpus.length);
@@ -331,12 +402,18 @@ export class HostileCorpus {
     if (roll < 0.85) return this.pick(this.literals);
     // A real argument value, possibly nested under a hostile key.
     const value = this.pick(this.realValues);
-    return this.random.random() < 0.5 ? value : `[${value}, {${pyRepr(this.pick(hostileNames))}: ${value}}]`;
+    return this.random.random() < 0.5
+      ? value
+      : `[${value}, {${pyRepr(this.pick(hostileNames))}: ${value}}]`;
   }
 
   /** Grammar-aware: edits the call's parts and prints it back. */
   private mutateShape(parent: string): string {
-    const shape = shapeOf(parent) ?? { name: this.pick(this.methodNames), args: [], kwargs: [] };
+    const shape = shapeOf(parent) ?? {
+      name: this.pick(this.methodNames),
+      args: [],
+      kwargs: [],
+    };
     const edits = 1 + this.int(3);
     for (let i = 0; i < edits; i++) {
       const op = this.int(10);
@@ -346,15 +423,20 @@ export class HostileCorpus {
         const index = this.int(slots);
         if (index < shape.args.length) shape.args[index] = this.fragment();
         else shape.kwargs[index - shape.args.length]![1] = this.fragment();
-      } else if (op === 3) shape.kwargs.push([this.pick(hostileNames), this.fragment()]);
+      } else if (op === 3)
+        shape.kwargs.push([this.pick(hostileNames), this.fragment()]);
       else if (op === 4) shape.args.push(this.fragment());
       else if (op === 5 && shape.kwargs.length > 0) {
         // Rename a keyword (prototype keys, dunders) or repeat one.
         const index = this.int(shape.kwargs.length);
-        if (this.random.random() < 0.5) shape.kwargs[index]![0] = this.pick(hostileNames);
+        if (this.random.random() < 0.5)
+          shape.kwargs[index]![0] = this.pick(hostileNames);
         else shape.kwargs.push([shape.kwargs[index]![0], this.fragment()]);
       } else if (op === 6) {
-        shape.name = this.random.random() < 0.5 ? this.pick(hostileNames) : this.pick(this.methodNames);
+        shape.name =
+          this.random.random() < 0.5
+            ? this.pick(hostileNames)
+            : this.pick(this.methodNames);
       } else if (op === 7 && slots > 0) {
         // Nest the call inside one of its own arguments.
         const inner = printShape(shape);
@@ -380,7 +462,10 @@ export class HostileCorpus {
       case 2:
         return `[${first}, ${second}]`;
       case 3:
-        return first.slice(0, this.int(first.length + 1)) + second.slice(this.int(second.length + 1));
+        return (
+          first.slice(0, this.int(first.length + 1)) +
+          second.slice(this.int(second.length + 1))
+        );
       default:
         return `${first}, ${second}`;
     }
@@ -394,9 +479,13 @@ export class HostileCorpus {
       const position = this.int(text.length + 1);
       const op = this.int(3);
       const token = this.pick(tokens);
-      if (op === 0) text = text.slice(0, position) + token + text.slice(position);
-      else if (op === 1) text = text.slice(0, position) + text.slice(position + 1 + this.int(4));
-      else text = text.slice(0, position) + token + text.slice(position + token.length);
+      if (op === 0)
+        text = text.slice(0, position) + token + text.slice(position);
+      else if (op === 1)
+        text = text.slice(0, position) + text.slice(position + 1 + this.int(4));
+      else
+        text =
+          text.slice(0, position) + token + text.slice(position + token.length);
     }
     return text;
   }
@@ -418,6 +507,9 @@ function fromParsed(call: ParsedCall): CallShape {
 }
 
 function printShape(shape: CallShape): string {
-  const parts = [...shape.args, ...shape.kwargs.map(([key, value]) => `${key}=${value}`)];
+  const parts = [
+    ...shape.args,
+    ...shape.kwargs.map(([key, value]) => `${key}=${value}`),
+  ];
   return `${shape.name}(${parts.join(', ')})`;
 }

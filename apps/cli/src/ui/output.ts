@@ -53,7 +53,9 @@ export function createOutput({
           const decile = total > 0 ? Math.floor((10 * count) / total) : 0;
           if (json || count === 0 || decile === lastDecile) return;
           lastDecile = decile;
-          stderr.write(`${label} ${count}/${total} (${Math.round((100 * count) / Math.max(1, total))}%) ${((Date.now() - started) / 1000).toFixed(0)}s${note ? ` ${note}` : ''}\n`);
+          stderr.write(
+            `${label} ${count}/${total} (${Math.round((100 * count) / Math.max(1, total))}%) ${((Date.now() - started) / 1000).toFixed(0)}s${note ? ` ${note}` : ''}\n`,
+          );
           return;
         }
         const width = 28;

@@ -431,12 +431,15 @@ const exchangeNamed = defineIntent('travel.exchange-named', [
   'Change {value} dollars into {currency}, please.',
   'What are {value} US dollars worth in {currency}?',
 ]);
-const exchangeNamedNoCurrency = defineIntent('travel.exchange-named.no-currency', [
-  'Convert {value} US dollars for my trip.',
-  'How much foreign money do I get for {value} US dollars?',
-  'Change {value} dollars for me, please.',
-  'What are {value} US dollars worth abroad?',
-]);
+const exchangeNamedNoCurrency = defineIntent(
+  'travel.exchange-named.no-currency',
+  [
+    'Convert {value} US dollars for my trip.',
+    'How much foreign money do I get for {value} US dollars?',
+    'Change {value} dollars for me, please.',
+    'What are {value} US dollars worth abroad?',
+  ],
+);
 
 /**
  * A conversion whose request names the currency in words ("euros") while
@@ -452,7 +455,8 @@ export const exchangeNamedFamily: TaskFamily = {
   classes,
   difficulty: 'hard',
   pool: 'in-distribution',
-  summary: 'Convert US dollars into a currency the user names in words, not by its code.',
+  summary:
+    'Convert US dollars into a currency the user names in words, not by its code.',
   intents: [exchangeNamed, exchangeNamedNoCurrency, supplyIntents.currency],
   spokenForms: { USD: 'dollars', ...currencyNames },
   build(context) {
@@ -462,7 +466,10 @@ export const exchangeNamedFamily: TaskFamily = {
     const value = between(random, 2, 400) * 5;
     const draft = beginTravellerDraft(context);
     draft.turn({
-      request: context.phrase(exchangeNamed, { value: String(value), currency: name }),
+      request: context.phrase(exchangeNamed, {
+        value: String(value),
+        currency: name,
+      }),
       calls: [
         callText('compute_exchange_rate', {
           base_currency: 'USD',
@@ -471,7 +478,9 @@ export const exchangeNamedFamily: TaskFamily = {
         }),
       ],
       missing: {
-        request: context.phrase(exchangeNamedNoCurrency, { value: String(value) }),
+        request: context.phrase(exchangeNamedNoCurrency, {
+          value: String(value),
+        }),
         supply: context.phrase(supplyIntents.currency, { value: name }),
         slot: 'currency',
         withheld: [name],

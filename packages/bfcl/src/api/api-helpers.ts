@@ -13,7 +13,9 @@ export function errorResult(message: string): PyDict {
 /** `list.append(item)` on a value that should be a list (AttributeError otherwise). */
 export function pyAppend(list: PyValue, item: PyValue): void {
   if (!Array.isArray(list)) {
-    throw PyException.attributeError(`'${pyTypeName(list)}' object has no attribute 'append'`);
+    throw PyException.attributeError(
+      `'${pyTypeName(list)}' object has no attribute 'append'`,
+    );
   }
   list.push(item);
 }
@@ -21,7 +23,9 @@ export function pyAppend(list: PyValue, item: PyValue): void {
 /** Requires a dict receiver for a dict method call (AttributeError otherwise). */
 export function expectDict(value: PyValue, method: string): PyDict {
   if (!(value instanceof PyDict)) {
-    throw PyException.attributeError(`'${pyTypeName(value)}' object has no attribute '${method}'`);
+    throw PyException.attributeError(
+      `'${pyTypeName(value)}' object has no attribute '${method}'`,
+    );
   }
   return value;
 }

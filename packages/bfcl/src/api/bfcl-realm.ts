@@ -60,9 +60,18 @@ export class BfclRealm {
    * fields stay shared; `DEFAULT_STATE`'s values share no objects), and the
    * fields a class never reads, or rebuilds, are not copied at all.
    */
-  scenarioFields({ className, scenario }: { className: BfclClassName; scenario: PyDict }): BfclScenarioFields {
+  scenarioFields({
+    className,
+    scenario,
+  }: {
+    className: BfclClassName;
+    scenario: PyDict;
+  }): BfclScenarioFields {
     const state = this.data.defaultStates.get(className);
-    return new BfclScenarioFields(scenario, state instanceof PyDict ? state : new PyDict());
+    return new BfclScenarioFields(
+      scenario,
+      state instanceof PyDict ? state : new PyDict(),
+    );
   }
 
   /** A long-context constant by its Python name (shared, do not mutate). */
@@ -102,9 +111,13 @@ export class BfclScenarioFields {
    * copy's memo stays, so the copy still shares what it shares with the
    * other fields' copies.)
    */
-  getShared(key: string, defaultKey: string = key): { shared: PyValue; copy: () => PyValue } {
+  getShared(
+    key: string,
+    defaultKey: string = key,
+  ): { shared: PyValue; copy: () => PyValue } {
     const value = this.scenario.get(key);
-    if (value !== undefined) return { shared: value, copy: () => this.copy(value) };
+    if (value !== undefined)
+      return { shared: value, copy: () => this.copy(value) };
     return {
       shared: this.defaults.get(defaultKey) ?? null,
       copy: () => this.defaultValue(defaultKey) ?? null,

@@ -146,6 +146,9 @@ describe.skipIf(!hasSharedBfclData)('MessageApi', () => {
   });
 });
 
-describe.skipIf(hasSharedBfclData)('MessageApi (shared BFCL data absent)', () => {
-  it.skip(sharedDataSkipMessage, () => {});
-});
+describe.skipIf(hasSharedBfclData)(
+  'MessageApi (shared BFCL data absent)',
+  () => {
+    it.skip(sharedDataSkipMessage, () => {});
+  },
+);

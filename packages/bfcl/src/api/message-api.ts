@@ -68,7 +68,10 @@ export class MessageApi extends BfclApi {
   private random = new PyRandom(defaultRandomSeed);
 
   loadScenario(scenario: PyDict): void {
-    const fields = this.realm.scenarioFields({ className: 'MessageAPI', scenario });
+    const fields = this.realm.scenarioFields({
+      className: 'MessageAPI',
+      scenario,
+    });
     const seed = pyDictGet(scenario, 'random_seed', defaultRandomSeed);
     this.random = new PyRandom(
       typeof seed === 'number' ? seed : (seed as bigint),
@@ -77,11 +80,18 @@ export class MessageApi extends BfclApi {
     // sorted lists, so the set is rebuilt here. A scenario value is kept as
     // loaded, like Python does.
     const scenarioIds = scenario.get('generated_ids');
-    const defaultIds = scenarioIds === undefined ? fields.defaultValue('generated_ids') : undefined;
+    const defaultIds =
+      scenarioIds === undefined
+        ? fields.defaultValue('generated_ids')
+        : undefined;
     this.generated_ids =
       scenarioIds !== undefined
         ? fields.copy(scenarioIds)
-        : new PySet(pyIter(defaultIds === undefined ? [] : defaultIds).map((id) => id as bigint));
+        : new PySet(
+            pyIter(defaultIds === undefined ? [] : defaultIds).map(
+              (id) => id as bigint,
+            ),
+          );
     this.user_count = fields.get('user_count');
     this.user_map = fields.get('user_map');
     this.inbox = fields.get('inbox');

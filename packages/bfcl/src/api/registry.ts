@@ -10,7 +10,9 @@ import { vehicleControlApiDefinition } from './vehicle-control-api';
 import { ticketApiDefinition } from './ticket-api';
 
 /** Every BFCL API class by its Python name. */
-export const bfclClassRegistry: Readonly<Record<BfclClassName, BfclClassDefinition>> = {
+export const bfclClassRegistry: Readonly<
+  Record<BfclClassName, BfclClassDefinition>
+> = {
   GorillaFileSystem: gorillaFileSystemDefinition,
   MathAPI: mathApiDefinition,
   MessageAPI: messageApiDefinition,

@@ -15,9 +15,18 @@ import {
   type PyKey,
   type PyValue,
 } from '@seal/python';
-import { errorResult as error, expectDict, pyAppend, pyDict as dict } from './api-helpers';
+import {
+  errorResult as error,
+  expectDict,
+  pyAppend,
+  pyDict as dict,
+} from './api-helpers';
 import * as z from 'zod';
-import { BfclApi, type BfclClassDefinition, type BfclMethodTable } from './bfcl-api';
+import {
+  BfclApi,
+  type BfclClassDefinition,
+  type BfclMethodTable,
+} from './bfcl-api';
 import type { BfclToolSpecs } from './tool-spec';
 import type { BfclRealm } from './bfcl-realm';
 
@@ -27,7 +36,11 @@ import type { BfclRealm } from './bfcl-realm';
  */
 export class TicketApi extends BfclApi {
   readonly className = 'TicketAPI' as const;
-  protected readonly attributeNames = ['ticket_queue', 'ticket_counter', 'current_user'] as const;
+  protected readonly attributeNames = [
+    'ticket_queue',
+    'ticket_counter',
+    'current_user',
+  ] as const;
 
   /** The tickets, each a dict (`id`, `title`, `description`, `status`, `priority`, `created_by`, ...). */
   ticket_queue!: PyValue;
@@ -41,7 +54,10 @@ export class TicketApi extends BfclApi {
   }
 
   loadScenario(scenario: PyDict): void {
-    const fields = this.realm.scenarioFields({ className: 'TicketAPI', scenario });
+    const fields = this.realm.scenarioFields({
+      className: 'TicketAPI',
+      scenario,
+    });
     this.ticket_queue = fields.get('ticket_queue');
     this.ticket_counter = fields.get('ticket_counter');
     this.current_user = fields.get('current_user');
@@ -57,10 +73,16 @@ export class TicketApi extends BfclApi {
 
   static readonly methods: BfclMethodTable<TicketApi> = {
     create_ticket: {
-      parameters: [{ name: 'title' }, { name: 'description', default: '' }, { name: 'priority', default: 1n }],
+      parameters: [
+        { name: 'title' },
+        { name: 'description', default: '' },
+        { name: 'priority', default: 1n },
+      ],
       call(self, [title, description, priority]) {
         if (!pyTruthy(self.current_user)) {
-          return error('User not authenticated. Please log in to create a ticket.');
+          return error(
+            'User not authenticated. Please log in to create a ticket.',
+          );
         }
         if (pyLt(priority!, 1n) || pyGt(priority!, 5n)) {
           return error('Invalid priority. Priority must be between 1 and 5.');
@@ -82,7 +104,8 @@ export class TicketApi extends BfclApi {
       parameters: [{ name: 'ticket_id' }],
       call(self, [ticketId]) {
         const ticket = self.findTicket(ticketId!);
-        if (!ticket) return error(`Ticket with ID ${pyFormatValue(ticketId!)} not found.`);
+        if (!ticket)
+          return error(`Ticket with ID ${pyFormatValue(ticketId!)} not found.`);
         return ticket;
       },
     },
@@ -124,11 +147,17 @@ export class TicketApi extends BfclApi {
         const valid = new Set(['title', 'description', 'status', 'priority']);
         // Python builds a set difference; its order follows the hash seed
         // (the fixtures flag such rows), ours follows insertion.
-        const invalid = new PySet([...updates.keys()].filter((key) => !(typeof key === 'string' && valid.has(key))));
+        const invalid = new PySet(
+          [...updates.keys()].filter(
+            (key) => !(typeof key === 'string' && valid.has(key)),
+          ),
+        );
         if (invalid.size > 0) {
           const names = [...invalid].map((key) => {
             if (typeof key !== 'string') {
-              throw PyException.typeError(`sequence item 0: expected str instance, ${pyTypeName(key)} found`);
+              throw PyException.typeError(
+                `sequence item 0: expected str instance, ${pyTypeName(key)} found`,
+              );
             }
             return key;
           });
@@ -170,14 +199,20 @@ export class TicketApi extends BfclApi {
       parameters: [{ name: 'status', default: null }],
       call(self, [status]) {
         if (!pyTruthy(self.current_user)) {
-          return [dict({ error: 'User not authenticated. Please log in to view tickets.' })];
+          return [
+            dict({
+              error: 'User not authenticated. Please log in to view tickets.',
+            }),
+          ];
         }
         let tickets = pyIter(self.ticket_queue).filter((ticket) =>
           pyEquals(pyGetItem(ticket, 'created_by'), self.current_user),
         );
         if (pyTruthy(status!)) {
           const wanted = pyLower(status!);
-          tickets = tickets.filter((ticket) => pyLower(pyGetItem(ticket, 'status')) === wanted);
+          tickets = tickets.filter(
+            (ticket) => pyLower(pyGetItem(ticket, 'status')) === wanted,
+          );
         }
         return tickets;
       },
@@ -190,11 +225,18 @@ const ticketId = z.int().describe('Numeric id of the ticket.');
 /** Our descriptions and argument schemas of the TicketAPI methods. */
 export const ticketApiTools: BfclToolSpecs = {
   create_ticket: {
-    description: 'Open a new support ticket for the logged-in user and put it in the queue.',
+    description:
+      'Open a new support ticket for the logged-in user and put it in the queue.',
     parameters: z.object({
       title: z.string().describe('Short summary of the issue.'),
-      description: z.string().default('').describe('Details of the issue. Default: empty.'),
-      priority: z.int().default(1).describe('Priority from 1 (lowest) to 5 (highest). Default: 1.'),
+      description: z
+        .string()
+        .default('')
+        .describe('Details of the issue. Default: empty.'),
+      priority: z
+        .int()
+        .default(1)
+        .describe('Priority from 1 (lowest) to 5 (highest). Default: 1.'),
     }),
   },
   get_ticket: {
@@ -213,7 +255,8 @@ export const ticketApiTools: BfclToolSpecs = {
     }),
   },
   edit_ticket: {
-    description: 'Change fields of a ticket: title, description, status or priority.',
+    description:
+      'Change fields of a ticket: title, description, status or priority.',
     parameters: z.object({
       ticket_id: ticketId,
       updates: z
@@ -242,9 +285,15 @@ export const ticketApiTools: BfclToolSpecs = {
     parameters: z.object({}),
   },
   get_user_tickets: {
-    description: "List the logged-in user's tickets, optionally only those with a given status.",
+    description:
+      "List the logged-in user's tickets, optionally only those with a given status.",
     parameters: z.object({
-      status: z.string().optional().describe('Only tickets with this status (case-insensitive). Default: all.'),
+      status: z
+        .string()
+        .optional()
+        .describe(
+          'Only tickets with this status (case-insensitive). Default: all.',
+        ),
     }),
   },
 };
@@ -255,6 +304,7 @@ export const ticketApiDefinition: BfclClassDefinition = {
   create: (realm) => new TicketApi(realm),
   methods: TicketApi.methods as BfclMethodTable<never>,
   stateless: false,
-  description: 'A support-ticket system: log in, then open, view, edit, resolve and close tickets.',
+  description:
+    'A support-ticket system: log in, then open, view, edit, resolve and close tickets.',
   tools: ticketApiTools,
 };

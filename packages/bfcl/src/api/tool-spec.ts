@@ -31,9 +31,15 @@ type JsonSchema = {
 function toParameter(schema: JsonSchema): ToolParameter {
   const nonNull = schema.anyOf?.find((option) => option.type !== 'null');
   if (nonNull) {
-    return toParameter({ ...nonNull, description: schema.description ?? nonNull.description, default: schema.default });
+    return toParameter({
+      ...nonNull,
+      description: schema.description ?? nonNull.description,
+      default: schema.default,
+    });
   }
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  const type = Array.isArray(schema.type)
+    ? schema.type.find((t) => t !== 'null')
+    : schema.type;
   const out: ToolParameter = {
     type:
       type === 'integer'
@@ -51,7 +57,10 @@ function toParameter(schema: JsonSchema): ToolParameter {
   if (schema.items !== undefined) out.items = toParameter(schema.items);
   if (schema.properties !== undefined) {
     out.properties = Object.fromEntries(
-      Object.entries(schema.properties).map(([key, value]) => [key, toParameter(value)]),
+      Object.entries(schema.properties).map(([key, value]) => [
+        key,
+        toParameter(value),
+      ]),
     );
     if (schema.required !== undefined) out.required = schema.required;
   }
@@ -63,7 +72,13 @@ function toParameter(schema: JsonSchema): ToolParameter {
  * Renders a spec as a function doc in BFCL's dialect (`type: "dict"`,
  * `integer`/`float`/`string`/`boolean`/`array`/`dict`/`any`).
  */
-export function toolDocFromSpec({ name, spec }: { name: string; spec: BfclToolSpec }): ToolDoc {
+export function toolDocFromSpec({
+  name,
+  spec,
+}: {
+  name: string;
+  spec: BfclToolSpec;
+}): ToolDoc {
   // Converting the zod schema is the slow part; the generator asks for the
   // same specs thousands of times, so the result is kept per spec and name
   // and each caller gets its own copy.
@@ -71,11 +86,21 @@ export function toolDocFromSpec({ name, spec }: { name: string; spec: BfclToolSp
   if (byName === undefined) toolDocs.set(spec, (byName = new Map()));
   let doc = byName.get(name);
   if (doc === undefined) {
-    const json = z.toJSONSchema(spec.parameters, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    const json = z.toJSONSchema(spec.parameters, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as JsonSchema;
     const properties = Object.fromEntries(
-      Object.entries(json.properties ?? {}).map(([key, value]) => [key, toParameter(value)]),
+      Object.entries(json.properties ?? {}).map(([key, value]) => [
+        key,
+        toParameter(value),
+      ]),
     );
-    doc = { name, description: spec.description, parameters: { type: 'dict', properties, required: json.required ?? [] } };
+    doc = {
+      name,
+      description: spec.description,
+      parameters: { type: 'dict', properties, required: json.required ?? [] },
+    };
     byName.set(name, doc);
   }
   return structuredClone(doc);

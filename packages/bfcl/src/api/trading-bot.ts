@@ -181,7 +181,8 @@ function formatWithSymbol(
   let text = parts.formatted.get(value);
   if (text === undefined) {
     text = parts.literals[0]!;
-    for (let i = 1; i < parts.literals.length; i++) text += value + parts.literals[i]!;
+    for (let i = 1; i < parts.literals.length; i++)
+      text += value + parts.literals[i]!;
     if (parts.formatted.size >= 64) parts.formatted.clear();
     parts.formatted.set(value, text);
   }
@@ -318,7 +319,10 @@ export class TradingBot extends BfclApi {
   }
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
-    const fields = this.realm.scenarioFields({ className: 'TradingBot', scenario });
+    const fields = this.realm.scenarioFields({
+      className: 'TradingBot',
+      scenario,
+    });
     const field = (name: string): PyValue => fields.get(name);
     // Python rebuilds the dict so that digit-string keys (as JSON spells
     // them) become int order ids; other keys (e.g. "order_type" in many

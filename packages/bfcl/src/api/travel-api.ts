@@ -77,7 +77,9 @@ function allFlightCosts(factor: number, multiplier: number): number[] {
   const key = `${factor}|${multiplier}`;
   let costs = flightCostLists.get(key);
   if (costs === undefined) {
-    costs = freezePyValue(travelRoutes.map((route) => route.baseCost * factor * multiplier));
+    costs = freezePyValue(
+      travelRoutes.map((route) => route.baseCost * factor * multiplier),
+    );
     flightCostLists.set(key, costs);
   }
   return costs;
@@ -221,7 +223,10 @@ export class TravelApi extends BfclApi {
   }
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
-    const fields = this.realm.scenarioFields({ className: 'TravelAPI', scenario });
+    const fields = this.realm.scenarioFields({
+      className: 'TravelAPI',
+      scenario,
+    });
     const get = (key: string): PyValue => fields.get(key);
     this.random = createRandom(get('random_seed'));
     this.credit_card_list = get('credit_card_list');
@@ -301,7 +306,8 @@ export class TravelApi extends BfclApi {
     }
     // `sum(int(c) for c in travel_date if c.isdigit())`: any iterable works,
     // and its items must be strings.
-    let digitSum: PyValue | undefined = typeof date === 'string' ? asciiDigitSum(date) : undefined;
+    let digitSum: PyValue | undefined =
+      typeof date === 'string' ? asciiDigitSum(date) : undefined;
     if (digitSum === undefined) {
       digitSum = 0n;
       for (const item of pyIter(date)) {
@@ -316,7 +322,11 @@ export class TravelApi extends BfclApi {
       return allFlightCosts(factor, multiplier);
     }
     const cost = baseCost * factor * multiplier;
-    this.flightCostLookup = { kind: 'one', key: `${from as string}|${to as string}|${suffix}`, cost };
+    this.flightCostLookup = {
+      kind: 'one',
+      key: `${from as string}|${to as string}|${suffix}`,
+      cost,
+    };
     return [cost];
   }
 
@@ -324,11 +334,14 @@ export class TravelApi extends BfclApi {
   private lookupFlightCost(key: string): number | undefined {
     const lookup = this.flightCostLookup;
     if (lookup === undefined) return undefined;
-    if (lookup.kind === 'one') return key === lookup.key ? lookup.cost : undefined;
+    if (lookup.kind === 'one')
+      return key === lookup.key ? lookup.cost : undefined;
     // Every key is `from|to|suffix` for a route of the table; airport codes
     // have no '|', so the key names a route exactly when its head does.
     if (!key.endsWith(`|${lookup.suffix}`)) return undefined;
-    const base = travelRouteCosts.get(key.slice(0, key.length - lookup.suffix.length - 1));
+    const base = travelRouteCosts.get(
+      key.slice(0, key.length - lookup.suffix.length - 1),
+    );
     if (base === undefined) return undefined;
     return base * lookup.factor * lookup.multiplier;
   }

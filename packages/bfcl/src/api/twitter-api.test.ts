@@ -174,6 +174,9 @@ describe.skipIf(!hasSharedBfclData)('TwitterApi', () => {
   });
 });
 
-describe.skipIf(hasSharedBfclData)('TwitterApi (shared BFCL data absent)', () => {
-  it.skip(sharedDataSkipMessage, () => {});
-});
+describe.skipIf(hasSharedBfclData)(
+  'TwitterApi (shared BFCL data absent)',
+  () => {
+    it.skip(sharedDataSkipMessage, () => {});
+  },
+);

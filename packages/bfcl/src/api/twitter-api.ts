@@ -95,7 +95,10 @@ export class TwitterApi extends BfclApi {
   }
 
   loadScenario(scenario: PyDict): void {
-    const fields = this.realm.scenarioFields({ className: 'TwitterAPI', scenario });
+    const fields = this.realm.scenarioFields({
+      className: 'TwitterAPI',
+      scenario,
+    });
     const get = (name: string) => fields.get(name);
     this.username = get('username');
     this.password = get('password');

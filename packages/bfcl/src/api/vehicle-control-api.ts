@@ -153,8 +153,12 @@ export class VehicleControlApi extends BfclApi {
   }
 
   loadScenario(scenario: PyDict, longContext: boolean): void {
-    const fields = this.realm.scenarioFields({ className: 'VehicleControlAPI', scenario });
-    const get = (key: string, defaultKey = key): PyValue => fields.get(key, defaultKey);
+    const fields = this.realm.scenarioFields({
+      className: 'VehicleControlAPI',
+      scenario,
+    });
+    const get = (key: string, defaultKey = key): PyValue =>
+      fields.get(key, defaultKey);
     this.random = createRandom(get('random_seed'));
     this.fuelLevel = get('fuelLevel');
     this.batteryVoltage = get('batteryVoltage');

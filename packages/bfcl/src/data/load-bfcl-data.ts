@@ -19,7 +19,11 @@ import {
   type ToolDoc,
 } from '@seal/spec';
 import * as z from 'zod';
-import { bfclClassNames, bfclDocFiles, type BfclClassName } from '../api/bfcl-class-names';
+import {
+  bfclClassNames,
+  bfclDocFiles,
+  type BfclClassName,
+} from '../api/bfcl-class-names';
 import type { BfclRuntimeData } from '../api/bfcl-realm';
 
 /** The four scored BFCL v3 multi-turn categories. */
@@ -68,10 +72,14 @@ export type BfclDataset = {
   split?: BfclSplit;
 };
 
-const questionTurnSchema = z.array(z.object({ role: z.string(), content: z.string() }));
+const questionTurnSchema = z.array(
+  z.object({ role: z.string(), content: z.string() }),
+);
 
 const entrySchema = z.object({
-  id: z.string().regex(/^multi_turn_[a-z_]+_\d+$/, 'expected an id like multi_turn_base_0'),
+  id: z
+    .string()
+    .regex(/^multi_turn_[a-z_]+_\d+$/, 'expected an id like multi_turn_base_0'),
   question: z.array(questionTurnSchema),
   initial_config: z.record(z.string(), z.unknown()),
   involved_classes: z.array(z.enum(bfclClassNames)).min(1),
@@ -157,7 +165,9 @@ function parsePyLine(text: string, source: string): PyValue {
 }
 
 /** Reads a JSON Lines file; each non-empty line parsed with ints and floats kept apart. */
-async function readJsonLines(path: string): Promise<{ value: PyValue; source: string }[]> {
+async function readJsonLines(
+  path: string,
+): Promise<{ value: PyValue; source: string }[]> {
   const text = await readText(path);
   const out: { value: PyValue; source: string }[] = [];
   text.split('\n').forEach((line, index) => {
@@ -172,7 +182,8 @@ async function readJsonLines(path: string): Promise<{ value: PyValue; source: st
 function restoreEllipsis(value: PyValue): PyValue {
   if (Array.isArray(value)) return value.map(restoreEllipsis);
   if (value instanceof PyDict) {
-    if (value.size === 1 && value.get('__python_ellipsis__') === true) return PyEllipsis;
+    if (value.size === 1 && value.get('__python_ellipsis__') === true)
+      return PyEllipsis;
     const out = new PyDict();
     for (const [k, v] of value) out.set(k, restoreEllipsis(v));
     return out;
@@ -197,18 +208,30 @@ export async function loadBfclData({
   const entries: BfclEntry[] = [];
   for (const category of categories) {
     const questionPath = join(root, `BFCL_v3_${category}.json`);
-    const answerPath = join(root, 'possible_answer', `BFCL_v3_${category}.json`);
+    const answerPath = join(
+      root,
+      'possible_answer',
+      `BFCL_v3_${category}.json`,
+    );
     const [questions, answers] = await Promise.all([
       readJsonLines(questionPath),
       readJsonLines(answerPath),
     ]);
     const answerById = new Map<string, string[][]>();
     for (const { value, source } of answers) {
-      const answer = parseWithSchema({ schema: answerSchema, value: toJsonValue(value), source });
+      const answer = parseWithSchema({
+        schema: answerSchema,
+        value: toJsonValue(value),
+        source,
+      });
       answerById.set(answer.id, answer.ground_truth);
     }
     for (const { value, source } of questions) {
-      const plain = parseWithSchema({ schema: entrySchema, value: toJsonValue(value), source });
+      const plain = parseWithSchema({
+        schema: entrySchema,
+        value: toJsonValue(value),
+        source,
+      });
       if (categoryOf(plain.id) !== category) {
         throw new SealError({
           code: 'INVALID_DATA',
@@ -230,7 +253,9 @@ export async function loadBfclData({
         category,
         question: plain.question,
         // Read-only, deep-copied for every session: frozen, it copies as a tree.
-        initialConfig: freezePyTree(initialConfig instanceof PyDict ? initialConfig : new PyDict()),
+        initialConfig: freezePyTree(
+          initialConfig instanceof PyDict ? initialConfig : new PyDict(),
+        ),
         involvedClasses: plain.involved_classes,
         path: plain.path ?? [],
         missedFunction: plain.missed_function ?? {},
@@ -251,20 +276,30 @@ export async function loadBfclData({
     docs.set(
       className,
       lines.map(({ value, source }) =>
-        parseWithSchema({ schema: toolDocSchema, value: toJsonValue(value), source }),
+        parseWithSchema({
+          schema: toolDocSchema,
+          value: toJsonValue(value),
+          source,
+        }),
       ),
     );
   }
 
   const defaultStatesPath = join(root, 'default_states.json');
-  const defaultStates = freezePyTree(parsePyLine(await readText(defaultStatesPath), defaultStatesPath));
+  const defaultStates = freezePyTree(
+    parsePyLine(await readText(defaultStatesPath), defaultStatesPath),
+  );
   const longContextPath = join(root, 'long_context_constants.json');
   // The padding is shared by every instance and never mutated: frozen, its
   // lists (2,000-float moving averages, city lists) render once per process
   // and its dicts copy as trees.
-  const longContext = freezePyTree(freezePyValue(
-    restoreEllipsis(parsePyLine(await readText(longContextPath), longContextPath)),
-  ));
+  const longContext = freezePyTree(
+    freezePyValue(
+      restoreEllipsis(
+        parsePyLine(await readText(longContextPath), longContextPath),
+      ),
+    ),
+  );
   for (const [value, path] of [
     [defaultStates, defaultStatesPath],
     [longContext, longContextPath],
@@ -283,10 +318,17 @@ export async function loadBfclData({
   if (existsSync(splitPath)) {
     const parsed = parseWithSchema({
       schema: splitSchema,
-      value: parseJsonText({ text: await readText(splitPath), source: splitPath }),
+      value: parseJsonText({
+        text: await readText(splitPath),
+        source: splitPath,
+      }),
       source: splitPath,
     });
-    split = { train: parsed.train, eval: parsed.eval, evalVal: parsed.evalVal ?? [] };
+    split = {
+      train: parsed.train,
+      eval: parsed.eval,
+      evalVal: parsed.evalVal ?? [],
+    };
   }
 
   return {
@@ -294,7 +336,10 @@ export async function loadBfclData({
     entries,
     byId: new Map(entries.map((entry) => [entry.id, entry])),
     docs,
-    runtime: { defaultStates: defaultStates as PyDict, longContext: longContext as PyDict },
+    runtime: {
+      defaultStates: defaultStates as PyDict,
+      longContext: longContext as PyDict,
+    },
     split,
   };
 }

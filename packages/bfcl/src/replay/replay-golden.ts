@@ -1,4 +1,10 @@
-import { PyDict, parsePyJson, pyRepr, toJsonValue, type PyValue } from '@seal/python';
+import {
+  PyDict,
+  parsePyJson,
+  pyRepr,
+  toJsonValue,
+  type PyValue,
+} from '@seal/python';
 import { SealError } from '@seal/spec';
 import { BfclRealm } from '../api/bfcl-realm';
 import type { BfclDataset } from '../data/load-bfcl-data';
@@ -76,7 +82,11 @@ export function replayGoldenLine({
       id,
       match: false,
       calls: 0,
-      difference: { kind: 'entry', expected: id, actual: 'no such entry in the data directory' },
+      difference: {
+        kind: 'entry',
+        expected: id,
+        actual: 'no such entry in the data directory',
+      },
     };
   }
   const session = new BfclSession({
@@ -93,7 +103,11 @@ export function replayGoldenLine({
     difference,
   });
 
-  const initial = stateDifference(line.get('initial_state')!, session.comparableState(), 'initial-state');
+  const initial = stateDifference(
+    line.get('initial_state')!,
+    session.comparableState(),
+    'initial-state',
+  );
   if (initial) return fail(initial);
 
   const turns = (line.get('turns') ?? []) as PyValue[];
@@ -144,14 +158,25 @@ export function replayGoldenLine({
         });
       }
     }
-    const state = stateDifference(turn.get('state')!, session.comparableState(), 'state', turnIndex);
+    const state = stateDifference(
+      turn.get('state')!,
+      session.comparableState(),
+      'state',
+      turnIndex,
+    );
     if (state) return fail(state);
   }
   return { id, match: true, calls };
 }
 
 /** Parses a golden JSON Lines text; throws INVALID_DATA naming the line. */
-export function parseGoldenLines({ text, source }: { text: string; source: string }): PyDict[] {
+export function parseGoldenLines({
+  text,
+  source,
+}: {
+  text: string;
+  source: string;
+}): PyDict[] {
   const lines: PyDict[] = [];
   text.split('\n').forEach((raw, index) => {
     if (raw.trim() === '') return;
@@ -166,7 +191,11 @@ export function parseGoldenLines({ text, source }: { text: string; source: strin
         details: { source: `${source}:${index + 1}` },
       });
     }
-    if (!(value instanceof PyDict) || typeof value.get('id') !== 'string' || !Array.isArray(value.get('turns'))) {
+    if (
+      !(value instanceof PyDict) ||
+      typeof value.get('id') !== 'string' ||
+      !Array.isArray(value.get('turns'))
+    ) {
       throw new SealError({
         code: 'INVALID_DATA',
         message: `${source}:${index + 1}: field 'id' or 'turns': not a golden replay line`,
@@ -184,8 +213,12 @@ export function describeDifference(result: ReplayEntryResult): string {
   if (!d) return `${result.id}: match`;
   const where = [
     d.turn === undefined ? undefined : `turn ${d.turn}`,
-    d.callIndex === undefined ? undefined : `call ${d.callIndex}${d.call ? ` ${d.call}` : ''}`,
-    d.path === undefined ? undefined : `state ${d.path === '' ? '<root>' : d.path}`,
+    d.callIndex === undefined
+      ? undefined
+      : `call ${d.callIndex}${d.call ? ` ${d.call}` : ''}`,
+    d.path === undefined
+      ? undefined
+      : `state ${d.path === '' ? '<root>' : d.path}`,
   ]
     .filter((part) => part !== undefined)
     .join(', ');

@@ -19,7 +19,14 @@ import { comparableState } from '../state/comparable-state';
 
 /** BFCL's executor refuses these names before evaluating anything. */
 export const bfclBlockedNames: readonly string[] = [
-  'kill', 'exit', 'quit', 'remove', 'unlink', 'popen', 'Popen', 'run',
+  'kill',
+  'exit',
+  'quit',
+  'remove',
+  'unlink',
+  'popen',
+  'Popen',
+  'run',
 ];
 
 /** How a call string fared. */
@@ -84,7 +91,12 @@ export class BfclSession {
   /** The instances, in `instances` order. */
   private readonly slots: BfclApi[] = [];
 
-  constructor({ realm, initialConfig, involvedClasses, longContext }: BfclSessionOptions) {
+  constructor({
+    realm,
+    initialConfig,
+    involvedClasses,
+    longContext,
+  }: BfclSessionOptions) {
     const instances = new Map<BfclClassName, BfclApi>();
     for (const className of involvedClasses) {
       if (instances.has(className)) continue;
@@ -92,7 +104,10 @@ export class BfclSession {
       const instance = definition.create(realm);
       if (!definition.stateless) {
         const config = initialConfig.get(className);
-        instance.loadScenario(config instanceof PyDict ? config : new PyDict(), longContext);
+        instance.loadScenario(
+          config instanceof PyDict ? config : new PyDict(),
+          longContext,
+        );
       }
       instances.set(className, instance);
       this.slots.push(instance);
@@ -116,13 +131,24 @@ export class BfclSession {
     const blocked = blockedName(call);
     if (blocked !== undefined) {
       const error = `Function call ${blocked} is not allowed.`;
-      return { call, status: 'raised', result: `${errorPrefix}${error}`, error };
+      return {
+        call,
+        status: 'raised',
+        result: `${errorPrefix}${error}`,
+        error,
+      };
     }
     const parsed = parseCallString(call);
     if (!parsed.success) {
       const { kind, message } = parsed.error;
-      const status = kind === 'syntax' || kind === 'name' ? 'raised' : 'rejected';
-      return { call, status, result: `${errorPrefix}${message}`, error: message };
+      const status =
+        kind === 'syntax' || kind === 'name' ? 'raised' : 'rejected';
+      return {
+        call,
+        status,
+        result: `${errorPrefix}${message}`,
+        error: message,
+      };
     }
     return this.run(parsed.value, call);
   }
@@ -134,13 +160,25 @@ export class BfclSession {
 
   private run(call: ParsedCall, text: string): BfclExecution {
     // A dotted name never routes (the executor evaluates it as an attribute).
-    const route = call.name.includes('.') ? undefined : this.routes.get(call.name);
+    const route = call.name.includes('.')
+      ? undefined
+      : this.routes.get(call.name);
     if (route === undefined) {
       const error = `name '${call.name.split('.')[0]!}' is not defined`;
-      return { call: text, parsed: call, status: 'raised', result: `${errorPrefix}${error}`, error };
+      return {
+        call: text,
+        parsed: call,
+        status: 'raised',
+        result: `${errorPrefix}${error}`,
+        error,
+      };
     }
     try {
-      const args = bindArguments({ signature: route.signature, args: call.args, kwargs: call.kwargs });
+      const args = bindArguments({
+        signature: route.signature,
+        args: call.args,
+        kwargs: call.kwargs,
+      });
       const value = route.method.call(this.slots[route.slot]!, args);
       const error = softErrorText(value);
       const execution: BfclExecution = {
@@ -168,7 +206,8 @@ export class BfclSession {
   /** The comparable state of every instance (golden-file convention). */
   comparableState(): PyDict {
     const state = new PyDict();
-    for (const [className, instance] of this.instances) state.set(className, comparableState(instance));
+    for (const [className, instance] of this.instances)
+      state.set(className, comparableState(instance));
     return state;
   }
 }
@@ -189,15 +228,21 @@ const routeTables = new Map<string, ReadonlyMap<string, Route>>();
  * class wins, as BFCL's name mapping does; no name is shared in practice).
  * Built once per combination of classes.
  */
-function routeTable(classNames: readonly BfclClassName[]): ReadonlyMap<string, Route> {
+function routeTable(
+  classNames: readonly BfclClassName[],
+): ReadonlyMap<string, Route> {
   const key = classNames.join(',');
   let table = routeTables.get(key);
   if (table === undefined) {
     const routes = new Map<string, Route>();
     classNames.forEach((className, slot) => {
-      const methods = bfclClassRegistry[className].methods as BfclMethodTable<BfclApi>;
+      const methods = bfclClassRegistry[className]
+        .methods as BfclMethodTable<BfclApi>;
       for (const [name, method] of Object.entries(methods)) {
-        const signature = { qualname: `${className}.${name}`, parameters: method.parameters };
+        const signature = {
+          qualname: `${className}.${name}`,
+          parameters: method.parameters,
+        };
         routes.set(name, { slot, className, method, signature });
       }
     });
@@ -222,13 +267,15 @@ export function softErrorText(value: PyValue): string | undefined {
       // `/error/i` is `.toLowerCase().includes('error')` without a copy of the key.
       if (typeof key !== 'string' || !errorKey.test(key)) continue;
       const item = value.get(key)!;
-      if (item !== null && item !== false && item !== '') return typeof item === 'string' ? item : pyStr(item);
+      if (item !== null && item !== false && item !== '')
+        return typeof item === 'string' ? item : pyStr(item);
     }
     return undefined;
   }
   if (Array.isArray(value) && value.length > 0) {
     const first = value[0]!;
-    if (typeof first === 'string') return /^error\b/i.test(first) ? first : undefined;
+    if (typeof first === 'string')
+      return /^error\b/i.test(first) ? first : undefined;
     return softErrorText(first);
   }
   return undefined;
@@ -259,7 +306,9 @@ function blockedName(call: string): string | undefined {
   return bfclBlockedNames.includes(head) ? head : undefined;
 }
 
-const longestBlockedName = Math.max(...bfclBlockedNames.map((name) => name.length));
+const longestBlockedName = Math.max(
+  ...bfclBlockedNames.map((name) => name.length),
+);
 
 /** BFCL's rendering: `str` as is, `dict` through `json.dumps` (else `str()`), the rest `str()`. */
 export function renderResult(value: PyValue): string {

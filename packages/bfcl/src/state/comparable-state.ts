@@ -27,25 +27,34 @@ function isComparable(value: unknown): value is BfclComparable {
  */
 export function comparableState(instance: BfclApi): PyDict {
   const state = new PyDict();
-  for (const [name, value] of instance.publicAttributes()) state.set(name, toComparableValue(value));
+  for (const [name, value] of instance.publicAttributes())
+    state.set(name, toComparableValue(value));
   return state;
 }
 
 /** Converts one value to the golden convention (see {@link comparableState}). */
-export function toComparableValue(value: PyValue, seen = new Set<unknown>()): PyValue {
+export function toComparableValue(
+  value: PyValue,
+  seen = new Set<unknown>(),
+): PyValue {
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '<cycle>';
   seen.add(value);
   try {
-    if (Array.isArray(value)) return value.map((item) => toComparableValue(item, seen));
-    if (value instanceof PyTuple) return value.items.map((item) => toComparableValue(item, seen));
-    if (value instanceof PySet) return pySorted([...value]).map((item) => toComparableValue(item, seen));
+    if (Array.isArray(value))
+      return value.map((item) => toComparableValue(item, seen));
+    if (value instanceof PyTuple)
+      return value.items.map((item) => toComparableValue(item, seen));
+    if (value instanceof PySet)
+      return pySorted([...value]).map((item) => toComparableValue(item, seen));
     if (value instanceof PyDict) {
       const out = new PyDict();
-      for (const [k, v] of value) out.set(keyText(k), toComparableValue(v, seen));
+      for (const [k, v] of value)
+        out.set(keyText(k), toComparableValue(v, seen));
       return out;
     }
-    if (isComparable(value)) return toComparableValue(value.toComparable(), seen);
+    if (isComparable(value))
+      return toComparableValue(value.toComparable(), seen);
     return value;
   } finally {
     seen.delete(value);
@@ -80,25 +89,38 @@ export function diffComparable(
   if (expected instanceof PyDict && actual instanceof PyDict) {
     for (const [k, v] of expected) {
       const childPath = path === '' ? String(k) : `${path}.${String(k)}`;
-      if (!actual.has(k)) return { path: childPath, expected: v, actual: undefined };
+      if (!actual.has(k))
+        return { path: childPath, expected: v, actual: undefined };
       const difference = diffComparable(v, actual.get(k)!, childPath);
       if (difference) return difference;
     }
     for (const [k, v] of actual) {
       if (!expected.has(k)) {
-        return { path: path === '' ? String(k) : `${path}.${String(k)}`, expected: undefined, actual: v };
+        return {
+          path: path === '' ? String(k) : `${path}.${String(k)}`,
+          expected: undefined,
+          actual: v,
+        };
       }
     }
     return undefined;
   }
   if (Array.isArray(expected) && Array.isArray(actual)) {
     for (let i = 0; i < Math.min(expected.length, actual.length); i++) {
-      const difference = diffComparable(expected[i]!, actual[i]!, `${path}[${i}]`);
+      const difference = diffComparable(
+        expected[i]!,
+        actual[i]!,
+        `${path}[${i}]`,
+      );
       if (difference) return difference;
     }
     if (expected.length !== actual.length) {
       const i = Math.min(expected.length, actual.length);
-      return { path: `${path}[${i}]`, expected: expected[i], actual: actual[i] };
+      return {
+        path: `${path}[${i}]`,
+        expected: expected[i],
+        actual: actual[i],
+      };
     }
     return undefined;
   }

@@ -1,5 +1,10 @@
 import { PyDict, freezePyTree, parsePyJson } from '@seal/python';
-import { SealError, type Task, type ToolBackendV1, type ToolBackendV1Session } from '@seal/spec';
+import {
+  SealError,
+  type Task,
+  type ToolBackendV1,
+  type ToolBackendV1Session,
+} from '@seal/spec';
 import { isBfclClassName, type BfclClassName } from '../api/bfcl-class-names';
 import { BfclRealm, type BfclRuntimeData } from '../api/bfcl-realm';
 import { BfclSession } from '../session/bfcl-session';
@@ -34,7 +39,12 @@ export function bfclSessionSpec(task: Task): {
     involvedClasses.push(name);
   }
   const cached = parsedConfigs.get(backend.initialConfig);
-  if (cached !== undefined) return { initialConfig: cached, involvedClasses, longContext: backend.longContext };
+  if (cached !== undefined)
+    return {
+      initialConfig: cached,
+      involvedClasses,
+      longContext: backend.longContext,
+    };
   let initialConfig: unknown;
   try {
     initialConfig = parsePyJson(backend.initialConfig);
@@ -70,14 +80,21 @@ export function createBfclToolSession({
   /** Share a realm (one Python process) with another session; default: a fresh one. */
   realm?: BfclRealm;
 }): BfclSession & ToolBackendV1Session {
-  return new BfclSession({ realm: realm ?? new BfclRealm({ data: runtime }), ...bfclSessionSpec(task) });
+  return new BfclSession({
+    realm: realm ?? new BfclRealm({ data: runtime }),
+    ...bfclSessionSpec(task),
+  });
 }
 
 /**
  * The {@link ToolBackendV1} of BFCL's eight API classes: every session gets
  * its own realm and instances, so concurrent episodes never share state.
  */
-export function createBfclBackend({ runtime }: { runtime: BfclRuntimeData }): ToolBackendV1 {
+export function createBfclBackend({
+  runtime,
+}: {
+  runtime: BfclRuntimeData;
+}): ToolBackendV1 {
   return {
     specificationVersion: 'v1',
     backendId: 'bfcl-v3',

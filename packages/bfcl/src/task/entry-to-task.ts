@@ -7,8 +7,16 @@ import type { BfclDataset, BfclEntry } from '../data/load-bfcl-data';
  * classes' doc files concatenated in `involved_classes` order (as BFCL's
  * `process_multi_turn_test_case` does); `missed_function` becomes holdouts.
  */
-export function bfclEntryToTask({ entry, dataset }: { entry: BfclEntry; dataset: BfclDataset }): Task {
-  const tools: ToolDoc[] = entry.involvedClasses.flatMap((className) => dataset.docs.get(className) ?? []);
+export function bfclEntryToTask({
+  entry,
+  dataset,
+}: {
+  entry: BfclEntry;
+  dataset: BfclDataset;
+}): Task {
+  const tools: ToolDoc[] = entry.involvedClasses.flatMap(
+    (className) => dataset.docs.get(className) ?? [],
+  );
   const holdouts = Object.entries(entry.missedFunction)
     .map(([turn, toolNames]) => ({ turn: Number(turn), toolNames }))
     .sort((a, b) => a.turn - b.turn);
@@ -18,7 +26,10 @@ export function bfclEntryToTask({ entry, dataset }: { entry: BfclEntry; dataset:
         throw new SealError({
           code: 'INVALID_DATA',
           message: `${entry.id}: field 'missed_function.${holdout.turn}': no function doc named ${name}`,
-          details: { taskId: entry.id, path: `missed_function.${holdout.turn}` },
+          details: {
+            taskId: entry.id,
+            path: `missed_function.${holdout.turn}`,
+          },
         });
       }
     }
@@ -29,7 +40,10 @@ export function bfclEntryToTask({ entry, dataset }: { entry: BfclEntry; dataset:
     category: entry.category,
     source: 'bfcl',
     turns: entry.question.map((turn) =>
-      turn.map((message) => ({ role: message.role === 'system' ? 'system' : 'user', content: message.content })),
+      turn.map((message) => ({
+        role: message.role === 'system' ? 'system' : 'user',
+        content: message.content,
+      })),
     ),
     tools,
     holdouts,
@@ -58,7 +72,12 @@ export function bfclTasks({
   if (ids !== undefined) {
     entries = ids.map((id) => {
       const entry = dataset.byId.get(id);
-      if (!entry) throw new SealError({ code: 'NOT_FOUND', message: `no BFCL entry ${id}`, details: { id } });
+      if (!entry)
+        throw new SealError({
+          code: 'NOT_FOUND',
+          message: `no BFCL entry ${id}`,
+          details: { id },
+        });
       return entry;
     });
   } else if (split !== undefined && split !== 'all') {

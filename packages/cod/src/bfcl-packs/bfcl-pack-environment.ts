@@ -1,7 +1,15 @@
-import { createEpisode, type EpisodeLimits, type PromptMode, type ProtocolName } from '@seal/env';
+import {
+  createEpisode,
+  type EpisodeLimits,
+  type PromptMode,
+  type ProtocolName,
+} from '@seal/env';
 import type { Task, ToolBackendV1, VerifierV1 } from '@seal/spec';
 import { trajectoryFromRecord } from '@seal/verifier';
-import type { PackEnvironment, PackSolveEpisode } from '../environment/pack-environment';
+import type {
+  PackEnvironment,
+  PackSolveEpisode,
+} from '../environment/pack-environment';
 import {
   bfclPackRegularity,
   createAliasedBackend,
@@ -39,18 +47,24 @@ export function bfclTasksetId(task: Task): string {
  * and every task is checked by the BFCL verifier on the translated
  * trajectory: outcome 1 when BFCL's official check passes.
  */
-export function createBfclPackEnvironment(settings: BfclPackSettings): PackEnvironment<Task> {
+export function createBfclPackEnvironment(
+  settings: BfclPackSettings,
+): PackEnvironment<Task> {
   const maxModelCalls = settings.maxModelCalls ?? 12;
   return {
     environmentId: 'bfcl-aliases',
     taskId: (task) => task.id,
     tasksetId: bfclTasksetId,
-    describeRegularity: (packSeed) => describeBfclRegularity(bfclPackRegularity(packSeed)),
+    describeRegularity: (packSeed) =>
+      describeBfclRegularity(bfclPackRegularity(packSeed)),
     startSolve({ task, packSeed, episodeId }): PackSolveEpisode {
       const regularity = bfclPackRegularity(packSeed);
       const episode = createEpisode({
         task,
-        backend: createAliasedBackend({ backend: settings.backend, regularity }),
+        backend: createAliasedBackend({
+          backend: settings.backend,
+          regularity,
+        }),
         protocol: settings.protocol ?? 'bfcl-python',
         promptMode: settings.promptMode ?? 'compact',
         mode: 'eval',
@@ -71,14 +85,19 @@ export function createBfclPackEnvironment(settings: BfclPackSettings): PackEnvir
         abort: (reason) => episode.abort(reason),
         async finish() {
           const record = episode.record();
-          const aliases = createBfclPackAliases({ tools: task.tools, regularity });
+          const aliases = createBfclPackAliases({
+            tools: task.tools,
+            regularity,
+          });
           // Calls the deployment refused ran nothing: leave them out of the replay.
           const trajectory = trajectoryFromRecord(record).map((turn) =>
             turn
-              .map((step) => step.flatMap((call) => {
-                const canonical = aliases.toCanonical(call);
-                return canonical.success ? [canonical.callText] : [];
-              }))
+              .map((step) =>
+                step.flatMap((call) => {
+                  const canonical = aliases.toCanonical(call);
+                  return canonical.success ? [canonical.callText] : [];
+                }),
+              )
               .filter((step) => step.length > 0),
           );
           const verdict = await settings.verifier.verify({ task, trajectory });
@@ -87,7 +106,14 @@ export function createBfclPackEnvironment(settings: BfclPackSettings): PackEnvir
           const feedback = success
             ? 'Success! Every turn passed the state and result checks'
             : `Failed${failedTurn === undefined ? '' : ` at turn ${failedTurn + 1}`}: ${verdict.official.errorType ?? 'the checks did not pass'}`;
-          return { outcome: success ? 1 : 0, success, feedback, stepsUsed: record.modelCalls, maxSteps: maxModelCalls, record };
+          return {
+            outcome: success ? 1 : 0,
+            success,
+            feedback,
+            stepsUsed: record.modelCalls,
+            maxSteps: maxModelCalls,
+            record,
+          };
         },
       };
     },

@@ -1,15 +1,31 @@
 import { formatCall, parseCallString } from '@seal/python';
-import type { ToolBackendV1, ToolBackendV1Execution, ToolDoc } from '@seal/spec';
+import type {
+  ToolBackendV1,
+  ToolBackendV1Execution,
+  ToolDoc,
+} from '@seal/spec';
 import { createPackRandom, mixSeed } from '../packs/pack-random';
 
 /** Prefixes a pack may put before every tool name. */
-export const bfclToolPrefixes = ['api_', 'do_', 'x_', 'svc_', 'run_', 'op_'] as const;
+export const bfclToolPrefixes = [
+  'api_',
+  'do_',
+  'x_',
+  'svc_',
+  'run_',
+  'op_',
+] as const;
 
 /**
  * How a pack spells keyword arguments: as documented (`snake`), camelCase
  * (`receiverId`), upper case (`RECEIVER_ID`) or with an `arg_` prefix.
  */
-export const bfclArgumentStyles = ['snake', 'camel', 'upper', 'prefixed'] as const;
+export const bfclArgumentStyles = [
+  'snake',
+  'camel',
+  'upper',
+  'prefixed',
+] as const;
 
 /** A BFCL pack's hidden regularity: how this deployment spells tool and argument names. */
 export type BfclPackRegularity = {
@@ -40,12 +56,20 @@ export function describeBfclRegularity(regularity: BfclPackRegularity): string {
 }
 
 /** The spelling of a documented argument name under `style`. */
-export function aliasArgumentName({ name, style }: { name: string; style: BfclPackRegularity['argumentStyle'] }): string {
+export function aliasArgumentName({
+  name,
+  style,
+}: {
+  name: string;
+  style: BfclPackRegularity['argumentStyle'];
+}): string {
   switch (style) {
     case 'snake':
       return name;
     case 'camel':
-      return name.replace(/_+([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
+      return name.replace(/_+([a-zA-Z0-9])/g, (_, letter: string) =>
+        letter.toUpperCase(),
+      );
     case 'upper':
       return name.toUpperCase();
     case 'prefixed':
@@ -55,8 +79,7 @@ export function aliasArgumentName({ name, style }: { name: string; style: BfclPa
 
 /** The result of translating a call of the pack's spelling to the documented one. */
 export type CanonicalCall =
-  | { success: true; callText: string }
-  | { success: false; error: string };
+  { success: true; callText: string } | { success: false; error: string };
 
 /** Translation between a pack's spelling and the documented tool and argument names. */
 export type BfclPackAliases = {
@@ -75,16 +98,31 @@ export type BfclPackAliases = {
 };
 
 /** Builds the aliases of one pack over a task's tools. */
-export function createBfclPackAliases({ tools, regularity }: { tools: readonly ToolDoc[]; regularity: BfclPackRegularity }): BfclPackAliases {
-  const byAlias = new Map<string, { doc: ToolDoc; argumentsByAlias: Map<string, string> }>();
+export function createBfclPackAliases({
+  tools,
+  regularity,
+}: {
+  tools: readonly ToolDoc[];
+  regularity: BfclPackRegularity;
+}): BfclPackAliases {
+  const byAlias = new Map<
+    string,
+    { doc: ToolDoc; argumentsByAlias: Map<string, string> }
+  >();
   for (const doc of tools) {
     const argumentsByAlias = new Map<string, string>();
     for (const name of Object.keys(doc.parameters.properties)) {
-      const alias = aliasArgumentName({ name, style: regularity.argumentStyle });
+      const alias = aliasArgumentName({
+        name,
+        style: regularity.argumentStyle,
+      });
       // Two documented names with one spelling would be ambiguous: keep the first.
       if (!argumentsByAlias.has(alias)) argumentsByAlias.set(alias, name);
     }
-    byAlias.set(`${regularity.toolPrefix}${doc.name}`, { doc, argumentsByAlias });
+    byAlias.set(`${regularity.toolPrefix}${doc.name}`, {
+      doc,
+      argumentsByAlias,
+    });
   }
   const aliasList = () => [...byAlias.keys()].join(', ');
   return {
@@ -92,11 +130,18 @@ export function createBfclPackAliases({ tools, regularity }: { tools: readonly T
     toolAlias: (name) => `${regularity.toolPrefix}${name}`,
     toCanonical(callText) {
       const parsed = parseCallString(callText);
-      if (!parsed.success) return { success: false, error: `SyntaxError: ${parsed.error.message}` };
+      if (!parsed.success)
+        return {
+          success: false,
+          error: `SyntaxError: ${parsed.error.message}`,
+        };
       const call = parsed.value;
       const entry = byAlias.get(call.name);
       if (entry === undefined) {
-        return { success: false, error: `NameError: name '${call.name}' is not defined. The functions of this deployment are: ${aliasList()}` };
+        return {
+          success: false,
+          error: `NameError: name '${call.name}' is not defined. The functions of this deployment are: ${aliasList()}`,
+        };
       }
       const kwargs: [string, (typeof call.kwargs)[number][1]][] = [];
       for (const [key, value] of call.kwargs) {
@@ -109,19 +154,33 @@ export function createBfclPackAliases({ tools, regularity }: { tools: readonly T
         }
         kwargs.push([canonical, value]);
       }
-      return { success: true, callText: formatCall({ name: entry.doc.name, args: call.args, kwargs }) };
+      return {
+        success: true,
+        callText: formatCall({ name: entry.doc.name, args: call.args, kwargs }),
+      };
     },
     toPackSpelling(callText) {
       const parsed = parseCallString(callText);
-      if (!parsed.success) return { success: false, error: `SyntaxError: ${parsed.error.message}` };
+      if (!parsed.success)
+        return {
+          success: false,
+          error: `SyntaxError: ${parsed.error.message}`,
+        };
       const call = parsed.value;
-      if (!byAlias.has(`${regularity.toolPrefix}${call.name}`)) return { success: false, error: `NameError: name '${call.name}' is not documented` };
+      if (!byAlias.has(`${regularity.toolPrefix}${call.name}`))
+        return {
+          success: false,
+          error: `NameError: name '${call.name}' is not documented`,
+        };
       return {
         success: true,
         callText: formatCall({
           name: `${regularity.toolPrefix}${call.name}`,
           args: call.args,
-          kwargs: call.kwargs.map(([key, value]) => [aliasArgumentName({ name: key, style: regularity.argumentStyle }), value]),
+          kwargs: call.kwargs.map(([key, value]) => [
+            aliasArgumentName({ name: key, style: regularity.argumentStyle }),
+            value,
+          ]),
         }),
       };
     },
@@ -134,7 +193,13 @@ export function createBfclPackAliases({ tools, regularity }: { tools: readonly T
  * executor, unchanged); anything else is refused with the translation's
  * error, and nothing runs.
  */
-export function createAliasedBackend({ backend, regularity }: { backend: ToolBackendV1; regularity: BfclPackRegularity }): ToolBackendV1 {
+export function createAliasedBackend({
+  backend,
+  regularity,
+}: {
+  backend: ToolBackendV1;
+  regularity: BfclPackRegularity;
+}): ToolBackendV1 {
   return {
     specificationVersion: 'v1',
     backendId: `${backend.backendId}+cod-aliases`,
@@ -144,7 +209,12 @@ export function createAliasedBackend({ backend, regularity }: { backend: ToolBac
       return {
         execute(callText: string): ToolBackendV1Execution {
           const canonical = aliases.toCanonical(callText);
-          if (!canonical.success) return { result: canonical.error, status: 'rejected', error: canonical.error };
+          if (!canonical.success)
+            return {
+              result: canonical.error,
+              status: 'rejected',
+              error: canonical.error,
+            };
           return inner.execute(canonical.callText);
         },
       };

@@ -44,7 +44,11 @@ export function computePackAdvantages({
   const partial = runs.map((run) => ({
     packId: run.packId,
     solveReturns: rewardToGo({ rewards: run.taskRewards, returns }),
-    updateReturns: hintRewardToGo({ taskRewards: run.taskRewards, hintRewards: run.hintRewards, returns }),
+    updateReturns: hintRewardToGo({
+      taskRewards: run.taskRewards,
+      hintRewards: run.hintRewards,
+      returns,
+    }),
   }));
   // key `${packId}\u0000${kind}\u0000${index}` → [sum, count]
   const sums = new Map<string, [number, number]>();
@@ -54,7 +58,8 @@ export function computePackAdvantages({
     entry[1] += 1;
     sums.set(key, entry);
   };
-  const key = (packId: string, kind: 'solve' | 'update', index: number) => `${packId}\u0000${kind}\u0000${index}`;
+  const key = (packId: string, kind: 'solve' | 'update', index: number) =>
+    `${packId}\u0000${kind}\u0000${index}`;
   const lengths = new Map<string, number>();
   for (const run of partial) {
     const known = lengths.get(run.packId);
@@ -66,23 +71,35 @@ export function computePackAdvantages({
       });
     }
     lengths.set(run.packId, run.solveReturns.length);
-    run.solveReturns.forEach((value, index) => add(key(run.packId, 'solve', index), value));
-    run.updateReturns.forEach((value, index) => add(key(run.packId, 'update', index), value));
+    run.solveReturns.forEach((value, index) =>
+      add(key(run.packId, 'solve', index), value),
+    );
+    run.updateReturns.forEach((value, index) =>
+      add(key(run.packId, 'update', index), value),
+    );
   }
   const baseline = (k: string) => {
     const [sum, count] = sums.get(k)!;
     return sum / count;
   };
   return partial.map((run) => {
-    const solveBaselines = run.solveReturns.map((_, index) => baseline(key(run.packId, 'solve', index)));
-    const updateBaselines = run.updateReturns.map((_, index) => baseline(key(run.packId, 'update', index)));
+    const solveBaselines = run.solveReturns.map((_, index) =>
+      baseline(key(run.packId, 'solve', index)),
+    );
+    const updateBaselines = run.updateReturns.map((_, index) =>
+      baseline(key(run.packId, 'update', index)),
+    );
     return {
       solveReturns: run.solveReturns,
       updateReturns: run.updateReturns,
       solveBaselines,
       updateBaselines,
-      solveAdvantages: run.solveReturns.map((value, index) => value - solveBaselines[index]!),
-      updateAdvantages: run.updateReturns.map((value, index) => value - updateBaselines[index]!),
+      solveAdvantages: run.solveReturns.map(
+        (value, index) => value - solveBaselines[index]!,
+      ),
+      updateAdvantages: run.updateReturns.map(
+        (value, index) => value - updateBaselines[index]!,
+      ),
     };
   });
 }

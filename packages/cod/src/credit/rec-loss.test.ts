@@ -32,16 +32,28 @@ describe('recTrustRegionMask', () => {
 
   it('should give 0 outside the response and honour custom ε', () => {
     const mask = recTrustRegionMask({
-      sequence: { advantages: [1, 1], logprobs: [0, log(1.3)], oldLogprobs: [0, 0], responseMask: [0, 1] },
+      sequence: {
+        advantages: [1, 1],
+        logprobs: [0, log(1.3)],
+        oldLogprobs: [0, 0],
+        responseMask: [0, 1],
+      },
       settings: { clipHigh: 0.5 },
     });
     expect(mask).toEqual([0, 1]);
   });
 
   it('should refuse misaligned arrays by code', () => {
-    expect(() => recTrustRegionMask({ sequence: { advantages: [1], logprobs: [0, 0], oldLogprobs: [0, 0], responseMask: [1, 1] } })).toThrow(
-      expect.objectContaining({ code: 'SHAPE_MISMATCH' }),
-    );
+    expect(() =>
+      recTrustRegionMask({
+        sequence: {
+          advantages: [1],
+          logprobs: [0, 0],
+          oldLogprobs: [0, 0],
+          responseMask: [1, 1],
+        },
+      }),
+    ).toThrow(expect.objectContaining({ code: 'SHAPE_MISMATCH' }));
   });
 });
 
@@ -50,8 +62,18 @@ describe('recLoss', () => {
     const result = recLoss({
       sequences: [
         // ratio 2 on the second token: out of the region for A > 0.
-        { advantages: [0, 0.5, 0.5], logprobs: [0, log(0.8), log(0.8)], oldLogprobs: [0, log(0.4), log(0.8)], responseMask: [0, 1, 1] },
-        { advantages: [-1, -1], logprobs: [log(0.5), log(0.25)], oldLogprobs: [log(0.5), log(0.5)], responseMask: [1, 1] },
+        {
+          advantages: [0, 0.5, 0.5],
+          logprobs: [0, log(0.8), log(0.8)],
+          oldLogprobs: [0, log(0.4), log(0.8)],
+          responseMask: [0, 1, 1],
+        },
+        {
+          advantages: [-1, -1],
+          logprobs: [log(0.5), log(0.25)],
+          oldLogprobs: [log(0.5), log(0.5)],
+          responseMask: [1, 1],
+        },
       ],
     });
     // In region: seq 1 token 2 (ratio 1) and seq 2 token 1 (ratio 1); seq 2 token 2 has ratio 0.5 < 0.8.
@@ -66,7 +88,13 @@ describe('recTrainSequences', () => {
   it('should put the region and the token mean into the weights and make the engine ratio 1', () => {
     const [sequence] = recTrainSequences({
       sequences: [
-        { tokenIds: [1, 2, 3, 4], advantages: [0, 1, 1, 1], logprobs: [0, log(0.5), log(0.9), log(0.5)], oldLogprobs: [0, log(0.5), log(0.5), log(0.5)], responseMask: [0, 1, 1, 1] },
+        {
+          tokenIds: [1, 2, 3, 4],
+          advantages: [0, 1, 1, 1],
+          logprobs: [0, log(0.5), log(0.9), log(0.5)],
+          oldLogprobs: [0, log(0.5), log(0.5), log(0.5)],
+          responseMask: [0, 1, 1, 1],
+        },
       ],
     });
     expect(sequence!.tokenWeights).toEqual([0, 1 / 3, 0, 1 / 3]);

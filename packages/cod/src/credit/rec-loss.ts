@@ -26,12 +26,22 @@ export type RecSequence = {
  * with `A ≤ 0` while `ρ ≥ 1 − clipLow`. Tokens outside get no gradient.
  * Returns 1 (in) or 0 (out) per token; tokens outside the response mask are 0.
  */
-export function recTrustRegionMask({ sequence, settings = {} }: { sequence: RecSequence; settings?: RecSettings }): number[] {
+export function recTrustRegionMask({
+  sequence,
+  settings = {},
+}: {
+  sequence: RecSequence;
+  settings?: RecSettings;
+}): number[] {
   const clipLow = settings.clipLow ?? 0.2;
   const clipHigh = settings.clipHigh ?? 0.2;
   const { advantages, logprobs, oldLogprobs, responseMask } = sequence;
   const length = responseMask.length;
-  if (advantages.length !== length || logprobs.length !== length || oldLogprobs.length !== length) {
+  if (
+    advantages.length !== length ||
+    logprobs.length !== length ||
+    oldLogprobs.length !== length
+  ) {
     throw new SealError({
       code: 'SHAPE_MISMATCH',
       message: `REC: advantages (${advantages.length}), logprobs (${logprobs.length}) and oldLogprobs (${oldLogprobs.length}) must align with the response mask (${length})`,
@@ -65,7 +75,13 @@ export type RecLoss = {
  * zero loss). There is no importance weight and no KL term. Its gradient is
  * `−A·∇logπ` on in-region tokens: plain REINFORCE with the group baseline.
  */
-export function recLoss({ sequences, settings = {} }: { sequences: readonly RecSequence[]; settings?: RecSettings }): RecLoss {
+export function recLoss({
+  sequences,
+  settings = {},
+}: {
+  sequences: readonly RecSequence[];
+  settings?: RecSettings;
+}): RecLoss {
   let total = 0;
   let tokens = 0;
   let masked = 0;
@@ -78,7 +94,11 @@ export function recLoss({ sequences, settings = {} }: { sequences: readonly RecS
       else total += -sequence.advantages[t]! * sequence.logprobs[t]!;
     });
   }
-  return { loss: tokens === 0 ? 0 : total / tokens, tokens, maskedFraction: tokens === 0 ? 0 : masked / tokens };
+  return {
+    loss: tokens === 0 ? 0 : total / tokens,
+    tokens,
+    maskedFraction: tokens === 0 ? 0 : masked / tokens,
+  };
 }
 
 /**
@@ -99,7 +119,9 @@ export function recTrainSequences({
   settings?: RecSettings;
 }): PolicyV1TrainSequence[] {
   let tokens = 0;
-  for (const sequence of sequences) for (const inResponse of sequence.responseMask) if (inResponse !== 0) tokens++;
+  for (const sequence of sequences)
+    for (const inResponse of sequence.responseMask)
+      if (inResponse !== 0) tokens++;
   const scale = tokens === 0 ? 0 : 1 / tokens;
   return sequences.map((sequence) => {
     if (sequence.tokenIds.length !== sequence.responseMask.length) {

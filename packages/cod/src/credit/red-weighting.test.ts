@@ -19,9 +19,15 @@ describe('redReweight', () => {
     expect(tau).toBeGreaterThanOrEqual(0.8);
     expect(tau).toBeLessThanOrEqual(100);
     // The root lies inside the final bracket around τ.
-    expect(redTokenSum({ episodes, temperature: tau - result.bracket })).toBeGreaterThan(0);
-    expect(redTokenSum({ episodes, temperature: tau + result.bracket })).toBeLessThanOrEqual(0);
-    expect(Math.abs(result.tokenSumAfter)).toBeLessThan(Math.abs(result.tokenSumBefore));
+    expect(
+      redTokenSum({ episodes, temperature: tau - result.bracket }),
+    ).toBeGreaterThan(0);
+    expect(
+      redTokenSum({ episodes, temperature: tau + result.bracket }),
+    ).toBeLessThanOrEqual(0);
+    expect(Math.abs(result.tokenSumAfter)).toBeLessThan(
+      Math.abs(result.tokenSumBefore),
+    );
   });
 
   it('should stop with a bracket under 0.05 within 20 iterations', () => {
@@ -40,14 +46,24 @@ describe('redReweight', () => {
   it('should rescale each advantage by exp(A/τ), up-weighting positives relative to negatives', () => {
     const result = redReweight({ episodes });
     const tau = result.temperature!;
-    result.advantages.forEach((value, i) => expect(value).toBeCloseTo(episodes[i]!.advantage * Math.exp(episodes[i]!.advantage / tau), 12));
+    result.advantages.forEach((value, i) =>
+      expect(value).toBeCloseTo(
+        episodes[i]!.advantage * Math.exp(episodes[i]!.advantage / tau),
+        12,
+      ),
+    );
     expect(result.advantages[0]! / 1).toBeGreaterThan(1);
     expect(result.advantages[3]! / -1).toBeLessThan(1);
   });
 
   it('should use the sharpest τ when the sum stays negative over the whole bracket', () => {
     // Small positive advantages on few tokens: even τ = 0.8 cannot balance them.
-    const result = redReweight({ episodes: [{ advantage: 0.25, tokens: 10 }, { advantage: -0.25, tokens: 200 }] });
+    const result = redReweight({
+      episodes: [
+        { advantage: 0.25, tokens: 10 },
+        { advantage: -0.25, tokens: 200 },
+      ],
+    });
     expect(result.active).toBe(true);
     expect(result.crossed).toBe(false);
     expect(result.temperature).toBe(0.8);
@@ -63,17 +79,36 @@ describe('redReweight', () => {
     expect(result.active).toBe(false);
     expect(result.temperature).toBeNull();
     expect(result.advantages).toEqual([0.5, -0.5]);
-    expect(redReweight({ episodes: [{ advantage: 0.1, tokens: 40 }, { advantage: -0.5, tokens: 4 }] }).active).toBe(false);
+    expect(
+      redReweight({
+        episodes: [
+          { advantage: 0.1, tokens: 40 },
+          { advantage: -0.5, tokens: 4 },
+        ],
+      }).active,
+    ).toBe(false);
   });
 
   it('should leave a batch without positive advantages unchanged', () => {
-    const result = redReweight({ episodes: [{ advantage: -0.2, tokens: 5 }, { advantage: 0, tokens: 5 }] });
+    const result = redReweight({
+      episodes: [
+        { advantage: -0.2, tokens: 5 },
+        { advantage: 0, tokens: 5 },
+      ],
+    });
     expect(result.active).toBe(false);
     expect(result.advantages).toEqual([-0.2, 0]);
   });
 
   it('should refuse a bad bracket or a non-finite advantage by code', () => {
-    expect(() => redReweight({ episodes, settings: { minTemperature: 5, maxTemperature: 1 } })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => redReweight({ episodes: [{ advantage: Number.NaN, tokens: 1 }] })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() =>
+      redReweight({
+        episodes,
+        settings: { minTemperature: 5, maxTemperature: 1 },
+      }),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() =>
+      redReweight({ episodes: [{ advantage: Number.NaN, tokens: 1 }] }),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
   });
 });

@@ -47,9 +47,16 @@ export type RedResult = {
 };
 
 /** `S(τ) = Σ A_e · exp(A_e/τ) · L_e`. */
-export function redTokenSum({ episodes, temperature }: { episodes: readonly RedEpisode[]; temperature: number }): number {
+export function redTokenSum({
+  episodes,
+  temperature,
+}: {
+  episodes: readonly RedEpisode[];
+  temperature: number;
+}): number {
   let total = 0;
-  for (const { advantage, tokens } of episodes) total += advantage * Math.exp(advantage / temperature) * tokens;
+  for (const { advantage, tokens } of episodes)
+    total += advantage * Math.exp(advantage / temperature) * tokens;
   return total;
 }
 
@@ -64,12 +71,24 @@ export function redTokenSum({ episodes, temperature }: { episodes: readonly RedE
  * the bracket's midpoint. A non-negative token-mean advantage, or a batch
  * without any positive advantage, leaves the advantages unchanged.
  */
-export function redReweight({ episodes, settings = {} }: { episodes: readonly RedEpisode[]; settings?: RedSettings }): RedResult {
+export function redReweight({
+  episodes,
+  settings = {},
+}: {
+  episodes: readonly RedEpisode[];
+  settings?: RedSettings;
+}): RedResult {
   const minTemperature = settings.minTemperature ?? 0.8;
   const maxTemperature = settings.maxTemperature ?? 100;
   const tolerance = settings.tolerance ?? 0.05;
   const maxIterations = settings.maxIterations ?? 20;
-  if (!(minTemperature > 0 && maxTemperature > minTemperature && tolerance > 0 && Number.isInteger(maxIterations) && maxIterations >= 1)) {
+  if (!(
+    minTemperature > 0 &&
+    maxTemperature > minTemperature &&
+    tolerance > 0 &&
+    Number.isInteger(maxIterations) &&
+    maxIterations >= 1
+  )) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
       message: `RED: need 0 < minTemperature < maxTemperature, tolerance > 0 and maxIterations ≥ 1 (got ${minTemperature}, ${maxTemperature}, ${tolerance}, ${maxIterations})`,
@@ -86,7 +105,8 @@ export function redReweight({ episodes, settings = {} }: { episodes: readonly Re
     }
   }
   let tokenSumBefore = 0;
-  for (const { advantage, tokens } of episodes) tokenSumBefore += advantage * tokens;
+  for (const { advantage, tokens } of episodes)
+    tokenSumBefore += advantage * tokens;
   const plain = episodes.map((episode) => episode.advantage);
   const inactive: RedResult = {
     advantages: plain,
@@ -99,7 +119,8 @@ export function redReweight({ episodes, settings = {} }: { episodes: readonly Re
     crossed: false,
   };
   if (tokenSumBefore >= 0) return inactive;
-  if (!episodes.some((episode) => episode.advantage > 0 && episode.tokens > 0)) return inactive;
+  if (!episodes.some((episode) => episode.advantage > 0 && episode.tokens > 0))
+    return inactive;
 
   const sum = (temperature: number) => redTokenSum({ episodes, temperature });
   let lo = minTemperature;
@@ -125,7 +146,9 @@ export function redReweight({ episodes, settings = {} }: { episodes: readonly Re
     temperature = (lo + hi) / 2;
     crossed = true;
   }
-  const advantages = episodes.map(({ advantage }) => advantage * Math.exp(advantage / temperature));
+  const advantages = episodes.map(
+    ({ advantage }) => advantage * Math.exp(advantage / temperature),
+  );
   return {
     advantages,
     active: true,

@@ -14,14 +14,20 @@ export type ReturnStyle =
   | { style: 'discounted'; gamma: number };
 
 function checkStyle(returns: ReturnStyle): void {
-  if (returns.style === 'sliding-window' && !(Number.isInteger(returns.window) && returns.window >= 1)) {
+  if (
+    returns.style === 'sliding-window' &&
+    !(Number.isInteger(returns.window) && returns.window >= 1)
+  ) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
       message: `reward-to-go: the sliding window must be a whole number ≥ 1, got ${returns.window}`,
       details: { window: returns.window },
     });
   }
-  if (returns.style === 'discounted' && !(returns.gamma >= 0 && returns.gamma <= 1)) {
+  if (
+    returns.style === 'discounted' &&
+    !(returns.gamma >= 0 && returns.gamma <= 1)
+  ) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
       message: `reward-to-go: the discount γ must lie in [0, 1], got ${returns.gamma}`,
@@ -31,7 +37,10 @@ function checkStyle(returns: ReturnStyle): void {
 }
 
 /** The return of the first entry of `rewards` under `returns` (the tail after it follows causally). */
-function returnOfTail(rewards: readonly number[], returns: ReturnStyle): number {
+function returnOfTail(
+  rewards: readonly number[],
+  returns: ReturnStyle,
+): number {
   switch (returns.style) {
     case 'mean':
       return mean(rewards);
@@ -64,7 +73,13 @@ function mean(values: readonly number[]): number {
  *
  * @example rewardToGo({ rewards: [0, 1, 1, 1], returns: { style: 'mean' } }) // [0.75, 1, 1, 1]
  */
-export function rewardToGo({ rewards, returns = { style: 'mean' } }: { rewards: readonly number[]; returns?: ReturnStyle }): number[] {
+export function rewardToGo({
+  rewards,
+  returns = { style: 'mean' },
+}: {
+  rewards: readonly number[];
+  returns?: ReturnStyle;
+}): number[] {
   checkStyle(returns);
   return rewards.map((_, index) => returnOfTail(rewards.slice(index), returns));
 }
@@ -93,5 +108,7 @@ export function hintRewardToGo({
       details: { tasks: taskRewards.length, hints: hintRewards.length },
     });
   }
-  return hintRewards.map((hint, index) => returnOfTail([hint, ...taskRewards.slice(index + 1)], returns));
+  return hintRewards.map((hint, index) =>
+    returnOfTail([hint, ...taskRewards.slice(index + 1)], returns),
+  );
 }

@@ -30,8 +30,12 @@ describe('computePackAdvantages (the spec worked example)', () => {
 
   it('should give run A solve advantages +0.25, +1/3, +0.25, +0.5 and run B their negatives', () => {
     const expected = [0.25, 1 / 3, 0.25, 0.5];
-    runA!.solveAdvantages.forEach((value, i) => expect(value).toBeCloseTo(expected[i]!, 12));
-    runB!.solveAdvantages.forEach((value, i) => expect(value).toBeCloseTo(-expected[i]!, 12));
+    runA!.solveAdvantages.forEach((value, i) =>
+      expect(value).toBeCloseTo(expected[i]!, 12),
+    );
+    runB!.solveAdvantages.forEach((value, i) =>
+      expect(value).toBeCloseTo(-expected[i]!, 12),
+    );
   });
 
   it('should reinforce the hint after the failed first task by +0.25', () => {
@@ -61,7 +65,9 @@ describe('computePackAdvantages', () => {
       ],
     });
     // One run per pack: the baseline is the run itself.
-    expect(credit.flatMap((c) => [...c.solveAdvantages, ...c.updateAdvantages])).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(
+      credit.flatMap((c) => [...c.solveAdvantages, ...c.updateAdvantages]),
+    ).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
   it('should carry a hint penalty into that hint advantage only', () => {

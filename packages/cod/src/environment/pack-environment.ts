@@ -61,5 +61,9 @@ export type PackEnvironment<TTask> = {
   /** A human-readable statement of a pack's hidden regularity (for records and the viewer, never the model). */
   describeRegularity(packSeed: number): string;
   /** Starts a solve episode of `task` in the pack drawn from `packSeed`. */
-  startSolve(options: { task: TTask; packSeed: number; episodeId: string }): PackSolveEpisode;
+  startSolve(options: {
+    task: TTask;
+    packSeed: number;
+    episodeId: string;
+  }): PackSolveEpisode;
 };

@@ -1,6 +1,19 @@
-import type { ChatMessage, PolicyV1ChatMessage, PolicyV1Tokenizer } from '@seal/spec';
-import { fallbackHints, hintsContext, initialHints, injectHintSection, type PromptFormat } from '../hints/hint-section';
-import { hintEndDelimiter, hintStartDelimiter } from '../hints/parse-hint-block';
+import type {
+  ChatMessage,
+  PolicyV1ChatMessage,
+  PolicyV1Tokenizer,
+} from '@seal/spec';
+import {
+  fallbackHints,
+  hintsContext,
+  initialHints,
+  injectHintSection,
+  type PromptFormat,
+} from '../hints/hint-section';
+import {
+  hintEndDelimiter,
+  hintStartDelimiter,
+} from '../hints/parse-hint-block';
 import type { TrajectoryStep } from '../hints/serialize-trajectory';
 import { taskReward } from '../hints/rewards';
 import { buildUpdateContextMessages } from '../hints/update-context-prompt';
@@ -89,15 +102,31 @@ export async function playFrozenLakeExpertPack({
 }): Promise<FrozenLakeDemonstrationConversation[]> {
   const format = settings.format ?? 'compact';
   const compact = format === 'compact';
-  const environment = createFrozenLakeEnvironment({ ...(settings.maxSteps === undefined ? {} : { maxSteps: settings.maxSteps }), format });
-  const random = createPackRandom(mixSeed(settings.seed ?? 0, pack.packSeed, 0xde70));
+  const environment = createFrozenLakeEnvironment({
+    ...(settings.maxSteps === undefined ? {} : { maxSteps: settings.maxSteps }),
+    format,
+  });
+  const random = createPackRandom(
+    mixSeed(settings.seed ?? 0, pack.packSeed, 0xde70),
+  );
   const conversations: FrozenLakeDemonstrationConversation[] = [];
   let hints = initialHints;
   for (const [index, task] of pack.tasks.entries()) {
-    const episode = environment.startSolve({ task, packSeed: pack.packSeed, episodeId: `${pack.packId}/demo-${index}` });
+    const episode = environment.startSolve({
+      task,
+      packSeed: pack.packSeed,
+      episodeId: `${pack.packId}/demo-${index}`,
+    });
     const [system, ...rest] = episode.reset();
     const messages: ChatMessage[] = [
-      { role: 'system', content: injectHintSection({ systemPrompt: system?.content ?? '', hints, format }) },
+      {
+        role: 'system',
+        content: injectHintSection({
+          systemPrompt: system?.content ?? '',
+          hints,
+          format,
+        }),
+      },
       ...rest,
     ];
     const trained: boolean[] = [];
@@ -110,9 +139,20 @@ export async function playFrozenLakeExpertPack({
     const noted = readDirectionFacts(hints);
     const bumped = new Set<number>();
     while (!episode.done) {
-      const facts: DirectionFacts = mergeDirectionFacts(noted, observedDirectionFacts(seen));
+      const facts: DirectionFacts = mergeDirectionFacts(
+        noted,
+        observedDirectionFacts(seen),
+      );
       const randomMove = random.next() < (settings.randomMoveRate ?? 0);
-      const choice = randomMove ? undefined : frozenLakeExpertChoice({ rows: task.rows, position: at, goal, facts, bumped });
+      const choice = randomMove
+        ? undefined
+        : frozenLakeExpertChoice({
+            rows: task.rows,
+            position: at,
+            goal,
+            facts,
+            bumped,
+          });
       const k = choice?.direction ?? 1 + random.int(4);
       // Compact: a line of reasoning first (the random moves, untrained, answer bare).
       const action = `${compact && choice !== undefined ? `${formatExpertChoice(choice)}\n` : ''}<answer>Direction ${k}</answer>`;
@@ -121,7 +161,9 @@ export async function playFrozenLakeExpertPack({
       trained.push(!randomMove);
       const step = episode.step(action);
       messages.push(...step.observation);
-      const text = step.observation.map((message) => message.content).join('\n');
+      const text = step.observation
+        .map((message) => message.content)
+        .join('\n');
       seen += `${text}\n`;
       const next = position(text);
       if (next === undefined) bumped.add(k);
@@ -134,31 +176,59 @@ export async function playFrozenLakeExpertPack({
     }
     const result = await episode.finish();
     const success = result.success;
-    conversations.push({ kind: 'solve', position: index, taskId: task.taskId, messages, trained, success, hints });
+    conversations.push({
+      kind: 'solve',
+      position: index,
+      taskId: task.taskId,
+      messages,
+      trained,
+      success,
+      hints,
+    });
     if (index === pack.tasks.length - 1) break;
-    const facts = mergeDirectionFacts(readDirectionFacts(hints), observedDirectionFacts(seen));
+    const facts = mergeDirectionFacts(
+      readDirectionFacts(hints),
+      observedDirectionFacts(seen),
+    );
     const update = buildUpdateContextMessages({
       previousHints: hints,
       trajectory: {
         systemPrompt: messages[0]!.content,
         steps,
         ...(finalObservation.length > 0 ? { finalObservation } : {}),
-        reward: taskReward({ outcome: result.outcome, stepsUsed: result.stepsUsed, maxSteps: result.maxSteps }),
+        reward: taskReward({
+          outcome: result.outcome,
+          stepsUsed: result.stepsUsed,
+          maxSteps: result.maxSteps,
+        }),
         feedback: result.feedback,
       },
       format,
     });
     const block = formatDirectionHints(facts);
     // Compact: first one line per move of the trajectory (what each direction did), then the block.
-    const reasoning = compact ? describeObservedMoves(seen).map((line) => `${line}\n`).join('') : '';
+    const reasoning = compact
+      ? describeObservedMoves(seen)
+          .map((line) => `${line}\n`)
+          .join('')
+      : '';
     conversations.push({
       kind: 'update',
       position: index,
       taskId: task.taskId,
-      messages: [...update, { role: 'assistant', content: `${reasoning}${hintStartDelimiter}\n${block}\n${hintEndDelimiter}` }],
+      messages: [
+        ...update,
+        {
+          role: 'assistant',
+          content: `${reasoning}${hintStartDelimiter}\n${block}\n${hintEndDelimiter}`,
+        },
+      ],
       trained: [true],
     });
-    hints = random.next() < (settings.fallbackRate ?? 0) ? fallbackHints : hintsContext(block);
+    hints =
+      random.next() < (settings.fallbackRate ?? 0)
+        ? fallbackHints
+        : hintsContext(block);
   }
   return conversations;
 }
@@ -173,7 +243,9 @@ export type CodDemonstration = {
   text: string;
 };
 
-const toPolicyMessages = (messages: readonly ChatMessage[]): PolicyV1ChatMessage[] =>
+const toPolicyMessages = (
+  messages: readonly ChatMessage[],
+): PolicyV1ChatMessage[] =>
   messages.map((message) => ({ role: message.role, content: message.content }));
 
 /**
@@ -193,14 +265,22 @@ export function demonstrationTokens({
   const { messages, trained } = conversation;
   const first = messages.findIndex((message) => message.role === 'assistant');
   const opening = first < 0 ? messages : messages.slice(0, first);
-  const tokenIds = [...tokenizer.renderChat({ messages: toPolicyMessages(opening), addGenerationPrompt: true }).tokenIds];
+  const tokenIds = [
+    ...tokenizer.renderChat({
+      messages: toPolicyMessages(opening),
+      addGenerationPrompt: true,
+    }).tokenIds,
+  ];
   const assistantMask = tokenIds.map(() => 0);
   const stop = tokenizer.stopTokenIds[0];
   let assistant = 0;
   for (let i = opening.length; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role !== 'assistant') continue;
-    const generated = [...tokenizer.encode(message.content), ...(stop === undefined ? [] : [stop])];
+    const generated = [
+      ...tokenizer.encode(message.content),
+      ...(stop === undefined ? [] : [stop]),
+    ];
     const flag = trained[assistant++] === false ? 0 : 1;
     tokenIds.push(...generated);
     assistantMask.push(...generated.map(() => flag));
@@ -217,5 +297,12 @@ export function demonstrationTokens({
     tokenIds.push(...delta);
     assistantMask.push(...delta.map(() => 0));
   }
-  return { kind: conversation.kind, position: conversation.position, taskId: conversation.taskId, tokenIds, assistantMask, text: tokenizer.decode(tokenIds) };
+  return {
+    kind: conversation.kind,
+    position: conversation.position,
+    taskId: conversation.taskId,
+    tokenIds,
+    assistantMask,
+    text: tokenizer.decode(tokenIds),
+  };
 }

@@ -1,5 +1,9 @@
 import type { ChatMessage } from '@seal/spec';
-import type { PackEnvironment, PackSolveEpisode, PackSolveResult } from '../environment/pack-environment';
+import type {
+  PackEnvironment,
+  PackSolveEpisode,
+  PackSolveResult,
+} from '../environment/pack-environment';
 import { createPackRandom, mixSeed } from '../packs/pack-random';
 import type { FrozenLakeTask } from './frozen-lake-tasks';
 
@@ -9,7 +13,12 @@ export const frozenLakeDirections = ['up', 'down', 'left', 'right'] as const;
 /** One real move. */
 export type FrozenLakeDirection = (typeof frozenLakeDirections)[number];
 
-const delta: Record<FrozenLakeDirection, [number, number]> = { up: [-1, 0], down: [1, 0], left: [0, -1], right: [0, 1] };
+const delta: Record<FrozenLakeDirection, [number, number]> = {
+  up: [-1, 0],
+  down: [1, 0],
+  left: [0, -1],
+  right: [0, 1],
+};
 
 /**
  * The pack's hidden regularity: what `Direction 1..4` do. Entry `k − 1` is
@@ -17,7 +26,9 @@ const delta: Record<FrozenLakeDirection, [number, number]> = { up: [-1, 0], down
  * (`mapping_mode: per_pack`).
  */
 export function frozenLakeMapping(packSeed: number): FrozenLakeDirection[] {
-  return createPackRandom(mixSeed(packSeed, 0xd1ec)).shuffle(frozenLakeDirections);
+  return createPackRandom(mixSeed(packSeed, 0xd1ec)).shuffle(
+    frozenLakeDirections,
+  );
 }
 
 /** Settings of {@link createFrozenLakeEnvironment}. */
@@ -35,7 +46,10 @@ export type FrozenLakeSettings = {
 };
 
 /** The system prompt of a FrozenLake-Obscure solve episode (without hints). */
-export function frozenLakeSystemPrompt(maxSteps: number, format: 'paper' | 'compact' = 'paper'): string {
+export function frozenLakeSystemPrompt(
+  maxSteps: number,
+  format: 'paper' | 'compact' = 'paper',
+): string {
   if (format === 'compact') {
     return [
       'Frozen lake: S start, F frozen, H hole, G goal; row 0 top, column 0 left. Reach G, avoid H.',
@@ -49,7 +63,8 @@ export function frozenLakeSystemPrompt(maxSteps: number, format: 'paper' | 'comp
   ].join('\n');
 }
 
-const exactAnswerPattern = /^\s*<answer>\s*Direction\s*([1-4])\s*<\/answer>\s*$/;
+const exactAnswerPattern =
+  /^\s*<answer>\s*Direction\s*([1-4])\s*<\/answer>\s*$/;
 const finalAnswerPattern = /<answer>\s*Direction\s*([1-4])\s*<\/answer>\s*$/;
 
 /**
@@ -59,14 +74,24 @@ const finalAnswerPattern = /<answer>\s*Direction\s*([1-4])\s*<\/answer>\s*$/;
  * may come first, and the reply ends with `<answer>Direction k</answer>`;
  * the last tag counts, and nothing but whitespace may follow it.
  */
-export function parseFrozenLakeAnswer({ response, format = 'paper' }: { response: string; format?: 'paper' | 'compact' }): number | undefined {
-  const match = (format === 'compact' ? finalAnswerPattern : exactAnswerPattern).exec(response);
+export function parseFrozenLakeAnswer({
+  response,
+  format = 'paper',
+}: {
+  response: string;
+  format?: 'paper' | 'compact';
+}): number | undefined {
+  const match = (
+    format === 'compact' ? finalAnswerPattern : exactAnswerPattern
+  ).exec(response);
   return match === null ? undefined : Number(match[1]);
 }
 
 const invalidFormatFeedback = {
-  paper: 'Failed: invalid action format; reply with exactly <answer>Direction k</answer>, k from 1 to 4',
-  compact: 'Failed: invalid action format; end your reply with <answer>Direction k</answer>, k from 1 to 4',
+  paper:
+    'Failed: invalid action format; reply with exactly <answer>Direction k</answer>, k from 1 to 4',
+  compact:
+    'Failed: invalid action format; end your reply with <answer>Direction k</answer>, k from 1 to 4',
 } as const;
 
 function locate(rows: readonly string[], tile: string): [number, number] {
@@ -85,7 +110,9 @@ const at = ([r, c]: readonly [number, number]) => `(${r},${c})`;
  * position changed. A malformed answer ends the episode with outcome 0;
  * reaching G gives 1; a hole or the move budget end it with 0.
  */
-export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): PackEnvironment<FrozenLakeTask> {
+export function createFrozenLakeEnvironment(
+  settings: FrozenLakeSettings = {},
+): PackEnvironment<FrozenLakeTask> {
   const maxSteps = settings.maxSteps ?? 8;
   const format = settings.format ?? 'paper';
   const systemPrompt = frozenLakeSystemPrompt(maxSteps, format);
@@ -100,7 +127,10 @@ export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): 
     startSolve: ({ task, packSeed }) => startEpisode(task, packSeed),
   };
 
-  function startEpisode(task: FrozenLakeTask, packSeed: number): PackSolveEpisode {
+  function startEpisode(
+    task: FrozenLakeTask,
+    packSeed: number,
+  ): PackSolveEpisode {
     const mapping = frozenLakeMapping(packSeed);
     const rows = task.rows;
     let position = locate(rows, 'S');
@@ -116,7 +146,10 @@ export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): 
       reset(): ChatMessage[] {
         return [
           { role: 'system', content: systemPrompt },
-          { role: 'user', content: `Map:\n${rows.join('\n')}\nYou are at ${at(position)}. The goal is at ${at(goal)}.` },
+          {
+            role: 'user',
+            content: `Map:\n${rows.join('\n')}\nYou are at ${at(position)}. The goal is at ${at(goal)}.`,
+          },
         ];
       },
       step(response: string) {
@@ -130,7 +163,12 @@ export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): 
         const [dr, dc] = delta[mapping[k - 1]!];
         const target: [number, number] = [position[0] + dr, position[1] + dc];
         let text: string;
-        if (target[0] < 0 || target[1] < 0 || target[0] >= rows.length || target[1] >= rows[0]!.length) {
+        if (
+          target[0] < 0 ||
+          target[1] < 0 ||
+          target[0] >= rows.length ||
+          target[1] >= rows[0]!.length
+        ) {
           text = `Direction ${k}: your position ${at(position)} did not change (maybe the edge).`;
         } else {
           text = `Direction ${k}: you moved from ${at(position)} to ${at(target)}.`;
@@ -138,15 +176,26 @@ export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): 
           const tile = rows[target[0]]![target[1]];
           if (tile === 'H') {
             end(0, `Failed: fell into a hole at ${at(target)}`);
-            return { observation: [{ role: 'user', content: `${text} It is a hole.` }], done: true };
+            return {
+              observation: [{ role: 'user', content: `${text} It is a hole.` }],
+              done: true,
+            };
           }
           if (tile === 'G') {
             end(1, 'Success! Reached the goal');
-            return { observation: [{ role: 'user', content: `${text} You reached the goal.` }], done: true };
+            return {
+              observation: [
+                { role: 'user', content: `${text} You reached the goal.` },
+              ],
+              done: true,
+            };
           }
         }
         if (steps >= maxSteps) {
-          end(0, `Failed: ran out of moves (${steps}/${maxSteps}) at ${at(position)}, the goal is at ${at(goal)}`);
+          end(
+            0,
+            `Failed: ran out of moves (${steps}/${maxSteps}) at ${at(position)}, the goal is at ${at(goal)}`,
+          );
           return { observation: [{ role: 'user', content: text }], done: true };
         }
         return { observation: [{ role: 'user', content: text }], done: false };
@@ -155,10 +204,18 @@ export function createFrozenLakeEnvironment(settings: FrozenLakeSettings = {}): 
         return done;
       },
       abort() {
-        if (!done) end(0, `Failed: the conversation no longer fits the model (${steps}/${maxSteps} moves)`);
+        if (!done)
+          end(
+            0,
+            `Failed: the conversation no longer fits the model (${steps}/${maxSteps} moves)`,
+          );
       },
       finish() {
-        const final = result ?? { outcome: 0, success: false, feedback: 'Failed: the episode did not finish' };
+        const final = result ?? {
+          outcome: 0,
+          success: false,
+          feedback: 'Failed: the episode did not finish',
+        };
         return Promise.resolve({ ...final, stepsUsed: steps, maxSteps });
       },
     };

@@ -1,4 +1,7 @@
-import { frozenLakeDirections, type FrozenLakeDirection } from './frozen-lake-environment';
+import {
+  frozenLakeDirections,
+  type FrozenLakeDirection,
+} from './frozen-lake-environment';
 
 /**
  * What is known of a pack's direction mapping: direction number (1–4) to
@@ -8,10 +11,14 @@ import { frozenLakeDirections, type FrozenLakeDirection } from './frozen-lake-en
 export type DirectionFacts = Map<number, FrozenLakeDirection>;
 
 const statementPattern = /Direction ([1-4]) = (up|down|left|right)\b/g;
-const movePattern = /Direction ([1-4]): you moved from \((\d+),(\d+)\) to \((\d+),(\d+)\)/g;
+const movePattern =
+  /Direction ([1-4]): you moved from \((\d+),(\d+)\) to \((\d+),(\d+)\)/g;
 
 /** The real move of a one-cell step, or undefined when the cells are not neighbours. */
-function moveBetween(from: readonly [number, number], to: readonly [number, number]): FrozenLakeDirection | undefined {
+function moveBetween(
+  from: readonly [number, number],
+  to: readonly [number, number],
+): FrozenLakeDirection | undefined {
   const dr = to[0] - from[0];
   const dc = to[1] - from[1];
   if (dr === -1 && dc === 0) return 'up';
@@ -33,15 +40,21 @@ function complete(facts: DirectionFacts): DirectionFacts {
 }
 
 /** Adds `number → move`, dropping any entry it contradicts (one move per number and one number per move). */
-function assign(facts: DirectionFacts, number: number, move: FrozenLakeDirection): void {
-  for (const [other, otherMove] of facts) if (other !== number && otherMove === move) facts.delete(other);
+function assign(
+  facts: DirectionFacts,
+  number: number,
+  move: FrozenLakeDirection,
+): void {
+  for (const [other, otherMove] of facts)
+    if (other !== number && otherMove === move) facts.delete(other);
   facts.set(number, move);
 }
 
 /** The statements `Direction k = move` of a hint text (later ones win); the rest of the text is ignored. */
 export function readDirectionFacts(text: string): DirectionFacts {
   const facts: DirectionFacts = new Map();
-  for (const match of text.matchAll(statementPattern)) assign(facts, Number(match[1]), match[2] as FrozenLakeDirection);
+  for (const match of text.matchAll(statementPattern))
+    assign(facts, Number(match[1]), match[2] as FrozenLakeDirection);
   return complete(facts);
 }
 
@@ -49,14 +62,20 @@ export function readDirectionFacts(text: string): DirectionFacts {
 export function observedDirectionFacts(text: string): DirectionFacts {
   const facts: DirectionFacts = new Map();
   for (const match of text.matchAll(movePattern)) {
-    const move = moveBetween([Number(match[2]), Number(match[3])], [Number(match[4]), Number(match[5])]);
+    const move = moveBetween(
+      [Number(match[2]), Number(match[3])],
+      [Number(match[4]), Number(match[5])],
+    );
     if (move !== undefined) assign(facts, Number(match[1]), move);
   }
   return complete(facts);
 }
 
 /** `previous` updated by `observed`: observed entries win over contradicting notes. */
-export function mergeDirectionFacts(previous: DirectionFacts, observed: DirectionFacts): DirectionFacts {
+export function mergeDirectionFacts(
+  previous: DirectionFacts,
+  observed: DirectionFacts,
+): DirectionFacts {
   const merged: DirectionFacts = new Map(previous);
   for (const [number, move] of observed) assign(merged, number, move);
   return complete(merged);
@@ -71,11 +90,21 @@ export function formatDirectionHints(facts: DirectionFacts): string {
     .join('\n');
 }
 
-const delta: Record<FrozenLakeDirection, [number, number]> = { up: [-1, 0], down: [1, 0], left: [0, -1], right: [0, 1] };
+const delta: Record<FrozenLakeDirection, [number, number]> = {
+  up: [-1, 0],
+  down: [1, 0],
+  left: [0, -1],
+  right: [0, 1],
+};
 
 /** Steps to the goal from every cell over non-hole tiles (Infinity when cut off). */
-function distancesToGoal(rows: readonly string[], goal: readonly [number, number]): number[][] {
-  const distance = rows.map((row) => Array.from(row, () => Number.POSITIVE_INFINITY));
+function distancesToGoal(
+  rows: readonly string[],
+  goal: readonly [number, number],
+): number[][] {
+  const distance = rows.map((row) =>
+    Array.from(row, () => Number.POSITIVE_INFINITY),
+  );
   distance[goal[0]]![goal[1]] = 0;
   let frontier: [number, number][] = [[goal[0], goal[1]]];
   for (let d = 1; frontier.length > 0; d++) {
@@ -84,7 +113,8 @@ function distancesToGoal(rows: readonly string[], goal: readonly [number, number
       for (const [dr, dc] of Object.values(delta)) {
         const nr = r + dr;
         const nc = c + dc;
-        if (nr < 0 || nc < 0 || nr >= rows.length || nc >= rows[0]!.length) continue;
+        if (nr < 0 || nc < 0 || nr >= rows.length || nc >= rows[0]!.length)
+          continue;
         if (rows[nr]![nc] === 'H' || distance[nr]![nc]! <= d) continue;
         distance[nr]![nc] = d;
         next.push([nr, nc]);
@@ -139,8 +169,12 @@ export function frozenLakeExpertChoice({
 }): FrozenLakeExpertChoice {
   const distance = distancesToGoal(rows, goal);
   const here = distance[position[0]]![position[1]]!;
-  const target = (move: FrozenLakeDirection): [number, number] => [position[0] + delta[move][0], position[1] + delta[move][1]];
-  const inside = ([r, c]: [number, number]) => r >= 0 && c >= 0 && r < rows.length && c < rows[0]!.length;
+  const target = (move: FrozenLakeDirection): [number, number] => [
+    position[0] + delta[move][0],
+    position[1] + delta[move][1],
+  ];
+  const inside = ([r, c]: [number, number]) =>
+    r >= 0 && c >= 0 && r < rows.length && c < rows[0]!.length;
   const numbers = [1, 2, 3, 4];
   const best = numbers.find((k) => {
     const move = facts.get(k);
@@ -148,7 +182,8 @@ export function frozenLakeExpertChoice({
     const cell = target(move);
     return inside(cell) && distance[cell[0]]![cell[1]]! === here - 1;
   });
-  if (best !== undefined) return { direction: best, reason: 'toward-goal', move: facts.get(best)! };
+  if (best !== undefined)
+    return { direction: best, reason: 'toward-goal', move: facts.get(best)! };
   const unknown = numbers.find((k) => !facts.has(k) && !bumped.has(k));
   if (unknown !== undefined) return { direction: unknown, reason: 'explore' };
   const safe = numbers.find((k) => {
@@ -157,12 +192,15 @@ export function frozenLakeExpertChoice({
     const cell = target(move);
     return inside(cell) && rows[cell[0]]![cell[1]] !== 'H';
   });
-  if (safe !== undefined) return { direction: safe, reason: 'safe', move: facts.get(safe)! };
+  if (safe !== undefined)
+    return { direction: safe, reason: 'safe', move: facts.get(safe)! };
   return { direction: 1, reason: 'fallback' };
 }
 
 /** The demonstrator's move: the direction number of {@link frozenLakeExpertChoice}. */
-export function frozenLakeExpertMove(options: Parameters<typeof frozenLakeExpertChoice>[0]): number {
+export function frozenLakeExpertMove(
+  options: Parameters<typeof frozenLakeExpertChoice>[0],
+): number {
   return frozenLakeExpertChoice(options).direction;
 }
 
@@ -198,13 +236,17 @@ export function describeObservedMoves(observations: string): string[] {
   const lines: string[] = [];
   for (const match of observations.matchAll(observationPattern)) {
     if (match[2] === undefined) {
-      lines.push(`Direction ${match[1]}: (${match[6]},${match[7]}) hit the edge, unknown`);
+      lines.push(
+        `Direction ${match[1]}: (${match[6]},${match[7]}) hit the edge, unknown`,
+      );
       continue;
     }
     const from: [number, number] = [Number(match[2]), Number(match[3])];
     const to: [number, number] = [Number(match[4]), Number(match[5])];
     const move = moveBetween(from, to);
-    lines.push(`Direction ${match[1]}: (${from[0]},${from[1]}) to (${to[0]},${to[1]}) is ${move ?? 'not one step'}`);
+    lines.push(
+      `Direction ${match[1]}: (${from[0]},${from[1]}) to (${to[0]},${to[1]}) is ${move ?? 'not one step'}`,
+    );
   }
   return lines;
 }

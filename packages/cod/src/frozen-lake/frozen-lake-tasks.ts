@@ -43,7 +43,8 @@ export function shortestFrozenLakePath(rows: readonly string[]): number {
   const height = rows.length;
   const width = rows[0]?.length ?? 0;
   let start: Cell | undefined;
-  for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) if (rows[r]![c] === 'S') start = [r, c];
+  for (let r = 0; r < height; r++)
+    for (let c = 0; c < width; c++) if (rows[r]![c] === 'S') start = [r, c];
   if (start === undefined) return -1;
   const seen = new Set([`${start[0]},${start[1]}`]);
   let frontier: Cell[] = [start];
@@ -71,16 +72,31 @@ export function shortestFrozenLakePath(rows: readonly string[]): number {
  * goal is reachable in 2..`maxPathLength` moves. Deterministic for a seed;
  * map `i` depends only on `(seed, i)`.
  */
-export function generateFrozenLakeTasks(options: GenerateFrozenLakeOptions): FrozenLakeTask[] {
+export function generateFrozenLakeTasks(
+  options: GenerateFrozenLakeOptions,
+): FrozenLakeTask[] {
   const minSize = options.minSize ?? 4;
   const maxSize = options.maxSize ?? 5;
   const [lowFrozen, highFrozen] = options.frozenFraction ?? [0.6, 0.7];
   const maxPathLength = options.maxPathLength ?? 6;
-  if (!(Number.isInteger(minSize) && minSize >= 2 && maxSize >= minSize && lowFrozen > 0 && highFrozen <= 1 && lowFrozen <= highFrozen && maxPathLength >= 2)) {
+  if (!(
+    Number.isInteger(minSize) &&
+    minSize >= 2 &&
+    maxSize >= minSize &&
+    lowFrozen > 0 &&
+    highFrozen <= 1 &&
+    lowFrozen <= highFrozen &&
+    maxPathLength >= 2
+  )) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
       message: `frozen lake: need 2 ≤ minSize ≤ maxSize, 0 < frozen fraction range ≤ 1 and maxPathLength ≥ 2`,
-      details: { minSize, maxSize, frozenFraction: [lowFrozen, highFrozen], maxPathLength },
+      details: {
+        minSize,
+        maxSize,
+        frozenFraction: [lowFrozen, highFrozen],
+        maxPathLength,
+      },
     });
   }
   const tasksetId = options.tasksetId ?? `frozen-lake-${minSize}x${maxSize}`;
@@ -89,7 +105,11 @@ export function generateFrozenLakeTasks(options: GenerateFrozenLakeOptions): Fro
     const random = createPackRandom(mixSeed(options.seed, index, 0xf1a4e));
     for (let attempt = 0; ; attempt++) {
       if (attempt > 10_000) {
-        throw new SealError({ code: 'INTERNAL', message: `frozen lake: no solvable map after 10,000 draws (task ${index})`, details: { index } });
+        throw new SealError({
+          code: 'INTERNAL',
+          message: `frozen lake: no solvable map after 10,000 draws (task ${index})`,
+          details: { index },
+        });
       }
       const height = minSize + random.int(maxSize - minSize + 1);
       const width = minSize + random.int(maxSize - minSize + 1);
@@ -103,13 +123,25 @@ export function generateFrozenLakeTasks(options: GenerateFrozenLakeOptions): Fro
         let row = '';
         for (let c = 0; c < width; c++) {
           const at = r * width + c;
-          row += at === start ? 'S' : at === goal ? 'G' : random.next() < frozen ? 'F' : 'H';
+          row +=
+            at === start
+              ? 'S'
+              : at === goal
+                ? 'G'
+                : random.next() < frozen
+                  ? 'F'
+                  : 'H';
         }
         rows.push(row);
       }
       const shortestPath = shortestFrozenLakePath(rows);
       if (shortestPath >= 2 && shortestPath <= maxPathLength) {
-        tasks.push({ taskId: `frozen-lake/${options.seed}/${index}`, tasksetId, rows, shortestPath });
+        tasks.push({
+          taskId: `frozen-lake/${options.seed}/${index}`,
+          tasksetId,
+          rows,
+          shortestPath,
+        });
         break;
       }
     }

@@ -27,10 +27,16 @@ export function applyHintUpdate({
   maxLength?: number;
   penalty?: number;
 }): HintUpdate {
-  const parse = parseHintBlock({ text: response, ...(maxLength === undefined ? {} : { maxLength }) });
+  const parse = parseHintBlock({
+    text: response,
+    ...(maxLength === undefined ? {} : { maxLength }),
+  });
   return {
     hints: parse.success ? hintsContext(parse.content) : fallbackHints,
     parse,
-    reward: hintReward({ parse, ...(penalty === undefined ? {} : { penalty }) }),
+    reward: hintReward({
+      parse,
+      ...(penalty === undefined ? {} : { penalty }),
+    }),
   };
 }

@@ -21,10 +21,14 @@ export const hintSectionHeader = '### Hints that might help';
 export type PromptFormat = 'paper' | 'compact';
 
 /** The prompt formats. */
-export const promptFormats = ['paper', 'compact'] as const satisfies readonly PromptFormat[];
+export const promptFormats = [
+  'paper',
+  'compact',
+] as const satisfies readonly PromptFormat[];
 
 const sectionIntro: Record<PromptFormat, string> = {
-  paper: 'You wrote these notes on earlier tasks in this environment. They may be wrong or may not apply here: combine them with what you observe now.',
+  paper:
+    'You wrote these notes on earlier tasks in this environment. They may be wrong or may not apply here: combine them with what you observe now.',
   compact: 'Your notes from earlier tasks here (maybe wrong):',
 };
 

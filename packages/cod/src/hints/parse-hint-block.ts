@@ -36,7 +36,13 @@ export type HintParseResult =
  * characters fails; the caller then falls back to "no hint available" and
  * penalises the update.
  */
-export function parseHintBlock({ text, maxLength = 2000 }: { text: string; maxLength?: number }): HintParseResult {
+export function parseHintBlock({
+  text,
+  maxLength = 2000,
+}: {
+  text: string;
+  maxLength?: number;
+}): HintParseResult {
   const lines = text.split(/\r?\n/);
   let start = -1;
   let end = -1;
@@ -50,16 +56,22 @@ export function parseHintBlock({ text, maxLength = 2000 }: { text: string; maxLe
       openStart = -1;
     }
   }
-  if (start < 0) return { success: false, reason: openStart >= 0 ? 'missing-end' : 'missing-start' };
+  if (start < 0)
+    return {
+      success: false,
+      reason: openStart >= 0 ? 'missing-end' : 'missing-start',
+    };
   const content = lines
     .slice(start + 1, end)
     .join('\n')
     .trim();
   if (content.length === 0) return { success: false, reason: 'empty' };
-  if (content.length > maxLength) return { success: false, reason: 'too-long', length: content.length };
-  const trailingText = lines
-    .slice(end + 1)
-    .join('\n')
-    .trim().length > 0;
+  if (content.length > maxLength)
+    return { success: false, reason: 'too-long', length: content.length };
+  const trailingText =
+    lines
+      .slice(end + 1)
+      .join('\n')
+      .trim().length > 0;
   return { success: true, content, trailingText };
 }

@@ -45,9 +45,20 @@ export function taskReward({
   const ramp = settings.responseLength;
   if (ramp !== undefined) {
     const span = ramp.fullPenaltyTokens - ramp.zeroPenaltyTokens;
-    lengthRamp = span <= 0 ? (meanResponseTokens >= ramp.fullPenaltyTokens ? 1 : 0) : Math.min(1, Math.max(0, (meanResponseTokens - ramp.zeroPenaltyTokens) / span));
+    lengthRamp =
+      span <= 0
+        ? meanResponseTokens >= ramp.fullPenaltyTokens
+          ? 1
+          : 0
+        : Math.min(
+            1,
+            Math.max(0, (meanResponseTokens - ramp.zeroPenaltyTokens) / span),
+          );
   }
-  return Math.max(0, outcome - coef * (lengthRamp + Math.min(1, stepsUsed / maxSteps)));
+  return Math.max(
+    0,
+    outcome - coef * (lengthRamp + Math.min(1, stepsUsed / maxSteps)),
+  );
 }
 
 /**
@@ -55,6 +66,12 @@ export function taskReward({
  * hint block could not be used (missing, unterminated, blank or over the
  * length limit), else 0. Never positive.
  */
-export function hintReward({ parse, penalty = 0.1 }: { parse: HintParseResult; penalty?: number }): number {
+export function hintReward({
+  parse,
+  penalty = 0.1,
+}: {
+  parse: HintParseResult;
+  penalty?: number;
+}): number {
   return parse.success ? 0 : -Math.abs(penalty);
 }

@@ -49,7 +49,11 @@ function shownAction(action: string, format: PromptFormat | undefined): string {
   return tag === null ? action : action.slice(tag.index);
 }
 
-function renderStep(step: TrajectoryStep, index: number, format: PromptFormat | undefined): string {
+function renderStep(
+  step: TrajectoryStep,
+  index: number,
+  format: PromptFormat | undefined,
+): string {
   return `Step ${index + 1}:\nObservation: ${step.observation}\nAction: ${shownAction(step.action, format)}`;
 }
 
@@ -67,10 +71,13 @@ export function serializeTrajectory({
   trajectory: SolveTrajectory;
   options?: SerializeTrajectoryOptions;
 }): string {
-  let blocks = trajectory.steps.map((step, index) => renderStep(step, index, options.format));
+  let blocks = trajectory.steps.map((step, index) =>
+    renderStep(step, index, options.format),
+  );
   const limit = options.maxStepCharacters;
   if (limit !== undefined) {
-    const size = (list: readonly string[]) => list.reduce((total, block) => total + block.length + 2, 0);
+    const size = (list: readonly string[]) =>
+      list.reduce((total, block) => total + block.length + 2, 0);
     if (size(blocks) > limit) {
       // Keep steps from both ends, alternating, while they fit.
       const head: string[] = [];
@@ -88,14 +95,27 @@ export function serializeTrajectory({
         fromHead = !fromHead;
       }
       const omitted = blocks.length - head.length - tail.length;
-      blocks = [...head, `[... ${omitted} step${omitted === 1 ? '' : 's'} omitted ...]`, ...tail];
+      blocks = [
+        ...head,
+        `[... ${omitted} step${omitted === 1 ? '' : 's'} omitted ...]`,
+        ...tail,
+      ];
     }
   }
-  const heading = options.format === 'compact' ? 'Task:' : 'System prompt of the task:';
-  const parts = [`${heading}\n${stripHintSection(trajectory.systemPrompt)}`, ...blocks];
-  if (trajectory.finalObservation !== undefined && trajectory.finalObservation.length > 0) {
+  const heading =
+    options.format === 'compact' ? 'Task:' : 'System prompt of the task:';
+  const parts = [
+    `${heading}\n${stripHintSection(trajectory.systemPrompt)}`,
+    ...blocks,
+  ];
+  if (
+    trajectory.finalObservation !== undefined &&
+    trajectory.finalObservation.length > 0
+  ) {
     parts.push(`Final observation: ${trajectory.finalObservation}`);
   }
-  parts.push(`Reward: ${trajectory.reward.toFixed(3)}\nEnvironment feedback: ${trajectory.feedback}`);
+  parts.push(
+    `Reward: ${trajectory.reward.toFixed(3)}\nEnvironment feedback: ${trajectory.feedback}`,
+  );
   return parts.join('\n\n');
 }

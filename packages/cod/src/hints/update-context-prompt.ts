@@ -1,7 +1,11 @@
 import type { ChatMessage } from '@seal/spec';
 import { hintEndDelimiter, hintStartDelimiter } from './parse-hint-block';
 import type { PromptFormat } from './hint-section';
-import { serializeTrajectory, type SerializeTrajectoryOptions, type SolveTrajectory } from './serialize-trajectory';
+import {
+  serializeTrajectory,
+  type SerializeTrajectoryOptions,
+  type SolveTrajectory,
+} from './serialize-trajectory';
 
 /**
  * The system prompt of an update-context episode (spec B2, our wording): the
@@ -48,13 +52,26 @@ export function buildUpdateContextMessages({
   /** `paper` (default) or `compact` (short instructions and headings; same content). */
   format?: PromptFormat;
 }): ChatMessage[] {
-  const serialized = serializeTrajectory({ trajectory, options: { ...serializeOptions, format } });
+  const serialized = serializeTrajectory({
+    trajectory,
+    options: { ...serializeOptions, format },
+  });
   const body =
     format === 'compact'
       ? [`Previous hints:\n${previousHints}`, serialized].join('\n\n')
-      : [`Previous hints:\n${previousHints}`, `Trajectory of the task just attempted:\n${serialized}`, 'Write the updated hints.'].join('\n\n');
+      : [
+          `Previous hints:\n${previousHints}`,
+          `Trajectory of the task just attempted:\n${serialized}`,
+          'Write the updated hints.',
+        ].join('\n\n');
   return [
-    { role: 'system', content: format === 'compact' ? compactUpdateContextSystemPrompt : updateContextSystemPrompt },
+    {
+      role: 'system',
+      content:
+        format === 'compact'
+          ? compactUpdateContextSystemPrompt
+          : updateContextSystemPrompt,
+    },
     { role: 'user', content: body },
   ];
 }

@@ -58,11 +58,20 @@ export type BuildPacksOptions<TTask> = {
 };
 
 /** The seed of pack `packIndex` of a build seeded with `seed`. */
-export function derivePackSeed({ seed, packIndex }: { seed: number; packIndex: number }): number {
+export function derivePackSeed({
+  seed,
+  packIndex,
+}: {
+  seed: number;
+  packIndex: number;
+}): number {
   return mixSeed(seed, packIndex, 0x70ac);
 }
 
-function groupByTaskset<TTask>(tasks: readonly TTask[], tasksetId: (task: TTask) => string): Map<string, TTask[]> {
+function groupByTaskset<TTask>(
+  tasks: readonly TTask[],
+  tasksetId: (task: TTask) => string,
+): Map<string, TTask[]> {
   const groups = new Map<string, TTask[]>();
   for (const task of tasks) {
     const id = tasksetId(task);
@@ -79,7 +88,9 @@ function groupByTaskset<TTask>(tasks: readonly TTask[], tasksetId: (task: TTask)
  * `derivePackSeed({ seed, packIndex: k })`. Throws `INVALID_ARGUMENT` for a
  * pack size below 2, and when no taskset has enough tasks for one pack.
  */
-export function buildPacks<TTask>(options: BuildPacksOptions<TTask>): Pack<TTask>[] {
+export function buildPacks<TTask>(
+  options: BuildPacksOptions<TTask>,
+): Pack<TTask>[] {
   const { tasks, packSize, seed } = options;
   const strategy = options.strategy ?? 'cod';
   const padding = options.padding ?? 'cyclic';
@@ -111,7 +122,8 @@ export function buildPacks<TTask>(options: BuildPacksOptions<TTask>): Pack<TTask
   };
   if (strategy === 'ralph_full') {
     if (tasks.length === 0) throw tooSmall({ packSize, largest: undefined });
-    for (const task of tasks) push(options.tasksetId(task), new Array<TTask>(packSize).fill(task));
+    for (const task of tasks)
+      push(options.tasksetId(task), new Array<TTask>(packSize).fill(task));
     return packs;
   }
   const groups = groupByTaskset(tasks, options.tasksetId);
@@ -122,26 +134,45 @@ export function buildPacks<TTask>(options: BuildPacksOptions<TTask>): Pack<TTask
       if (chunk.length < packSize) {
         if (padding === 'drop') break;
         // Cyclic padding: continue from the taskset's first tasks.
-        for (let i = 0; chunk.length < packSize; i++) chunk.push(group[i % group.length]!);
+        for (let i = 0; chunk.length < packSize; i++)
+          chunk.push(group[i % group.length]!);
       }
-      push(tasksetId, strategy === 'ralph_sample' ? new Array<TTask>(packSize).fill(chunk[0]!) : chunk);
+      push(
+        tasksetId,
+        strategy === 'ralph_sample'
+          ? new Array<TTask>(packSize).fill(chunk[0]!)
+          : chunk,
+      );
     }
   }
   if (packs.length === 0) {
     let largest: { id: string; size: number } | undefined;
-    for (const [id, group] of groups) if (largest === undefined || group.length > largest.size) largest = { id, size: group.length };
+    for (const [id, group] of groups)
+      if (largest === undefined || group.length > largest.size)
+        largest = { id, size: group.length };
     throw tooSmall({ packSize, largest });
   }
   return packs;
 }
 
-function tooSmall({ packSize, largest }: { packSize: number; largest: { id: string; size: number } | undefined }): SealError {
+function tooSmall({
+  packSize,
+  largest,
+}: {
+  packSize: number;
+  largest: { id: string; size: number } | undefined;
+}): SealError {
   return new SealError({
     code: 'INVALID_ARGUMENT',
     message:
       largest === undefined
         ? `no tasks to build packs of ${packSize} from`
         : `no taskset has enough tasks for one pack of ${packSize} (the largest, '${largest.id}', has ${largest.size})`,
-    details: { packSize, ...(largest === undefined ? {} : { largestTaskset: largest.id, largestSize: largest.size }) },
+    details: {
+      packSize,
+      ...(largest === undefined
+        ? {}
+        : { largestTaskset: largest.id, largestSize: largest.size }),
+    },
   });
 }

@@ -22,7 +22,8 @@ function mix(value: number): number {
 /** Mixes integers into one 31-bit seed; different parts give unrelated seeds. */
 export function mixSeed(...parts: number[]): number {
   let h = 0x9e3779b9;
-  for (const part of parts) h = mix((h ^ mix((part | 0) + 0x632be5ab)) + 0x9e3779b9);
+  for (const part of parts)
+    h = mix((h ^ mix((part | 0) + 0x632be5ab)) + 0x9e3779b9);
   return h & 0x7fffffff;
 }
 

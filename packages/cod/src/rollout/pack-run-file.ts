@@ -1,5 +1,17 @@
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { packRunRecordSchema, parseJsonText, SealError, safeParseWithSchema, type PackRunRecord } from '@seal/spec';
+import {
+  appendFileSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import {
+  packRunRecordSchema,
+  parseJsonText,
+  SealError,
+  safeParseWithSchema,
+  type PackRunRecord,
+} from '@seal/spec';
 
 /** The pack runs already in a file, by pack, complete packs only. */
 export type PackRunFileState = {
@@ -15,7 +27,13 @@ export type PackRunFileState = {
  * runs of an incomplete pack are dropped. Any other line that does not parse
  * is corruption: `INVALID_DATA` with the line number.
  */
-export function readPackRunFile({ path, groupSize }: { path: string; groupSize: number }): PackRunFileState {
+export function readPackRunFile({
+  path,
+  groupSize,
+}: {
+  path: string;
+  groupSize: number;
+}): PackRunFileState {
   const completed = new Map<string, PackRunRecord[]>();
   if (!existsSync(path)) return { completed, dropped: 0 };
   const lines = readFileSync(path, 'utf8').split('\n');
@@ -36,7 +54,11 @@ export function readPackRunFile({ path, groupSize }: { path: string; groupSize: 
       }
       throw error;
     }
-    const parsed = safeParseWithSchema({ schema: packRunRecordSchema, value, source });
+    const parsed = safeParseWithSchema({
+      schema: packRunRecordSchema,
+      value,
+      source,
+    });
     if (!parsed.success) {
       if (index === last) {
         dropped++;
@@ -50,8 +72,15 @@ export function readPackRunFile({ path, groupSize }: { path: string; groupSize: 
   });
   for (const [packId, runs] of byPack) {
     const indices = new Set(runs.map((run) => run.runIndex));
-    const whole = indices.size === groupSize && runs.length === groupSize && [...indices].every((i) => i < groupSize);
-    if (whole) completed.set(packId, [...runs].sort((a, b) => a.runIndex - b.runIndex));
+    const whole =
+      indices.size === groupSize &&
+      runs.length === groupSize &&
+      [...indices].every((i) => i < groupSize);
+    if (whole)
+      completed.set(
+        packId,
+        [...runs].sort((a, b) => a.runIndex - b.runIndex),
+      );
     else dropped += runs.length;
   }
   return { completed, dropped };
@@ -62,7 +91,13 @@ export function readPackRunFile({ path, groupSize }: { path: string; groupSize: 
  * (atomically, temp file and rename) to hold only its complete packs, so a
  * pack cut by a kill is run again from its start and nothing is duplicated.
  */
-export function openPackRunFile({ path, groupSize }: { path: string; groupSize: number }): PackRunFileState & {
+export function openPackRunFile({
+  path,
+  groupSize,
+}: {
+  path: string;
+  groupSize: number;
+}): PackRunFileState & {
   /** Appends every run of one pack in one write. */
   appendPack(records: readonly PackRunRecord[]): void;
 } {
@@ -70,7 +105,10 @@ export function openPackRunFile({ path, groupSize }: { path: string; groupSize: 
   if (state.dropped > 0) {
     const kept = [...state.completed.values()].flat();
     const temporary = `${path}.tmp`;
-    writeFileSync(temporary, kept.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    writeFileSync(
+      temporary,
+      kept.map((record) => `${JSON.stringify(record)}\n`).join(''),
+    );
     renameSync(temporary, path);
   }
   return {
@@ -83,7 +121,10 @@ export function openPackRunFile({ path, groupSize }: { path: string; groupSize: 
           details: { groupSize, runs: records.length },
         });
       }
-      appendFileSync(path, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+      appendFileSync(
+        path,
+        records.map((record) => `${JSON.stringify(record)}\n`).join(''),
+      );
       state.completed.set(records[0]!.packId, [...records]);
     },
   };

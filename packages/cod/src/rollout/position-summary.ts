@@ -16,11 +16,17 @@ export type PackPositionSummary = {
  * Success and reward per pack position: the Connect the Dots signature is
  * a curve that rises with the position (spec B7).
  */
-export function summarizePackPositions(records: readonly PackRunRecord[]): PackPositionSummary[] {
+export function summarizePackPositions(
+  records: readonly PackRunRecord[],
+): PackPositionSummary[] {
   const totals: { runs: number; successes: number; reward: number }[] = [];
   for (const record of records) {
     for (const solve of record.solves) {
-      const entry = (totals[solve.position] ??= { runs: 0, successes: 0, reward: 0 });
+      const entry = (totals[solve.position] ??= {
+        runs: 0,
+        successes: 0,
+        reward: 0,
+      });
       entry.runs++;
       if (solve.success) entry.successes++;
       entry.reward += solve.reward;

@@ -6,12 +6,23 @@ import type {
   PolicyV1,
   PolicyV1ChatMessage,
 } from '@seal/spec';
-import type { PackEnvironment, PackSolveEpisode } from '../environment/pack-environment';
+import type {
+  PackEnvironment,
+  PackSolveEpisode,
+} from '../environment/pack-environment';
 import { applyHintUpdate } from '../hints/apply-hint-update';
-import { fallbackHints, initialHints, injectHintSection, type PromptFormat } from '../hints/hint-section';
+import {
+  fallbackHints,
+  initialHints,
+  injectHintSection,
+  type PromptFormat,
+} from '../hints/hint-section';
 import { hintEndDelimiter } from '../hints/parse-hint-block';
 import { taskReward, type TaskRewardSettings } from '../hints/rewards';
-import type { SerializeTrajectoryOptions, TrajectoryStep } from '../hints/serialize-trajectory';
+import type {
+  SerializeTrajectoryOptions,
+  TrajectoryStep,
+} from '../hints/serialize-trajectory';
 import { buildUpdateContextMessages } from '../hints/update-context-prompt';
 import type { Pack } from '../packs/build-packs';
 import { mixSeed } from '../packs/pack-random';
@@ -88,8 +99,13 @@ export type RunPackRunsOptions<TTask> = {
   independentTasks?: boolean;
 };
 
-function toPolicyMessages(messages: readonly ChatMessage[]): PolicyV1ChatMessage[] {
-  return messages.map((message) => ({ role: message.role, content: message.content }));
+function toPolicyMessages(
+  messages: readonly ChatMessage[],
+): PolicyV1ChatMessage[] {
+  return messages.map((message) => ({
+    role: message.role,
+    content: message.content,
+  }));
 }
 
 type LiveSolve = {
@@ -116,11 +132,14 @@ type LiveSolve = {
  * seed, and independent of other packs (resume at pack boundaries gives the
  * same runs).
  */
-export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Promise<PackRunResult[]> {
+export async function runPackRuns<TTask>(
+  options: RunPackRunsOptions<TTask>,
+): Promise<PackRunResult[]> {
   const { policy, environment, pack, groupSize, sampling } = options;
   const tokenizer = policy.tokenizer;
   const stopIds = new Set(tokenizer.stopTokenIds);
-  const maxSequenceLength = options.maxSequenceLength ?? policy.maxSequenceLength;
+  const maxSequenceLength =
+    options.maxSequenceLength ?? policy.maxSequenceLength;
   const hintSettings = options.hints ?? {};
   const regularity = environment.describeRegularity(pack.packSeed);
   const runs = Array.from({ length: groupSize }, (_, runIndex) => ({
@@ -133,7 +152,12 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
   }));
   const packRunId = (runIndex: number) => `${pack.packId}#${runIndex}`;
 
-  const generate = async (prompts: number[][], maxTokens: number, seed: number, stopStrings?: string[]) =>
+  const generate = async (
+    prompts: number[][],
+    maxTokens: number,
+    seed: number,
+    stopStrings?: string[],
+  ) =>
     (
       await policy.generate({
         prompts,
@@ -147,7 +171,10 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
     ).generations;
 
   /** Appends a generation to a context; returns the response text (stop token removed). */
-  const appendGeneration = (tokens: EpisodeTokens, generation: { tokenIds: number[]; logprobs: number[] }): string => {
+  const appendGeneration = (
+    tokens: EpisodeTokens,
+    generation: { tokenIds: number[]; logprobs: number[] },
+  ): string => {
     let ids = generation.tokenIds;
     let logprobs = generation.logprobs;
     const endsWithStop = ids.length > 0 && stopIds.has(ids[ids.length - 1]!);
@@ -161,7 +188,10 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
       }
     }
     tokens.tokenIds.push(...ids);
-    tokens.generatedMask.push(...generation.tokenIds.map(() => 1), ...(ids.length > generation.tokenIds.length ? [0] : []));
+    tokens.generatedMask.push(
+      ...generation.tokenIds.map(() => 1),
+      ...(ids.length > generation.tokenIds.length ? [0] : []),
+    );
     tokens.samplingLogprobs.push(...logprobs);
     return text;
   };
@@ -170,23 +200,38 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
     const task = pack.tasks[position]!;
     // Solve x_position in every run.
     const live: LiveSolve[] = runs.map((run) => {
-      const episode = environment.startSolve({ task, packSeed: pack.packSeed, episodeId: `${packRunId(run.runIndex)}/solve-${position}` });
+      const episode = environment.startSolve({
+        task,
+        packSeed: pack.packSeed,
+        episodeId: `${packRunId(run.runIndex)}/solve-${position}`,
+      });
       const [system, ...rest] = episode.reset();
       const withHints: ChatMessage = {
         role: 'system',
         content: injectHintSection({
           systemPrompt: system?.content ?? '',
           hints: run.hints,
-          ...(hintSettings.responseLimit === undefined ? {} : { responseLimit: hintSettings.responseLimit }),
-          ...(hintSettings.format === undefined ? {} : { format: hintSettings.format }),
+          ...(hintSettings.responseLimit === undefined
+            ? {}
+            : { responseLimit: hintSettings.responseLimit }),
+          ...(hintSettings.format === undefined
+            ? {}
+            : { format: hintSettings.format }),
         }),
       };
       const messages = [withHints, ...rest];
-      const prompt = tokenizer.renderChat({ messages: toPolicyMessages(messages), addGenerationPrompt: true }).tokenIds;
+      const prompt = tokenizer.renderChat({
+        messages: toPolicyMessages(messages),
+        addGenerationPrompt: true,
+      }).tokenIds;
       return {
         episode,
         messages,
-        tokens: { tokenIds: [...prompt], generatedMask: prompt.map(() => 0), samplingLogprobs: prompt.map(() => 0) },
+        tokens: {
+          tokenIds: [...prompt],
+          generatedMask: prompt.map(() => 0),
+          samplingLogprobs: prompt.map(() => 0),
+        },
         steps: [],
         pendingObservation: rest.map((message) => message.content).join('\n'),
         finalObservation: '',
@@ -198,7 +243,10 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
       const runnable: LiveSolve[] = [];
       for (const item of live) {
         if (item.episode.done) continue;
-        if (item.tokens.tokenIds.length + sampling.maxTokens > maxSequenceLength) {
+        if (
+          item.tokens.tokenIds.length + sampling.maxTokens >
+          maxSequenceLength
+        ) {
           item.episode.abort('context-limit');
           item.contextLimited = true;
         } else runnable.push(item);
@@ -218,7 +266,9 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
         const step = item.episode.step(text);
         const previousMessageCount = item.messages.length;
         item.messages.push(...step.observation);
-        const observationText = step.observation.map((message) => message.content).join('\n');
+        const observationText = step.observation
+          .map((message) => message.content)
+          .join('\n');
         if (step.done) {
           item.finalObservation = observationText;
           return;
@@ -234,7 +284,9 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
         item.tokens.samplingLogprobs.push(...delta.map(() => 0));
       });
     }
-    const outcomes = await Promise.all(live.map((item) => item.episode.finish()));
+    const outcomes = await Promise.all(
+      live.map((item) => item.episode.finish()),
+    );
     const trajectories = live.map((item, index) => {
       const run = runs[index]!;
       const result = outcomes[index]!;
@@ -242,7 +294,8 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
         outcome: result.outcome,
         stepsUsed: result.stepsUsed,
         maxSteps: result.maxSteps,
-        meanResponseTokens: item.steps.length === 0 ? 0 : item.responseTokens / item.steps.length,
+        meanResponseTokens:
+          item.steps.length === 0 ? 0 : item.responseTokens / item.steps.length,
         ...(options.reward === undefined ? {} : { settings: options.reward }),
       });
       run.solves.push({
@@ -264,29 +317,46 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
       return {
         systemPrompt: item.messages[0]!.content,
         steps: item.steps,
-        ...(item.finalObservation.length > 0 ? { finalObservation: item.finalObservation } : {}),
+        ...(item.finalObservation.length > 0
+          ? { finalObservation: item.finalObservation }
+          : {}),
         reward,
         feedback: result.feedback,
       };
     });
-    if (position === pack.tasks.length - 1 || options.independentTasks === true) continue;
+    if (position === pack.tasks.length - 1 || options.independentTasks === true)
+      continue;
 
     // Update the context of every run from its trajectory.
     const prompts = runs.map((run, index) => {
       const messages = buildUpdateContextMessages({
         previousHints: run.hints,
         trajectory: trajectories[index]!,
-        ...(hintSettings.serialize === undefined ? {} : { serializeOptions: hintSettings.serialize }),
-        ...(hintSettings.format === undefined ? {} : { format: hintSettings.format }),
+        ...(hintSettings.serialize === undefined
+          ? {}
+          : { serializeOptions: hintSettings.serialize }),
+        ...(hintSettings.format === undefined
+          ? {}
+          : { format: hintSettings.format }),
       });
-      return tokenizer.renderChat({ messages: toPolicyMessages(messages), addGenerationPrompt: true }).tokenIds;
+      return tokenizer.renderChat({
+        messages: toPolicyMessages(messages),
+        addGenerationPrompt: true,
+      }).tokenIds;
     });
-    const fits = prompts.map((prompt) => prompt.length + sampling.updateMaxTokens <= maxSequenceLength);
+    const fits = prompts.map(
+      (prompt) => prompt.length + sampling.updateMaxTokens <= maxSequenceLength,
+    );
     const fitting = prompts.filter((_, index) => fits[index]);
     const generations =
       fitting.length === 0
         ? []
-        : await generate(fitting, sampling.updateMaxTokens, mixSeed(sampling.seed, pack.packIndex, position, 0, 2), [hintEndDelimiter]);
+        : await generate(
+            fitting,
+            sampling.updateMaxTokens,
+            mixSeed(sampling.seed, pack.packIndex, position, 0, 2),
+            [hintEndDelimiter],
+          );
     let next = 0;
     runs.forEach((run, index) => {
       const prompt = prompts[index]!;
@@ -303,17 +373,29 @@ export async function runPackRuns<TTask>(options: RunPackRunsOptions<TTask>): Pr
           reward: penalty,
           responseTokens: 0,
         });
-        run.updateTokens.push({ tokenIds: [], generatedMask: [], samplingLogprobs: [] });
+        run.updateTokens.push({
+          tokenIds: [],
+          generatedMask: [],
+          samplingLogprobs: [],
+        });
         run.hints = fallbackHints;
         return;
       }
       const generation = generations[next++]!;
-      const tokens: EpisodeTokens = { tokenIds: [...prompt], generatedMask: prompt.map(() => 0), samplingLogprobs: prompt.map(() => 0) };
+      const tokens: EpisodeTokens = {
+        tokenIds: [...prompt],
+        generatedMask: prompt.map(() => 0),
+        samplingLogprobs: prompt.map(() => 0),
+      };
       const response = appendGeneration(tokens, generation);
       const update = applyHintUpdate({
         response,
-        ...(hintSettings.maxLength === undefined ? {} : { maxLength: hintSettings.maxLength }),
-        ...(hintSettings.penalty === undefined ? {} : { penalty: hintSettings.penalty }),
+        ...(hintSettings.maxLength === undefined
+          ? {}
+          : { maxLength: hintSettings.maxLength }),
+        ...(hintSettings.penalty === undefined
+          ? {}
+          : { penalty: hintSettings.penalty }),
       });
       run.updates.push({
         afterPosition: position,

@@ -1,6 +1,10 @@
 import type { PackRunRecord } from '@seal/spec';
 import { openPackRunFile } from './pack-run-file';
-import { runPackRuns, type PackRunResult, type RunPackRunsOptions } from './run-pack-runs';
+import {
+  runPackRuns,
+  type PackRunResult,
+  type RunPackRunsOptions,
+} from './run-pack-runs';
 
 /** Options of {@link runPacks}: those of {@link runPackRuns} over many packs. */
 export type RunPacksOptions<TTask> = Omit<RunPackRunsOptions<TTask>, 'pack'> & {
@@ -11,7 +15,11 @@ export type RunPacksOptions<TTask> = Omit<RunPackRunsOptions<TTask>, 'pack'> & {
    */
   file?: string;
   /** Called after each pack with its records and whether they came from the file. */
-  onPack?: (info: { packIndex: number; records: PackRunRecord[]; resumed: boolean }) => void;
+  onPack?: (info: {
+    packIndex: number;
+    records: PackRunRecord[];
+    resumed: boolean;
+  }) => void;
 };
 
 /** What {@link runPacks} returns, in pack order. */
@@ -32,9 +40,14 @@ export type RunPacksResult = {
  * weights (the policy's cache is emptied before each pack), the result is the
  * same as an uninterrupted run.
  */
-export async function runPacks<TTask>(options: RunPacksOptions<TTask>): Promise<RunPacksResult> {
+export async function runPacks<TTask>(
+  options: RunPacksOptions<TTask>,
+): Promise<RunPacksResult> {
   const { packs, file, onPack, ...rest } = options;
-  const store = file === undefined ? undefined : openPackRunFile({ path: file, groupSize: options.groupSize });
+  const store =
+    file === undefined
+      ? undefined
+      : openPackRunFile({ path: file, groupSize: options.groupSize });
   const records: PackRunRecord[] = [];
   const results: PackRunResult[] = [];
   let resumedPacks = 0;
@@ -54,7 +67,11 @@ export async function runPacks<TTask>(options: RunPacksOptions<TTask>): Promise<
     store?.appendPack(packRecords);
     records.push(...packRecords);
     results.push(...runs);
-    onPack?.({ packIndex: pack.packIndex, records: packRecords, resumed: false });
+    onPack?.({
+      packIndex: pack.packIndex,
+      records: packRecords,
+      resumed: false,
+    });
   }
   return { records, results, resumedPacks };
 }

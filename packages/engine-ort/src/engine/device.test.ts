@@ -24,7 +24,10 @@ const noCudaRuntime =
 const noCudnn =
   'Error: Failed to load library libonnxruntime_providers_cuda.so with error: libcudnn.so.9: cannot open shared object file: No such file or directory';
 
-const unavailable = (device: 'webgpu' | 'cuda', missing: 'webgpu-adapter' | 'cuda-ep-libraries'): DeviceProbe => ({
+const unavailable = (
+  device: 'webgpu' | 'cuda',
+  missing: 'webgpu-adapter' | 'cuda-ep-libraries',
+): DeviceProbe => ({
   device,
   available: false,
   missing,
@@ -33,21 +36,30 @@ const unavailable = (device: 'webgpu' | 'cuda', missing: 'webgpu-adapter' | 'cud
 
 describe('explainDeviceFailure', () => {
   it('should name a missing Vulkan loader and how to install it', () => {
-    const { missing, message } = explainDeviceFailure({ device: 'webgpu', error: noLoader });
+    const { missing, message } = explainDeviceFailure({
+      device: 'webgpu',
+      error: noLoader,
+    });
     expect(missing).toBe('vulkan-loader');
     expect(message).toContain('libvulkan.so.1');
     expect(message).toContain('apt-get install libvulkan1');
   });
 
   it('should name a missing adapter when the loader is there', () => {
-    const { missing, message } = explainDeviceFailure({ device: 'webgpu', error: noAdapter });
+    const { missing, message } = explainDeviceFailure({
+      device: 'webgpu',
+      error: noAdapter,
+    });
     expect(missing).toBe('webgpu-adapter');
     expect(message).toContain('no GPU adapter');
     expect(message).toContain('libglvnd0');
   });
 
   it('should tell a missing CUDA runtime from missing cuDNN, naming the library', () => {
-    const runtime = explainDeviceFailure({ device: 'cuda', error: noCudaRuntime });
+    const runtime = explainDeviceFailure({
+      device: 'cuda',
+      error: noCudaRuntime,
+    });
     expect(runtime.missing).toBe('cuda-runtime');
     expect(runtime.message).toContain('libcublasLt.so.12');
     expect(runtime.message).toContain('CUDA 12');
@@ -57,7 +69,10 @@ describe('explainDeviceFailure', () => {
   });
 
   it('should say how to install the CUDA EP libraries when they are absent', () => {
-    const { missing, message } = explainDeviceFailure({ device: 'cuda', error: 'libonnxruntime_providers_cuda.so is not installed' });
+    const { missing, message } = explainDeviceFailure({
+      device: 'cuda',
+      error: 'libonnxruntime_providers_cuda.so is not installed',
+    });
     expect(missing).toBe('cuda-ep-libraries');
     expect(message).toContain('ONNXRUNTIME_NODE_INSTALL=cuda12');
   });
@@ -79,30 +94,66 @@ describe('explainDeviceFailure', () => {
 
 describe('chooseDevice', () => {
   it('should return a named device that is available', () => {
-    expect(chooseDevice({ request: 'webgpu', probes: [{ device: 'webgpu', available: true }] })).toBe('webgpu');
+    expect(
+      chooseDevice({
+        request: 'webgpu',
+        probes: [{ device: 'webgpu', available: true }],
+      }),
+    ).toBe('webgpu');
   });
 
   it('should refuse a named device that is unavailable, never falling back to the CPU', () => {
     const probe = unavailable('webgpu', 'webgpu-adapter');
-    expect(() => chooseDevice({ request: 'webgpu', probes: [probe, { device: 'cpu', available: true }] })).toThrow(
-      expect.objectContaining({ code: 'BACKEND_UNAVAILABLE', details: { device: 'webgpu', missing: 'webgpu-adapter' } }),
+    expect(() =>
+      chooseDevice({
+        request: 'webgpu',
+        probes: [probe, { device: 'cpu', available: true }],
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'BACKEND_UNAVAILABLE',
+        details: { device: 'webgpu', missing: 'webgpu-adapter' },
+      }),
     );
   });
 
   it('should take the first available device in auto, CUDA before WebGPU before the CPU', () => {
     const webgpu = { device: 'webgpu', available: true } as const;
-    expect(chooseDevice({ request: 'auto', probes: [{ device: 'cuda', available: true }, webgpu] })).toBe('cuda');
-    expect(chooseDevice({ request: 'auto', probes: [unavailable('cuda', 'cuda-ep-libraries'), webgpu] })).toBe('webgpu');
     expect(
-      chooseDevice({ request: 'auto', probes: [unavailable('cuda', 'cuda-ep-libraries'), unavailable('webgpu', 'webgpu-adapter')] }),
+      chooseDevice({
+        request: 'auto',
+        probes: [{ device: 'cuda', available: true }, webgpu],
+      }),
+    ).toBe('cuda');
+    expect(
+      chooseDevice({
+        request: 'auto',
+        probes: [unavailable('cuda', 'cuda-ep-libraries'), webgpu],
+      }),
+    ).toBe('webgpu');
+    expect(
+      chooseDevice({
+        request: 'auto',
+        probes: [
+          unavailable('cuda', 'cuda-ep-libraries'),
+          unavailable('webgpu', 'webgpu-adapter'),
+        ],
+      }),
     ).toBe('cpu');
   });
 });
 
 describe('parseDeviceRequest', () => {
   it('should accept the four requests and refuse others with INVALID_ARGUMENT', () => {
-    expect(['cpu', 'webgpu', 'cuda', 'auto'].map(parseDeviceRequest)).toEqual(['cpu', 'webgpu', 'cuda', 'auto']);
-    expect(() => parseDeviceRequest('gpu')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(['cpu', 'webgpu', 'cuda', 'auto'].map(parseDeviceRequest)).toEqual([
+      'cpu',
+      'webgpu',
+      'cuda',
+      'auto',
+    ]);
+    expect(() => parseDeviceRequest('gpu')).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
   });
 });
 
@@ -111,16 +162,27 @@ describe('vulkanLoaderFound', () => {
     const folder = mkdtempSync(join(tmpdir(), 'seal-vulkan-'));
     onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
     writeFileSync(join(folder, 'libvulkan.so.1'), '');
-    expect(vulkanLoaderFound({ libraryPath: `/nonexistent:${folder}`, cacheFile: '/nonexistent' })).toBe(true);
+    expect(
+      vulkanLoaderFound({
+        libraryPath: `/nonexistent:${folder}`,
+        cacheFile: '/nonexistent',
+      }),
+    ).toBe(true);
     const cache = join(folder, 'ld.so.cache');
-    writeFileSync(cache, Buffer.from('\0libfoo.so.1\0libvulkan.so.1\0/usr/lib/libvulkan.so.1\0'));
+    writeFileSync(
+      cache,
+      Buffer.from('\0libfoo.so.1\0libvulkan.so.1\0/usr/lib/libvulkan.so.1\0'),
+    );
     expect(vulkanLoaderFound({ libraryPath: '', cacheFile: cache })).toBe(true);
   });
 });
 
 describe('probeDevice and selectDevice on this machine', () => {
   it('should always find the CPU', async () => {
-    expect(await probeDevice('cpu')).toEqual({ device: 'cpu', available: true });
+    expect(await probeDevice('cpu')).toEqual({
+      device: 'cpu',
+      available: true,
+    });
     expect((await selectDevice('cpu')).device).toBe('cpu');
   });
 
@@ -130,9 +192,14 @@ describe('probeDevice and selectDevice on this machine', () => {
       expect((await selectDevice('webgpu')).device).toBe('webgpu');
       return;
     }
-    expect(['vulkan-loader', 'webgpu-adapter', 'unknown']).toContain(probe.missing);
+    expect(['vulkan-loader', 'webgpu-adapter', 'unknown']).toContain(
+      probe.missing,
+    );
     expect(probe.message).not.toContain('\n');
-    await expect(selectDevice('webgpu')).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE', details: { missing: probe.missing } });
+    await expect(selectDevice('webgpu')).rejects.toMatchObject({
+      code: 'BACKEND_UNAVAILABLE',
+      details: { missing: probe.missing },
+    });
   });
 
   it('should pick a working device in auto and report the probes that led to it', async () => {

@@ -12,10 +12,19 @@ export type ExecutionProvider = 'cpu' | 'webgpu' | 'cuda';
 export type DeviceRequest = ExecutionProvider | 'auto';
 
 /** Every accepted value of a `--device` flag or `device` setting. */
-export const deviceRequests = ['cpu', 'webgpu', 'cuda', 'auto'] as const satisfies readonly DeviceRequest[];
+export const deviceRequests = [
+  'cpu',
+  'webgpu',
+  'cuda',
+  'auto',
+] as const satisfies readonly DeviceRequest[];
 
 /** The order in which `auto` tries devices: the first available wins. */
-export const autoDeviceOrder = ['cuda', 'webgpu', 'cpu'] as const satisfies readonly ExecutionProvider[];
+export const autoDeviceOrder = [
+  'cuda',
+  'webgpu',
+  'cpu',
+] as const satisfies readonly ExecutionProvider[];
 
 /**
  * Why a device is unavailable:
@@ -56,7 +65,13 @@ const cudaInstallHint =
  * how to get it, as one line. Pure: it reads only the error text (ORT's and
  * Dawn's messages, which name the library or the adapter).
  */
-export function explainDeviceFailure({ device, error }: { device: ExecutionProvider; error: string }): {
+export function explainDeviceFailure({
+  device,
+  error,
+}: {
+  device: ExecutionProvider;
+  error: string;
+}): {
   missing: DeviceMissing;
   message: string;
 } {
@@ -83,7 +98,10 @@ export function explainDeviceFailure({ device, error }: { device: ExecutionProvi
     // library is the one after "with error:"; classify on that part.
     const cause = /with error:(.*)$/i.exec(text)?.[1] ?? text;
     const missingLibrary = /lib[\w.-]+\.so[\w.]*/i.exec(cause)?.[0] ?? '';
-    if (/providers_cuda/i.test(missingLibrary) || (missingLibrary === '' && /providers_cuda/i.test(text))) {
+    if (
+      /providers_cuda/i.test(missingLibrary) ||
+      (missingLibrary === '' && /providers_cuda/i.test(text))
+    ) {
       return {
         missing: 'cuda-ep-libraries',
         message: `${prefix} onnxruntime-node's CUDA execution provider libraries are not installed (libonnxruntime_providers_cuda.so); ${cudaInstallHint}, ${fallback}`,
@@ -95,7 +113,11 @@ export function explainDeviceFailure({ device, error }: { device: ExecutionProvi
         message: `${prefix} cuDNN 9 was not found (${firstMatch(cause, /libcudnn[\w.]*/i)}); install cuDNN 9 for CUDA 12 and put its libraries on LD_LIBRARY_PATH, ${fallback}`,
       };
     }
-    if (/libcu\w*\.so|libnv\w*\.so|cuda driver|CUDA failure|no CUDA-capable device|cudaError/i.test(cause)) {
+    if (
+      /libcu\w*\.so|libnv\w*\.so|cuda driver|CUDA failure|no CUDA-capable device|cudaError/i.test(
+        cause,
+      )
+    ) {
       return {
         missing: 'cuda-runtime',
         message: `${prefix} the CUDA 12 runtime or driver is missing or of the wrong version (${firstMatch(cause, /libcu\w*\.so[\w.]*|CUDA failure[^;]*|no CUDA-capable device[^;]*|cuda driver[^;]*/i)}); the CUDA execution provider of onnxruntime-node 1.30 needs CUDA 12 and cuDNN 9 libraries on LD_LIBRARY_PATH and an NVIDIA driver, ${fallback}`,
@@ -103,7 +125,10 @@ export function explainDeviceFailure({ device, error }: { device: ExecutionProvi
     }
   }
   const firstLine = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  return { missing: 'unknown', message: `${prefix} ONNX Runtime could not start it (${firstLine}), ${fallback}` };
+  return {
+    missing: 'unknown',
+    message: `${prefix} ONNX Runtime could not start it (${firstLine}), ${fallback}`,
+  };
 }
 
 function firstMatch(text: string, pattern: RegExp): string {
@@ -122,8 +147,14 @@ export function ortNativeDirectory(): string | undefined {
 }
 
 /** Whether onnxruntime-node's CUDA EP libraries were installed beside its binding. */
-export function cudaLibrariesInstalled(directory = ortNativeDirectory()): boolean {
-  return directory !== undefined && existsSync(directory) && readdirSync(directory).some((file) => file.includes('providers_cuda'));
+export function cudaLibrariesInstalled(
+  directory = ortNativeDirectory(),
+): boolean {
+  return (
+    directory !== undefined &&
+    existsSync(directory) &&
+    readdirSync(directory).some((file) => file.includes('providers_cuda'))
+  );
 }
 
 /**
@@ -148,7 +179,8 @@ export function vulkanLoaderFound({
     '/usr/lib',
     '/usr/local/lib',
   ];
-  if (folders.some((folder) => existsSync(join(folder, 'libvulkan.so.1')))) return true;
+  if (folders.some((folder) => existsSync(join(folder, 'libvulkan.so.1'))))
+    return true;
   try {
     return readFileSync(cacheFile).includes('libvulkan.so.1');
   } catch {
@@ -186,7 +218,9 @@ export function probeDevice(device: ExecutionProvider): Promise<DeviceProbe> {
 }
 
 async function runProbe(device: ExecutionProvider): Promise<DeviceProbe> {
-  const listed = ort.listSupportedBackends().some((backend) => backend.name === device);
+  const listed = ort
+    .listSupportedBackends()
+    .some((backend) => backend.name === device);
   if (!listed) {
     return {
       device,
@@ -196,26 +230,51 @@ async function runProbe(device: ExecutionProvider): Promise<DeviceProbe> {
     };
   }
   if (device === 'webgpu' && !vulkanLoaderFound()) {
-    return { device, available: false, ...explainDeviceFailure({ device, error: "Couldn't load Vulkan: libvulkan.so.1 not found" }) };
+    return {
+      device,
+      available: false,
+      ...explainDeviceFailure({
+        device,
+        error: "Couldn't load Vulkan: libvulkan.so.1 not found",
+      }),
+    };
   }
   if (device === 'cuda' && !cudaLibrariesInstalled()) {
-    return { device, available: false, ...explainDeviceFailure({ device, error: 'libonnxruntime_providers_cuda.so is not installed' }) };
+    return {
+      device,
+      available: false,
+      ...explainDeviceFailure({
+        device,
+        error: 'libonnxruntime_providers_cuda.so is not installed',
+      }),
+    };
   }
   try {
-    const session = await ort.InferenceSession.create(probeGraph(), { executionProviders: [device], logSeverityLevel: 3 });
+    const session = await ort.InferenceSession.create(probeGraph(), {
+      executionProviders: [device],
+      logSeverityLevel: 3,
+    });
     try {
-      await session.run({ x: new ort.Tensor('float32', Float32Array.of(1, 2, 3, 4), [2, 2]) });
+      await session.run({
+        x: new ort.Tensor('float32', Float32Array.of(1, 2, 3, 4), [2, 2]),
+      });
     } finally {
       await session.release();
     }
     return { device, available: true };
   } catch (error) {
-    return { device, available: false, ...explainDeviceFailure({ device, error: String(error) }) };
+    return {
+      device,
+      available: false,
+      ...explainDeviceFailure({ device, error: String(error) }),
+    };
   }
 }
 
 /** The error for an unavailable device: `BACKEND_UNAVAILABLE`, its message one line. */
-export function deviceUnavailableError(probe: DeviceProbe & { available: false }): SealError {
+export function deviceUnavailableError(
+  probe: DeviceProbe & { available: false },
+): SealError {
   return new SealError({
     code: 'BACKEND_UNAVAILABLE',
     message: probe.message,
@@ -236,11 +295,15 @@ export function chooseDevice({
   request: DeviceRequest;
   probes: readonly DeviceProbe[];
 }): ExecutionProvider {
-  const find = (device: ExecutionProvider): DeviceProbe | undefined => results.find((probe) => probe.device === device);
+  const find = (device: ExecutionProvider): DeviceProbe | undefined =>
+    results.find((probe) => probe.device === device);
   if (request !== 'auto') {
     const probe = find(request);
     if (probe === undefined) {
-      throw new SealError({ code: 'INTERNAL', message: `chooseDevice: no probe result for '${request}'` });
+      throw new SealError({
+        code: 'INTERNAL',
+        message: `chooseDevice: no probe result for '${request}'`,
+      });
     }
     if (!probe.available) throw deviceUnavailableError(probe);
     return request;
@@ -257,19 +320,28 @@ export function chooseDevice({
  * returns the chosen device with the probes that led to it. A named device
  * that does not work throws `BACKEND_UNAVAILABLE` with a one-line message.
  */
-export async function selectDevice(request: DeviceRequest): Promise<{ device: ExecutionProvider; probes: DeviceProbe[] }> {
+export async function selectDevice(
+  request: DeviceRequest,
+): Promise<{ device: ExecutionProvider; probes: DeviceProbe[] }> {
   const results: DeviceProbe[] = [];
-  if (request === 'cpu') return { device: 'cpu', probes: [{ device: 'cpu', available: true }] };
+  if (request === 'cpu')
+    return { device: 'cpu', probes: [{ device: 'cpu', available: true }] };
   if (request !== 'auto') {
     results.push(await probeDevice(request));
   } else {
     for (const device of autoDeviceOrder) {
-      const probe = device === 'cpu' ? ({ device, available: true } as const) : await probeDevice(device);
+      const probe =
+        device === 'cpu'
+          ? ({ device, available: true } as const)
+          : await probeDevice(device);
       results.push(probe);
       if (probe.available) break;
     }
   }
-  return { device: chooseDevice({ request, probes: results }), probes: results };
+  return {
+    device: chooseDevice({ request, probes: results }),
+    probes: results,
+  };
 }
 
 /** Parses a device request (a flag or a config value); throws `INVALID_ARGUMENT`. */

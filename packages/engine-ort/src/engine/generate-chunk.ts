@@ -117,7 +117,14 @@ export async function generateChunk({
   const start =
     past === undefined
       ? await prefillStart({ runtime, prompts, batch, maxTokens, modelWeights })
-      : await extendStart({ runtime, prompts, past, batch, maxTokens, modelWeights });
+      : await extendStart({
+          runtime,
+          prompts,
+          past,
+          batch,
+          maxTokens,
+          modelWeights,
+        });
   const { cache, base } = start;
   let rows = start.rows;
 
@@ -171,7 +178,12 @@ export async function generateChunk({
   let deviceCache: TensorSet | undefined;
   try {
     for (let step = 0; active.size > 0; step++) {
-      const compacted = compactRows({ rows, active, cache, fillerPad: base - 1 });
+      const compacted = compactRows({
+        rows,
+        active,
+        cache,
+        fillerPad: base - 1,
+      });
       if (compacted !== rows) {
         disposeTensors(deviceCache);
         deviceCache = undefined;
@@ -190,7 +202,9 @@ export async function generateChunk({
             residentCache: resident,
           }),
         batchRows >= 8 ? runtime.threads : runtime.decodeThreads,
-        resident ? { ...generationGraphOptions, deviceOutputs: presentNames(config) } : generationGraphOptions,
+        resident
+          ? { ...generationGraphOptions, deviceOutputs: presentNames(config) }
+          : generationGraphOptions,
       );
       const tokens = rows.prompts.map((prompt) => {
         if (prompt < 0) return undefined;
@@ -200,17 +214,29 @@ export async function generateChunk({
           position: prompts[prompt]!.length + generated.length - 1,
         };
       });
-      const feeds = decodeFeeds({ config, cache, tokens, pads: rows.pads, slot, withCache: deviceCache === undefined });
+      const feeds = decodeFeeds({
+        config,
+        cache,
+        tokens,
+        pads: rows.pads,
+        slot,
+        withCache: deviceCache === undefined,
+      });
       if (resident) {
         const onehot = new Float32Array(cache.cacheLength);
         onehot[slot] = 1;
-        Object.assign(feeds, deviceCache, { slot_onehot: floatTensor(onehot, [cache.cacheLength]) });
+        Object.assign(feeds, deviceCache, {
+          slot_onehot: floatTensor(onehot, [cache.cacheLength]),
+        });
       }
       const out = await decode.run({ ...modelWeights, ...feeds });
       if (resident) {
         disposeTensors(deviceCache);
         deviceCache = cacheFeeds(out, config);
-        cache.writeSlot({ slot, ...unpackNewKv(out.new_kv!.data as Float32Array, config, batchRows) });
+        cache.writeSlot({
+          slot,
+          ...unpackNewKv(out.new_kv!.data as Float32Array, config, batchRows),
+        });
       } else {
         cache.writeSlot({ slot, ...layerOutputs(out, 'new', config) });
       }
@@ -230,12 +256,16 @@ export async function generateChunk({
 /** Names of a resident decode graph's cache outputs. */
 function presentNames(config: ModelConfig): string[] {
   const names: string[] = [];
-  for (let layer = 0; layer < config.numLayers; layer++) names.push(`present_keys.${layer}`, `present_values.${layer}`);
+  for (let layer = 0; layer < config.numLayers; layer++)
+    names.push(`present_keys.${layer}`, `present_values.${layer}`);
   return names;
 }
 
 /** A resident decode step's cache outputs, as the next step's cache inputs. */
-function cacheFeeds(out: ort.InferenceSession.OnnxValueMapType, config: ModelConfig): TensorSet {
+function cacheFeeds(
+  out: ort.InferenceSession.OnnxValueMapType,
+  config: ModelConfig,
+): TensorSet {
   const feeds: TensorSet = {};
   for (let layer = 0; layer < config.numLayers; layer++) {
     feeds[`cache_keys.${layer}`] = out[`present_keys.${layer}`]!;
@@ -245,7 +275,11 @@ function cacheFeeds(out: ort.InferenceSession.OnnxValueMapType, config: ModelCon
 }
 
 /** Splits a resident decode step's `new_kv` `[2L,B,kvh,d]` into per-layer keys and values `[B,kvh,d]`. */
-function unpackNewKv(data: Float32Array, config: ModelConfig, rows: number): { keys: Float32Array[]; values: Float32Array[] } {
+function unpackNewKv(
+  data: Float32Array,
+  config: ModelConfig,
+  rows: number,
+): { keys: Float32Array[]; values: Float32Array[] } {
   const size = rows * config.numKeyValueHeads * config.headDim;
   const keys: Float32Array[] = [];
   const values: Float32Array[] = [];
@@ -285,7 +319,13 @@ type StartInputs = {
  * prompt) in one left-padded batch, then gives every row the keys and values
  * of its prompt.
  */
-async function prefillStart({ runtime, prompts, batch, maxTokens, modelWeights }: StartInputs): Promise<DecodeStart> {
+async function prefillStart({
+  runtime,
+  prompts,
+  batch,
+  maxTokens,
+  modelWeights,
+}: StartInputs): Promise<DecodeStart> {
   const { config } = runtime;
   const distinct: Array<readonly number[]> = [];
   const seen = new Map<string, number>();
@@ -299,11 +339,20 @@ async function prefillStart({ runtime, prompts, batch, maxTokens, modelWeights }
     return index;
   });
   const prefillBatch = nextPowerOfTwo(distinct.length);
-  const prefill = prefillFeeds({ config, prompts: distinct, batch: prefillBatch });
+  const prefill = prefillFeeds({
+    config,
+    prompts: distinct,
+    batch: prefillBatch,
+  });
   const { length } = prefill;
   const session = await runtime.session(
     `prefill:${prefillBatch}:${length}`,
-    () => buildPrefillGraph({ config, bucket: { batch: prefillBatch, length }, matmulPrecision: runtime.matmulPrecision }),
+    () =>
+      buildPrefillGraph({
+        config,
+        bucket: { batch: prefillBatch, length },
+        matmulPrecision: runtime.matmulPrecision,
+      }),
     runtime.threads,
     generationGraphOptions,
   );
@@ -316,7 +365,16 @@ async function prefillStart({ runtime, prompts, batch, maxTokens, modelWeights }
     cacheLength: Math.ceil((length + maxTokens) / 64) * 64,
     segments: prompts.map((_, p) => {
       const pad = prefill.pads[source[p]!]!;
-      return [{ part: present, partSlots: length, row: source[p]!, from: pad, count: length - pad, to: pad }];
+      return [
+        {
+          part: present,
+          partSlots: length,
+          row: source[p]!,
+          from: pad,
+          count: length - pad,
+          to: pad,
+        },
+      ];
     }),
   });
   const logits = out.logits!.data as Float32Array;
@@ -326,9 +384,12 @@ async function prefillStart({ runtime, prompts, batch, maxTokens, modelWeights }
     base: length,
     rows: {
       prompts: rowPrompts(batch, prompts.length),
-      pads: Array.from({ length: batch }, (_, r) => (r < prompts.length ? prefill.pads[source[r]!]! : length - 1)),
+      pads: Array.from({ length: batch }, (_, r) =>
+        r < prompts.length ? prefill.pads[source[r]!]! : length - 1,
+      ),
     },
-    logits: (p) => logits.subarray(source[p]! * vocab, (source[p]! + 1) * vocab),
+    logits: (p) =>
+      logits.subarray(source[p]! * vocab, (source[p]! + 1) * vocab),
   };
 }
 
@@ -347,7 +408,12 @@ async function extendStart({
   modelWeights,
 }: StartInputs & { past: readonly PrefixHit[] }): Promise<DecodeStart> {
   const { config, prefixCache } = runtime;
-  const groups = planExtendGroups(prompts.map((prompt, p) => ({ length: prompt.length, newTokens: prompt.length - past[p]!.length })));
+  const groups = planExtendGroups(
+    prompts.map((prompt, p) => ({
+      length: prompt.length,
+      newTokens: prompt.length - past[p]!.length,
+    })),
+  );
   const runs = [];
   for (const members of groups) {
     const groupBatch = nextPowerOfTwo(members.length);
@@ -360,17 +426,31 @@ async function extendStart({
     const { length, start } = extend;
     const session = await runtime.session(
       `extend:${groupBatch}:${length}:${start}`,
-      () => buildExtendGraph({ config, batch: groupBatch, length, cacheLength: start, matmulPrecision: runtime.matmulPrecision }),
+      () =>
+        buildExtendGraph({
+          config,
+          batch: groupBatch,
+          length,
+          cacheLength: start,
+          matmulPrecision: runtime.matmulPrecision,
+        }),
       runtime.threads,
       generationGraphOptions,
     );
     const out = await session.run({ ...modelWeights, ...extend.feeds });
-    runs.push({ members, extend, added: layerOutputs(out, 'new', config), logits: out.logits!.data as Float32Array });
+    runs.push({
+      members,
+      extend,
+      added: layerOutputs(out, 'new', config),
+      logits: out.logits!.data as Float32Array,
+    });
   }
   past.forEach((hit) => prefixCache.recordHit(hit.length));
   // The decode cache: each row's prefix and extended tokens, shifted so that
   // all rows end at `base`, then room to generate.
-  const base = Math.max(...runs.map(({ extend }) => extend.start + extend.length));
+  const base = Math.max(
+    ...runs.map(({ extend }) => extend.start + extend.length),
+  );
   const segments: CacheSegment[][] = Array.from({ length: batch }, () => []);
   const pads = new Array<number>(batch).fill(base - 1);
   const logitRows: Array<{ data: Float32Array; row: number }> = [];
@@ -381,19 +461,42 @@ async function extendStart({
       const pad = extend.pads[k]!;
       pads[p] = pad + shift;
       if (pad < start) {
-        segments[p]!.push({ part: extend.prefixes, partSlots: start, row: k, from: pad, count: start - pad, to: pad + shift });
+        segments[p]!.push({
+          part: extend.prefixes,
+          partSlots: start,
+          row: k,
+          from: pad,
+          count: start - pad,
+          to: pad + shift,
+        });
       }
       const from = Math.max(0, pad - start);
-      segments[p]!.push({ part: added, partSlots: length, row: k, from, count: length - from, to: start + from + shift });
+      segments[p]!.push({
+        part: added,
+        partSlots: length,
+        row: k,
+        from,
+        count: length - from,
+        to: start + from + shift,
+      });
       logitRows[p] = { data: logits, row: k };
     });
   }
   const vocab = config.vocabSize;
   return {
-    cache: DecodeCache.fromRows({ config, rows: batch, cacheLength: Math.ceil((base + maxTokens) / 64) * 64, segments }),
+    cache: DecodeCache.fromRows({
+      config,
+      rows: batch,
+      cacheLength: Math.ceil((base + maxTokens) / 64) * 64,
+      segments,
+    }),
     base,
     rows: { prompts: rowPrompts(batch, prompts.length), pads },
-    logits: (p) => logitRows[p]!.data.subarray(logitRows[p]!.row * vocab, (logitRows[p]!.row + 1) * vocab),
+    logits: (p) =>
+      logitRows[p]!.data.subarray(
+        logitRows[p]!.row * vocab,
+        (logitRows[p]!.row + 1) * vocab,
+      ),
   };
 }
 
@@ -417,8 +520,12 @@ const extendRunCost = 256 * 1024;
  * cost: per group `batch · T · (dense + P + T)` plus a fixed cost per run.
  * Returns the groups as row indices, fewest new tokens first.
  */
-export function planExtendGroups(rows: ReadonlyArray<{ length: number; newTokens: number }>): number[][] {
-  const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.newTokens - rows[b]!.newTokens || a - b);
+export function planExtendGroups(
+  rows: ReadonlyArray<{ length: number; newTokens: number }>,
+): number[][] {
+  const order = rows
+    .map((_, i) => i)
+    .sort((a, b) => rows[a]!.newTokens - rows[b]!.newTokens || a - b);
   const n = order.length;
   // best[j]: least cost of the first j rows in order; cut[j]: where its last group starts.
   const best = new Array<number>(n + 1).fill(Infinity);
@@ -430,7 +537,10 @@ export function planExtendGroups(rows: ReadonlyArray<{ length: number; newTokens
     for (let i = j - 1; i >= 0; i--) {
       longestReuse = Math.max(longestReuse, rows[order[i]!]!.length - length);
       const start = Math.ceil(Math.max(1, longestReuse) / 64) * 64;
-      const cost = best[i]! + nextPowerOfTwo(j - i) * length * (extendDenseCost + start + length) + extendRunCost;
+      const cost =
+        best[i]! +
+        nextPowerOfTwo(j - i) * length * (extendDenseCost + start + length) +
+        extendRunCost;
       if (cost < best[j]!) {
         best[j] = cost;
         cut[j] = i;

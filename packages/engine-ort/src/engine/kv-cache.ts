@@ -229,10 +229,28 @@ export class DecodeCache {
       segments.forEach((rowSegments, r) => {
         for (const segment of rowSegments) {
           for (let h = 0; h < kvh; h++) {
-            const source = { head: segment.row * kvh + h, slots: segment.partSlots, start: segment.from };
-            const target = { head: r * kvh + h, slots: cacheLength, start: segment.to };
-            copyKeySlots({ data: segment.part.keys[layer]!, ...source }, { data: layerKeys, ...target }, segment.count, d);
-            copyValueSlots({ data: segment.part.values[layer]!, ...source }, { data: layerValues, ...target }, segment.count, d);
+            const source = {
+              head: segment.row * kvh + h,
+              slots: segment.partSlots,
+              start: segment.from,
+            };
+            const target = {
+              head: r * kvh + h,
+              slots: cacheLength,
+              start: segment.to,
+            };
+            copyKeySlots(
+              { data: segment.part.keys[layer]!, ...source },
+              { data: layerKeys, ...target },
+              segment.count,
+              d,
+            );
+            copyValueSlots(
+              { data: segment.part.values[layer]!, ...source },
+              { data: layerValues, ...target },
+              segment.count,
+              d,
+            );
           }
         }
       });

@@ -1,6 +1,10 @@
 import { SealError } from '@seal/spec';
 import * as ort from 'onnxruntime-node';
-import { cudaLibrariesInstalled, explainDeviceFailure, type ExecutionProvider } from './device';
+import {
+  cudaLibrariesInstalled,
+  explainDeviceFailure,
+  type ExecutionProvider,
+} from './device';
 
 export type { ExecutionProvider } from './device';
 
@@ -42,7 +46,12 @@ export type SessionSettings = {
 export type WebGpuValidation = 'disabled' | 'wgpuOnly' | 'basic' | 'full';
 
 /** Every accepted value of {@link WebGpuValidation}. */
-export const webgpuValidationModes = ['disabled', 'wgpuOnly', 'basic', 'full'] as const satisfies readonly WebGpuValidation[];
+export const webgpuValidationModes = [
+  'disabled',
+  'wgpuOnly',
+  'basic',
+  'full',
+] as const satisfies readonly WebGpuValidation[];
 
 /**
  * Creates an ORT session for a serialised graph. An execution provider that
@@ -60,7 +69,8 @@ export async function createOrtSession({
   try {
     return await ort.InferenceSession.create(model, {
       executionProviders: [
-        executionProvider === 'webgpu' && settings.webgpuValidation !== undefined
+        executionProvider === 'webgpu' &&
+        settings.webgpuValidation !== undefined
           ? { name: 'webgpu', validationMode: settings.webgpuValidation }
           : executionProvider,
       ],
@@ -71,26 +81,49 @@ export async function createOrtSession({
       enableCpuMemArena: settings.memoryArena ?? true,
       enableMemPattern: true,
       extra: { session: { intra_op: { allow_spinning: '1' } } },
-      ...(settings.profileFilePrefix === undefined ? {} : { enableProfiling: true, profileFilePrefix: settings.profileFilePrefix }),
-      ...(executionProvider === 'cpu' || settings.deviceOutputs === undefined || settings.deviceOutputs.length === 0
+      ...(settings.profileFilePrefix === undefined
         ? {}
-        : { preferredOutputLocation: Object.fromEntries(settings.deviceOutputs.map((name) => [name, 'gpu-buffer' as const])) }),
+        : {
+            enableProfiling: true,
+            profileFilePrefix: settings.profileFilePrefix,
+          }),
+      ...(executionProvider === 'cpu' ||
+      settings.deviceOutputs === undefined ||
+      settings.deviceOutputs.length === 0
+        ? {}
+        : {
+            preferredOutputLocation: Object.fromEntries(
+              settings.deviceOutputs.map((name) => [
+                name,
+                'gpu-buffer' as const,
+              ]),
+            ),
+          }),
     });
   } catch (cause) {
     if (executionProvider !== 'cpu') {
       throw new SealError({
         code: 'BACKEND_UNAVAILABLE',
-        message: explainDeviceFailure({ device: executionProvider, error: String(cause) }).message,
+        message: explainDeviceFailure({
+          device: executionProvider,
+          error: String(cause),
+        }).message,
         cause,
         details: { executionProvider },
       });
     }
-    throw new SealError({ code: 'INTERNAL', message: `ONNX Runtime rejected a generated graph: ${String(cause)}`, cause });
+    throw new SealError({
+      code: 'INTERNAL',
+      message: `ONNX Runtime rejected a generated graph: ${String(cause)}`,
+      cause,
+    });
   }
 }
 
 /** Throws `BACKEND_UNAVAILABLE` unless ORT lists the execution provider as usable. */
-export function assertBackendListed(executionProvider: ExecutionProvider): void {
+export function assertBackendListed(
+  executionProvider: ExecutionProvider,
+): void {
   const backends = ort.listSupportedBackends();
   const entry = backends.find((backend) => backend.name === executionProvider);
   // `bundled: false` means the binaries are downloaded at install time (CUDA);
@@ -105,20 +138,44 @@ export function assertBackendListed(executionProvider: ExecutionProvider): void 
       details: { device: executionProvider, missing: 'execution-provider' },
     });
   }
-  if (!entry.bundled && executionProvider === 'cuda' && !cudaLibrariesInstalled()) {
-    const { missing, message } = explainDeviceFailure({ device: 'cuda', error: 'libonnxruntime_providers_cuda.so is not installed' });
-    throw new SealError({ code: 'BACKEND_UNAVAILABLE', message, details: { device: executionProvider, missing } });
+  if (
+    !entry.bundled &&
+    executionProvider === 'cuda' &&
+    !cudaLibrariesInstalled()
+  ) {
+    const { missing, message } = explainDeviceFailure({
+      device: 'cuda',
+      error: 'libonnxruntime_providers_cuda.so is not installed',
+    });
+    throw new SealError({
+      code: 'BACKEND_UNAVAILABLE',
+      message,
+      details: { device: executionProvider, missing },
+    });
   }
 }
 
 /** A float tensor over a typed-array view (no copy on CPU). */
-export function floatTensor(data: Float32Array | Float64Array, shape: readonly number[]): ort.Tensor {
-  return new ort.Tensor(data instanceof Float64Array ? 'float64' : 'float32', data, [...shape]);
+export function floatTensor(
+  data: Float32Array | Float64Array,
+  shape: readonly number[],
+): ort.Tensor {
+  return new ort.Tensor(
+    data instanceof Float64Array ? 'float64' : 'float32',
+    data,
+    [...shape],
+  );
 }
 
 /** An int64 tensor from numbers. */
-export function int64Tensor(values: ArrayLike<number> | BigInt64Array, shape: readonly number[]): ort.Tensor {
-  const data = values instanceof BigInt64Array ? values : BigInt64Array.from(Array.from(values, (v) => BigInt(v)));
+export function int64Tensor(
+  values: ArrayLike<number> | BigInt64Array,
+  shape: readonly number[],
+): ort.Tensor {
+  const data =
+    values instanceof BigInt64Array
+      ? values
+      : BigInt64Array.from(Array.from(values, (v) => BigInt(v)));
   return new ort.Tensor('int64', data, [...shape]);
 }
 

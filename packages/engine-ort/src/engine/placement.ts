@@ -36,7 +36,9 @@ const profileEventSchema = z.object({
     .object({
       op_name: z.string().nullish(),
       provider: z.string().nullish(),
-      output_type_shape: z.array(z.record(z.string(), z.array(z.number()))).nullish(),
+      output_type_shape: z
+        .array(z.record(z.string(), z.array(z.number())))
+        .nullish(),
     })
     .nullish(),
 });
@@ -44,11 +46,20 @@ const profileSchema = z.array(profileEventSchema);
 
 /** Reads the node placements from the text of an ORT profile file. */
 export function readPlacementProfile(text: string): NodePlacement[] {
-  const events = parseJsonWithSchema({ text, schema: profileSchema, source: 'ORT profile' });
+  const events = parseJsonWithSchema({
+    text,
+    schema: profileSchema,
+    source: 'ORT profile',
+  });
   const seen = new Set<string>();
   const nodes: NodePlacement[] = [];
   for (const event of events) {
-    if (event.cat !== 'Node' || !event.name?.endsWith('_kernel_time') || !event.args?.provider) continue;
+    if (
+      event.cat !== 'Node' ||
+      !event.name?.endsWith('_kernel_time') ||
+      !event.args?.provider
+    )
+      continue;
     const node = event.name.slice(0, -'_kernel_time'.length);
     if (seen.has(node)) continue;
     seen.add(node);
@@ -93,15 +104,21 @@ export function offDeviceNodes(placement: GraphPlacement): NodePlacement[] {
     (node) =>
       node.provider !== expected &&
       node.outputs.some(
-        (output) => floatTypes.has(output.type) && output.shape.reduce((product, n) => product * n, 1) > offDeviceElementLimit,
+        (output) =>
+          floatTypes.has(output.type) &&
+          output.shape.reduce((product, n) => product * n, 1) >
+            offDeviceElementLimit,
       ),
   );
 }
 
 /** Nodes per provider of one graph, most first. */
-export function countByProvider(placement: GraphPlacement): Array<[provider: string, nodes: number]> {
+export function countByProvider(
+  placement: GraphPlacement,
+): Array<[provider: string, nodes: number]> {
   const counts = new Map<string, number>();
-  for (const node of placement.nodes) counts.set(node.provider, (counts.get(node.provider) ?? 0) + 1);
+  for (const node of placement.nodes)
+    counts.set(node.provider, (counts.get(node.provider) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1]);
 }
 
@@ -109,14 +126,26 @@ export function countByProvider(placement: GraphPlacement): Array<[provider: str
  * A markdown table: one row per graph with its node count per provider and
  * the hot-path nodes that ran off the device (op and node name).
  */
-export function formatPlacementTable(placements: readonly GraphPlacement[]): string {
-  const lines = ['| graph | device | nodes | by provider | off the device (hot path) |', '|---|---|---|---|---|'];
+export function formatPlacementTable(
+  placements: readonly GraphPlacement[],
+): string {
+  const lines = [
+    '| graph | device | nodes | by provider | off the device (hot path) |',
+    '|---|---|---|---|---|',
+  ];
   for (const placement of placements) {
     const off = offDeviceNodes(placement);
     lines.push(
-      `| ${placement.key} | ${placement.device} | ${placement.nodes.length} | ${countByProvider(placement)
-        .map(([provider, n]) => `${provider.replace('ExecutionProvider', '')} ${n}`)
-        .join(', ')} | ${off.length === 0 ? 'none' : off.map((node) => `${node.op} (${node.node})`).join(', ')} |`,
+      `| ${placement.key} | ${placement.device} | ${placement.nodes.length} | ${countByProvider(
+        placement,
+      )
+        .map(
+          ([provider, n]) =>
+            `${provider.replace('ExecutionProvider', '')} ${n}`,
+        )
+        .join(
+          ', ',
+        )} | ${off.length === 0 ? 'none' : off.map((node) => `${node.op} (${node.node})`).join(', ')} |`,
     );
   }
   return lines.join('\n');
@@ -124,7 +153,12 @@ export function formatPlacementTable(placements: readonly GraphPlacement[]): str
 
 /** Throws `BACKEND_UNAVAILABLE` when a hot-path node of any graph ran off its device. */
 export function assertOnDevice(placements: readonly GraphPlacement[]): void {
-  const failures = placements.flatMap((placement) => offDeviceNodes(placement).map((node) => `${placement.family}: ${node.op} ${node.node} on ${node.provider}`));
+  const failures = placements.flatMap((placement) =>
+    offDeviceNodes(placement).map(
+      (node) =>
+        `${placement.family}: ${node.op} ${node.node} on ${node.provider}`,
+    ),
+  );
   if (failures.length > 0) {
     throw new SealError({
       code: 'BACKEND_UNAVAILABLE',

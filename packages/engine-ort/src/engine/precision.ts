@@ -11,7 +11,11 @@ import { createOrtSession, floatTensor } from './ort-session';
 export type Precision = 'fp32' | 'fp16' | 'bf16';
 
 /** Every accepted value of a `--precision` flag or `precision` setting. */
-export const precisions = ['fp32', 'fp16', 'bf16'] as const satisfies readonly Precision[];
+export const precisions = [
+  'fp32',
+  'fp16',
+  'bf16',
+] as const satisfies readonly Precision[];
 
 /** Parses a precision (a flag or a config value); throws `INVALID_ARGUMENT`. */
 export function parsePrecision(value: string): Precision {
@@ -101,12 +105,20 @@ export async function checkPrecision({
   device: ExecutionProvider;
   precision: Precision;
 }): Promise<MatmulPrecision | undefined> {
-  const matmulPrecision = matmulPrecisionFor({ precision, executionProvider: device });
-  if (matmulPrecision === undefined || matmulPrecision.mode === 'emulated') return matmulPrecision;
+  const matmulPrecision = matmulPrecisionFor({
+    precision,
+    executionProvider: device,
+  });
+  if (matmulPrecision === undefined || matmulPrecision.mode === 'emulated')
+    return matmulPrecision;
   try {
     const session = await createOrtSession({
       model: precisionProbeGraph(matmulPrecision),
-      settings: { executionProvider: device, threads: 1, optimizationLevel: 'all' },
+      settings: {
+        executionProvider: device,
+        threads: 1,
+        optimizationLevel: 'all',
+      },
     });
     try {
       const output = await session.run({
@@ -114,15 +126,23 @@ export async function checkPrecision({
         w: floatTensor(Float32Array.of(1, 0, 0, 1), [2, 2]),
       });
       const y = output.y!.data as Float32Array;
-      if (y[0] !== 1 || y[3] !== 4) throw new Error(`wrong product [${Array.from(y).join(', ')}]`);
+      if (y[0] !== 1 || y[3] !== 4)
+        throw new Error(`wrong product [${Array.from(y).join(', ')}]`);
     } finally {
       await session.release();
     }
   } catch (error) {
-    const cause = error instanceof SealError && error.cause !== undefined ? error.cause : error;
+    const cause =
+      error instanceof SealError && error.cause !== undefined
+        ? error.cause
+        : error;
     throw new SealError({
       code: 'BACKEND_UNAVAILABLE',
-      message: explainPrecisionFailure({ device, precision, error: String(cause) }),
+      message: explainPrecisionFailure({
+        device,
+        precision,
+        error: String(cause),
+      }),
       cause: error,
       details: { device, precision },
     });
@@ -167,27 +187,46 @@ export type LossScaleState = {
  * `minScale`) and the count restarts; after `growthInterval` finite steps in
  * a row it grows by `growthFactor`.
  */
-export function nextLossScale(state: LossScaleState, finite: boolean, settings: LossScalingSettings): LossScaleState {
-  if (!finite) return { scale: Math.max(settings.minScale, state.scale * settings.backoffFactor), goodSteps: 0 };
+export function nextLossScale(
+  state: LossScaleState,
+  finite: boolean,
+  settings: LossScalingSettings,
+): LossScaleState {
+  if (!finite)
+    return {
+      scale: Math.max(settings.minScale, state.scale * settings.backoffFactor),
+      goodSteps: 0,
+    };
   const goodSteps = state.goodSteps + 1;
-  if (goodSteps >= settings.growthInterval) return { scale: state.scale * settings.growthFactor, goodSteps: 0 };
+  if (goodSteps >= settings.growthInterval)
+    return { scale: state.scale * settings.growthFactor, goodSteps: 0 };
   return { scale: state.scale, goodSteps };
 }
 
 /** Checks loss scaling settings; throws `INVALID_ARGUMENT`. */
-export function resolveLossScaling(settings: Partial<LossScalingSettings> = {}): LossScalingSettings {
+export function resolveLossScaling(
+  settings: Partial<LossScalingSettings> = {},
+): LossScalingSettings {
   const resolved = { ...defaultLossScaling, ...settings };
   const positive = (name: keyof LossScalingSettings, value: number): void => {
     if (!(Number.isFinite(value) && value > 0)) {
-      throw new SealError({ code: 'INVALID_ARGUMENT', message: `lossScaling.${name} must be a positive number, got ${value}` });
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `lossScaling.${name} must be a positive number, got ${value}`,
+      });
     }
   };
   positive('initialScale', resolved.initialScale);
   positive('minScale', resolved.minScale);
   positive('growthFactor', resolved.growthFactor);
   positive('backoffFactor', resolved.backoffFactor);
-  if (!(Number.isInteger(resolved.growthInterval) && resolved.growthInterval >= 1)) {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `lossScaling.growthInterval must be a positive integer, got ${resolved.growthInterval}` });
+  if (!(
+    Number.isInteger(resolved.growthInterval) && resolved.growthInterval >= 1
+  )) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `lossScaling.growthInterval must be a positive integer, got ${resolved.growthInterval}`,
+    });
   }
   return resolved;
 }

@@ -55,10 +55,12 @@ export class PrefixCache {
     for (const entry of this.entries) {
       const tokens = entry.tokens;
       const bound = Math.min(limit, tokens.length);
-      if (bound < minLength || (best !== undefined && bound <= best.length)) continue;
+      if (bound < minLength || (best !== undefined && bound <= best.length))
+        continue;
       let length = 0;
       while (length < bound && tokens[length] === prompt[length]) length++;
-      if (length >= minLength && (best === undefined || length > best.length)) best = { entry, length };
+      if (length >= minLength && (best === undefined || length > best.length))
+        best = { entry, length };
     }
     if (best !== undefined) {
       // Refresh LRU order: the most recently used entry goes last.
@@ -101,6 +103,7 @@ function byteSize(entry: PrefixCacheEntry): number {
 
 function isPrefix(shorter: Int32Array, longer: Int32Array): boolean {
   if (shorter.length > longer.length) return false;
-  for (let i = 0; i < shorter.length; i++) if (shorter[i] !== longer[i]) return false;
+  for (let i = 0; i < shorter.length; i++)
+    if (shorter[i] !== longer[i]) return false;
   return true;
 }

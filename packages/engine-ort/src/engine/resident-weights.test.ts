@@ -30,7 +30,10 @@ const settings: EngineTrainSettings = {
 /** PPO batches whose rows fall into several micro-batches (different length buckets). */
 function batch(step: number) {
   return [70, 33, 20, 90, 12].map((length, row) => {
-    const tokenIds = Array.from({ length }, (_, t) => (row * 31 + t * 17 + step * 7) % config.vocabSize);
+    const tokenIds = Array.from(
+      { length },
+      (_, t) => (row * 31 + t * 17 + step * 7) % config.vocabSize,
+    );
     const signal = (t: number) => Math.sin(row + t + step);
     return {
       tokenIds,
@@ -50,7 +53,14 @@ async function trainThree(resident: boolean) {
     settings: { threads: 1, resident, microBatchTokens: 256 },
   });
   const results = [];
-  for (let step = 0; step < 3; step++) results.push(await engine.train({ objective: 'ppo', sequences: batch(step), settings }));
+  for (let step = 0; step < 3; step++)
+    results.push(
+      await engine.train({
+        objective: 'ppo',
+        sequences: batch(step),
+        settings,
+      }),
+    );
   const scores = await engine.score([batch(9)[0]!.tokenIds]);
   await engine.syncToHost();
   const snapshot = {
@@ -67,17 +77,28 @@ async function trainThree(resident: boolean) {
 
 function maxDifference(a: Float32Array, b: Float32Array): number {
   let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+  for (let i = 0; i < a.length; i++)
+    worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
   return worst;
 }
 
 describe('OrtEngine with resident weights, moments and gradients', () => {
   it('should train like the host-fed engine: the same weights, moments and losses after 3 steps (1e-6)', async () => {
-    const [hostFed, resident] = [await trainThree(false), await trainThree(true)];
+    const [hostFed, resident] = [
+      await trainThree(false),
+      await trainThree(true),
+    ];
     expect(resident.step).toBe(3);
     // The weights moved, so the comparison is not between two untouched copies.
-    expect(maxDifference(resident.weights, initializeWeights({ config, seed: 5 }).buffer)).toBeGreaterThan(1e-3);
-    expect(maxDifference(resident.weights, hostFed.weights)).toBeLessThanOrEqual(1e-6);
+    expect(
+      maxDifference(
+        resident.weights,
+        initializeWeights({ config, seed: 5 }).buffer,
+      ),
+    ).toBeGreaterThan(1e-3);
+    expect(
+      maxDifference(resident.weights, hostFed.weights),
+    ).toBeLessThanOrEqual(1e-6);
     expect(maxDifference(resident.m, hostFed.m)).toBeLessThanOrEqual(1e-6);
     expect(maxDifference(resident.v, hostFed.v)).toBeLessThanOrEqual(1e-6);
     resident.results.forEach((result, i) => {
@@ -85,13 +106,23 @@ describe('OrtEngine with resident weights, moments and gradients', () => {
       expect(result.gradNorm).toBeCloseTo(hostFed.results[i]!.gradNorm, 6);
     });
     // Scoring reads the resident weights.
-    expect(resident.scores[0]!.map((x, t) => Math.abs(x - hostFed.scores[0]![t]!)).every((d) => d <= 1e-6)).toBe(true);
+    expect(
+      resident.scores[0]!.map((x, t) =>
+        Math.abs(x - hostFed.scores[0]![t]!),
+      ).every((d) => d <= 1e-6),
+    ).toBe(true);
   });
 
   it('should keep the host copies current after syncToHost, so weights set from them round-trip', async () => {
-    const engine = new OrtEngine({ config, weights: initializeWeights({ config, seed: 5 }), settings: { threads: 1, resident: true } });
+    const engine = new OrtEngine({
+      config,
+      weights: initializeWeights({ config, seed: 5 }),
+      settings: { threads: 1, resident: true },
+    });
     await engine.train({ objective: 'ppo', sequences: batch(0), settings });
-    expect(() => engine.setWeights(initializeWeights({ config, seed: 6 }))).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
+    expect(() =>
+      engine.setWeights(initializeWeights({ config, seed: 6 })),
+    ).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
     await engine.syncToHost();
     const trained = engine.currentWeights.buffer.slice();
     const before = await engine.score([batch(3)[1]!.tokenIds]);
@@ -117,7 +148,10 @@ describe('OrtEngine with a resident decode cache', () => {
     initializerRange: 0.2,
   });
   const prompt = (seed: number, count: number): number[] =>
-    Array.from({ length: count }, (_, i) => (seed * 7919 + i * 104729) % generationConfig.vocabSize);
+    Array.from(
+      { length: count },
+      (_, i) => (seed * 7919 + i * 104729) % generationConfig.vocabSize,
+    );
 
   /** Two calls of a multi-turn batch: prefills, then extends of the first call's sequences. */
   async function generateTwice(resident: boolean) {
@@ -126,25 +160,53 @@ describe('OrtEngine with a resident decode cache', () => {
       weights: initializeWeights({ config: generationConfig, seed: 3 }),
       settings: { threads: 1, resident },
     });
-    const first = [prompt(1, 40), prompt(2, 45), prompt(3, 38), prompt(4, 50), prompt(5, 41)];
+    const first = [
+      prompt(1, 40),
+      prompt(2, 45),
+      prompt(3, 38),
+      prompt(4, 50),
+      prompt(5, 41),
+    ];
     // Stop tokens end rows at different steps, so the batch compacts (8 -> 4 -> 2 -> 1 rows).
-    const options = { maxTokens: 24, stopTokenIds: [7, 11, 13, 17, 19, 23], seed: 9, sampling: { temperature: 1, topP: 1, topK: 0 } };
+    const options = {
+      maxTokens: 24,
+      stopTokenIds: [7, 11, 13, 17, 19, 23],
+      seed: 9,
+      sampling: { temperature: 1, topP: 1, topK: 0 },
+    };
     const turn1 = await engine.generate({ ...options, prompts: first });
-    const second = first.map((p, i) => [...p, ...turn1[i]!.tokenIds, ...prompt(10 + i, 6)]);
-    const turn2 = await engine.generate({ ...options, prompts: second, seed: 10 });
+    const second = first.map((p, i) => [
+      ...p,
+      ...turn1[i]!.tokenIds,
+      ...prompt(10 + i, 6),
+    ]);
+    const turn2 = await engine.generate({
+      ...options,
+      prompts: second,
+      seed: 10,
+    });
     await engine.close();
     return [...turn1, ...turn2];
   }
 
   it('should generate what the host-fed cache does: the same tokens, log-probabilities within 1e-5, through compactions and extends', async () => {
-    const [hostFed, resident] = [await generateTwice(false), await generateTwice(true)];
+    const [hostFed, resident] = [
+      await generateTwice(false),
+      await generateTwice(true),
+    ];
     const lengths = hostFed.map((generation) => generation.tokenIds.length);
     // Rows finished at different steps (compaction ran) and some ran to the limit.
     expect(new Set(lengths).size).toBeGreaterThan(2);
-    expect(resident.map((generation) => generation.tokenIds)).toEqual(hostFed.map((generation) => generation.tokenIds));
+    expect(resident.map((generation) => generation.tokenIds)).toEqual(
+      hostFed.map((generation) => generation.tokenIds),
+    );
     resident.forEach((generation, i) => {
       expect(generation.finishReason).toBe(hostFed[i]!.finishReason);
-      generation.logprobs.forEach((logprob, t) => expect(Math.abs(logprob - hostFed[i]!.logprobs[t]!)).toBeLessThanOrEqual(1e-5));
+      generation.logprobs.forEach((logprob, t) =>
+        expect(
+          Math.abs(logprob - hostFed[i]!.logprobs[t]!),
+        ).toBeLessThanOrEqual(1e-5),
+      );
     });
   });
 });

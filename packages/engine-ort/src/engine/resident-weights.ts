@@ -11,7 +11,12 @@ export type TensorSet = Record<string, ort.Tensor>;
  * gradient accumulator of each step's first micro-batch (read only, so one
  * upload serves every step).
  */
-export type ResidentState = { weights: TensorSet; m: TensorSet; v: TensorSet; zeros: TensorSet };
+export type ResidentState = {
+  weights: TensorSet;
+  m: TensorSet;
+  v: TensorSet;
+  zeros: TensorSet;
+};
 
 /** The groups of a {@link ResidentState}, in the order the copy graphs list them. */
 export const residentGroups = ['weights', 'm', 'v', 'zeros'] as const;
@@ -23,7 +28,13 @@ export const residentGroups = ['weights', 'm', 'v', 'zeros'] as const;
  * host-located outputs it reads device tensors back (`Tensor.download()` is
  * not implemented in onnxruntime-node 1.30).
  */
-export function buildCopyGraph({ specs, groups }: { specs: readonly WeightSpec[]; groups: readonly string[] }): {
+export function buildCopyGraph({
+  specs,
+  groups,
+}: {
+  specs: readonly WeightSpec[];
+  groups: readonly string[];
+}): {
   model: Uint8Array;
   outputs: string[];
 } {
@@ -31,7 +42,10 @@ export function buildCopyGraph({ specs, groups }: { specs: readonly WeightSpec[]
   const outputs: string[] = [];
   for (const group of groups) {
     for (const spec of specs) {
-      const input = g.input({ name: `in.${group}.${spec.name}`, shape: spec.shape });
+      const input = g.input({
+        name: `in.${group}.${spec.name}`,
+        shape: spec.shape,
+      });
       const [copy] = g.node('Identity', [input], [input]);
       const name = `out.${group}.${spec.name}`;
       g.output(copy!, name);
@@ -42,7 +56,9 @@ export function buildCopyGraph({ specs, groups }: { specs: readonly WeightSpec[]
 }
 
 /** Disposes every tensor of the sets (GPU memory is not seen by the JS garbage collector). */
-export function disposeTensors(...sets: ReadonlyArray<TensorSet | undefined>): void {
+export function disposeTensors(
+  ...sets: ReadonlyArray<TensorSet | undefined>
+): void {
   for (const set of sets) {
     if (set === undefined) continue;
     for (const tensor of Object.values(set)) tensor.dispose();
@@ -50,7 +66,15 @@ export function disposeTensors(...sets: ReadonlyArray<TensorSet | undefined>): v
 }
 
 /** The tensors of `output` named `<prefix><weight>`, keyed by weight name. */
-export function pickTensors({ output, prefix, specs }: { output: Record<string, ort.Tensor>; prefix: string; specs: readonly WeightSpec[] }): TensorSet {
+export function pickTensors({
+  output,
+  prefix,
+  specs,
+}: {
+  output: Record<string, ort.Tensor>;
+  prefix: string;
+  specs: readonly WeightSpec[];
+}): TensorSet {
   const set: TensorSet = {};
   for (const spec of specs) set[spec.name] = output[`${prefix}${spec.name}`]!;
   return set;
@@ -59,6 +83,7 @@ export function pickTensors({ output, prefix, specs }: { output: Record<string, 
 /** `set` with every name prefixed, as the feeds of a graph. */
 export function prefixTensors(set: TensorSet, prefix: string): TensorSet {
   const feeds: TensorSet = {};
-  for (const [name, tensor] of Object.entries(set)) feeds[`${prefix}${name}`] = tensor;
+  for (const [name, tensor] of Object.entries(set))
+    feeds[`${prefix}${name}`] = tensor;
   return feeds;
 }

@@ -12,7 +12,12 @@ const logSoftmax = (id: number, temperature: number): number => {
 
 describe('sampleToken with suppressed ids', () => {
   it('should pick the best token that is not suppressed when greedy', () => {
-    const token = sampleToken({ logits, settings: { temperature: 0, topP: 1, topK: 0 }, random: new SeededRandom(1), suppress: new Set([1]) });
+    const token = sampleToken({
+      logits,
+      settings: { temperature: 0, topP: 1, topK: 0 },
+      random: new SeededRandom(1),
+      suppress: new Set([1]),
+    });
     expect(token.tokenId).toBe(3);
     expect(token.modelLogprob).toBeCloseTo(logSoftmax(3, 1), 6);
   });
@@ -21,7 +26,12 @@ describe('sampleToken with suppressed ids', () => {
     const random = new SeededRandom(7);
     const counts = new Map<number, number>();
     for (let i = 0; i < 4000; i++) {
-      const token = sampleToken({ logits, settings: { temperature: 0.8, topP: 1, topK: 0 }, random, suppress: new Set([1, 3]) });
+      const token = sampleToken({
+        logits,
+        settings: { temperature: 0.8, topP: 1, topK: 0 },
+        random,
+        suppress: new Set([1, 3]),
+      });
       counts.set(token.tokenId, (counts.get(token.tokenId) ?? 0) + 1);
       expect(token.logprob).toBeCloseTo(logSoftmax(token.tokenId, 0.8), 6);
       expect(token.modelLogprob).toBeCloseTo(logSoftmax(token.tokenId, 1), 6);
@@ -34,6 +44,13 @@ describe('sampleToken with suppressed ids', () => {
   });
 
   it('should refuse to sample when every token is suppressed', () => {
-    expect(() => sampleToken({ logits, settings: { temperature: 1, topP: 1, topK: 0 }, random: new SeededRandom(1), suppress: new Set([0, 1, 2, 3, 4]) })).toThrow(/every token/);
+    expect(() =>
+      sampleToken({
+        logits,
+        settings: { temperature: 1, topP: 1, topK: 0 },
+        random: new SeededRandom(1),
+        suppress: new Set([0, 1, 2, 3, 4]),
+      }),
+    ).toThrow(/every token/);
   });
 });

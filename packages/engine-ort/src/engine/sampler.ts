@@ -39,7 +39,8 @@ export function sampleToken({
   suppress?: ReadonlySet<number>;
 }): SampledToken {
   const vocab = logits.length;
-  const banned = suppress === undefined || suppress.size === 0 ? undefined : suppress;
+  const banned =
+    suppress === undefined || suppress.size === 0 ? undefined : suppress;
   const bannedMask = banned === undefined ? undefined : maskOf(banned, vocab);
   let max = -Infinity;
   let argmax = -1;
@@ -49,7 +50,11 @@ export function sampleToken({
     if (bannedMask?.[i] === 1) continue;
     if (argmax < 0 || logit > logits[argmax]!) argmax = i;
   }
-  if (argmax < 0) throw new SealError({ code: 'INVALID_ARGUMENT', message: 'sampling: every token is suppressed' });
+  if (argmax < 0)
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: 'sampling: every token is suppressed',
+    });
   // exp(logit - max) once per id: the model's normaliser, and at T = 1 the
   // sampling weights too ((x - max) · 1 is exactly x - max).
   const exps = scratch(vocab);
@@ -71,7 +76,10 @@ export function sampleToken({
   }
   // Weights proportional to exp((logit - max) / T) over the candidates.
   const weightOf =
-    inverseTemperature === 1 ? (id: number): number => exps[id]! : (id: number): number => Math.exp((logits[id]! - max) * inverseTemperature);
+    inverseTemperature === 1
+      ? (id: number): number => exps[id]!
+      : (id: number): number =>
+          Math.exp((logits[id]! - max) * inverseTemperature);
   if (settings.topP < 1) {
     const ordered = candidates ?? sortedIndices(logits);
     let mass = 0;
@@ -87,9 +95,11 @@ export function sampleToken({
   }
   // Untruncated sampling at T ≠ 1 computes each weight once, into the scratch.
   if (candidates === undefined && inverseTemperature !== 1) {
-    for (let i = 0; i < vocab; i++) exps[i] = Math.exp((logits[i]! - max) * inverseTemperature);
+    for (let i = 0; i < vocab; i++)
+      exps[i] = Math.exp((logits[i]! - max) * inverseTemperature);
   }
-  const weight = candidates === undefined ? (id: number): number => exps[id]! : weightOf;
+  const weight =
+    candidates === undefined ? (id: number): number => exps[id]! : weightOf;
   let sum = 0;
   if (candidates === undefined) for (let i = 0; i < vocab; i++) sum += exps[i]!;
   else for (const id of candidates) sum += weightOf(id);
@@ -99,7 +109,9 @@ export function sampleToken({
   let drawable = sum;
   let chosen = -1;
   if (banned) {
-    for (const id of banned) if (id < vocab && (ids === null || ids.includes(id))) drawable -= weight(id);
+    for (const id of banned)
+      if (id < vocab && (ids === null || ids.includes(id)))
+        drawable -= weight(id);
   }
   for (let k = count - 1; k >= 0 && chosen < 0; k--) {
     const id = ids === null ? k : ids[k]!;
@@ -116,7 +128,11 @@ export function sampleToken({
       break;
     }
   }
-  return { tokenId: chosen, logprob: Math.log(weight(chosen) / sum), modelLogprob: modelLogprob(chosen) };
+  return {
+    tokenId: chosen,
+    logprob: Math.log(weight(chosen) / sum),
+    modelLogprob: modelLogprob(chosen),
+  };
 }
 
 let scratchBuffer = new Float64Array(0);
@@ -134,7 +150,8 @@ function maskOf(ids: ReadonlySet<number>, vocab: number): Uint8Array {
   let mask = masks.get(ids);
   if (mask === undefined || mask.length !== vocab) {
     mask = new Uint8Array(vocab);
-    for (const id of ids) if (Number.isInteger(id) && id >= 0 && id < vocab) mask[id] = 1;
+    for (const id of ids)
+      if (Number.isInteger(id) && id >= 0 && id < vocab) mask[id] = 1;
     masks.set(ids, mask);
   }
   return mask;

@@ -1,5 +1,10 @@
 import { SeededRandom } from '../io/seeded-random';
-import { createOrtSession, floatTensor, ort, type SessionSettings } from '../engine/ort-session';
+import {
+  createOrtSession,
+  floatTensor,
+  ort,
+  type SessionSettings,
+} from '../engine/ort-session';
 import { GraphBuilder, type Value } from './graph-builder';
 
 /** A named fp64 graph input with its data. */
@@ -24,7 +29,11 @@ export type GradientCheckResult = {
   perInput: Record<string, number>;
 };
 
-const checkSettings: SessionSettings = { executionProvider: 'cpu', threads: 1, optimizationLevel: 'basic' };
+const checkSettings: SessionSettings = {
+  executionProvider: 'cpu',
+  threads: 1,
+  optimizationLevel: 'basic',
+};
 
 /**
  * Compares the analytic gradients of our autodiff with central finite
@@ -55,14 +64,28 @@ export async function checkGradients({
       const values = new Map<string, Value>();
       for (const input of inputs) {
         const dtype =
-          input.data instanceof BigInt64Array ? 'int64' : input.data instanceof Uint8Array ? 'bool' : 'float64';
+          input.data instanceof BigInt64Array
+            ? 'int64'
+            : input.data instanceof Uint8Array
+              ? 'bool'
+              : 'float64';
         values.set(
           input.name,
-          builder.input({ name: input.name, shape: input.shape, dtype, requiresGrad: input.differentiable }),
+          builder.input({
+            name: input.name,
+            shape: input.shape,
+            dtype,
+            requiresGrad: input.differentiable,
+          }),
         );
       }
       const loss = build(builder, values);
-      return { loss, wrt: inputs.filter((input) => input.differentiable).map((input) => values.get(input.name)!) };
+      return {
+        loss,
+        wrt: inputs
+          .filter((input) => input.differentiable)
+          .map((input) => values.get(input.name)!),
+      };
     },
   });
 }
@@ -90,15 +113,20 @@ export async function checkGraphGradients({
   builder.output(loss, 'loss');
   const grads = builder.gradients({ loss, wrt });
   grads.forEach((grad, i) => builder.output(grad, `grad.${wrt[i]!.name}`));
-  const session = await createOrtSession({ model: builder.toOnnx({ name: 'check' }), settings: checkSettings });
+  const session = await createOrtSession({
+    model: builder.toOnnx({ name: 'check' }),
+    settings: checkSettings,
+  });
   const tensorFeeds = (): Record<string, ort.Tensor> => {
     const out: Record<string, ort.Tensor> = {};
     for (const name of session.inputNames) {
       const data = feeds.get(name);
-      if (data === undefined) throw new Error(`gradient check: no data for input ${name}`);
+      if (data === undefined)
+        throw new Error(`gradient check: no data for input ${name}`);
       const shape = inputShapes.get(name)!;
       if (data instanceof Float64Array) out[name] = floatTensor(data, shape);
-      else if (data instanceof BigInt64Array) out[name] = new ort.Tensor('int64', data, shape);
+      else if (data instanceof BigInt64Array)
+        out[name] = new ort.Tensor('int64', data, shape);
       else out[name] = new ort.Tensor('bool', data, shape);
     }
     return out;
@@ -129,7 +157,9 @@ export async function checkGraphGradients({
       data[index] = original;
       const numeric = (plus - minus) / (2 * step);
       const exact = grad[index]!;
-      const error = Math.abs(numeric - exact) / Math.max(1e-6, Math.abs(numeric) + Math.abs(exact));
+      const error =
+        Math.abs(numeric - exact) /
+        Math.max(1e-6, Math.abs(numeric) + Math.abs(exact));
       worstHere = Math.max(worstHere, error);
       checked++;
     }
@@ -141,7 +171,15 @@ export async function checkGraphGradients({
 }
 
 /** Random fp64 data from a seed. */
-export function randomDoubles({ shape, seed, scale = 1 }: { shape: number[]; seed: number; scale?: number }): Float64Array {
+export function randomDoubles({
+  shape,
+  seed,
+  scale = 1,
+}: {
+  shape: number[];
+  seed: number;
+  scale?: number;
+}): Float64Array {
   const random = new SeededRandom(seed);
   const n = shape.reduce((a, b) => a * b, 1);
   return Float64Array.from({ length: n }, () => random.nextNormal() * scale);

@@ -1,13 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { createOrtSession, floatTensor, int64Tensor } from '../engine/ort-session';
-import { checkGradients, randomDoubles, type CheckInput } from './gradient-check';
+import {
+  createOrtSession,
+  floatTensor,
+  int64Tensor,
+} from '../engine/ort-session';
+import {
+  checkGradients,
+  randomDoubles,
+  type CheckInput,
+} from './gradient-check';
 import { GraphBuilder, type Value } from './graph-builder';
 
 const tolerance = 1e-6;
 
-function float(name: string, shape: number[], seed: number, options: { scale?: number; offset?: number } = {}): CheckInput {
+function float(
+  name: string,
+  shape: number[],
+  seed: number,
+  options: { scale?: number; offset?: number } = {},
+): CheckInput {
   const data = randomDoubles({ shape, seed, scale: options.scale ?? 1 });
-  if (options.offset !== undefined) for (let i = 0; i < data.length; i++) data[i] = data[i]! + options.offset;
+  if (options.offset !== undefined)
+    for (let i = 0; i < data.length; i++) data[i] = data[i]! + options.offset;
   return { name, shape, data, differentiable: true };
 }
 
@@ -51,12 +65,17 @@ async function checkOp({
 
 describe('GraphBuilder gradients (fp64 finite differences)', () => {
   it('should differentiate broadcasting add, sub, mul and div', async () => {
-    const inputs = [float('a', [3, 4], 1), float('b', [4], 2), float('c', [3, 1], 3)];
+    const inputs = [
+      float('a', [3, 4], 1),
+      float('b', [4], 2),
+      float('c', [3, 1], 3),
+    ];
     const error = await checkOp({
       inputs,
       outputShape: [3, 4],
       positive: ['c'],
-      op: (g, v) => g.div(g.mul(g.sub(g.add(v('a'), v('b')), v('c')), v('b')), v('c')),
+      op: (g, v) =>
+        g.div(g.mul(g.sub(g.add(v('a'), v('b')), v('c')), v('b')), v('c')),
     });
     expect(error).toBeLessThan(tolerance);
   });
@@ -84,8 +103,15 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
       op: (g, v) => {
         const low = g.scalar(-0.5);
         const high = g.scalar(0.7);
-        const picked = g.where(g.compare('Greater', v('a'), g.scalar(0)), v('a'), g.mul(v('b'), v('b')));
-        return g.add(g.add(g.minimum(v('a'), v('b')), g.maximum(v('a'), v('b'))), g.add(picked, g.clip(v('a'), low, high)));
+        const picked = g.where(
+          g.compare('Greater', v('a'), g.scalar(0)),
+          v('a'),
+          g.mul(v('b'), v('b')),
+        );
+        return g.add(
+          g.add(g.minimum(v('a'), v('b')), g.maximum(v('a'), v('b'))),
+          g.add(picked, g.clip(v('a'), low, high)),
+        );
       },
     });
     expect(error).toBeLessThan(tolerance);
@@ -101,7 +127,13 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
         const [left, right] = g.splitHalves(v('x'));
         const s = g.concat([g.slice(v('x'), 2, 1, 3), g.mul(left, right)], 2);
         const e = g.expand(v('y'), [2, 3, 4]);
-        return g.add(g.concat([g.add(s, e), g.reshape(g.transpose(r, [2, 1, 0]), [2, 3, 4])], 0), g.scalar(0));
+        return g.add(
+          g.concat(
+            [g.add(s, e), g.reshape(g.transpose(r, [2, 1, 0]), [2, 3, 4])],
+            0,
+          ),
+          g.scalar(0),
+        );
       },
     });
     expect(error).toBeLessThan(tolerance);
@@ -115,7 +147,10 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
         const x = v('x');
         const sum = g.reduceSum(x, [1], true);
         const mean = g.reduceMean(x, [0], false);
-        return g.add(g.add(g.softmax(x), g.mul(sum, mean)), g.reduceMean(x, [0, 1], true));
+        return g.add(
+          g.add(g.softmax(x), g.mul(sum, mean)),
+          g.reduceMean(x, [0, 1], true),
+        );
       },
     });
     expect(error).toBeLessThan(tolerance);
@@ -132,7 +167,11 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
 
   it('should differentiate linear (Gemm with transB) including the bias', async () => {
     const error = await checkOp({
-      inputs: [float('x', [6, 4], 12), float('w', [3, 4], 13), float('b', [3], 14)],
+      inputs: [
+        float('x', [6, 4], 12),
+        float('w', [3, 4], 13),
+        float('b', [3], 14),
+      ],
       outputShape: [6, 3],
       op: (g, v) => g.linear(v('x'), v('w'), v('b')),
     });
@@ -161,16 +200,28 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
     const width = 64;
     const count = 60_000;
     const g = new GraphBuilder({ floatType: 'float32' });
-    const table = g.input({ name: 'table', shape: [rows, width], requiresGrad: true });
+    const table = g.input({
+      name: 'table',
+      shape: [rows, width],
+      requiresGrad: true,
+    });
     const ids = g.input({ name: 'ids', shape: [count], dtype: 'int64' });
     const loss = g.reduceSum(g.gather(table, ids), [0, 1], false);
     g.output(g.gradients({ loss, wrt: [table] })[0]!, 'grad');
     const session = await createOrtSession({
       model: g.toOnnx({ name: 'scatter-race' }),
-      settings: { executionProvider: 'cpu', threads: 4, optimizationLevel: 'all' },
+      settings: {
+        executionProvider: 'cpu',
+        threads: 4,
+        optimizationLevel: 'all',
+      },
     });
-    const idValues = Array.from({ length: count }, (_, i) => (i % 7 === 0 ? 2 : i % 2));
-    const expected = [0, 1, 2].map((id) => idValues.filter((v) => v === id).length);
+    const idValues = Array.from({ length: count }, (_, i) =>
+      i % 7 === 0 ? 2 : i % 2,
+    );
+    const expected = [0, 1, 2].map(
+      (id) => idValues.filter((v) => v === id).length,
+    );
     for (let run = 0; run < 3; run++) {
       const output = await session.run({
         table: floatTensor(new Float32Array(rows * width), [rows, width]),
@@ -178,7 +229,8 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
       });
       const grad = output.grad!.data as Float32Array;
       for (let row = 0; row < rows; row++) {
-        for (let column = 0; column < width; column++) expect(grad[row * width + column]).toBe(expected[row]);
+        for (let column = 0; column < width; column++)
+          expect(grad[row * width + column]).toBe(expected[row]);
       }
     }
     await session.release();
@@ -195,8 +247,18 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
 
   it('should differentiate rope', async () => {
     const angles = randomDoubles({ shape: [2, 3, 1, 4], seed: 18 });
-    const cos: CheckInput = { name: 'cos', shape: [2, 3, 1, 4], data: angles.map(Math.cos), differentiable: false };
-    const sin: CheckInput = { name: 'sin', shape: [2, 3, 1, 4], data: angles.map(Math.sin), differentiable: false };
+    const cos: CheckInput = {
+      name: 'cos',
+      shape: [2, 3, 1, 4],
+      data: angles.map(Math.cos),
+      differentiable: false,
+    };
+    const sin: CheckInput = {
+      name: 'sin',
+      shape: [2, 3, 1, 4],
+      data: angles.map(Math.sin),
+      differentiable: false,
+    };
     const error = await checkOp({
       inputs: [float('x', [2, 3, 2, 8], 19), cos, sin],
       outputShape: [2, 3, 2, 8],
@@ -218,13 +280,20 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
     const [b, kvh, rep, s, d] = [2, 2, 2, 5, 4];
     const bias = new Float64Array(b * s * s);
     for (let row = 0; row < b; row++)
-      for (let i = 0; i < s; i++) for (let j = 0; j < s; j++) bias[(row * s + i) * s + j] = j > i ? -1e9 : 0;
+      for (let i = 0; i < s; i++)
+        for (let j = 0; j < s; j++)
+          bias[(row * s + i) * s + j] = j > i ? -1e9 : 0;
     const error = await checkOp({
       inputs: [
         float('q', [b, kvh, rep * s, d], 22),
         float('kT', [b, kvh, d, s], 23),
         float('v', [b, kvh, s, d], 24),
-        { name: 'bias', shape: [b, 1, 1, s, s], data: bias, differentiable: false },
+        {
+          name: 'bias',
+          shape: [b, 1, 1, s, s],
+          data: bias,
+          differentiable: false,
+        },
       ],
       outputShape: [b, kvh, rep * s, d],
       op: (g, v) => g.attention(v('q'), v('kT'), v('v'), v('bias'), rep),
@@ -251,7 +320,11 @@ describe('GraphBuilder gradients (fp64 finite differences)', () => {
     const error = await checkOp({
       inputs: [float('x', [3], 26)],
       outputShape: [3],
-      op: (g, v) => g.cast(g.mul(g.cast(v('x'), 'float32'), g.scalar(2, 'float32')), 'float64'),
+      op: (g, v) =>
+        g.cast(
+          g.mul(g.cast(v('x'), 'float32'), g.scalar(2, 'float32')),
+          'float64',
+        ),
       // The loss is linear, so a large step is exact up to fp32 rounding of x.
       step: 0.25,
     });

@@ -1,12 +1,17 @@
 import { SealError } from '@seal/spec';
-import { onnxAttributeType, onnxDataType, onnxModelProtoType } from '../onnx/onnx-proto';
+import {
+  onnxAttributeType,
+  onnxDataType,
+  onnxModelProtoType,
+} from '../onnx/onnx-proto';
 
 /**
  * Element types of graph values. `float16` and `bfloat16` appear only inside
  * graphs (the reduced-precision products of {@link MatmulPrecision}); no graph
  * takes or returns them, and no constant holds them.
  */
-export type DataType = 'float32' | 'float64' | 'float16' | 'bfloat16' | 'int32' | 'int64' | 'bool';
+export type DataType =
+  'float32' | 'float64' | 'float16' | 'bfloat16' | 'int32' | 'int64' | 'bool';
 
 /** A typed, statically shaped value of a graph under construction. */
 export type Value = {
@@ -50,7 +55,9 @@ type NodeRecord = {
 type TapeEntry = {
   inputs: readonly Value[];
   outputs: readonly Value[];
-  backward: (outputGradients: ReadonlyArray<Value | undefined>) => ReadonlyArray<Value | undefined>;
+  backward: (
+    outputGradients: ReadonlyArray<Value | undefined>,
+  ) => ReadonlyArray<Value | undefined>;
 };
 
 /** Gradient function of a recorded operation. */
@@ -97,7 +104,8 @@ export class GraphBuilder {
   private readonly nodes: NodeRecord[] = [];
   private readonly graphInputs: Value[] = [];
   private readonly graphOutputs: Array<{ value: Value; name: string }> = [];
-  private readonly initializers: Array<{ name: string; data: ConstantData }> = [];
+  private readonly initializers: Array<{ name: string; data: ConstantData }> =
+    [];
   private readonly tape: TapeEntry[] = [];
   private readonly trainable = new Set<string>();
   private readonly constants = new Map<string, Value>();
@@ -107,9 +115,17 @@ export class GraphBuilder {
   private counter = 0;
   private tapeOff = 0;
 
-  constructor({ floatType, matmulPrecision }: { floatType: 'float32' | 'float64'; matmulPrecision?: MatmulPrecision | undefined }) {
+  constructor({
+    floatType,
+    matmulPrecision,
+  }: {
+    floatType: 'float32' | 'float64';
+    matmulPrecision?: MatmulPrecision | undefined;
+  }) {
     if (matmulPrecision !== undefined && floatType !== 'float32') {
-      throw internal(`reduced-precision products need float32 graphs, not ${floatType}`);
+      throw internal(
+        `reduced-precision products need float32 graphs, not ${floatType}`,
+      );
     }
     this.floatType = floatType;
     this.matmulPrecision = matmulPrecision;
@@ -131,7 +147,11 @@ export class GraphBuilder {
   }): Value {
     if (this.names.has(name)) throw internal(`duplicate value name ${name}`);
     this.names.add(name);
-    const value: Value = { name, dtype: dtype ?? this.floatType, shape: [...shape] };
+    const value: Value = {
+      name,
+      dtype: dtype ?? this.floatType,
+      shape: [...shape],
+    };
     this.graphInputs.push(value);
     if (requiresGrad === true) this.trainable.add(name);
     return value;
@@ -141,7 +161,9 @@ export class GraphBuilder {
   output(value: Value, name: string): void {
     const taken =
       this.graphInputs.some((input) => input.name === value.name) ||
-      this.initializers.some((initializer) => initializer.name === value.name) ||
+      this.initializers.some(
+        (initializer) => initializer.name === value.name,
+      ) ||
       this.graphOutputs.some((output) => output.value.name === value.name);
     const source = taken ? this.node('Identity', [value], [value])[0]! : value;
     this.graphOutputs.push({ value: source, name });
@@ -149,7 +171,9 @@ export class GraphBuilder {
 
   /** Shapes of the declared graph inputs, by name. */
   inputShapes(): Map<string, number[]> {
-    return new Map(this.graphInputs.map((value) => [value.name, [...value.shape]]));
+    return new Map(
+      this.graphInputs.map((value) => [value.name, [...value.shape]]),
+    );
   }
 
   /** Whether gradients flow into `value`. */
@@ -196,7 +220,11 @@ export class GraphBuilder {
     return outputValues;
   }
 
-  private unary(opType: string, x: Value, attributes: Record<string, AttributeValue> = {}): Value {
+  private unary(
+    opType: string,
+    x: Value,
+    attributes: Record<string, AttributeValue> = {},
+  ): Value {
     return this.node(opType, [x], [x], attributes)[0]!;
   }
 
@@ -204,7 +232,11 @@ export class GraphBuilder {
    * Records an operation on the tape when any input requires gradients; the
    * outputs then require gradients too.
    */
-  record(inputs: readonly Value[], outputs: readonly Value[], backward: BackwardFunction): void {
+  record(
+    inputs: readonly Value[],
+    outputs: readonly Value[],
+    backward: BackwardFunction,
+  ): void {
     if (this.tapeOff > 0) return;
     if (!inputs.some((input) => this.trainable.has(input.name))) return;
     for (const output of outputs) this.trainable.add(output.name);
@@ -247,16 +279,25 @@ export class GraphBuilder {
 
   /** A zero tensor of the given shape, built at run time (no large initializer). */
   zeros(shape: readonly number[], dtype: DataType = this.floatType): Value {
-    return this.node('ConstantOfShape', [this.int64s(shape)], [{ dtype, shape }], {
-      value: { tensor: { dtype, shape: [1], values: [0] } },
-    })[0]!;
+    return this.node(
+      'ConstantOfShape',
+      [this.int64s(shape)],
+      [{ dtype, shape }],
+      {
+        value: { tensor: { dtype, shape: [1], values: [0] } },
+      },
+    )[0]!;
   }
 
   // ---------------------------------------------------------------- elementwise
 
   /** Broadcasting addition. */
   add(a: Value, b: Value): Value {
-    const y = this.node('Add', [a, b], [{ dtype: a.dtype, shape: broadcastShapes(a.shape, b.shape) }])[0]!;
+    const y = this.node(
+      'Add',
+      [a, b],
+      [{ dtype: a.dtype, shape: broadcastShapes(a.shape, b.shape) }],
+    )[0]!;
     this.record([a, b], [y], ([g]) => [
       this.requiresGrad(a) ? this.unbroadcast(g!, a.shape) : undefined,
       this.requiresGrad(b) ? this.unbroadcast(g!, b.shape) : undefined,
@@ -266,30 +307,52 @@ export class GraphBuilder {
 
   /** Broadcasting subtraction. */
   sub(a: Value, b: Value): Value {
-    const y = this.node('Sub', [a, b], [{ dtype: a.dtype, shape: broadcastShapes(a.shape, b.shape) }])[0]!;
+    const y = this.node(
+      'Sub',
+      [a, b],
+      [{ dtype: a.dtype, shape: broadcastShapes(a.shape, b.shape) }],
+    )[0]!;
     this.record([a, b], [y], ([g]) => [
       this.requiresGrad(a) ? this.unbroadcast(g!, a.shape) : undefined,
-      this.requiresGrad(b) ? this.unbroadcast(this.neg(g!), b.shape) : undefined,
+      this.requiresGrad(b)
+        ? this.unbroadcast(this.neg(g!), b.shape)
+        : undefined,
     ]);
     return y;
   }
 
   /** Broadcasting multiplication. */
   mul(a: Value, b: Value): Value {
-    const y = this.node('Mul', [a, b], [{ dtype: a.dtype, shape: broadcastShapes(a.shape, b.shape) }])[0]!;
+    const y = this.node(
+      'Mul',
+      [a, b],
+      [{ dtype: a.dtype, shape: broadcastShapes(a.shape, b.shape) }],
+    )[0]!;
     this.record([a, b], [y], ([g]) => [
-      this.requiresGrad(a) ? this.unbroadcast(this.mul(g!, b), a.shape) : undefined,
-      this.requiresGrad(b) ? this.unbroadcast(this.mul(g!, a), b.shape) : undefined,
+      this.requiresGrad(a)
+        ? this.unbroadcast(this.mul(g!, b), a.shape)
+        : undefined,
+      this.requiresGrad(b)
+        ? this.unbroadcast(this.mul(g!, a), b.shape)
+        : undefined,
     ]);
     return y;
   }
 
   /** Broadcasting division. */
   div(a: Value, b: Value): Value {
-    const y = this.node('Div', [a, b], [{ dtype: a.dtype, shape: broadcastShapes(a.shape, b.shape) }])[0]!;
+    const y = this.node(
+      'Div',
+      [a, b],
+      [{ dtype: a.dtype, shape: broadcastShapes(a.shape, b.shape) }],
+    )[0]!;
     this.record([a, b], [y], ([g]) => [
-      this.requiresGrad(a) ? this.unbroadcast(this.div(g!, b), a.shape) : undefined,
-      this.requiresGrad(b) ? this.unbroadcast(this.neg(this.div(this.mul(g!, y), b)), b.shape) : undefined,
+      this.requiresGrad(a)
+        ? this.unbroadcast(this.div(g!, b), a.shape)
+        : undefined,
+      this.requiresGrad(b)
+        ? this.unbroadcast(this.neg(this.div(this.mul(g!, y), b)), b.shape)
+        : undefined,
     ]);
     return y;
   }
@@ -318,7 +381,9 @@ export class GraphBuilder {
   /** Elementwise square root. */
   sqrt(x: Value): Value {
     const y = this.unary('Sqrt', x);
-    this.record([x], [y], ([g]) => [this.div(this.mul(g!, this.scalar(0.5, x.dtype)), y)]);
+    this.record([x], [y], ([g]) => [
+      this.div(this.mul(g!, this.scalar(0.5, x.dtype)), y),
+    ]);
     return y;
   }
 
@@ -340,13 +405,24 @@ export class GraphBuilder {
 
   /** `cond ? a : b` with broadcasting; the condition is never differentiated. */
   where(condition: Value, a: Value, b: Value): Value {
-    const shape = broadcastShapes(condition.shape, broadcastShapes(a.shape, b.shape));
-    const y = this.node('Where', [condition, a, b], [{ dtype: a.dtype, shape }])[0]!;
+    const shape = broadcastShapes(
+      condition.shape,
+      broadcastShapes(a.shape, b.shape),
+    );
+    const y = this.node(
+      'Where',
+      [condition, a, b],
+      [{ dtype: a.dtype, shape }],
+    )[0]!;
     this.record([a, b], [y], ([g]) => {
       const zero = this.scalar(0, a.dtype);
       return [
-        this.requiresGrad(a) ? this.unbroadcast(this.where(condition, g!, zero), a.shape) : undefined,
-        this.requiresGrad(b) ? this.unbroadcast(this.where(condition, zero, g!), b.shape) : undefined,
+        this.requiresGrad(a)
+          ? this.unbroadcast(this.where(condition, g!, zero), a.shape)
+          : undefined,
+        this.requiresGrad(b)
+          ? this.unbroadcast(this.where(condition, zero, g!), b.shape)
+          : undefined,
       ];
     });
     return y;
@@ -368,7 +444,10 @@ export class GraphBuilder {
     this.record([x], [y], ([g]) => {
       const inside = this.node(
         'And',
-        [this.compare('GreaterOrEqual', x, low), this.compare('LessOrEqual', x, high)],
+        [
+          this.compare('GreaterOrEqual', x, low),
+          this.compare('LessOrEqual', x, high),
+        ],
         [{ dtype: 'bool', shape: x.shape }],
       )[0]!;
       return [this.where(inside, g!, this.scalar(0, x.dtype))];
@@ -382,14 +461,21 @@ export class GraphBuilder {
     a: Value,
     b: Value,
   ): Value {
-    return this.node(opType, [a, b], [{ dtype: 'bool', shape: broadcastShapes(a.shape, b.shape) }])[0]!;
+    return this.node(
+      opType,
+      [a, b],
+      [{ dtype: 'bool', shape: broadcastShapes(a.shape, b.shape) }],
+    )[0]!;
   }
 
   /** Element type conversion (differentiable between float types). */
   cast(x: Value, dtype: DataType): Value {
     if (x.dtype === dtype) return x;
-    const y = this.node('Cast', [x], [{ dtype, shape: x.shape }], { to: onnxDataType[dtype] })[0]!;
-    if (isFloat(x.dtype) && isFloat(dtype)) this.record([x], [y], ([g]) => [this.cast(g!, x.dtype)]);
+    const y = this.node('Cast', [x], [{ dtype, shape: x.shape }], {
+      to: onnxDataType[dtype],
+    })[0]!;
+    if (isFloat(x.dtype) && isFloat(dtype))
+      this.record([x], [y], ([g]) => [this.cast(g!, x.dtype)]);
     return y;
   }
 
@@ -401,7 +487,11 @@ export class GraphBuilder {
     if (size(shape) !== size(x.shape)) {
       throw internal(`reshape [${x.shape.join(',')}] -> [${shape.join(',')}]`);
     }
-    const y = this.node('Reshape', [x, this.int64s(shape)], [{ dtype: x.dtype, shape }])[0]!;
+    const y = this.node(
+      'Reshape',
+      [x, this.int64s(shape)],
+      [{ dtype: x.dtype, shape }],
+    )[0]!;
     this.record([x], [y], ([g]) => [this.reshape(g!, x.shape)]);
     return y;
   }
@@ -409,7 +499,9 @@ export class GraphBuilder {
   /** Axis permutation. */
   transpose(x: Value, perm: readonly number[]): Value {
     const shape = perm.map((axis) => x.shape[axis]!);
-    const y = this.node('Transpose', [x], [{ dtype: x.dtype, shape }], { perm })[0]!;
+    const y = this.node('Transpose', [x], [{ dtype: x.dtype, shape }], {
+      perm,
+    })[0]!;
     this.record([x], [y], ([g]) => {
       const inverse = new Array<number>(perm.length);
       perm.forEach((axis, i) => (inverse[axis] = i));
@@ -442,13 +534,17 @@ export class GraphBuilder {
     const a = normaliseAxis(axis, first.shape.length);
     const total = inputs.reduce((sum, input) => sum + input.shape[a]!, 0);
     const shape = first.shape.map((d, i) => (i === a ? total : d));
-    const y = this.node('Concat', inputs, [{ dtype: first.dtype, shape }], { axis: a })[0]!;
+    const y = this.node('Concat', inputs, [{ dtype: first.dtype, shape }], {
+      axis: a,
+    })[0]!;
     this.record(inputs, [y], ([g]) => {
       let offset = 0;
       return inputs.map((input) => {
         const start = offset;
         offset += input.shape[a]!;
-        return this.requiresGrad(input) ? this.slice(g!, a, start, offset) : undefined;
+        return this.requiresGrad(input)
+          ? this.slice(g!, a, start, offset)
+          : undefined;
       });
     });
     return y;
@@ -459,12 +555,20 @@ export class GraphBuilder {
     const last = x.shape.length - 1;
     const half = x.shape[last]! / 2;
     const shape = x.shape.map((d, i) => (i === last ? half : d));
-    const [a, b] = this.node('Split', [x], [
-      { dtype: x.dtype, shape },
-      { dtype: x.dtype, shape },
-    ], { axis: last, num_outputs: 2 });
+    const [a, b] = this.node(
+      'Split',
+      [x],
+      [
+        { dtype: x.dtype, shape },
+        { dtype: x.dtype, shape },
+      ],
+      { axis: last, num_outputs: 2 },
+    );
     this.record([x], [a!, b!], ([ga, gb]) => [
-      this.concat([ga ?? this.zeros(shape, x.dtype), gb ?? this.zeros(shape, x.dtype)], last),
+      this.concat(
+        [ga ?? this.zeros(shape, x.dtype), gb ?? this.zeros(shape, x.dtype)],
+        last,
+      ),
     ]);
     return [a!, b!];
   }
@@ -472,7 +576,11 @@ export class GraphBuilder {
   /** Broadcast to a larger shape. */
   expand(x: Value, shape: readonly number[]): Value {
     if (sameShape(x.shape, shape)) return x;
-    const y = this.node('Expand', [x, this.int64s(shape)], [{ dtype: x.dtype, shape }])[0]!;
+    const y = this.node(
+      'Expand',
+      [x, this.int64s(shape)],
+      [{ dtype: x.dtype, shape }],
+    )[0]!;
     this.record([x], [y], ([g]) => [this.unbroadcast(g!, x.shape)]);
     return y;
   }
@@ -489,13 +597,25 @@ export class GraphBuilder {
     return this.reduce('ReduceMean', x, axes, keepDims);
   }
 
-  private reduce(opType: 'ReduceSum' | 'ReduceMean', x: Value, axes: readonly number[], keepDims: boolean): Value {
+  private reduce(
+    opType: 'ReduceSum' | 'ReduceMean',
+    x: Value,
+    axes: readonly number[],
+    keepDims: boolean,
+  ): Value {
     const normalised = axes.map((axis) => normaliseAxis(axis, x.shape.length));
     const keptShape = x.shape.map((d, i) => (normalised.includes(i) ? 1 : d));
-    const shape = keepDims ? keptShape : x.shape.filter((_, i) => !normalised.includes(i));
-    const y = this.node(opType, [x, this.int64s(normalised)], [{ dtype: x.dtype, shape }], {
-      keepdims: keepDims ? 1 : 0,
-    })[0]!;
+    const shape = keepDims
+      ? keptShape
+      : x.shape.filter((_, i) => !normalised.includes(i));
+    const y = this.node(
+      opType,
+      [x, this.int64s(normalised)],
+      [{ dtype: x.dtype, shape }],
+      {
+        keepdims: keepDims ? 1 : 0,
+      },
+    )[0]!;
     this.record([x], [y], ([g]) => {
       let grad = this.reshape(g!, keptShape);
       if (opType === 'ReduceMean') {
@@ -537,13 +657,18 @@ export class GraphBuilder {
 
   /** Batched matrix product with broadcasting of batch axes (rank >= 2 both). */
   matmul(a: Value, b: Value): Value {
-    if (a.shape.length < 2 || b.shape.length < 2) throw internal('matmul needs rank >= 2');
+    if (a.shape.length < 2 || b.shape.length < 2)
+      throw internal('matmul needs rank >= 2');
     const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2));
     const shape = [...batch, a.shape.at(-2)!, b.shape.at(-1)!];
     const y = this.product('MatMul', a, b, shape);
     this.record([a, b], [y], ([g]) => [
-      this.requiresGrad(a) ? this.unbroadcast(this.matmul(g!, this.swapLast(b)), a.shape) : undefined,
-      this.requiresGrad(b) ? this.unbroadcast(this.matmul(this.swapLast(a), g!), b.shape) : undefined,
+      this.requiresGrad(a)
+        ? this.unbroadcast(this.matmul(g!, this.swapLast(b)), a.shape)
+        : undefined,
+      this.requiresGrad(b)
+        ? this.unbroadcast(this.matmul(this.swapLast(a), g!), b.shape)
+        : undefined,
     ]);
     return y;
   }
@@ -561,10 +686,23 @@ export class GraphBuilder {
     attributes: Record<string, AttributeValue> = {},
   ): Value {
     const precision = this.matmulPrecision;
-    if (precision === undefined) return this.node(opType, [a, b], [{ dtype: a.dtype, shape }], attributes)[0]!;
+    if (precision === undefined)
+      return this.node(
+        opType,
+        [a, b],
+        [{ dtype: a.dtype, shape }],
+        attributes,
+      )[0]!;
     const native = precision.mode === 'native';
-    const y = this.node(opType, [this.reducedOperand(a), this.reducedOperand(b)], [{ dtype: native ? precision.dtype : 'float32', shape }], attributes)[0]!;
-    return native ? this.convert(y, 'float32') : this.roundTrip(y, precision.dtype);
+    const y = this.node(
+      opType,
+      [this.reducedOperand(a), this.reducedOperand(b)],
+      [{ dtype: native ? precision.dtype : 'float32', shape }],
+      attributes,
+    )[0]!;
+    return native
+      ? this.convert(y, 'float32')
+      : this.roundTrip(y, precision.dtype);
   }
 
   /** `x` as an operand of a reduced-precision product (cast, or rounded), once per value. */
@@ -572,7 +710,10 @@ export class GraphBuilder {
     const precision = this.matmulPrecision!;
     let reduced = this.reducedOperands.get(x.name);
     if (reduced === undefined) {
-      reduced = precision.mode === 'native' ? this.convert(x, precision.dtype) : this.roundTrip(x, precision.dtype);
+      reduced =
+        precision.mode === 'native'
+          ? this.convert(x, precision.dtype)
+          : this.roundTrip(x, precision.dtype);
       this.reducedOperands.set(x.name, reduced);
     }
     return reduced;
@@ -580,7 +721,9 @@ export class GraphBuilder {
 
   /** An untaped `Cast`. */
   private convert(x: Value, dtype: DataType): Value {
-    return this.node('Cast', [x], [{ dtype, shape: x.shape }], { to: onnxDataType[dtype] })[0]!;
+    return this.node('Cast', [x], [{ dtype, shape: x.shape }], {
+      to: onnxDataType[dtype],
+    })[0]!;
   }
 
   /** `x` rounded to `dtype` and back (two untaped casts): out-of-range values become ±inf for float16. */
@@ -604,25 +747,47 @@ export class GraphBuilder {
     const [t, k] = x.shape as [number, number];
     const [n, k2] = weight.shape as [number, number];
     if (x.shape.length !== 2 || k !== k2) {
-      throw internal(`linear [${x.shape.join(',')}] x [${weight.shape.join(',')}]ᵀ`);
+      throw internal(
+        `linear [${x.shape.join(',')}] x [${weight.shape.join(',')}]ᵀ`,
+      );
     }
     const inputs = bias === undefined ? [x, weight] : [x, weight, bias];
     if (this.matmulPrecision === undefined) {
-      const y = this.node('Gemm', [x, weight, bias], [{ dtype: x.dtype, shape: [t, n] }], { transB: 1 })[0]!;
+      const y = this.node(
+        'Gemm',
+        [x, weight, bias],
+        [{ dtype: x.dtype, shape: [t, n] }],
+        { transB: 1 },
+      )[0]!;
       this.record(inputs, [y], ([g]) => [
-        this.requiresGrad(x) ? this.node('Gemm', [g!, weight], [x])[0]! : undefined,
-        this.requiresGrad(weight) ? this.node('Gemm', [g!, x], [weight], { transA: 1 })[0]! : undefined,
-        bias !== undefined && this.requiresGrad(bias) ? this.reduceSum(g!, [0], false) : undefined,
+        this.requiresGrad(x)
+          ? this.node('Gemm', [g!, weight], [x])[0]!
+          : undefined,
+        this.requiresGrad(weight)
+          ? this.node('Gemm', [g!, x], [weight], { transA: 1 })[0]!
+          : undefined,
+        bias !== undefined && this.requiresGrad(bias)
+          ? this.reduceSum(g!, [0], false)
+          : undefined,
       ]);
       return y;
     }
     // Reduced precision: the products in reduced precision, the bias added in float32.
     const product = this.product('Gemm', x, weight, [t, n], { transB: 1 });
-    const y = bias === undefined ? product : this.node('Add', [product, bias], [product])[0]!;
+    const y =
+      bias === undefined
+        ? product
+        : this.node('Add', [product, bias], [product])[0]!;
     this.record(inputs, [y], ([g]) => [
-      this.requiresGrad(x) ? this.product('Gemm', g!, weight, x.shape) : undefined,
-      this.requiresGrad(weight) ? this.product('Gemm', g!, x, weight.shape, { transA: 1 }) : undefined,
-      bias !== undefined && this.requiresGrad(bias) ? this.reduceSum(g!, [0], false) : undefined,
+      this.requiresGrad(x)
+        ? this.product('Gemm', g!, weight, x.shape)
+        : undefined,
+      this.requiresGrad(weight)
+        ? this.product('Gemm', g!, x, weight.shape, { transA: 1 })
+        : undefined,
+      bias !== undefined && this.requiresGrad(bias)
+        ? this.reduceSum(g!, [0], false)
+        : undefined,
     ]);
     return y;
   }
@@ -632,14 +797,26 @@ export class GraphBuilder {
   /** Embedding lookup: rows of `table` `[V, H]` at `ids` (int64, any shape). */
   gather(table: Value, ids: Value): Value {
     const shape = [...ids.shape, ...table.shape.slice(1)];
-    const y = this.node('Gather', [table, ids], [{ dtype: table.dtype, shape }], { axis: 0 })[0]!;
+    const y = this.node(
+      'Gather',
+      [table, ids],
+      [{ dtype: table.dtype, shape }],
+      { axis: 0 },
+    )[0]!;
     this.record([table], [y], ([g]) =>
       this.untaped(() => {
         const count = size(ids.shape);
         const width = size(table.shape.slice(1));
-        const indices = this.expand(this.reshape(ids, [count, 1]), [count, width]);
+        const indices = this.expand(this.reshape(ids, [count, 1]), [
+          count,
+          width,
+        ]);
         const updates = this.reshape(g!, [count, width]);
-        const rows = this.scatterAddRows(this.zeros([table.shape[0]!, width], table.dtype), indices, updates);
+        const rows = this.scatterAddRows(
+          this.zeros([table.shape[0]!, width], table.dtype),
+          indices,
+          updates,
+        );
         return [this.reshape(rows, table.shape)];
       }),
     );
@@ -654,7 +831,10 @@ export class GraphBuilder {
    * depends on timing and can lose an update. `ScatterElements` adds in order.
    */
   scatterAddRows(data: Value, indices: Value, updates: Value): Value {
-    return this.node('ScatterElements', [data, indices, updates], [data], { axis: 0, reduction: 'add' })[0]!;
+    return this.node('ScatterElements', [data, indices, updates], [data], {
+      axis: 0,
+      reduction: 'add',
+    })[0]!;
   }
 
   // ---------------------------------------------------------------- composites
@@ -666,7 +846,9 @@ export class GraphBuilder {
   rmsNorm(x: Value, weight: Value, eps: number): Value {
     const { y, normalised, inverseRms } = this.untaped(() => {
       const meanSquare = this.reduceMean(this.mul(x, x), [-1], true);
-      const inverseRms = this.reciprocal(this.sqrt(this.add(meanSquare, this.scalar(eps, x.dtype))));
+      const inverseRms = this.reciprocal(
+        this.sqrt(this.add(meanSquare, this.scalar(eps, x.dtype))),
+      );
       const normalised = this.mul(x, inverseRms);
       return { y: this.mul(normalised, weight), normalised, inverseRms };
     });
@@ -694,9 +876,13 @@ export class GraphBuilder {
       this.untaped(() => {
         const [x1, x2] = this.splitHalves(input);
         const first =
-          sign === 1 ? this.sub(this.mul(x1, cos), this.mul(x2, sin)) : this.add(this.mul(x1, cos), this.mul(x2, sin));
+          sign === 1
+            ? this.sub(this.mul(x1, cos), this.mul(x2, sin))
+            : this.add(this.mul(x1, cos), this.mul(x2, sin));
         const second =
-          sign === 1 ? this.add(this.mul(x2, cos), this.mul(x1, sin)) : this.sub(this.mul(x2, cos), this.mul(x1, sin));
+          sign === 1
+            ? this.add(this.mul(x2, cos), this.mul(x1, sin))
+            : this.sub(this.mul(x2, cos), this.mul(x1, sin));
         return this.concat([first, second], -1);
       });
     const y = rotate(x, 1);
@@ -745,8 +931,16 @@ export class GraphBuilder {
     const s = rows / rep;
     const { out, probabilities } = this.untaped(() => {
       const scores = this.matmul(q, kT);
-      const biased = this.add(this.reshape(scores, [b, kvh, rep, s, keys]), bias);
-      const probabilities = this.reshape(this.softmax(biased), [b, kvh, rows, keys]);
+      const biased = this.add(
+        this.reshape(scores, [b, kvh, rep, s, keys]),
+        bias,
+      );
+      const probabilities = this.reshape(this.softmax(biased), [
+        b,
+        kvh,
+        rows,
+        keys,
+      ]);
       return { out: this.matmul(probabilities, v), probabilities };
     });
     this.record([q, kT, v], [out], ([g]) =>
@@ -762,7 +956,10 @@ export class GraphBuilder {
           ? this.matmul(this.transpose(q, [0, 1, 3, 2]), dScores)
           : undefined;
         const dv = this.requiresGrad(v)
-          ? this.transpose(this.matmul(this.transpose(g!, [0, 1, 3, 2]), probabilities), [0, 1, 3, 2])
+          ? this.transpose(
+              this.matmul(this.transpose(g!, [0, 1, 3, 2]), probabilities),
+              [0, 1, 3, 2],
+            )
           : undefined;
         return [dq, dkT, dv];
       }),
@@ -783,22 +980,38 @@ export class GraphBuilder {
     const column = { dtype: logits.dtype, shape: [t, 1] };
     const axis = this.int64s([1]);
     const { y, exponentials, sums } = this.untaped(() => {
-      const max = this.node('ReduceMax', [logits, axis], [column], { keepdims: 1 })[0]!;
+      const max = this.node('ReduceMax', [logits, axis], [column], {
+        keepdims: 1,
+      })[0]!;
       const exponentials = this.exp(this.sub(logits, max));
       const sums = this.reduceSum(exponentials, [1], true);
       const logSumExp = this.add(max, this.log(sums));
-      const picked = this.node('GatherElements', [logits, targets], [column], { axis: 1 })[0]!;
-      return { y: this.reshape(this.sub(picked, logSumExp), [t]), exponentials, sums };
+      const picked = this.node('GatherElements', [logits, targets], [column], {
+        axis: 1,
+      })[0]!;
+      return {
+        y: this.reshape(this.sub(picked, logSumExp), [t]),
+        exponentials,
+        sums,
+      };
     });
     this.record([logits], [y], ([g]) =>
       this.untaped(() => {
         const gradColumn = this.reshape(g!, [t, 1]);
-        const spread = this.mul(exponentials, this.neg(this.div(gradColumn, sums)));
+        const spread = this.mul(
+          exponentials,
+          this.neg(this.div(gradColumn, sums)),
+        );
         return [
-          this.node('ScatterElements', [spread, targets, gradColumn], [logits], {
-            axis: 1,
-            reduction: 'add',
-          })[0]!,
+          this.node(
+            'ScatterElements',
+            [spread, targets, gradColumn],
+            [logits],
+            {
+              axis: 1,
+              reduction: 'add',
+            },
+          )[0]!,
         ];
       }),
     );
@@ -812,26 +1025,47 @@ export class GraphBuilder {
    * each of `wrt` (zeros when `loss` does not depend on it). `seed` replaces
    * the implicit `1` (its shape is `loss.shape`).
    */
-  gradients({ loss, wrt, seed }: { loss: Value; wrt: readonly Value[]; seed?: Value }): Value[] {
+  gradients({
+    loss,
+    wrt,
+    seed,
+  }: {
+    loss: Value;
+    wrt: readonly Value[];
+    seed?: Value;
+  }): Value[] {
     return this.untaped(() => {
       const grads = new Map<string, Value>();
-      grads.set(loss.name, seed ?? this.expand(this.scalar(1, loss.dtype), loss.shape));
+      grads.set(
+        loss.name,
+        seed ?? this.expand(this.scalar(1, loss.dtype), loss.shape),
+      );
       for (let i = this.tape.length - 1; i >= 0; i--) {
         const entry = this.tape[i]!;
-        const outputGrads = entry.outputs.map((output) => grads.get(output.name));
+        const outputGrads = entry.outputs.map((output) =>
+          grads.get(output.name),
+        );
         if (outputGrads.every((g) => g === undefined)) continue;
         const inputGrads = entry.backward(outputGrads);
         entry.inputs.forEach((input, j) => {
           const g = inputGrads[j];
           if (g === undefined || !this.trainable.has(input.name)) return;
           if (!sameShape(g.shape, input.shape)) {
-            throw internal(`gradient shape [${g.shape.join(',')}] for [${input.shape.join(',')}]`);
+            throw internal(
+              `gradient shape [${g.shape.join(',')}] for [${input.shape.join(',')}]`,
+            );
           }
           const previous = grads.get(input.name);
-          grads.set(input.name, previous === undefined ? g : this.add(previous, g));
+          grads.set(
+            input.name,
+            previous === undefined ? g : this.add(previous, g),
+          );
         });
       }
-      return wrt.map((value) => grads.get(value.name) ?? this.zeros(value.shape, value.dtype));
+      return wrt.map(
+        (value) =>
+          grads.get(value.name) ?? this.zeros(value.shape, value.dtype),
+      );
     });
   }
 
@@ -840,7 +1074,8 @@ export class GraphBuilder {
   /** Serialises the graph as an ONNX model (opset 21, IR version 10). */
   toOnnx({ name }: { name: string }): Uint8Array {
     const rename = new Map<string, string>();
-    for (const { value, name: outputName } of this.graphOutputs) rename.set(value.name, outputName);
+    for (const { value, name: outputName } of this.graphOutputs)
+      rename.set(value.name, outputName);
     const mapName = (n: string): string => rename.get(n) ?? n;
     const valueInfo = (value: Value, valueName: string) => ({
       name: valueName,
@@ -863,11 +1098,17 @@ export class GraphBuilder {
           domain: node.domain,
           input: node.inputs.map(mapName),
           output: node.outputs.map(mapName),
-          attribute: Object.entries(node.attributes).map(([key, value]) => encodeAttribute(key, value)),
+          attribute: Object.entries(node.attributes).map(([key, value]) =>
+            encodeAttribute(key, value),
+          ),
         })),
-        initializer: this.initializers.map(({ name: initName, data }) => encodeTensor(initName, data)),
+        initializer: this.initializers.map(({ name: initName, data }) =>
+          encodeTensor(initName, data),
+        ),
         input: this.graphInputs.map((value) => valueInfo(value, value.name)),
-        output: this.graphOutputs.map(({ value, name: outputName }) => valueInfo(value, outputName)),
+        output: this.graphOutputs.map(({ value, name: outputName }) =>
+          valueInfo(value, outputName),
+        ),
       },
     };
     const type = onnxModelProtoType();
@@ -875,48 +1116,86 @@ export class GraphBuilder {
   }
 }
 
-function encodeAttribute(name: string, value: AttributeValue): Record<string, unknown> {
-  if (typeof value === 'number') return { name, type: onnxAttributeType.INT, i: value };
+function encodeAttribute(
+  name: string,
+  value: AttributeValue,
+): Record<string, unknown> {
+  if (typeof value === 'number')
+    return { name, type: onnxAttributeType.INT, i: value };
   if (typeof value === 'string') {
-    return { name, type: onnxAttributeType.STRING, s: new TextEncoder().encode(value) };
+    return {
+      name,
+      type: onnxAttributeType.STRING,
+      s: new TextEncoder().encode(value),
+    };
   }
-  if (isNumberArray(value)) return { name, type: onnxAttributeType.INTS, ints: [...value] };
-  if ('float' in value) return { name, type: onnxAttributeType.FLOAT, f: value.float };
-  return { name, type: onnxAttributeType.TENSOR, t: encodeTensor('', value.tensor) };
+  if (isNumberArray(value))
+    return { name, type: onnxAttributeType.INTS, ints: [...value] };
+  if ('float' in value)
+    return { name, type: onnxAttributeType.FLOAT, f: value.float };
+  return {
+    name,
+    type: onnxAttributeType.TENSOR,
+    t: encodeTensor('', value.tensor),
+  };
 }
 
 function isNumberArray(value: AttributeValue): value is readonly number[] {
   return Array.isArray(value);
 }
 
-function encodeTensor(name: string, data: ConstantData): Record<string, unknown> {
+function encodeTensor(
+  name: string,
+  data: ConstantData,
+): Record<string, unknown> {
   const n = size(data.shape);
   let bytes: Uint8Array;
   switch (data.dtype) {
     case 'float32':
-      bytes = new Uint8Array(Float32Array.from({ length: n }, (_, i) => data.values[i]!).buffer);
+      bytes = new Uint8Array(
+        Float32Array.from({ length: n }, (_, i) => data.values[i]!).buffer,
+      );
       break;
     case 'float64':
-      bytes = new Uint8Array(Float64Array.from({ length: n }, (_, i) => data.values[i]!).buffer);
+      bytes = new Uint8Array(
+        Float64Array.from({ length: n }, (_, i) => data.values[i]!).buffer,
+      );
       break;
     case 'int32':
-      bytes = new Uint8Array(Int32Array.from({ length: n }, (_, i) => data.values[i]!).buffer);
+      bytes = new Uint8Array(
+        Int32Array.from({ length: n }, (_, i) => data.values[i]!).buffer,
+      );
       break;
     case 'int64':
-      bytes = new Uint8Array(BigInt64Array.from({ length: n }, (_, i) => BigInt(data.values[i]!)).buffer);
+      bytes = new Uint8Array(
+        BigInt64Array.from({ length: n }, (_, i) => BigInt(data.values[i]!))
+          .buffer,
+      );
       break;
     case 'bool':
-      bytes = Uint8Array.from({ length: n }, (_, i) => (data.values[i] ? 1 : 0));
+      bytes = Uint8Array.from({ length: n }, (_, i) =>
+        data.values[i] ? 1 : 0,
+      );
       break;
     case 'float16':
     case 'bfloat16':
-      throw internal(`no ${data.dtype} constants: reduced precision lives only between a Cast and a product`);
+      throw internal(
+        `no ${data.dtype} constants: reduced precision lives only between a Cast and a product`,
+      );
   }
-  return { name, dims: [...data.shape], data_type: onnxDataType[data.dtype], raw_data: bytes };
+  return {
+    name,
+    dims: [...data.shape],
+    data_type: onnxDataType[data.dtype],
+    raw_data: bytes,
+  };
 }
 
 /** Broadcast result shape of two shapes (numpy rules); throws on mismatch. */
-export function broadcastShapes(a: readonly number[], b: readonly number[]): number[] {
+export function broadcastShapes(
+  a: readonly number[],
+  b: readonly number[],
+): number[] {
   const rank = Math.max(a.length, b.length);
   const out: number[] = [];
   for (let i = 0; i < rank; i++) {
@@ -943,9 +1222,17 @@ function normaliseAxis(axis: number, rank: number): number {
 }
 
 function isFloat(dtype: DataType): boolean {
-  return dtype === 'float32' || dtype === 'float64' || dtype === 'float16' || dtype === 'bfloat16';
+  return (
+    dtype === 'float32' ||
+    dtype === 'float64' ||
+    dtype === 'float16' ||
+    dtype === 'bfloat16'
+  );
 }
 
 function internal(message: string): SealError {
-  return new SealError({ code: 'INTERNAL', message: `graph builder: ${message}` });
+  return new SealError({
+    code: 'INTERNAL',
+    message: `graph builder: ${message}`,
+  });
 }

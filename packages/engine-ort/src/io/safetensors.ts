@@ -13,7 +13,10 @@ export type NamedTensor = {
 const headerEntrySchema = z.object({
   dtype: z.string(),
   shape: z.array(z.number().int().nonnegative()),
-  data_offsets: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]),
+  data_offsets: z.tuple([
+    z.number().int().nonnegative(),
+    z.number().int().nonnegative(),
+  ]),
 });
 
 const headerSchema = z.record(z.string(), z.unknown());
@@ -40,15 +43,27 @@ export function decodeSafetensors({
   source: string;
 }): SafetensorsContents {
   if (bytes.byteLength < 8) {
-    throw new SealError({ code: 'INVALID_DATA', message: `${source}: too short for safetensors` });
+    throw new SealError({
+      code: 'INVALID_DATA',
+      message: `${source}: too short for safetensors`,
+    });
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = Number(view.getBigUint64(0, true));
   if (8 + headerLength > bytes.byteLength) {
-    throw new SealError({ code: 'INVALID_DATA', message: `${source}: header length exceeds the file` });
+    throw new SealError({
+      code: 'INVALID_DATA',
+      message: `${source}: header length exceeds the file`,
+    });
   }
-  const headerText = new TextDecoder().decode(bytes.subarray(8, 8 + headerLength));
-  const header = parseJsonWithSchema({ text: headerText, schema: headerSchema, source });
+  const headerText = new TextDecoder().decode(
+    bytes.subarray(8, 8 + headerLength),
+  );
+  const header = parseJsonWithSchema({
+    text: headerText,
+    schema: headerSchema,
+    source,
+  });
   const dataStart = 8 + headerLength;
   const tensors = new Map<string, NamedTensor>();
   let metadata: Record<string, string> = {};
@@ -65,7 +80,11 @@ export function decodeSafetensors({
         cause: parsed.error,
       });
     }
-    const { dtype, shape, data_offsets: [begin, end] } = parsed.data;
+    const {
+      dtype,
+      shape,
+      data_offsets: [begin, end],
+    } = parsed.data;
     const count = shape.reduce((a, b) => a * b, 1);
     const width = dtypeWidth(dtype);
     if (width === undefined) {
@@ -91,7 +110,8 @@ export function encodeSafetensors({
   tensors,
   metadata,
 }: {
-  tensors: ReadonlyMap<string, NamedTensor> | ReadonlyArray<[string, NamedTensor]>;
+  tensors:
+    ReadonlyMap<string, NamedTensor> | ReadonlyArray<[string, NamedTensor]>;
   metadata?: Record<string, string>;
 }): Uint8Array {
   const entries = [...tensors];
@@ -100,7 +120,11 @@ export function encodeSafetensors({
   let offset = 0;
   for (const [name, tensor] of entries) {
     const length = tensor.data.length * 4;
-    header[name] = { dtype: 'F32', shape: tensor.shape, data_offsets: [offset, offset + length] };
+    header[name] = {
+      dtype: 'F32',
+      shape: tensor.shape,
+      data_offsets: [offset, offset + length],
+    };
     offset += length;
   }
   let headerText = JSON.stringify(header);
@@ -112,7 +136,11 @@ export function encodeSafetensors({
   out.set(headerBytes, 8);
   let position = 8 + headerBytes.length;
   for (const [, tensor] of entries) {
-    const bytes = new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+    const bytes = new Uint8Array(
+      tensor.data.buffer,
+      tensor.data.byteOffset,
+      tensor.data.byteLength,
+    );
     out.set(bytes, position);
     position += bytes.byteLength;
   }
@@ -143,7 +171,8 @@ function toFloat32({
   count: number;
 }): Float32Array {
   const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  if (dtype === 'F32') return new Float32Array(chunk.buffer, chunk.byteOffset, count);
+  if (dtype === 'F32')
+    return new Float32Array(chunk.buffer, chunk.byteOffset, count);
   const out = new Float32Array(count);
   for (let i = 0; i < count; i++) {
     if (dtype === 'F64') out[i] = view.getFloat64(i * 8, true);

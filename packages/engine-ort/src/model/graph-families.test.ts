@@ -418,7 +418,12 @@ describe('graphs scored at selected slots', () => {
       ]);
     const common = new Map([...weights, ...accumulators, ...scalars]);
     const full = await runGraph({
-      model: buildGradGraph({ config, bucket, objective: 'ppo', floatType: 'float64' }).model,
+      model: buildGradGraph({
+        config,
+        bucket,
+        objective: 'ppo',
+        floatType: 'float64',
+      }).model,
       feeds: new Map([...common, ...plain, ...Object.entries(perSlot)]),
       shapes: shapes(tokens),
     });
@@ -511,13 +516,19 @@ describe('weightedSlots', () => {
   });
 
   it('should take a quarter or half when an eighth is too small, and give up past half', () => {
-    const weighted = (n: number) => [
-      [0, ...new Array<number>(n).fill(1)],
-    ];
-    expect(weightedSlots({ batch: 1, length: 64 }, rows(weighted(8)))!.length).toBe(8);
-    expect(weightedSlots({ batch: 1, length: 64 }, rows(weighted(9)))!.length).toBe(16);
-    expect(weightedSlots({ batch: 1, length: 64 }, rows(weighted(17)))!.length).toBe(32);
-    expect(weightedSlots({ batch: 1, length: 64 }, rows(weighted(33)))).toBeUndefined();
+    const weighted = (n: number) => [[0, ...new Array<number>(n).fill(1)]];
+    expect(
+      weightedSlots({ batch: 1, length: 64 }, rows(weighted(8)))!.length,
+    ).toBe(8);
+    expect(
+      weightedSlots({ batch: 1, length: 64 }, rows(weighted(9)))!.length,
+    ).toBe(16);
+    expect(
+      weightedSlots({ batch: 1, length: 64 }, rows(weighted(17)))!.length,
+    ).toBe(32);
+    expect(
+      weightedSlots({ batch: 1, length: 64 }, rows(weighted(33))),
+    ).toBeUndefined();
   });
 });
 

@@ -34,7 +34,11 @@ export type TrainObjective = 'ppo' | 'cross-entropy';
  * With `selected`, the graph computes the log-probabilities of only that
  * many token slots, named by its `slots` input; otherwise of all `B·S`.
  */
-export type SequenceBucket = { batch: number; length: number; selected?: number };
+export type SequenceBucket = {
+  batch: number;
+  length: number;
+  selected?: number;
+};
 
 /** The number of token slots whose log-probabilities a sequence graph computes. */
 export function scoredSlots(bucket: SequenceBucket): number {
@@ -867,10 +871,7 @@ export function buildOptimizerGraph({
     if (spec.outputNorm) {
       update = g.mul(
         update,
-        g.add(
-          g.mul(outputNormUniform, param),
-          g.sub(one, outputNormUniform),
-        ),
+        g.add(g.mul(outputNormUniform, param), g.sub(one, outputNormUniform)),
       );
     }
     const decays = spec.kind === 'matrix' || spec.kind === 'embedding';

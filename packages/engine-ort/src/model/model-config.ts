@@ -35,7 +35,9 @@ export const huggingFaceModelConfigSchema = z.strictObject({
   layer_types: z.array(z.literal('full_attention')).nullish(),
   use_cache: z.boolean().nullish(),
   bos_token_id: z.number().int().nullish(),
-  eos_token_id: z.union([z.number().int(), z.array(z.number().int())]).nullish(),
+  eos_token_id: z
+    .union([z.number().int(), z.array(z.number().int())])
+    .nullish(),
   pad_token_id: z.number().int().nullish(),
   torch_dtype: z.string().nullish(),
   dtype: z.string().nullish(),
@@ -44,7 +46,9 @@ export const huggingFaceModelConfigSchema = z.strictObject({
 });
 
 /** A Hugging Face `config.json` as this engine reads it. */
-export type HuggingFaceModelConfig = z.output<typeof huggingFaceModelConfigSchema>;
+export type HuggingFaceModelConfig = z.output<
+  typeof huggingFaceModelConfigSchema
+>;
 
 /**
  * The normalised description of a Qwen2/Llama-family decoder: RMSNorm,
@@ -94,7 +98,9 @@ export type CreateModelConfigOptions = Pick<
   Partial<ModelConfig>;
 
 /** Builds a {@link ModelConfig} with Qwen2 defaults for every omitted field. */
-export function createModelConfig(options: CreateModelConfigOptions): ModelConfig {
+export function createModelConfig(
+  options: CreateModelConfigOptions,
+): ModelConfig {
   const config: ModelConfig = {
     architecture: 'qwen2',
     numKeyValueHeads: options.numHeads,
@@ -116,7 +122,10 @@ export function createModelConfig(options: CreateModelConfigOptions): ModelConfi
 /** Checks the invariants of a {@link ModelConfig}; throws `INVALID_ARGUMENT`. */
 export function validateModelConfig(config: ModelConfig): void {
   const fail = (message: string): never => {
-    throw new SealError({ code: 'INVALID_ARGUMENT', message: `model config: ${message}` });
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `model config: ${message}`,
+    });
   };
   for (const key of [
     'vocabSize',
@@ -127,7 +136,8 @@ export function validateModelConfig(config: ModelConfig): void {
     'numKeyValueHeads',
     'headDim',
   ] as const) {
-    if (!Number.isInteger(config[key]) || config[key] <= 0) fail(`${key} must be a positive integer`);
+    if (!Number.isInteger(config[key]) || config[key] <= 0)
+      fail(`${key} must be a positive integer`);
   }
   if (config.numHeads % config.numKeyValueHeads !== 0) {
     fail('numHeads must be a multiple of numKeyValueHeads');
@@ -152,7 +162,8 @@ export function fromHuggingFaceConfig(hf: HuggingFaceModelConfig): ModelConfig {
     ropeTheta: hf.rope_theta ?? 10000,
     rmsNormEps: hf.rms_norm_eps ?? 1e-6,
     tieWordEmbeddings: hf.tie_word_embeddings ?? hf.model_type === 'qwen2',
-    attentionBias: hf.model_type === 'qwen2' ? true : (hf.attention_bias ?? false),
+    attentionBias:
+      hf.model_type === 'qwen2' ? true : (hf.attention_bias ?? false),
     maxPositionEmbeddings: hf.max_position_embeddings ?? 2048,
     initializerRange: hf.initializer_range ?? 0.02,
     bosTokenId: hf.bos_token_id ?? undefined,
@@ -163,17 +174,33 @@ export function fromHuggingFaceConfig(hf: HuggingFaceModelConfig): ModelConfig {
 }
 
 /** Parses `config.json` text; `INVALID_DATA` on unknown fields or unsupported values. */
-export function parseModelConfig({ text, source }: { text: string; source: string }): ModelConfig {
-  const hf = parseJsonWithSchema({ text, schema: huggingFaceModelConfigSchema, source });
+export function parseModelConfig({
+  text,
+  source,
+}: {
+  text: string;
+  source: string;
+}): ModelConfig {
+  const hf = parseJsonWithSchema({
+    text,
+    schema: huggingFaceModelConfigSchema,
+    source,
+  });
   try {
     return fromHuggingFaceConfig(hf);
   } catch (cause) {
-    throw SealError.wrap({ cause, code: 'INVALID_DATA', message: `${source}: invalid model config` });
+    throw SealError.wrap({
+      cause,
+      code: 'INVALID_DATA',
+      message: `${source}: invalid model config`,
+    });
   }
 }
 
 /** The Hugging Face `config.json` object for a {@link ModelConfig}. */
-export function toHuggingFaceConfig(config: ModelConfig): HuggingFaceModelConfig {
+export function toHuggingFaceConfig(
+  config: ModelConfig,
+): HuggingFaceModelConfig {
   const common = {
     vocab_size: config.vocabSize,
     hidden_size: config.hiddenSize,
@@ -189,11 +216,20 @@ export function toHuggingFaceConfig(config: ModelConfig): HuggingFaceModelConfig
     rope_theta: config.ropeTheta,
     tie_word_embeddings: config.tieWordEmbeddings,
     torch_dtype: 'float32',
-    ...(config.bosTokenId === undefined ? {} : { bos_token_id: config.bosTokenId }),
-    ...(config.eosTokenId === undefined ? {} : { eos_token_id: config.eosTokenId }),
+    ...(config.bosTokenId === undefined
+      ? {}
+      : { bos_token_id: config.bosTokenId }),
+    ...(config.eosTokenId === undefined
+      ? {}
+      : { eos_token_id: config.eosTokenId }),
   };
   return config.architecture === 'qwen2'
-    ? { architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', ...common, use_sliding_window: false }
+    ? {
+        architectures: ['Qwen2ForCausalLM'],
+        model_type: 'qwen2',
+        ...common,
+        use_sliding_window: false,
+      }
     : {
         architectures: ['LlamaForCausalLM'],
         model_type: 'llama',
@@ -209,7 +245,8 @@ export function countParameters(config: ModelConfig): number {
   const q = config.numHeads * config.headDim;
   const kv = config.numKeyValueHeads * config.headDim;
   const bias = config.attentionBias ? q + 2 * kv : 0;
-  const layer = 2 * h + h * q + 2 * h * kv + bias + q * h + 3 * h * config.intermediateSize;
+  const layer =
+    2 * h + h * q + 2 * h * kv + bias + q * h + 3 * h * config.intermediateSize;
   const embeddings = config.vocabSize * h * (config.tieWordEmbeddings ? 1 : 2);
   return embeddings + config.numLayers * layer + h;
 }

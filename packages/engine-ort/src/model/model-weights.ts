@@ -26,26 +26,90 @@ export function listWeightSpecs(config: ModelConfig): WeightSpec[] {
   const kv = config.numKeyValueHeads * config.headDim;
   const f = config.intermediateSize;
   const specs: WeightSpec[] = [
-    { name: 'model.embed_tokens.weight', shape: [config.vocabSize, h], kind: 'embedding' },
+    {
+      name: 'model.embed_tokens.weight',
+      shape: [config.vocabSize, h],
+      kind: 'embedding',
+    },
   ];
   for (let layer = 0; layer < config.numLayers; layer++) {
     const p = `model.layers.${layer}`;
-    specs.push({ name: `${p}.input_layernorm.weight`, shape: [h], kind: 'norm' });
-    specs.push({ name: `${p}.self_attn.q_proj.weight`, shape: [q, h], kind: 'matrix' });
-    if (config.attentionBias) specs.push({ name: `${p}.self_attn.q_proj.bias`, shape: [q], kind: 'bias' });
-    specs.push({ name: `${p}.self_attn.k_proj.weight`, shape: [kv, h], kind: 'matrix' });
-    if (config.attentionBias) specs.push({ name: `${p}.self_attn.k_proj.bias`, shape: [kv], kind: 'bias' });
-    specs.push({ name: `${p}.self_attn.v_proj.weight`, shape: [kv, h], kind: 'matrix' });
-    if (config.attentionBias) specs.push({ name: `${p}.self_attn.v_proj.bias`, shape: [kv], kind: 'bias' });
-    specs.push({ name: `${p}.self_attn.o_proj.weight`, shape: [h, q], kind: 'matrix' });
-    specs.push({ name: `${p}.post_attention_layernorm.weight`, shape: [h], kind: 'norm' });
-    specs.push({ name: `${p}.mlp.gate_proj.weight`, shape: [f, h], kind: 'matrix' });
-    specs.push({ name: `${p}.mlp.up_proj.weight`, shape: [f, h], kind: 'matrix' });
-    specs.push({ name: `${p}.mlp.down_proj.weight`, shape: [h, f], kind: 'matrix' });
+    specs.push({
+      name: `${p}.input_layernorm.weight`,
+      shape: [h],
+      kind: 'norm',
+    });
+    specs.push({
+      name: `${p}.self_attn.q_proj.weight`,
+      shape: [q, h],
+      kind: 'matrix',
+    });
+    if (config.attentionBias)
+      specs.push({
+        name: `${p}.self_attn.q_proj.bias`,
+        shape: [q],
+        kind: 'bias',
+      });
+    specs.push({
+      name: `${p}.self_attn.k_proj.weight`,
+      shape: [kv, h],
+      kind: 'matrix',
+    });
+    if (config.attentionBias)
+      specs.push({
+        name: `${p}.self_attn.k_proj.bias`,
+        shape: [kv],
+        kind: 'bias',
+      });
+    specs.push({
+      name: `${p}.self_attn.v_proj.weight`,
+      shape: [kv, h],
+      kind: 'matrix',
+    });
+    if (config.attentionBias)
+      specs.push({
+        name: `${p}.self_attn.v_proj.bias`,
+        shape: [kv],
+        kind: 'bias',
+      });
+    specs.push({
+      name: `${p}.self_attn.o_proj.weight`,
+      shape: [h, q],
+      kind: 'matrix',
+    });
+    specs.push({
+      name: `${p}.post_attention_layernorm.weight`,
+      shape: [h],
+      kind: 'norm',
+    });
+    specs.push({
+      name: `${p}.mlp.gate_proj.weight`,
+      shape: [f, h],
+      kind: 'matrix',
+    });
+    specs.push({
+      name: `${p}.mlp.up_proj.weight`,
+      shape: [f, h],
+      kind: 'matrix',
+    });
+    specs.push({
+      name: `${p}.mlp.down_proj.weight`,
+      shape: [h, f],
+      kind: 'matrix',
+    });
   }
-  specs.push({ name: 'model.norm.weight', shape: [h], kind: 'norm', outputNorm: true });
+  specs.push({
+    name: 'model.norm.weight',
+    shape: [h],
+    kind: 'norm',
+    outputNorm: true,
+  });
   if (!config.tieWordEmbeddings) {
-    specs.push({ name: 'lm_head.weight', shape: [config.vocabSize, h], kind: 'matrix' });
+    specs.push({
+      name: 'lm_head.weight',
+      shape: [config.vocabSize, h],
+      kind: 'matrix',
+    });
   }
   return specs;
 }
@@ -67,7 +131,10 @@ export class FlatTensors {
     const total = specs.reduce((sum, spec) => sum + size(spec.shape), 0);
     this.buffer = buffer ?? new Float32Array(total);
     if (this.buffer.length !== total) {
-      throw new SealError({ code: 'INTERNAL', message: 'flat buffer size does not match the specs' });
+      throw new SealError({
+        code: 'INTERNAL',
+        message: 'flat buffer size does not match the specs',
+      });
     }
     let offset = 0;
     for (const spec of specs) {
@@ -80,7 +147,11 @@ export class FlatTensors {
   /** The view of one tensor. */
   get(name: string): Float32Array {
     const view = this.views.get(name);
-    if (view === undefined) throw new SealError({ code: 'INTERNAL', message: `unknown tensor ${name}` });
+    if (view === undefined)
+      throw new SealError({
+        code: 'INTERNAL',
+        message: `unknown tensor ${name}`,
+      });
     return view;
   }
 
@@ -91,7 +162,10 @@ export class FlatTensors {
 
   /** Named tensors (views, not copies) for writing to safetensors. */
   entries(): Array<[string, NamedTensor]> {
-    return this.specs.map((spec) => [spec.name, { shape: spec.shape, data: this.get(spec.name) }]);
+    return this.specs.map((spec) => [
+      spec.name,
+      { shape: spec.shape, data: this.get(spec.name) },
+    ]);
   }
 }
 
@@ -105,14 +179,22 @@ export function size(shape: readonly number[]): number {
  * Qwen2/Llama: normal(0, initializerRange) for embeddings and linear weights,
  * zeros for biases, ones for RMSNorm weights.
  */
-export function initializeWeights({ config, seed }: { config: ModelConfig; seed: number }): FlatTensors {
+export function initializeWeights({
+  config,
+  seed,
+}: {
+  config: ModelConfig;
+  seed: number;
+}): FlatTensors {
   const weights = new FlatTensors(listWeightSpecs(config));
   const random = new SeededRandom(seed);
   for (const spec of weights.specs) {
     const view = weights.get(spec.name);
     if (spec.kind === 'norm') view.fill(1);
     else if (spec.kind === 'bias') view.fill(0);
-    else for (let i = 0; i < view.length; i++) view[i] = random.nextNormal() * config.initializerRange;
+    else
+      for (let i = 0; i < view.length; i++)
+        view[i] = random.nextNormal() * config.initializerRange;
   }
   return weights;
 }
@@ -143,11 +225,18 @@ export function weightsFromTensors({
         details: { weight: spec.name, source },
       });
     }
-    if (tensor.shape.length !== spec.shape.length || tensor.shape.some((d, i) => d !== spec.shape[i])) {
+    if (
+      tensor.shape.length !== spec.shape.length ||
+      tensor.shape.some((d, i) => d !== spec.shape[i])
+    ) {
       throw new SealError({
         code: 'SHAPE_MISMATCH',
         message: `${source}: weight '${spec.name}' has shape [${tensor.shape.join(', ')}], expected [${spec.shape.join(', ')}]`,
-        details: { weight: spec.name, shape: tensor.shape, expected: spec.shape },
+        details: {
+          weight: spec.name,
+          shape: tensor.shape,
+          expected: spec.shape,
+        },
       });
     }
     weights.get(spec.name).set(tensor.data);

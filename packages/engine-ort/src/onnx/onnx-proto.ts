@@ -15,7 +15,11 @@ const onnxDescriptor = {
             producer_name: { type: 'string', id: 2 },
             producer_version: { type: 'string', id: 3 },
             graph: { type: 'GraphProto', id: 7 },
-            opset_import: { rule: 'repeated', type: 'OperatorSetIdProto', id: 8 },
+            opset_import: {
+              rule: 'repeated',
+              type: 'OperatorSetIdProto',
+              id: 8,
+            },
           },
         },
         OperatorSetIdProto: {
@@ -100,7 +104,8 @@ let modelType: protobuf.Type | undefined;
 
 /** The protobufjs type of `onnx.ModelProto`. */
 export function onnxModelProtoType(): protobuf.Type {
-  modelType ??= protobuf.Root.fromJSON(onnxDescriptor).lookupType('onnx.ModelProto');
+  modelType ??=
+    protobuf.Root.fromJSON(onnxDescriptor).lookupType('onnx.ModelProto');
   return modelType;
 }
 

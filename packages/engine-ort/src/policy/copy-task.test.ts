@@ -8,7 +8,10 @@ const letters = 'abcdefghijklmnopqrstuvwxyz'.split('');
 
 /** 3 to 6 random letters separated by spaces. */
 const word = (random: SeededRandom): string =>
-  Array.from({ length: 3 + random.nextInt(4) }, () => letters[random.nextInt(letters.length)]!).join(' ');
+  Array.from(
+    { length: 3 + random.nextInt(4) },
+    () => letters[random.nextInt(letters.length)]!,
+  ).join(' ');
 
 const chat = (text: string) => [{ role: 'user', content: `copy: ${text}` }];
 
@@ -22,7 +25,15 @@ function copyTokenizer(random: SeededRandom) {
 }
 
 /** A 4-layer Qwen2 model for the copy task. */
-function createCopyPolicy({ tokenizer, vocabSize, initializerRange }: { tokenizer: ReturnType<typeof buildBpeTokenizer>; vocabSize: number; initializerRange?: number }) {
+function createCopyPolicy({
+  tokenizer,
+  vocabSize,
+  initializerRange,
+}: {
+  tokenizer: ReturnType<typeof buildBpeTokenizer>;
+  vocabSize: number;
+  initializerRange?: number;
+}) {
   const config = createModelConfig({
     vocabSize,
     hiddenSize: 128,
@@ -33,7 +44,11 @@ function createCopyPolicy({ tokenizer, vocabSize, initializerRange }: { tokenize
     maxPositionEmbeddings: 128,
     ...(initializerRange === undefined ? {} : { initializerRange }),
   });
-  return createOrtPolicy({ model: { config, seed: 1 }, tokenizer, worker: false });
+  return createOrtPolicy({
+    model: { config, seed: 1 },
+    tokenizer,
+    worker: false,
+  });
 }
 
 /**
@@ -54,20 +69,35 @@ async function trainCopy({
   floor: number;
 }): Promise<number> {
   const example = (text: string) => {
-    const prompt = policy.tokenizer.renderChat({ messages: chat(text), addGenerationPrompt: true }).tokenIds;
+    const prompt = policy.tokenizer.renderChat({
+      messages: chat(text),
+      addGenerationPrompt: true,
+    }).tokenIds;
     const answer = policy.tokenizer.encode(`${text}<|im_end|>`);
-    return { tokenIds: [...prompt, ...answer], tokenWeights: [...prompt.map(() => 0), ...answer.map(() => 1)] };
+    return {
+      tokenIds: [...prompt, ...answer],
+      tokenWeights: [...prompt.map(() => 0), ...answer.map(() => 1)],
+    };
   };
   let loss = Infinity;
   for (let step = 1; step <= steps; step++) {
     const batch = Array.from({ length: 32 }, () => example(word(random)));
-    const total = batch.reduce((sum, item) => sum + item.tokenWeights.reduce((a, b) => a + b, 0), 0);
+    const total = batch.reduce(
+      (sum, item) => sum + item.tokenWeights.reduce((a, b) => a + b, 0),
+      0,
+    );
     const progress = (step - warmupSteps) / (steps - warmupSteps);
     const learningRate =
-      step <= warmupSteps ? (3e-3 * step) / warmupSteps : 3e-3 * (floor + ((1 - floor) / 2) * (1 + Math.cos(Math.PI * progress)));
+      step <= warmupSteps
+        ? (3e-3 * step) / warmupSteps
+        : 3e-3 *
+          (floor + ((1 - floor) / 2) * (1 + Math.cos(Math.PI * progress)));
     const result = await policy.train({
       objective: 'cross-entropy',
-      sequences: batch.map((item) => ({ ...item, tokenWeights: item.tokenWeights.map((w) => w / total) })),
+      sequences: batch.map((item) => ({
+        ...item,
+        tokenWeights: item.tokenWeights.map((w) => w / total),
+      })),
       options: { learningRate },
     });
     loss = result.loss;
@@ -82,7 +112,13 @@ describe('supervised copy task', () => {
     const random = new SeededRandom(1);
     const tokenizer = copyTokenizer(random);
     const policy = await createCopyPolicy({ tokenizer, vocabSize: 320 });
-    const loss = await trainCopy({ policy, random, steps: 200, warmupSteps: 20, floor: 0.05 });
+    const loss = await trainCopy({
+      policy,
+      random,
+      steps: 200,
+      warmupSteps: 20,
+      floor: 0.05,
+    });
     expect(loss).toBeLessThan(0.1);
     const evalRandom = new SeededRandom(77);
     const words = Array.from({ length: 24 }, () => word(evalRandom));
@@ -91,7 +127,9 @@ describe('supervised copy task', () => {
       maxTokens: 20,
       temperature: 0,
     });
-    const correct = generations.filter((generation, i) => generation.text === `${words[i]}<|im_end|>`).length;
+    const correct = generations.filter(
+      (generation, i) => generation.text === `${words[i]}<|im_end|>`,
+    ).length;
     expect(correct / words.length).toBeGreaterThanOrEqual(0.9);
     await policy.close();
     // About 20 s on an idle 2-core machine; the margin covers a shared one.
@@ -104,9 +142,19 @@ describe('supervised copy task', () => {
   it('should learn to copy in a model with 1,024 embedding rows at initializer range 0.05', async () => {
     const tokenizer = copyTokenizer(new SeededRandom(2));
     const lossAfter = async (initializerRange: number): Promise<number> => {
-      const policy = await createCopyPolicy({ tokenizer, vocabSize: 1024, initializerRange });
+      const policy = await createCopyPolicy({
+        tokenizer,
+        vocabSize: 1024,
+        initializerRange,
+      });
       try {
-        return await trainCopy({ policy, random: new SeededRandom(3), steps: 150, warmupSteps: 10, floor: 0.1 });
+        return await trainCopy({
+          policy,
+          random: new SeededRandom(3),
+          steps: 150,
+          warmupSteps: 10,
+          floor: 0.1,
+        });
       } finally {
         await policy.close();
       }

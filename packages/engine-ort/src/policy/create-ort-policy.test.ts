@@ -11,7 +11,11 @@ import {
   it,
   onTestFinished,
 } from 'vitest';
-import { OrtEngine, type EngineTrainSettings, type OrtEngineSettings } from '../engine/ort-engine';
+import {
+  OrtEngine,
+  type EngineTrainSettings,
+  type OrtEngineSettings,
+} from '../engine/ort-engine';
 import { decodeSafetensors, encodeSafetensors } from '../io/safetensors';
 import { createModelConfig, type ModelConfig } from '../model/model-config';
 import { initializeWeights } from '../model/model-weights';
@@ -652,7 +656,9 @@ describe('OrtEngine', () => {
       });
       const before = {
         output: Array.from(engine.currentWeights.get('model.norm.weight')),
-        inner: Array.from(engine.currentWeights.get('model.layers.0.input_layernorm.weight')),
+        inner: Array.from(
+          engine.currentWeights.get('model.layers.0.input_layernorm.weight'),
+        ),
       };
       await engine.train({
         objective: 'cross-entropy',
@@ -661,7 +667,9 @@ describe('OrtEngine', () => {
       });
       const after = {
         output: Array.from(engine.currentWeights.get('model.norm.weight')),
-        inner: Array.from(engine.currentWeights.get('model.layers.0.input_layernorm.weight')),
+        inner: Array.from(
+          engine.currentWeights.get('model.layers.0.input_layernorm.weight'),
+        ),
       };
       moves.set(scale, {
         output: after.output.map((x, i) => x - before.output[i]!),
@@ -691,21 +699,34 @@ describe('OrtEngine', () => {
       'model.layers.0.self_attn.v_proj.bias',
     ];
     const matrix = 'model.layers.0.mlp.up_proj.weight';
-    const moves = new Map<number, { vectors: number[][]; matrix: number[]; output: number[] }>();
+    const moves = new Map<
+      number,
+      { vectors: number[][]; matrix: number[]; output: number[] }
+    >();
     for (const scale of [0, 1, 4]) {
       const engine = new OrtEngine({
         config,
         weights: initializeWeights({ config, seed: 9 }),
         settings: { threads: 1 },
       });
-      const read = (name: string): number[] => Array.from(engine.currentWeights.get(name));
-      const before = { vectors: names.map(read), matrix: read(matrix), output: read('model.norm.weight') };
+      const read = (name: string): number[] =>
+        Array.from(engine.currentWeights.get(name));
+      const before = {
+        vectors: names.map(read),
+        matrix: read(matrix),
+        output: read('model.norm.weight'),
+      };
       await engine.train({
         objective: 'cross-entropy',
         sequences: [{ tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] }],
-        settings: { ...adamSettings, learningRate: 1e-3, vectorLearningRateScale: scale },
+        settings: {
+          ...adamSettings,
+          learningRate: 1e-3,
+          vectorLearningRateScale: scale,
+        },
       });
-      const delta = (after: number[], was: number[]): number[] => after.map((x, i) => x - was[i]!);
+      const delta = (after: number[], was: number[]): number[] =>
+        after.map((x, i) => x - was[i]!);
       moves.set(scale, {
         vectors: names.map((name, k) => delta(read(name), before.vectors[k]!)),
         matrix: delta(read(matrix), before.matrix),
@@ -713,15 +734,26 @@ describe('OrtEngine', () => {
       });
       await engine.close();
     }
-    for (const vector of moves.get(0)!.vectors) expect(vector.every((d) => d === 0)).toBe(true);
+    for (const vector of moves.get(0)!.vectors)
+      expect(vector.every((d) => d === 0)).toBe(true);
     moves.get(1)!.vectors.forEach((vector, k) => {
       expect(vector.some((d) => Math.abs(d) > 0.5e-3)).toBe(true);
-      vector.forEach((d, i) => expect(moves.get(4)!.vectors[k]![i]).toBeCloseTo(4 * d, 5));
+      vector.forEach((d, i) =>
+        expect(moves.get(4)!.vectors[k]![i]).toBeCloseTo(4 * d, 5),
+      );
     });
     // The matrices and the final norm keep their rates whatever the vectors' scale.
     for (const scale of [0, 4]) {
-      moves.get(scale)!.matrix.forEach((d, i) => expect(d).toBeCloseTo(moves.get(1)!.matrix[i]!, 6));
-      moves.get(scale)!.output.forEach((d, i) => expect(d).toBeCloseTo(moves.get(1)!.output[i]!, 6));
+      moves
+        .get(scale)!
+        .matrix.forEach((d, i) =>
+          expect(d).toBeCloseTo(moves.get(1)!.matrix[i]!, 6),
+        );
+      moves
+        .get(scale)!
+        .output.forEach((d, i) =>
+          expect(d).toBeCloseTo(moves.get(1)!.output[i]!, 6),
+        );
     }
     expect(moves.get(1)!.matrix.some((d) => Math.abs(d) > 0.5e-3)).toBe(true);
   });
@@ -736,7 +768,9 @@ describe('OrtEngine', () => {
     const gain = engine.currentWeights.get('model.norm.weight');
     gain.forEach((_, i) => (gain[i] = 0.5 + i / gain.length));
     const before = Array.from(gain);
-    const inner = Array.from(engine.currentWeights.get('model.layers.0.input_layernorm.weight'));
+    const inner = Array.from(
+      engine.currentWeights.get('model.layers.0.input_layernorm.weight'),
+    );
     await engine.train({
       objective: 'cross-entropy',
       sequences: [{ tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] }],
@@ -747,13 +781,20 @@ describe('OrtEngine', () => {
         outputNormUniform: true,
       },
     });
-    const ratios = Array.from(engine.currentWeights.get('model.norm.weight')).map((x, i) => x / before[i]!);
+    const ratios = Array.from(
+      engine.currentWeights.get('model.norm.weight'),
+    ).map((x, i) => x / before[i]!);
     // Adam's first step on the one scale is ±1, times the rate: 1 ± 0.01.
     expect(Math.abs(ratios[0]! - 1)).toBeCloseTo(0.01, 5);
     for (const r of ratios) expect(r).toBeCloseTo(ratios[0]!, 6);
     // The other norms still move element by element.
-    const innerAfter = engine.currentWeights.get('model.layers.0.input_layernorm.weight');
-    expect(new Set(Array.from(innerAfter).map((x, i) => Math.sign(x - inner[i]!))).size).toBe(2);
+    const innerAfter = engine.currentWeights.get(
+      'model.layers.0.input_layernorm.weight',
+    );
+    expect(
+      new Set(Array.from(innerAfter).map((x, i) => Math.sign(x - inner[i]!)))
+        .size,
+    ).toBe(2);
     await engine.close();
   });
 

@@ -1,13 +1,31 @@
 import { SealError } from '@seal/spec';
 import { join } from 'node:path';
-import { OrtEngine, type EngineGeneration, type EngineTrainResult, type OrtEngineSettings } from '../engine/ort-engine';
+import {
+  OrtEngine,
+  type EngineGeneration,
+  type EngineTrainResult,
+  type OrtEngineSettings,
+} from '../engine/ort-engine';
 import type { SamplingSettings } from '../engine/sampler';
-import { modelFiles, readModelConfig, readModelDirectory, writeFileAtomic, writeModelDirectory } from '../io/model-directory';
+import {
+  modelFiles,
+  readModelConfig,
+  readModelDirectory,
+  writeFileAtomic,
+  writeModelDirectory,
+} from '../io/model-directory';
 import type { TrainObjective } from '../model/graph-families';
 import { validateModelConfig, type ModelConfig } from '../model/model-config';
 import { initializeWeights } from '../model/model-weights';
-import { HuggingFaceTokenizer, readTokenizerFiles, type TokenizerFiles } from '../tokenizer/hf-tokenizer';
-import type { EngineTrainSequence, EngineTrainSettings } from '../engine/ort-engine';
+import {
+  HuggingFaceTokenizer,
+  readTokenizerFiles,
+  type TokenizerFiles,
+} from '../tokenizer/hf-tokenizer';
+import type {
+  EngineTrainSequence,
+  EngineTrainSettings,
+} from '../engine/ort-engine';
 
 /** Where a policy's model comes from. */
 export type PolicyModelSource =
@@ -71,7 +89,13 @@ export class PolicyCore {
   /** Model and tokenizer facts. */
   readonly info: PolicyCoreInfo;
 
-  private constructor({ engine, tokenizer }: { engine: OrtEngine; tokenizer: HuggingFaceTokenizer }) {
+  private constructor({
+    engine,
+    tokenizer,
+  }: {
+    engine: OrtEngine;
+    tokenizer: HuggingFaceTokenizer;
+  }) {
     this.engine = engine;
     this.tokenizer = tokenizer;
     this.info = { config: engine.config, tokenizerFiles: tokenizer.files };
@@ -84,8 +108,14 @@ export class PolicyCore {
   static async create(init: PolicyCoreInit): Promise<PolicyCore> {
     let engine: OrtEngine;
     if ('directory' in init.model) {
-      const contents = await readModelDirectory({ directory: init.model.directory });
-      engine = new OrtEngine({ config: contents.config, weights: contents.weights, settings: init.engine ?? {} });
+      const contents = await readModelDirectory({
+        directory: init.model.directory,
+      });
+      engine = new OrtEngine({
+        config: contents.config,
+        weights: contents.weights,
+        settings: init.engine ?? {},
+      });
       if (contents.optimizer !== undefined) {
         engine.setOptimizerState({
           m: contents.optimizer.m.buffer,
@@ -96,21 +126,32 @@ export class PolicyCore {
       }
     } else {
       validateModelConfig(init.model.config);
-      const weights = initializeWeights({ config: init.model.config, seed: init.model.seed });
-      engine = new OrtEngine({ config: init.model.config, weights, settings: init.engine ?? {} });
+      const weights = initializeWeights({
+        config: init.model.config,
+        seed: init.model.seed,
+      });
+      engine = new OrtEngine({
+        config: init.model.config,
+        weights,
+        settings: init.engine ?? {},
+      });
     }
     let files = init.tokenizerFiles;
     if (files === undefined) {
       if (!('directory' in init.model)) {
         throw new SealError({
           code: 'INVALID_ARGUMENT',
-          message: 'a from-scratch policy needs tokenizer files (build them with buildBpeTokenizer)',
+          message:
+            'a from-scratch policy needs tokenizer files (build them with buildBpeTokenizer)',
         });
       }
       files = await readTokenizerFiles(init.model.directory);
     }
     const tokenizer = new HuggingFaceTokenizer(files);
-    assertVocabularyFits({ tokenizerVocabSize: tokenizer.vocabSize, config: engine.config });
+    assertVocabularyFits({
+      tokenizerVocabSize: tokenizer.vocabSize,
+      config: engine.config,
+    });
     return new PolicyCore({ engine, tokenizer });
   }
 
@@ -122,7 +163,9 @@ export class PolicyCore {
       maxTokens: request.maxTokens,
       sampling: request.sampling,
       stopTokenIds: request.stopTokenIds,
-      ...(request.suppressTokenIds === undefined ? {} : { suppressTokenIds: request.suppressTokenIds }),
+      ...(request.suppressTokenIds === undefined
+        ? {}
+        : { suppressTokenIds: request.suppressTokenIds }),
       seed: request.seed,
       ...(stopStrings.length === 0
         ? {}
@@ -142,7 +185,11 @@ export class PolicyCore {
 
   /** One optimizer step. */
   train(request: CoreTrainRequest): Promise<EngineTrainResult> {
-    return this.engine.train({ objective: request.objective, sequences: request.sequences, settings: request.settings });
+    return this.engine.train({
+      objective: request.objective,
+      sequences: request.sequences,
+      settings: request.settings,
+    });
   }
 
   /** Writes config, weights, optimizer state and tokenizer files. */
@@ -154,11 +201,22 @@ export class PolicyCore {
       directory,
       config: this.engine.config,
       weights: this.engine.currentWeights,
-      optimizer: { m: state.m, v: state.v, step: state.step, lossScale: this.engine.lossScaleState },
+      optimizer: {
+        m: state.m,
+        v: state.v,
+        step: state.step,
+        lossScale: this.engine.lossScaleState,
+      },
     });
     const { tokenizerJson, tokenizerConfig } = this.tokenizer.files;
-    await writeFileAtomic(join(directory, modelFiles.tokenizer), JSON.stringify(tokenizerJson));
-    await writeFileAtomic(join(directory, modelFiles.tokenizerConfig), `${JSON.stringify(tokenizerConfig, null, 2)}\n`);
+    await writeFileAtomic(
+      join(directory, modelFiles.tokenizer),
+      JSON.stringify(tokenizerJson),
+    );
+    await writeFileAtomic(
+      join(directory, modelFiles.tokenizerConfig),
+      `${JSON.stringify(tokenizerConfig, null, 2)}\n`,
+    );
   }
 
   /**
@@ -167,7 +225,10 @@ export class PolicyCore {
    */
   async load(directory: string): Promise<void> {
     const directoryConfig = await readModelConfig(directory);
-    const contents = await readModelDirectory({ directory, config: this.engine.config });
+    const contents = await readModelDirectory({
+      directory,
+      config: this.engine.config,
+    });
     if (directoryConfig.vocabSize !== this.engine.config.vocabSize) {
       throw new SealError({
         code: 'SHAPE_MISMATCH',
@@ -181,7 +242,11 @@ export class PolicyCore {
     this.engine.setOptimizerState(
       optimizer === undefined
         ? { m: new Float32Array(total), v: new Float32Array(total), step: 0 }
-        : { m: optimizer.m.buffer, v: optimizer.v.buffer, step: optimizer.step },
+        : {
+            m: optimizer.m.buffer,
+            v: optimizer.v.buffer,
+            step: optimizer.step,
+          },
     );
     this.engine.setLossScaleState(optimizer?.lossScale);
   }

@@ -1,1 +1,5 @@
-export { MockPolicyV1, MockPolicyV1Tokenizer, type MockHandler } from './mock-policy-v1';
+export {
+  MockPolicyV1,
+  MockPolicyV1Tokenizer,
+  type MockHandler,
+} from './mock-policy-v1';

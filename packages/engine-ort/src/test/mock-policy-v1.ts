@@ -14,7 +14,8 @@ import {
 } from '@seal/spec';
 
 /** A handler: a function of the call options, one result, or results returned in order. */
-export type MockHandler<TOptions, TResult> = ((options: TOptions) => TResult | PromiseLike<TResult>) | TResult | TResult[];
+export type MockHandler<TOptions, TResult> =
+  ((options: TOptions) => TResult | PromiseLike<TResult>) | TResult | TResult[];
 
 /**
  * A byte-level test tokenizer: ids are UTF-8 bytes, plus `<|im_start|>` (256)
@@ -35,7 +36,10 @@ export class MockPolicyV1Tokenizer implements PolicyV1Tokenizer {
     return ids;
   }
 
-  decode(tokenIds: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+  decode(
+    tokenIds: readonly number[],
+    options: { skipSpecialTokens?: boolean } = {},
+  ): string {
     let text = '';
     let bytes: number[] = [];
     const flush = (): void => {
@@ -46,16 +50,24 @@ export class MockPolicyV1Tokenizer implements PolicyV1Tokenizer {
       if (id < 256) bytes.push(id);
       else {
         flush();
-        if (options.skipSpecialTokens !== true) text += id === 256 ? '<|im_start|>' : '<|im_end|>';
+        if (options.skipSpecialTokens !== true)
+          text += id === 256 ? '<|im_start|>' : '<|im_end|>';
       }
     }
     flush();
     return text;
   }
 
-  private render({ messages, addGenerationPrompt }: PolicyV1RenderChatOptions): string {
-    const body = messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('');
-    return addGenerationPrompt === true ? `${body}<|im_start|>assistant\n` : body;
+  private render({
+    messages,
+    addGenerationPrompt,
+  }: PolicyV1RenderChatOptions): string {
+    const body = messages
+      .map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`)
+      .join('');
+    return addGenerationPrompt === true
+      ? `${body}<|im_start|>assistant\n`
+      : body;
   }
 
   renderChat(options: PolicyV1RenderChatOptions): PolicyV1RenderedChat {
@@ -63,8 +75,12 @@ export class MockPolicyV1Tokenizer implements PolicyV1Tokenizer {
     return { text, tokenIds: this.encode(text) };
   }
 
-  renderChatDelta(options: PolicyV1RenderChatDeltaOptions): PolicyV1RenderedChat {
-    const previous = this.render({ messages: options.messages.slice(0, options.previousMessageCount) });
+  renderChatDelta(
+    options: PolicyV1RenderChatDeltaOptions,
+  ): PolicyV1RenderedChat {
+    const previous = this.render({
+      messages: options.messages.slice(0, options.previousMessageCount),
+    });
     const cut = previous.length === 0 ? 0 : previous.length - 1; // keep the "\n" after <|im_end|>
     const text = this.render(options).slice(cut);
     return { text, tokenIds: this.encode(text) };
@@ -118,7 +134,9 @@ export class MockPolicyV1 implements PolicyV1 {
     this.trainable = settings.trainable ?? true;
     this.onResetCache = settings.onResetCache;
     this.handlers = {
-      ...(settings.generate === undefined ? {} : { generate: settings.generate }),
+      ...(settings.generate === undefined
+        ? {}
+        : { generate: settings.generate }),
       ...(settings.score === undefined ? {} : { score: settings.score }),
       ...(settings.train === undefined ? {} : { train: settings.train }),
     };
@@ -128,16 +146,26 @@ export class MockPolicyV1 implements PolicyV1 {
     method: 'generate' | 'score' | 'train',
     options: TOptions,
   ): Promise<TResult> {
-    const handler = this.handlers[method] as MockHandler<TOptions, TResult> | undefined;
+    const handler = this.handlers[method] as
+      MockHandler<TOptions, TResult> | undefined;
     if (handler === undefined) {
-      throw new SealError({ code: 'INVALID_STATE', message: `MockPolicyV1.${method} is not configured` });
+      throw new SealError({
+        code: 'INVALID_STATE',
+        message: `MockPolicyV1.${method} is not configured`,
+      });
     }
     const index = this.counters[method]++;
-    if (typeof handler === 'function') return (handler as (options: TOptions) => TResult | PromiseLike<TResult>)(options);
+    if (typeof handler === 'function')
+      return (handler as (options: TOptions) => TResult | PromiseLike<TResult>)(
+        options,
+      );
     if (Array.isArray(handler)) {
       const result = handler[index];
       if (result === undefined) {
-        throw new SealError({ code: 'INVALID_STATE', message: `MockPolicyV1.${method} has no result for call ${index + 1}` });
+        throw new SealError({
+          code: 'INVALID_STATE',
+          message: `MockPolicyV1.${method} has no result for call ${index + 1}`,
+        });
       }
       return result;
     }

@@ -19,7 +19,8 @@ export const pretokenizerPattern =
  * bracket. Copying a value from a request into a call is then an exact token
  * copy, which small models learn far faster.
  */
-export const copyFriendlyPretokenizerPattern = '\\p{L}+|\\p{N}|[^\\s\\p{L}\\p{N}]|\\s+';
+export const copyFriendlyPretokenizerPattern =
+  '\\p{L}+|\\p{N}|[^\\s\\p{L}\\p{N}]|\\s+';
 
 /**
  * The copy-friendly split with numbers in groups of up to three digits
@@ -27,13 +28,15 @@ export const copyFriendlyPretokenizerPattern = '\\p{L}+|\\p{N}|[^\\s\\p{L}\\p{N}
  * group is one token: a model copies an id or amount as one or two distinct
  * tokens instead of a run of easily confused single digits.
  */
-export const numberGroupPretokenizerPattern = '\\p{L}+|\\p{N}{1,3}|[^\\s\\p{L}\\p{N}]|\\s+';
+export const numberGroupPretokenizerPattern =
+  '\\p{L}+|\\p{N}{1,3}|[^\\s\\p{L}\\p{N}]|\\s+';
 
 /** Every string of two to `maxDigits` ASCII digits (`00`…`999` for 3): whole tokens for {@link numberGroupPretokenizerPattern}. */
 export function numberTokens(maxDigits = 3): string[] {
   const tokens: string[] = [];
   for (let digits = 2; digits <= maxDigits; digits++) {
-    for (let n = 0; n < 10 ** digits; n++) tokens.push(String(n).padStart(digits, '0'));
+    for (let n = 0; n < 10 ** digits; n++)
+      tokens.push(String(n).padStart(digits, '0'));
   }
   return tokens;
 }
@@ -70,7 +73,9 @@ export type BuildBpeTokenizerOptions = {
  * Python's `tokenizers`) load like any downloaded tokenizer. Deterministic:
  * ties between equally frequent pairs go to the lexicographically smallest.
  */
-export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerFiles {
+export function buildBpeTokenizer(
+  options: BuildBpeTokenizerOptions,
+): TokenizerFiles {
   const specialTokens = [...(options.specialTokens ?? chatmlSpecialTokens)];
   const mergeBudget = options.vocabSize - 256 - specialTokens.length;
   const pattern = options.pattern ?? pretokenizerPattern;
@@ -84,9 +89,11 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
   const alphabet = [...byteChars.values()];
   const vocab = new Map<string, number>(alphabet.map((char, id) => [char, id]));
   const utf8 = new TextEncoder();
-  const encodeBytes = (text: string) => Array.from(utf8.encode(text), (byte) => byteChars.get(byte)!).join('');
+  const encodeBytes = (text: string) =>
+    Array.from(utf8.encode(text), (byte) => byteChars.get(byte)!).join('');
   const whole = new Set((options.wholeTokens ?? []).map(encodeBytes));
-  for (const token of whole) if (!vocab.has(token)) vocab.set(token, vocab.size);
+  for (const token of whole)
+    if (!vocab.has(token)) vocab.set(token, vocab.size);
   const mergeLimit = options.vocabSize - vocab.size - specialTokens.length;
   if (mergeLimit < 0) {
     throw new SealError({
@@ -97,11 +104,20 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
 
   // Pre-tokenize with the very pre-tokenizer the final tokenizer uses.
   const splitter = new Tokenizer(
-    tokenizerJson({ vocab, merges: [], specialTokens: [], startId: vocab.size, pattern }),
+    tokenizerJson({
+      vocab,
+      merges: [],
+      specialTokens: [],
+      startId: vocab.size,
+      pattern,
+    }),
     {},
   );
   const wordCounts = new Map<string, number>();
-  const specialPattern = new RegExp(specialTokens.map(escapeRegExp).join('|') || '(?!)', 'g');
+  const specialPattern = new RegExp(
+    specialTokens.map(escapeRegExp).join('|') || '(?!)',
+    'g',
+  );
   for (const text of options.corpus) {
     for (const piece of text.split(specialPattern)) {
       if (piece === '') continue;
@@ -111,7 +127,9 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
     }
   }
   // Whole tokens bypass merges (ignore_merges): they teach the merges nothing.
-  const words = [...wordCounts].filter(([word]) => !whole.has(word)).map(([word, count]) => ({ symbols: [...word], count }));
+  const words = [...wordCounts]
+    .filter(([word]) => !whole.has(word))
+    .map(([word, count]) => ({ symbols: [...word], count }));
 
   const merges: Array<[string, string]> = [];
   const minFrequency = options.minFrequency ?? 2;
@@ -126,7 +144,10 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
     let best: string | undefined;
     let bestCount = 0;
     for (const [key, count] of pairs) {
-      if (count > bestCount || (count === bestCount && best !== undefined && key < best)) {
+      if (
+        count > bestCount ||
+        (count === bestCount && best !== undefined && key < best)
+      ) {
         best = key;
         bestCount = count;
       }
@@ -140,7 +161,11 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
       const { symbols } = word;
       const out: string[] = [];
       for (let i = 0; i < symbols.length; i++) {
-        if (i + 1 < symbols.length && symbols[i] === left && symbols[i + 1] === right) {
+        if (
+          i + 1 < symbols.length &&
+          symbols[i] === left &&
+          symbols[i + 1] === right
+        ) {
           out.push(merged);
           i++;
         } else out.push(symbols[i]!);
@@ -148,21 +173,39 @@ export function buildBpeTokenizer(options: BuildBpeTokenizerOptions): TokenizerF
       word.symbols = out;
     }
   }
-  const eosToken = options.eosToken ?? (specialTokens.includes('<|im_end|>') ? '<|im_end|>' : specialTokens[0]);
+  const eosToken =
+    options.eosToken ??
+    (specialTokens.includes('<|im_end|>') ? '<|im_end|>' : specialTokens[0]);
   return {
-    tokenizerJson: tokenizerJson({ vocab, merges, specialTokens, startId: vocab.size, pattern, ignoreMerges: whole.size > 0 }),
+    tokenizerJson: tokenizerJson({
+      vocab,
+      merges,
+      specialTokens,
+      startId: vocab.size,
+      pattern,
+      ignoreMerges: whole.size > 0,
+    }),
     tokenizerConfig: {
       tokenizer_class: 'PreTrainedTokenizerFast',
       model_max_length: 1024,
       chat_template: options.chatTemplate ?? chatmlTemplate,
       ...(eosToken === undefined ? {} : { eos_token: eosToken }),
-      pad_token: specialTokens.includes('<|endoftext|>') ? '<|endoftext|>' : (eosToken ?? null),
+      pad_token: specialTokens.includes('<|endoftext|>')
+        ? '<|endoftext|>'
+        : (eosToken ?? null),
       bos_token: null,
       clean_up_tokenization_spaces: false,
       added_tokens_decoder: Object.fromEntries(
         specialTokens.map((content, i) => [
           String(vocab.size + i),
-          { content, lstrip: false, rstrip: false, normalized: false, single_word: false, special: true },
+          {
+            content,
+            lstrip: false,
+            rstrip: false,
+            normalized: false,
+            single_word: false,
+            special: true,
+          },
         ]),
       ),
     },
@@ -184,7 +227,12 @@ function tokenizerJson({
   pattern: string;
   ignoreMerges?: boolean;
 }): Record<string, unknown> {
-  const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false };
+  const byteLevel = {
+    type: 'ByteLevel',
+    add_prefix_space: false,
+    trim_offsets: false,
+    use_regex: false,
+  };
   return {
     version: '1.0',
     truncation: null,
@@ -202,7 +250,12 @@ function tokenizerJson({
     pre_tokenizer: {
       type: 'Sequence',
       pretokenizers: [
-        { type: 'Split', pattern: { Regex: pattern }, behavior: 'Isolated', invert: false },
+        {
+          type: 'Split',
+          pattern: { Regex: pattern },
+          behavior: 'Isolated',
+          invert: false,
+        },
         byteLevel,
       ],
     },

@@ -23,7 +23,11 @@ export const chatmlTemplate = [
 ].join('');
 
 /** The special tokens of the ChatML template. */
-export const chatmlSpecialTokens = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] as const;
+export const chatmlSpecialTokens = [
+  '<|endoftext|>',
+  '<|im_start|>',
+  '<|im_end|>',
+] as const;
 
 /**
  * What {@link chatmlTemplate} renders for a chat without tools, without the
@@ -40,6 +44,7 @@ export function renderChatml({
   // The template's leading system block and its loop that skips the first
   // system message come to the same thing: every message in order.
   let text = '';
-  for (const message of messages) text += `<|im_start|>${message.role}\n${message.content}<|im_end|>\n`;
+  for (const message of messages)
+    text += `<|im_start|>${message.role}\n${message.content}<|im_end|>\n`;
   return addGenerationPrompt ? `${text}<|im_start|>assistant\n` : text;
 }

@@ -14,12 +14,17 @@ import * as z from 'zod';
 import { parseJsonWithSchema } from '../io/parse-json';
 import { chatmlTemplate, renderChatml } from './chatml-template';
 
-const specialTokenSchema = z.union([z.string(), z.looseObject({ content: z.string() })]).nullish();
+const specialTokenSchema = z
+  .union([z.string(), z.looseObject({ content: z.string() })])
+  .nullish();
 
 /** The fields of `tokenizer_config.json` we read (others are kept and ignored). */
 export const tokenizerConfigSchema = z.looseObject({
   chat_template: z
-    .union([z.string(), z.array(z.looseObject({ name: z.string(), template: z.string() }))])
+    .union([
+      z.string(),
+      z.array(z.looseObject({ name: z.string(), template: z.string() })),
+    ])
     .nullish(),
   eos_token: specialTokenSchema,
   bos_token: specialTokenSchema,
@@ -32,7 +37,13 @@ export type TokenizerConfig = z.output<typeof tokenizerConfigSchema>;
 const tokenizerJsonSchema = z.looseObject({
   model: z.looseObject({ type: z.string().nullish(), vocab: z.unknown() }),
   added_tokens: z
-    .array(z.looseObject({ id: z.number().int(), content: z.string(), special: z.boolean().nullish() }))
+    .array(
+      z.looseObject({
+        id: z.number().int(),
+        content: z.string(),
+        special: z.boolean().nullish(),
+      }),
+    )
     .nullish(),
 });
 
@@ -44,7 +55,9 @@ export type TokenizerFiles = {
   tokenizerConfig: Record<string, unknown>;
 };
 
-function tokenContent(token: z.output<typeof specialTokenSchema>): string | undefined {
+function tokenContent(
+  token: z.output<typeof specialTokenSchema>,
+): string | undefined {
   if (token === null || token === undefined) return undefined;
   return typeof token === 'string' ? token : token.content;
 }
@@ -79,19 +92,32 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
     this.files = files;
     const parsed = tokenizerJsonSchema.safeParse(files.tokenizerJson);
     if (!parsed.success) {
-      throw new SealError({ code: 'INVALID_DATA', message: 'tokenizer.json: not a tokenizer', cause: parsed.error });
+      throw new SealError({
+        code: 'INVALID_DATA',
+        message: 'tokenizer.json: not a tokenizer',
+        cause: parsed.error,
+      });
     }
     const config = tokenizerConfigSchema.parse(files.tokenizerConfig);
     try {
-      this.tokenizer = new Tokenizer(files.tokenizerJson, files.tokenizerConfig);
+      this.tokenizer = new Tokenizer(
+        files.tokenizerJson,
+        files.tokenizerConfig,
+      );
     } catch (cause) {
-      throw new SealError({ code: 'INVALID_DATA', message: `tokenizer.json: ${String(cause)}`, cause });
+      throw new SealError({
+        code: 'INVALID_DATA',
+        message: `tokenizer.json: ${String(cause)}`,
+        cause,
+      });
     }
     let maxId = -1;
-    for (const id of this.tokenizer.get_vocab(true).values()) maxId = Math.max(maxId, id);
+    for (const id of this.tokenizer.get_vocab(true).values())
+      maxId = Math.max(maxId, id);
     this.vocabSize = maxId + 1;
     const eos = tokenContent(config.eos_token);
-    this.eosTokenId = eos === undefined ? undefined : this.tokenizer.token_to_id(eos);
+    this.eosTokenId =
+      eos === undefined ? undefined : this.tokenizer.token_to_id(eos);
     const stops = new Set<number>();
     for (const candidate of ['<|im_end|>', eos, '<|endoftext|>']) {
       if (candidate === undefined) continue;
@@ -106,7 +132,10 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
     const chatTemplate = Array.isArray(config.chat_template)
       ? config.chat_template.find((entry) => entry.name === 'default')?.template
       : config.chat_template;
-    this.template = chatTemplate === undefined || chatTemplate === null ? undefined : new Template(chatTemplate);
+    this.template =
+      chatTemplate === undefined || chatTemplate === null
+        ? undefined
+        : new Template(chatTemplate);
     this.nativeChatml = chatTemplate === chatmlTemplate;
     this.templateContext = {
       bos_token: tokenContent(config.bos_token) ?? '',
@@ -119,9 +148,14 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
     return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
   }
 
-  decode(tokenIds: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+  decode(
+    tokenIds: readonly number[],
+    options: { skipSpecialTokens?: boolean } = {},
+  ): string {
     if (tokenIds.length === 0) return '';
-    return this.tokenizer.decode([...tokenIds], { skip_special_tokens: options.skipSpecialTokens ?? false });
+    return this.tokenizer.decode([...tokenIds], {
+      skip_special_tokens: options.skipSpecialTokens ?? false,
+    });
   }
 
   /** The id of a token string, if in the vocabulary. */
@@ -129,15 +163,23 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
     return this.tokenizer.token_to_id(token);
   }
 
-  private renderText({ messages, tools, addGenerationPrompt }: PolicyV1RenderChatOptions): string {
+  private renderText({
+    messages,
+    tools,
+    addGenerationPrompt,
+  }: PolicyV1RenderChatOptions): string {
     if (this.template === undefined) {
       throw new SealError({
         code: 'INVALID_STATE',
-        message: 'this tokenizer has no chat template (tokenizer_config.json has no chat_template)',
+        message:
+          'this tokenizer has no chat template (tokenizer_config.json has no chat_template)',
       });
     }
     if (this.nativeChatml && (tools === undefined || tools.length === 0)) {
-      return renderChatml({ messages, addGenerationPrompt: addGenerationPrompt ?? false });
+      return renderChatml({
+        messages,
+        addGenerationPrompt: addGenerationPrompt ?? false,
+      });
     }
     try {
       return this.template.render({
@@ -147,7 +189,11 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
         add_generation_prompt: addGenerationPrompt ?? false,
       });
     } catch (cause) {
-      throw new SealError({ code: 'INVALID_ARGUMENT', message: `chat template failed: ${String(cause)}`, cause });
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `chat template failed: ${String(cause)}`,
+        cause,
+      });
     }
   }
 
@@ -156,21 +202,33 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
     return { text, tokenIds: this.encode(text) };
   }
 
-  renderChatDelta(options: PolicyV1RenderChatDeltaOptions): PolicyV1RenderedChat {
+  renderChatDelta(
+    options: PolicyV1RenderChatDeltaOptions,
+  ): PolicyV1RenderedChat {
     const { previousMessageCount, messages } = options;
-    if (!Number.isInteger(previousMessageCount) || previousMessageCount < 0 || previousMessageCount > messages.length) {
+    if (
+      !Number.isInteger(previousMessageCount) ||
+      previousMessageCount < 0 ||
+      previousMessageCount > messages.length
+    ) {
       throw new SealError({
         code: 'INVALID_ARGUMENT',
         message: `previousMessageCount ${previousMessageCount} is outside [0, ${messages.length}]`,
       });
     }
     const full = this.renderText(options);
-    if (previousMessageCount === 0) return { text: full, tokenIds: this.encode(full) };
-    const previous = this.renderText({ ...options, messages: messages.slice(0, previousMessageCount), addGenerationPrompt: false });
+    if (previousMessageCount === 0)
+      return { text: full, tokenIds: this.encode(full) };
+    const previous = this.renderText({
+      ...options,
+      messages: messages.slice(0, previousMessageCount),
+      addGenerationPrompt: false,
+    });
     if (!full.startsWith(previous)) {
       throw new SealError({
         code: 'INVALID_STATE',
-        message: 'the chat template does not render the previous messages as a prefix of the full conversation',
+        message:
+          'the chat template does not render the previous messages as a prefix of the full conversation',
       });
     }
     // Align to the caller's context, which ends with the stop token of the last turn.
@@ -179,7 +237,8 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
       const token = this.tokenizer.id_to_token(id);
       if (token === undefined) continue;
       const at = previous.lastIndexOf(token);
-      if (at >= 0 && previous.slice(at + token.length).trim() === '') cut = Math.min(cut, at + token.length);
+      if (at >= 0 && previous.slice(at + token.length).trim() === '')
+        cut = Math.min(cut, at + token.length);
     }
     const text = full.slice(cut);
     return { text, tokenIds: this.encode(text) };
@@ -191,15 +250,23 @@ export class HuggingFaceTokenizer implements PolicyV1Tokenizer {
  * `chat_template.jinja` file, as newer checkpoints ship, overrides the config's
  * template). `FILE_NOT_FOUND` when `tokenizer.json` is missing.
  */
-export async function loadTokenizer(directory: string): Promise<HuggingFaceTokenizer> {
+export async function loadTokenizer(
+  directory: string,
+): Promise<HuggingFaceTokenizer> {
   return new HuggingFaceTokenizer(await readTokenizerFiles(directory));
 }
 
 /** Reads the tokenizer files of a directory as JSON values. */
-export async function readTokenizerFiles(directory: string): Promise<TokenizerFiles> {
+export async function readTokenizerFiles(
+  directory: string,
+): Promise<TokenizerFiles> {
   const tokenizerPath = join(directory, 'tokenizer.json');
   if (!existsSync(tokenizerPath)) {
-    throw new SealError({ code: 'FILE_NOT_FOUND', message: `no tokenizer.json in ${directory}`, details: { directory } });
+    throw new SealError({
+      code: 'FILE_NOT_FOUND',
+      message: `no tokenizer.json in ${directory}`,
+      details: { directory },
+    });
   }
   const anyObject = z.record(z.string(), z.unknown());
   const tokenizerJson = parseJsonWithSchema({
@@ -209,9 +276,14 @@ export async function readTokenizerFiles(directory: string): Promise<TokenizerFi
   });
   const configPath = join(directory, 'tokenizer_config.json');
   const tokenizerConfig = existsSync(configPath)
-    ? parseJsonWithSchema({ text: await readFile(configPath, 'utf8'), schema: anyObject, source: configPath })
+    ? parseJsonWithSchema({
+        text: await readFile(configPath, 'utf8'),
+        schema: anyObject,
+        source: configPath,
+      })
     : {};
   const templatePath = join(directory, 'chat_template.jinja');
-  if (existsSync(templatePath)) tokenizerConfig.chat_template = await readFile(templatePath, 'utf8');
+  if (existsSync(templatePath))
+    tokenizerConfig.chat_template = await readFile(templatePath, 'utf8');
   return { tokenizerJson, tokenizerConfig };
 }

@@ -1,6 +1,10 @@
 import { SealError } from '@seal/spec';
 import { describe, expect, it } from 'vitest';
-import { buildBpeTokenizer, numberGroupPretokenizerPattern, numberTokens } from './build-bpe-tokenizer';
+import {
+  buildBpeTokenizer,
+  numberGroupPretokenizerPattern,
+  numberTokens,
+} from './build-bpe-tokenizer';
 import { Template } from '@huggingface/jinja';
 import { chatmlTemplate, renderChatml } from './chatml-template';
 import { HuggingFaceTokenizer } from './hf-tokenizer';
@@ -13,7 +17,10 @@ const corpus = [
 ];
 
 describe('buildBpeTokenizer', () => {
-  const files = buildBpeTokenizer({ corpus: [...corpus, ...corpus], vocabSize: 320 });
+  const files = buildBpeTokenizer({
+    corpus: [...corpus, ...corpus],
+    vocabSize: 320,
+  });
   const tokenizer = new HuggingFaceTokenizer(files);
 
   it('should build a vocabulary of the requested size at most', () => {
@@ -28,7 +35,9 @@ describe('buildBpeTokenizer', () => {
   });
 
   it('should learn merges from the corpus', () => {
-    expect(tokenizer.encode(' the file').length).toBeLessThan(' the file'.length);
+    expect(tokenizer.encode(' the file').length).toBeLessThan(
+      ' the file'.length,
+    );
   });
 
   it('should split digits one by one', () => {
@@ -44,11 +53,16 @@ describe('buildBpeTokenizer', () => {
   });
 
   it("should name ChatML's <|im_start|> as the one control token (special, not a stop token)", () => {
-    expect(tokenizer.controlTokenIds).toEqual([tokenizer.tokenToId('<|im_start|>')!]);
+    expect(tokenizer.controlTokenIds).toEqual([
+      tokenizer.tokenToId('<|im_start|>')!,
+    ]);
   });
 
   it('should be deterministic', () => {
-    const again = buildBpeTokenizer({ corpus: [...corpus, ...corpus], vocabSize: 320 });
+    const again = buildBpeTokenizer({
+      corpus: [...corpus, ...corpus],
+      vocabSize: 320,
+    });
     expect(JSON.stringify(again)).toBe(JSON.stringify(files));
   });
 
@@ -102,18 +116,30 @@ describe('buildBpeTokenizer with whole number tokens', () => {
   });
 
   it('should round-trip any text', () => {
-    for (const text of [...corpus, 'ünïcödé ✓ 😀 1234567890 tabs\tand  spaces', '']) {
+    for (const text of [
+      ...corpus,
+      'ünïcödé ✓ 😀 1234567890 tabs\tand  spaces',
+      '',
+    ]) {
       expect(tokenizer.decode(tokenizer.encode(text))).toBe(text);
     }
   });
 
   it('should reject a vocabulary too small for the whole tokens', () => {
-    expect(() => buildBpeTokenizer({ corpus, vocabSize: 1000, wholeTokens: numberTokens(3) })).toThrow(/whole tokens/);
+    expect(() =>
+      buildBpeTokenizer({
+        corpus,
+        vocabSize: 1000,
+        wholeTokens: numberTokens(3),
+      }),
+    ).toThrow(/whole tokens/);
   });
 });
 
 describe('HuggingFaceTokenizer chat rendering', () => {
-  const tokenizer = new HuggingFaceTokenizer(buildBpeTokenizer({ corpus, vocabSize: 300 }));
+  const tokenizer = new HuggingFaceTokenizer(
+    buildBpeTokenizer({ corpus, vocabSize: 300 }),
+  );
   const messages = [
     { role: 'system', content: 'Be brief.' },
     { role: 'user', content: 'List files.' },
@@ -122,7 +148,10 @@ describe('HuggingFaceTokenizer chat rendering', () => {
   ];
 
   it('should render ChatML with a generation prompt', () => {
-    const { text } = tokenizer.renderChat({ messages: messages.slice(0, 2), addGenerationPrompt: true });
+    const { text } = tokenizer.renderChat({
+      messages: messages.slice(0, 2),
+      addGenerationPrompt: true,
+    });
     expect(text).toBe(
       '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nList files.<|im_end|>\n<|im_start|>assistant\n',
     );
@@ -133,7 +162,9 @@ describe('HuggingFaceTokenizer chat rendering', () => {
       messages: messages.slice(1, 2),
       tools: [{ name: 'ls', description: 'list files' }],
     });
-    expect(text).toContain('# Tools\n{"name": "ls", "description": "list files"}\n<|im_end|>');
+    expect(text).toContain(
+      '# Tools\n{"name": "ls", "description": "list files"}\n<|im_end|>',
+    );
   });
 
   it('should render chats without tools exactly as the Jinja template does', () => {
@@ -143,21 +174,43 @@ describe('HuggingFaceTokenizer chat rendering', () => {
       messages,
       messages.slice(1),
       [messages[1]!, { role: 'system', content: 'late system' }, messages[2]!],
-      [{ role: 'system', content: '' }, { role: 'user', content: 'quotes " \' {{ x }} {% if %} <|im_end|> \\n\nnewline' }],
+      [
+        { role: 'system', content: '' },
+        {
+          role: 'user',
+          content: 'quotes " \' {{ x }} {% if %} <|im_end|> \\n\nnewline',
+        },
+      ],
     ];
     for (const chat of chats) {
       for (const addGenerationPrompt of [false, true]) {
-        expect(renderChatml({ messages: chat, addGenerationPrompt })).toBe(template.render({ messages: chat, add_generation_prompt: addGenerationPrompt }));
+        expect(renderChatml({ messages: chat, addGenerationPrompt })).toBe(
+          template.render({
+            messages: chat,
+            add_generation_prompt: addGenerationPrompt,
+          }),
+        );
       }
     }
   });
 
   it('should render a message delta that continues a token context ending at <|im_end|>', () => {
-    const prompt = tokenizer.renderChat({ messages: messages.slice(0, 2), addGenerationPrompt: true });
+    const prompt = tokenizer.renderChat({
+      messages: messages.slice(0, 2),
+      addGenerationPrompt: true,
+    });
     const generated = tokenizer.encode('ls()<|im_end|>');
-    const delta = tokenizer.renderChatDelta({ messages, previousMessageCount: 3, addGenerationPrompt: true });
-    expect(delta.text).toBe('\n<|im_start|>tool\n["a.txt"]<|im_end|>\n<|im_start|>assistant\n');
+    const delta = tokenizer.renderChatDelta({
+      messages,
+      previousMessageCount: 3,
+      addGenerationPrompt: true,
+    });
+    expect(delta.text).toBe(
+      '\n<|im_start|>tool\n["a.txt"]<|im_end|>\n<|im_start|>assistant\n',
+    );
     const full = tokenizer.renderChat({ messages, addGenerationPrompt: true });
-    expect([...prompt.tokenIds, ...generated, ...delta.tokenIds]).toEqual(full.tokenIds);
+    expect([...prompt.tokenIds, ...generated, ...delta.tokenIds]).toEqual(
+      full.tokenIds,
+    );
   });
 });

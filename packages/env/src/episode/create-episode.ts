@@ -103,13 +103,20 @@ let episodeSequence = 0;
  * mutated after use (see `hashOverlay`). Only protocols named by string are
  * cached; a protocol object may render anything.
  */
-const toolSections = new WeakMap<Task, WeakMap<InterfaceOverlay, Map<string, string>>>();
+const toolSections = new WeakMap<
+  Task,
+  WeakMap<InterfaceOverlay, Map<string, string>>
+>();
 
 function defaultCountTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-function clip(text: string, maxTokens: number | undefined, count: (text: string) => number): string {
+function clip(
+  text: string,
+  maxTokens: number | undefined,
+  count: (text: string) => number,
+): string {
   if (maxTokens === undefined || count(text) <= maxTokens) return text;
   // Binary search the longest prefix within the budget.
   let lo = 0;
@@ -157,11 +164,15 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
   const mode = options.mode ?? 'eval';
   if (mode === 'eval') assertEvalOverlay(options.overlay);
   const overlay =
-    mode === 'train' && options.overlay && overlayApplies(options.overlay, task.category)
+    mode === 'train' &&
+    options.overlay &&
+    overlayApplies(options.overlay, task.category)
       ? options.overlay
       : emptyOverlay;
   const protocol =
-    typeof options.protocol === 'object' ? options.protocol : createProtocol(options.protocol ?? 'qwen-xml');
+    typeof options.protocol === 'object'
+      ? options.protocol
+      : createProtocol(options.protocol ?? 'qwen-xml');
   const promptMode = options.promptMode ?? 'full';
   const limits = options.limits ?? {};
   const maxModelCalls = limits.maxModelCalls ?? 20;
@@ -170,8 +181,12 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
   const overlayHash = hashOverlay(overlay);
 
   const allToolNames = new Set(task.tools.map((doc) => doc.name));
-  const heldOut = new Set(task.holdouts.flatMap((holdout) => holdout.toolNames));
-  const available = new Set([...allToolNames].filter((name) => !heldOut.has(name)));
+  const heldOut = new Set(
+    task.holdouts.flatMap((holdout) => holdout.toolNames),
+  );
+  const available = new Set(
+    [...allToolNames].filter((name) => !heldOut.has(name)),
+  );
 
   let session: ToolBackendV1Session | undefined;
   const messages: ChatMessage[] = [];
@@ -207,7 +222,8 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
     if (section === undefined) byKey.set(key, (section = render()));
     return section;
   };
-  const availableNames = (): string[] => task.tools.filter((doc) => available.has(doc.name)).map((doc) => doc.name);
+  const availableNames = (): string[] =>
+    task.tools.filter((doc) => available.has(doc.name)).map((doc) => doc.name);
   const currentTurn = (): EpisodeTurn => turns[turns.length - 1]!;
 
   const startTurn = (index: number): ChatMessage[] => {
@@ -220,11 +236,16 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
         available.add(name);
       }
       // Revealed tools come as a user message, without overlay cues (SEAL §4.2).
-      const docs = task.tools.filter((doc) => holdout.toolNames.includes(doc.name));
+      const docs = task.tools.filter((doc) =>
+        holdout.toolNames.includes(doc.name),
+      );
       const text = protocol.renderHoldout({ tools: docs, mode: promptMode });
       const questions = task.turns[index] ?? [];
       const first = questions[0];
-      out.push({ role: 'user', content: first ? `${text}\n${first.content}` : text });
+      out.push({
+        role: 'user',
+        content: first ? `${text}\n${first.content}` : text,
+      });
       out.push(...questions.slice(1));
     } else {
       out.push(...(task.turns[index] ?? []));
@@ -238,7 +259,11 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
 
   const finish = (reason: EpisodeEndReason, turnReason?: TurnEndReason) => {
     if (done) return;
-    if (turnReason !== undefined && turns.length > 0 && currentTurn().endReason === undefined) {
+    if (
+      turnReason !== undefined &&
+      turns.length > 0 &&
+      currentTurn().endReason === undefined
+    ) {
       currentTurn().endReason = turnReason;
       events.push({ type: 'turn-end', turn: turnIndex, reason: turnReason });
     }
@@ -267,7 +292,10 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
     try {
       return protocol.parse(response);
     } catch (error) {
-      return { kind: 'error', message: `could not parse the response (${(error as Error).message})` };
+      return {
+        kind: 'error',
+        message: `could not parse the response (${(error as Error).message})`,
+      };
     }
   };
 
@@ -278,7 +306,11 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
     } catch (error) {
       // A backend bug must not cross the episode boundary.
       const message = (error as Error).message;
-      return { result: `Error during execution: ${message}`, status: 'raised', error: message };
+      return {
+        result: `Error during execution: ${message}`,
+        status: 'raised',
+        error: message,
+      };
     }
   };
 
@@ -300,12 +332,23 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
 
     reset() {
       if (started) {
-        throw new SealError({ code: 'INVALID_STATE', message: `episode ${episodeId} was already started` });
+        throw new SealError({
+          code: 'INVALID_STATE',
+          message: `episode ${episodeId} was already started`,
+        });
       }
       started = true;
-      events.push({ type: 'episode-start', taskId: task.id, mode, protocol: protocol.name, overlayHash });
+      events.push({
+        type: 'episode-start',
+        taskId: task.id,
+        mode,
+        protocol: protocol.name,
+        overlayHash,
+      });
       const toolSection = renderToolSection();
-      const system = [options.preamble, toolSection].filter((part) => part && part.length > 0).join('\n\n');
+      const system = [options.preamble, toolSection]
+        .filter((part) => part && part.length > 0)
+        .join('\n\n');
       if (system.length > 0) messages.push({ role: 'system', content: system });
       if (task.turns.length === 0) {
         finish('completed');
@@ -315,29 +358,48 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
       return messages.map((message) => ({ ...message }));
     },
 
-    step(response, usage?: { promptTokens?: number; completionTokens?: number }): EpisodeV1StepResult {
-      if (!started) throw new SealError({ code: 'INVALID_STATE', message: 'call reset() before step()' });
-      if (done) throw new SealError({ code: 'INVALID_STATE', message: `episode ${episodeId} is over (${endReason})` });
+    step(
+      response,
+      usage?: { promptTokens?: number; completionTokens?: number },
+    ): EpisodeV1StepResult {
+      if (!started)
+        throw new SealError({
+          code: 'INVALID_STATE',
+          message: 'call reset() before step()',
+        });
+      if (done)
+        throw new SealError({
+          code: 'INVALID_STATE',
+          message: `episode ${episodeId} is over (${endReason})`,
+        });
       const firstEvent = events.length;
       modelCalls++;
       stepInTurn++;
       const assistant: ChatMessage =
-        typeof response === 'string' ? { role: 'assistant', content: response } : { ...response, role: 'assistant' };
+        typeof response === 'string'
+          ? { role: 'assistant', content: response }
+          : { ...response, role: 'assistant' };
       messages.push(assistant);
       events.push({
         type: 'model-response',
         turn: turnIndex,
         step: stepInTurn - 1,
         text: assistant.content,
-        ...(usage?.completionTokens === undefined ? {} : { tokens: usage.completionTokens }),
+        ...(usage?.completionTokens === undefined
+          ? {}
+          : { tokens: usage.completionTokens }),
       });
       const step: EpisodeStep = {
         text: assistant.content,
         calls: [],
         results: [],
         rejectedCalls: 0,
-        ...(usage?.promptTokens === undefined ? {} : { promptTokens: usage.promptTokens }),
-        ...(usage?.completionTokens === undefined ? {} : { completionTokens: usage.completionTokens }),
+        ...(usage?.promptTokens === undefined
+          ? {}
+          : { promptTokens: usage.promptTokens }),
+        ...(usage?.completionTokens === undefined
+          ? {}
+          : { completionTokens: usage.completionTokens }),
       };
       currentTurn().steps.push(step);
 
@@ -345,13 +407,20 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
       let observation: ChatMessage[];
       if (parsed.kind === 'error') {
         step.parseError = parsed.message;
-        events.push({ type: 'parse-error', turn: turnIndex, step: stepInTurn - 1, message: parsed.message });
+        events.push({
+          type: 'parse-error',
+          turn: turnIndex,
+          step: stepInTurn - 1,
+          message: parsed.message,
+        });
         observation = errorObservation(parsed.message);
       } else if (parsed.kind === 'reply') {
         observation = advanceTurn('reply');
       } else {
         const refused =
-          options.enforceAvailableTools === false ? [] : parsed.calls.filter((call) => !available.has(call.name));
+          options.enforceAvailableTools === false
+            ? []
+            : parsed.calls.filter((call) => !available.has(call.name));
         if (refused.length > 0) {
           step.rejectedCalls = parsed.calls.length;
           for (const call of refused) {
@@ -359,7 +428,9 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
               type: 'call-rejected',
               turn: turnIndex,
               step: stepInTurn - 1,
-              reason: allToolNames.has(call.name) ? 'unavailable-tool' : 'unknown-tool',
+              reason: allToolNames.has(call.name)
+                ? 'unavailable-tool'
+                : 'unknown-tool',
               name: call.name,
               message: `tool '${call.name}' is not available`,
             });
@@ -384,7 +455,10 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
               status,
               ...(error === undefined ? {} : { error }),
             });
-            const isError = error !== undefined || status !== 'ok' || toolErrorText(result) !== undefined;
+            const isError =
+              error !== undefined ||
+              status !== 'ok' ||
+              toolErrorText(result) !== undefined;
             const shown =
               overlay === emptyOverlay || !isError
                 ? result
@@ -395,25 +469,38 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
                     tool: call.name,
                     call: call.callText,
                   });
-            results.push({ call, result: clip(shown, limits.maxObservationTokens, countTokens) });
+            results.push({
+              call,
+              result: clip(shown, limits.maxObservationTokens, countTokens),
+            });
           }
           observation = protocol.renderResults(results);
           executedSteps++;
-          if (limits.maxStepsPerTurn !== undefined && executedSteps > limits.maxStepsPerTurn) {
+          if (
+            limits.maxStepsPerTurn !== undefined &&
+            executedSteps > limits.maxStepsPerTurn
+          ) {
             finish('step-limit', 'step-limit');
           }
         }
       }
-      if (!done && parsed.kind !== 'reply' && limits.maxAttemptsPerTurn !== undefined && stepInTurn > limits.maxAttemptsPerTurn) {
+      if (
+        !done &&
+        parsed.kind !== 'reply' &&
+        limits.maxAttemptsPerTurn !== undefined &&
+        stepInTurn > limits.maxAttemptsPerTurn
+      ) {
         // The forced advance shows this attempt's feedback, then the next question.
         observation = [...observation, ...advanceTurn('step-limit')];
       }
       messages.push(...observation);
-      if (!done && modelCalls >= maxModelCalls) finish('budget-exhausted', 'budget-exhausted');
+      if (!done && modelCalls >= maxModelCalls)
+        finish('budget-exhausted', 'budget-exhausted');
       if (
         !done &&
         limits.maxContextTokens !== undefined &&
-        countTokens(messages.map((message) => message.content).join('\n')) > limits.maxContextTokens
+        countTokens(messages.map((message) => message.content).join('\n')) >
+          limits.maxContextTokens
       ) {
         finish('context-limit', 'context-limit');
       }
@@ -426,7 +513,11 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
     },
 
     abort(reason = 'aborted') {
-      if (!done) finish(reason, reason === 'context-limit' ? 'context-limit' : undefined);
+      if (!done)
+        finish(
+          reason,
+          reason === 'context-limit' ? 'context-limit' : undefined,
+        );
     },
 
     record(): EpisodeRecord {
@@ -439,7 +530,10 @@ export function createEpisode(options: CreateEpisodeOptions): Episode {
         protocol: protocol.name,
         overlayHash,
         messages: messages.map((message) => ({ ...message })),
-        turns: turns.map((turn) => ({ ...turn, steps: turn.steps.map((step) => ({ ...step })) })),
+        turns: turns.map((turn) => ({
+          ...turn,
+          steps: turn.steps.map((step) => ({ ...step })),
+        })),
         events: [...events],
         endReason: endReason ?? 'aborted',
         modelCalls,

@@ -19,10 +19,14 @@ describe('toolErrorText', () => {
 
   it('should find nothing in results without an error field', () => {
     expect(toolErrorText('{"current_directory": "/docs"}')).toBeUndefined();
-    expect(toolErrorText('{"note": "an error in the text is not a key"}')).toBeUndefined();
+    expect(
+      toolErrorText('{"note": "an error in the text is not a key"}'),
+    ).toBeUndefined();
     expect(toolErrorText('{"error": 42}')).toBeUndefined();
     expect(toolErrorText('None')).toBeUndefined();
     expect(toolErrorText('{"error": ')).toBeUndefined();
-    expect(toolErrorText(`{"files": [${'"f.txt", '.repeat(10_000)}"g.txt"]}`)).toBeUndefined();
+    expect(
+      toolErrorText(`{"files": [${'"f.txt", '.repeat(10_000)}"g.txt"]}`),
+    ).toBeUndefined();
   });
 });

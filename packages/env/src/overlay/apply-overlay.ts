@@ -13,7 +13,10 @@ function canonical(value: unknown): unknown {
     return Object.fromEntries(
       Object.keys(value as Record<string, unknown>)
         .sort()
-        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+        .map((key) => [
+          key,
+          canonical((value as Record<string, unknown>)[key]),
+        ]),
     );
   }
   return value;
@@ -29,7 +32,10 @@ const overlayHashes = new WeakMap<InterfaceOverlay, string>();
 export function hashOverlay(overlay: InterfaceOverlay): string {
   let hash = overlayHashes.get(overlay);
   if (hash === undefined) {
-    hash = createHash('sha256').update(JSON.stringify(canonical(overlay))).digest('hex').slice(0, 16);
+    hash = createHash('sha256')
+      .update(JSON.stringify(canonical(overlay)))
+      .digest('hex')
+      .slice(0, 16);
     overlayHashes.set(overlay, hash);
   }
   return hash;
@@ -53,12 +59,20 @@ export function assertEvalOverlay(overlay: InterfaceOverlay | undefined): void {
 }
 
 /** Whether an overlay applies to a task category (an empty list means all). */
-export function overlayApplies(overlay: InterfaceOverlay, category: string): boolean {
-  return overlay.categories.length === 0 || overlay.categories.includes(category);
+export function overlayApplies(
+  overlay: InterfaceOverlay,
+  category: string,
+): boolean {
+  return (
+    overlay.categories.length === 0 || overlay.categories.includes(category)
+  );
 }
 
 /** Tool docs with the overlay's cues appended (φ_schema); docs are copied, never mutated. */
-export function applyToolPatches(tools: readonly ToolDoc[], overlay: InterfaceOverlay): ToolDoc[] {
+export function applyToolPatches(
+  tools: readonly ToolDoc[],
+  overlay: InterfaceOverlay,
+): ToolDoc[] {
   return tools.map((doc) => {
     const patch = overlay.toolPatches[doc.name];
     if (!patch) return doc;
@@ -69,16 +83,28 @@ export function applyToolPatches(tools: readonly ToolDoc[], overlay: InterfaceOv
           const cue = patch.parameters[name];
           if (cue === undefined) return [name, parameter];
           const description = parameter.description ?? '';
-          return [name, { ...parameter, description: description.includes(cue.trim()) ? description : `${description}${cue}` }];
+          return [
+            name,
+            {
+              ...parameter,
+              description: description.includes(cue.trim())
+                ? description
+                : `${description}${cue}`,
+            },
+          ];
         }),
     );
     return {
       ...doc,
-      description: patch.description ? `${doc.description}${patch.description}` : doc.description,
+      description: patch.description
+        ? `${doc.description}${patch.description}`
+        : doc.description,
       parameters: {
         ...doc.parameters,
         properties,
-        required: (doc.parameters.required ?? []).filter((name) => !patch.hide.includes(name)),
+        required: (doc.parameters.required ?? []).filter(
+          (name) => !patch.hide.includes(name),
+        ),
       },
     };
   });
@@ -138,13 +164,20 @@ export function applyErrorFeedback({
   const context = { tool, call };
   for (const rule of overlay.errorRewrites) {
     const regex = regexOf(rule);
-    if (regex?.test(out)) out = out.replace(regex, fillPlaceholders(rule.replacement, tools, context));
+    if (regex?.test(out))
+      out = out.replace(
+        regex,
+        fillPlaceholders(rule.replacement, tools, context),
+      );
   }
   for (const rule of overlay.errorHints) {
     const regex = regexOf(rule);
     const match = regex?.exec(out);
     if (match) {
-      const hint = fillPlaceholders(rule.hint, tools, context).replace(/\$(\d)/g, (_m, i: string) => match[Number(i)] ?? '');
+      const hint = fillPlaceholders(rule.hint, tools, context).replace(
+        /\$(\d)/g,
+        (_m, i: string) => match[Number(i)] ?? '',
+      );
       return `${out}\n${hint}`;
     }
   }
@@ -152,7 +185,10 @@ export function applyErrorFeedback({
 }
 
 /** Parse-error hint lines with placeholders filled (φ_err for malformed output). */
-export function parseErrorHints(overlay: InterfaceOverlay, tools: readonly string[]): string[] {
+export function parseErrorHints(
+  overlay: InterfaceOverlay,
+  tools: readonly string[],
+): string[] {
   return overlay.parseErrorHints.map((hint) => fillPlaceholders(hint, tools));
 }
 
@@ -167,8 +203,11 @@ export function toolErrorText(result: string): string | undefined {
     const value = JSON.parse(result) as unknown;
     const object = Array.isArray(value) ? value[0] : value;
     if (object && typeof object === 'object') {
-      for (const [key, item] of Object.entries(object as Record<string, unknown>)) {
-        if (key.toLowerCase().includes('error') && typeof item === 'string') return item;
+      for (const [key, item] of Object.entries(
+        object as Record<string, unknown>,
+      )) {
+        if (key.toLowerCase().includes('error') && typeof item === 'string')
+          return item;
       }
     }
   } catch {

@@ -12,14 +12,23 @@ const bfclToJsonSchemaType: Record<string, string> = {
 };
 
 /** Converts a BFCL-dialect parameter to JSON Schema (as OpenAI-style tools expect). */
-export function toJsonSchemaParameter(parameter: ToolParameter): Record<string, unknown> {
-  const out: Record<string, unknown> = { type: bfclToJsonSchemaType[parameter.type] ?? parameter.type };
-  if (parameter.description !== undefined) out['description'] = parameter.description;
+export function toJsonSchemaParameter(
+  parameter: ToolParameter,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    type: bfclToJsonSchemaType[parameter.type] ?? parameter.type,
+  };
+  if (parameter.description !== undefined)
+    out['description'] = parameter.description;
   if (parameter.enum !== undefined) out['enum'] = parameter.enum;
-  if (parameter.items !== undefined) out['items'] = toJsonSchemaParameter(parameter.items);
+  if (parameter.items !== undefined)
+    out['items'] = toJsonSchemaParameter(parameter.items);
   if (parameter.properties !== undefined) {
     out['properties'] = Object.fromEntries(
-      Object.entries(parameter.properties).map(([k, v]) => [k, toJsonSchemaParameter(v)]),
+      Object.entries(parameter.properties).map(([k, v]) => [
+        k,
+        toJsonSchemaParameter(v),
+      ]),
     );
   }
   if (parameter.required !== undefined) out['required'] = parameter.required;
@@ -28,7 +37,10 @@ export function toJsonSchemaParameter(parameter: ToolParameter): Record<string, 
 }
 
 /** A tool doc as an OpenAI `tools[]` item (`{type: "function", function: {...}}`). */
-export function toOpenAiTool(doc: ToolDoc): { type: 'function'; function: Record<string, unknown> } {
+export function toOpenAiTool(doc: ToolDoc): {
+  type: 'function';
+  function: Record<string, unknown>;
+} {
   return {
     type: 'function',
     function: {
@@ -44,7 +56,8 @@ export function toOpenAiTool(doc: ToolDoc): { type: 'function'; function: Record
 }
 
 function typeText(parameter: ToolParameter): string {
-  if (parameter.type === 'array' && parameter.items) return `list[${typeText(parameter.items)}]`;
+  if (parameter.type === 'array' && parameter.items)
+    return `list[${typeText(parameter.items)}]`;
   if (parameter.type === 'dict') return 'dict';
   if (parameter.type === 'integer') return 'int';
   if (parameter.type === 'string') return 'str';
@@ -53,7 +66,9 @@ function typeText(parameter: ToolParameter): string {
 }
 
 function firstSentence(text: string): string {
-  const trimmed = text.replace(/^This tool belongs to [^.]*\.\s*(Tool description:\s*)?/i, '').trim();
+  const trimmed = text
+    .replace(/^This tool belongs to [^.]*\.\s*(Tool description:\s*)?/i, '')
+    .trim();
   const match = /^(.*?[.!?])(\s|$)/s.exec(trimmed);
   return (match ? match[1]! : trimmed).replace(/\s+/g, ' ');
 }
@@ -66,7 +81,11 @@ const trailingBracketCue = /(?:^|\s+)(\[required\]|\[type: [^\]]*\])$/;
  * ` [required]`, ` [type: T]`, ` Allowed values: a, b`, in that order), split
  * from the doc's own text.
  */
-function splitOverlayCues(description: string): { text: string; cues: string[]; allowed?: string } {
+function splitOverlayCues(description: string): {
+  text: string;
+  cues: string[];
+  allowed?: string;
+} {
   let text = description;
   let allowed: string | undefined;
   const allowedMatch = /(?:^|\s+)Allowed values: ([^\n]*)$/.exec(text);
@@ -75,7 +94,11 @@ function splitOverlayCues(description: string): { text: string; cues: string[]; 
     text = text.slice(0, allowedMatch.index);
   }
   const cues: string[] = [];
-  for (let cue = trailingBracketCue.exec(text); cue; cue = trailingBracketCue.exec(text)) {
+  for (
+    let cue = trailingBracketCue.exec(text);
+    cue;
+    cue = trailingBracketCue.exec(text)
+  ) {
     cues.unshift(cue[1]!);
     text = text.slice(0, cue.index);
   }
@@ -93,14 +116,24 @@ function splitOverlayCues(description: string): { text: string; cues: string[]; 
  */
 export function renderCompactTool(doc: ToolDoc): string {
   const required = new Set(doc.parameters.required ?? []);
-  const params = Object.entries(doc.parameters.properties).map(([name, parameter]) => {
-    const optional = !required.has(name);
-    const { text, cues, allowed } = splitOverlayCues(parameter.description ?? '');
-    const listed = /\[[^\]]+\]\s*$/.exec(text)?.[0];
-    const shown = [...(listed ? [listed] : []), ...cues.filter((cue) => !cue.startsWith('[type:')), ...(allowed !== undefined && !listed ? [`[one of: ${allowed}]`] : [])];
-    const defaultText =
-      optional && parameter.default !== undefined ? ` = ${JSON.stringify(parameter.default)}` : '';
-    return `${name}${optional ? '?' : ''}: ${typeText(parameter)}${defaultText}${shown.length > 0 ? ` ${shown.join(' ')}` : ''}`;
-  });
+  const params = Object.entries(doc.parameters.properties).map(
+    ([name, parameter]) => {
+      const optional = !required.has(name);
+      const { text, cues, allowed } = splitOverlayCues(
+        parameter.description ?? '',
+      );
+      const listed = /\[[^\]]+\]\s*$/.exec(text)?.[0];
+      const shown = [
+        ...(listed ? [listed] : []),
+        ...cues.filter((cue) => !cue.startsWith('[type:')),
+        ...(allowed !== undefined && !listed ? [`[one of: ${allowed}]`] : []),
+      ];
+      const defaultText =
+        optional && parameter.default !== undefined
+          ? ` = ${JSON.stringify(parameter.default)}`
+          : '';
+      return `${name}${optional ? '?' : ''}: ${typeText(parameter)}${defaultText}${shown.length > 0 ? ` ${shown.join(' ')}` : ''}`;
+    },
+  );
   return `${doc.name}(${params.join(', ')}): ${firstSentence(doc.description)}`;
 }

@@ -26,7 +26,7 @@ export const bfclPromptingSystemPrompt =
   'You should only return the function calls in your response.\n\n' +
   'If you decide to invoke any of the function(s), you MUST put it in the format of [func_name1(params_name1=params_value1, params_name2=params_value2...), func_name2(params)]\n' +
   'You SHOULD NOT include any other text in the response.\n\n' +
-  'At each turn, you should try your best to complete the tasks requested by the user within the current turn. Continue to output functions to call until you have fulfilled the user\'s request to the best of your ability. Once you have no more functions to call, the system will consider the current turn complete and proceed to the next turn or task.\n\n' +
+  "At each turn, you should try your best to complete the tasks requested by the user within the current turn. Continue to output functions to call until you have fulfilled the user's request to the best of your ability. Once you have no more functions to call, the system will consider the current turn complete and proceed to the next turn or task.\n\n" +
   'Here is a list of functions in JSON format that you can invoke.\n{functions}\n\n';
 
 const python3Note = ' Note that the provided function is in Python 3 syntax.';
@@ -40,7 +40,11 @@ export const compactPythonInstruction =
 
 /** Python repr of doc dicts, as BFCL's `str.format` puts them in the prompt. */
 function docsRepr(tools: ToolDoc[], note: string): string {
-  return pyRepr(tools.map((doc) => fromJsonValue({ ...doc, description: `${doc.description}${note}` })));
+  return pyRepr(
+    tools.map((doc) =>
+      fromJsonValue({ ...doc, description: `${doc.description}${note}` }),
+    ),
+  );
 }
 
 function stripChars(text: string, chars: string): string {
@@ -64,7 +68,11 @@ export function decodeBfclPrompting(raw: string): ParsedCall[] | undefined {
   if (!text.startsWith('[')) text = `[${text}`;
   if (!text.endsWith(']')) text = `${text}]`;
   text = stripChars(text, "[]'");
-  const parsed = parseCallSequence(text, { bareNames: 'string', arithmetic: true, nestedCalls: 'source' });
+  const parsed = parseCallSequence(text, {
+    bareNames: 'string',
+    arithmetic: true,
+    nestedCalls: 'source',
+  });
   if (!parsed.success) return undefined;
   return parsed.value.map((call) => ({ ...call, args: [] }));
 }
@@ -82,16 +90,28 @@ export function createBfclPythonProtocol(): ToolCallProtocol {
     toolsOutOfBand: false,
     renderSystemPrompt({ tools, mode, notes }) {
       if (mode === 'compact') {
-        return [compactPythonInstruction, `Tools:\n${tools.map(renderCompactTool).join('\n')}`, ...notes].join('\n');
+        return [
+          compactPythonInstruction,
+          `Tools:\n${tools.map(renderCompactTool).join('\n')}`,
+          ...notes,
+        ].join('\n');
       }
-      const prompt = bfclPromptingSystemPrompt.replace('{functions}', docsRepr(tools, python3Note));
+      const prompt = bfclPromptingSystemPrompt.replace(
+        '{functions}',
+        docsRepr(tools, python3Note),
+      );
       return notes.length === 0 ? prompt : `${prompt}${notes.join('\n\n')}`;
     },
     parse(response): ProtocolParseResult {
       const text = typeof response === 'string' ? response : response.content;
       const calls = decodeBfclPrompting(text);
-      if (calls === undefined || calls.length === 0) return { kind: 'reply', content: text };
-      const decoded: DecodedCall[] = calls.map((call) => ({ name: call.name, args: [], kwargs: call.kwargs }));
+      if (calls === undefined || calls.length === 0)
+        return { kind: 'reply', content: text };
+      const decoded: DecodedCall[] = calls.map((call) => ({
+        name: call.name,
+        args: [],
+        kwargs: call.kwargs,
+      }));
       return { kind: 'calls', calls: decoded, content: '' };
     },
     renderResults(results) {
@@ -109,11 +129,17 @@ export function createBfclPythonProtocol(): ToolCallProtocol {
       return [{ role: 'user', content: `Error: ${message}` }];
     },
     renderHoldout({ tools, mode }) {
-      const functions = mode === 'compact' ? tools.map(renderCompactTool).join('\n') : docsRepr(tools, '');
+      const functions =
+        mode === 'compact'
+          ? tools.map(renderCompactTool).join('\n')
+          : docsRepr(tools, '');
       return `${functions}\n${holdoutSentence}`;
     },
     renderCalls({ calls }): ChatMessage {
-      return { role: 'assistant', content: `[${calls.map((call) => call.callText).join(', ')}]` };
+      return {
+        role: 'assistant',
+        content: `[${calls.map((call) => call.callText).join(', ')}]`,
+      };
     },
     renderReply(content) {
       return { role: 'assistant', content };

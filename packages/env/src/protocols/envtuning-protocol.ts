@@ -1,4 +1,9 @@
-import { PyJsonSyntaxError, parsePyJson, pyJsonDumps, type PyValue } from '@seal/python';
+import {
+  PyJsonSyntaxError,
+  parsePyJson,
+  pyJsonDumps,
+  type PyValue,
+} from '@seal/python';
 import type { ChatMessage } from '@seal/spec';
 import { renderCompactTool, toOpenAiTool } from '../prompt/render-tools';
 import { argumentsJson, decodeCallObject } from './qwen-xml-protocol';
@@ -10,7 +15,10 @@ import {
 } from './tool-call-protocol';
 import { findTagPairs } from './tag-pairs';
 
-function countPairs(text: string, tag: string): { open: number; pairs: [string, string][] } {
+function countPairs(
+  text: string,
+  tag: string,
+): { open: number; pairs: [string, string][] } {
   const { open, pairs } = findTagPairs({ text, tag });
   return { open, pairs: pairs.map((pair) => [pair.text, pair.inner]) };
 }
@@ -31,7 +39,9 @@ export function createEnvTuningProtocol(): ToolCallProtocol {
     toolsOutOfBand: false,
     renderSystemPrompt({ tools, mode, notes }) {
       const toolLines =
-        mode === 'compact' ? tools.map(renderCompactTool) : tools.map((doc) => JSON.stringify(toOpenAiTool(doc)));
+        mode === 'compact'
+          ? tools.map(renderCompactTool)
+          : tools.map((doc) => JSON.stringify(toOpenAiTool(doc)));
       return [
         'You are a tool-use agent. Available tools:',
         `<tools>\n${toolLines.join('\n')}\n</tools>`,
@@ -42,43 +52,85 @@ export function createEnvTuningProtocol(): ToolCallProtocol {
     parse(response): ProtocolParseResult {
       const text = typeof response === 'string' ? response : response.content;
       const think = countPairs(text, 'think');
-      if (think.pairs.length === 0) return { kind: 'error', message: 'Error: Missing <think></think> tags' };
+      if (think.pairs.length === 0)
+        return {
+          kind: 'error',
+          message: 'Error: Missing <think></think> tags',
+        };
       if (think.pairs.length > 1 || think.open > 1) {
-        return { kind: 'error', message: 'Error: Multiple <think></think> tag pairs found. Only one pair is allowed.' };
+        return {
+          kind: 'error',
+          message:
+            'Error: Multiple <think></think> tag pairs found. Only one pair is allowed.',
+        };
       }
       const toolCall = countPairs(text, 'tool_call');
       const answer = countPairs(text, 'answer');
       if (toolCall.pairs.length > 1 || toolCall.open > 1) {
-        return { kind: 'error', message: 'Error: Multiple <tool_call></tool_call> tag pairs found. Only one pair is allowed.' };
+        return {
+          kind: 'error',
+          message:
+            'Error: Multiple <tool_call></tool_call> tag pairs found. Only one pair is allowed.',
+        };
       }
       if (answer.pairs.length > 1 || answer.open > 1) {
-        return { kind: 'error', message: 'Error: Multiple <answer></answer> tag pairs found. Only one pair is allowed.' };
+        return {
+          kind: 'error',
+          message:
+            'Error: Multiple <answer></answer> tag pairs found. Only one pair is allowed.',
+        };
       }
       if (toolCall.pairs.length === 1 && answer.pairs.length === 1) {
-        return { kind: 'error', message: 'Error: Response cannot contain both <tool_call> and <answer> tags' };
+        return {
+          kind: 'error',
+          message:
+            'Error: Response cannot contain both <tool_call> and <answer> tags',
+        };
       }
       if (toolCall.pairs.length === 0 && answer.pairs.length === 0) {
-        return { kind: 'error', message: 'Error: Response must contain either <tool_call> or <answer> tags' };
+        return {
+          kind: 'error',
+          message:
+            'Error: Response must contain either <tool_call> or <answer> tags',
+        };
       }
       let outside = text.replace(think.pairs[0]![0], '');
-      for (const match of [...toolCall.pairs, ...answer.pairs]) outside = outside.replace(match[0], '');
+      for (const match of [...toolCall.pairs, ...answer.pairs])
+        outside = outside.replace(match[0], '');
       if (outside.trim() !== '') {
-        return { kind: 'error', message: 'Error: Response must not contain text outside the required XML tags' };
+        return {
+          kind: 'error',
+          message:
+            'Error: Response must not contain text outside the required XML tags',
+        };
       }
-      if (answer.pairs.length === 1) return { kind: 'reply', content: answer.pairs[0]![1]!.trim() };
+      if (answer.pairs.length === 1)
+        return { kind: 'reply', content: answer.pairs[0]![1]!.trim() };
       let value: PyValue;
       try {
         value = parsePyJson(toolCall.pairs[0]![1]!.trim());
       } catch (error) {
-        const detail = error instanceof PyJsonSyntaxError ? error.message : String(error);
-        return { kind: 'error', message: `Error: Invalid JSON inside <tool_call>: ${detail}` };
+        const detail =
+          error instanceof PyJsonSyntaxError ? error.message : String(error);
+        return {
+          kind: 'error',
+          message: `Error: Invalid JSON inside <tool_call>: ${detail}`,
+        };
       }
       const items = Array.isArray(value) ? value : [value];
-      if (items.length === 0) return { kind: 'error', message: 'Error: Invalid JSON inside <tool_call>: empty list' };
+      if (items.length === 0)
+        return {
+          kind: 'error',
+          message: 'Error: Invalid JSON inside <tool_call>: empty list',
+        };
       const calls: DecodedCall[] = [];
       for (const item of items) {
         const decoded = decodeCallObject(item);
-        if (!decoded.success) return { kind: 'error', message: `Error: Invalid JSON inside <tool_call>: ${decoded.message}` };
+        if (!decoded.success)
+          return {
+            kind: 'error',
+            message: `Error: Invalid JSON inside <tool_call>: ${decoded.message}`,
+          };
         calls.push(decoded.call);
       }
       return { kind: 'calls', calls, content: think.pairs[0]![1]!.trim() };
@@ -93,10 +145,18 @@ export function createEnvTuningProtocol(): ToolCallProtocol {
       ];
     },
     renderError(message) {
-      return [{ role: 'user', content: message.startsWith('Error') ? message : `Error: ${message}` }];
+      return [
+        {
+          role: 'user',
+          content: message.startsWith('Error') ? message : `Error: ${message}`,
+        },
+      ];
     },
     renderHoldout({ tools, mode }) {
-      const lines = mode === 'compact' ? tools.map(renderCompactTool) : tools.map((doc) => JSON.stringify(toOpenAiTool(doc)));
+      const lines =
+        mode === 'compact'
+          ? tools.map(renderCompactTool)
+          : tools.map((doc) => JSON.stringify(toOpenAiTool(doc)));
       return `${lines.join('\n')}\n${holdoutSentence}`;
     },
     renderCalls({ calls, content }): ChatMessage {
@@ -104,10 +164,16 @@ export function createEnvTuningProtocol(): ToolCallProtocol {
         calls.length === 1
           ? `{"name": ${JSON.stringify(calls[0]!.name)}, "arguments": ${argumentsJson(calls[0]!)}}`
           : `[${calls.map((call) => `{"name": ${JSON.stringify(call.name)}, "arguments": ${argumentsJson(call)}}`).join(', ')}]`;
-      return { role: 'assistant', content: `<think>${content ?? ''}</think>\n<tool_call>${body}</tool_call>` };
+      return {
+        role: 'assistant',
+        content: `<think>${content ?? ''}</think>\n<tool_call>${body}</tool_call>`,
+      };
     },
     renderReply(content) {
-      return { role: 'assistant', content: `<think></think>\n<answer>${content}</answer>` };
+      return {
+        role: 'assistant',
+        content: `<think></think>\n<answer>${content}</answer>`,
+      };
     },
   };
 }

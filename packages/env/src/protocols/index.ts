@@ -5,7 +5,12 @@ import { createQwenXmlProtocol } from './qwen-xml-protocol';
 import type { ToolCallProtocol } from './tool-call-protocol';
 
 /** The built-in protocols by name. */
-export const protocolNames = ['qwen-xml', 'bfcl-python', 'openai-tools', 'envtuning'] as const;
+export const protocolNames = [
+  'qwen-xml',
+  'bfcl-python',
+  'openai-tools',
+  'envtuning',
+] as const;
 /** One of {@link protocolNames}. */
 export type ProtocolName = (typeof protocolNames)[number];
 

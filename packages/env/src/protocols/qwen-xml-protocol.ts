@@ -39,27 +39,41 @@ export function decodeJsonCall(
 export function decodeCallObject(
   value: PyValue,
 ): { success: true; call: DecodedCall } | { success: false; message: string } {
-  if (!(value instanceof PyDict)) return { success: false, message: 'a tool call must be a JSON object' };
+  if (!(value instanceof PyDict))
+    return { success: false, message: 'a tool call must be a JSON object' };
   const name = value.get('name');
   if (typeof name !== 'string' || name === '') {
     return { success: false, message: "a tool call needs a string 'name'" };
   }
   let args = value.get('arguments') ?? value.get('parameters');
-  if (args === undefined) return { success: false, message: `tool call '${name}' has no 'arguments'` };
+  if (args === undefined)
+    return {
+      success: false,
+      message: `tool call '${name}' has no 'arguments'`,
+    };
   if (typeof args === 'string') {
     try {
       args = parsePyJson(args);
     } catch {
-      return { success: false, message: `the 'arguments' string of '${name}' is not valid JSON` };
+      return {
+        success: false,
+        message: `the 'arguments' string of '${name}' is not valid JSON`,
+      };
     }
   }
   if (!(args instanceof PyDict)) {
-    return { success: false, message: `'arguments' of '${name}' must be a JSON object` };
+    return {
+      success: false,
+      message: `'arguments' of '${name}' must be a JSON object`,
+    };
   }
   const kwargs: [string, PyValue][] = [];
   for (const [key, item] of args) {
     if (typeof key !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
-      return { success: false, message: `argument name ${JSON.stringify(String(key))} of '${name}' is not an identifier` };
+      return {
+        success: false,
+        message: `argument name ${JSON.stringify(String(key))} of '${name}' is not an identifier`,
+      };
     }
     kwargs.push([key, item]);
   }
@@ -74,16 +88,25 @@ export function argumentsJson(call: ToolCall): string {
 function argumentsDict(call: ToolCall): PyDict {
   // The call text is canonical Python; re-read it to keep 5.0 apart from 5.
   const parsed = parseCallString(call.callText);
-  if (parsed.success && parsed.value.args.length === 0) return new PyDict(parsed.value.kwargs);
-  return new PyDict(Object.entries(call.arguments).map(([k, v]) => [k, fromPlain(v)]));
+  if (parsed.success && parsed.value.args.length === 0)
+    return new PyDict(parsed.value.kwargs);
+  return new PyDict(
+    Object.entries(call.arguments).map(([k, v]) => [k, fromPlain(v)]),
+  );
 }
 
 function fromPlain(value: unknown): PyValue {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? BigInt(value) : value;
   if (typeof value === 'string' || typeof value === 'boolean') return value;
   if (Array.isArray(value)) return value.map(fromPlain);
-  return new PyDict(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fromPlain(v)]));
+  return new PyDict(
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+      k,
+      fromPlain(v),
+    ]),
+  );
 }
 
 /**
@@ -120,7 +143,11 @@ export function createQwenXmlProtocol(): ToolCallProtocol {
       for (const block of findTagPairs({ text, tag: 'tool_call' }).pairs) {
         index++;
         const decoded = decodeJsonCall(block.inner);
-        if (!decoded.success) return { kind: 'error', message: `tool call ${index}: ${decoded.message}` };
+        if (!decoded.success)
+          return {
+            kind: 'error',
+            message: `tool call ${index}: ${decoded.message}`,
+          };
         calls.push(decoded.call);
         content += text.slice(last, block.start);
         last = block.end;
@@ -133,21 +160,37 @@ export function createQwenXmlProtocol(): ToolCallProtocol {
       return { kind: 'calls', calls, content: content.trim() };
     },
     renderResults(results) {
-      const body = results.map(({ result }) => `<tool_response>\n${result}\n</tool_response>`).join('\n');
+      const body = results
+        .map(({ result }) => `<tool_response>\n${result}\n</tool_response>`)
+        .join('\n');
       return [{ role: 'user', content: `${body}\n` }];
     },
     renderError(message) {
-      return [{ role: 'user', content: `[ERROR] Invalid tool call format: ${message}` }];
+      return [
+        {
+          role: 'user',
+          content: `[ERROR] Invalid tool call format: ${message}`,
+        },
+      ];
     },
     renderHoldout({ tools, mode }) {
-      const lines = mode === 'compact' ? tools.map(renderCompactTool) : tools.map((doc) => JSON.stringify(toOpenAiTool(doc)));
+      const lines =
+        mode === 'compact'
+          ? tools.map(renderCompactTool)
+          : tools.map((doc) => JSON.stringify(toOpenAiTool(doc)));
       return `${lines.join('\n')}\n${holdoutSentence}`;
     },
     renderCalls({ calls, content }): ChatMessage {
       const blocks = calls.map(
-        (call) => `<tool_call>\n{"name": ${JSON.stringify(call.name)}, "arguments": ${argumentsJson(call)}}\n</tool_call>`,
+        (call) =>
+          `<tool_call>\n{"name": ${JSON.stringify(call.name)}, "arguments": ${argumentsJson(call)}}\n</tool_call>`,
       );
-      return { role: 'assistant', content: [content ?? '', ...blocks].filter((part) => part !== '').join('\n') };
+      return {
+        role: 'assistant',
+        content: [content ?? '', ...blocks]
+          .filter((part) => part !== '')
+          .join('\n'),
+      };
     },
     renderReply(content) {
       return { role: 'assistant', content };

@@ -17,7 +17,10 @@ export type TagPair = {
  * unclosed `<tag>`, which a hostile reply of many opening tags turns into
  * seconds of CPU per step.) `open` counts every `<tag>`, paired or not.
  */
-export function findTagPairs({ text, tag }: { text: string; tag: string }): { open: number; pairs: TagPair[] } {
+export function findTagPairs({ text, tag }: { text: string; tag: string }): {
+  open: number;
+  pairs: TagPair[];
+} {
   const opening = `<${tag}>`;
   const closing = `</${tag}>`;
   const pairs: TagPair[] = [];
@@ -29,10 +32,20 @@ export function findTagPairs({ text, tag }: { text: string; tag: string }): { op
     // No closing tag after this opening one, so none after a later one either.
     if (close < 0) break;
     const end = close + closing.length;
-    pairs.push({ text: text.slice(start, end), inner: text.slice(start + opening.length, close), start, end });
+    pairs.push({
+      text: text.slice(start, end),
+      inner: text.slice(start + opening.length, close),
+      start,
+      end,
+    });
     from = end;
   }
   let open = 0;
-  for (let at = text.indexOf(opening); at >= 0; at = text.indexOf(opening, at + opening.length)) open++;
+  for (
+    let at = text.indexOf(opening);
+    at >= 0;
+    at = text.indexOf(opening, at + opening.length)
+  )
+    open++;
   return { open, pairs };
 }

@@ -43,7 +43,11 @@ export type ToolCallProtocol = {
   /** Whether tool docs travel in a separate `tools` field instead of the system prompt (OpenAI). */
   readonly toolsOutOfBand: boolean;
   /** The system prompt: tool docs in the given mode, then `notes` as paragraphs. */
-  renderSystemPrompt(options: { tools: ToolDoc[]; mode: PromptMode; notes: string[] }): string;
+  renderSystemPrompt(options: {
+    tools: ToolDoc[];
+    mode: PromptMode;
+    notes: string[];
+  }): string;
   /** Parses one assistant response. */
   parse(response: string | ChatMessage): ProtocolParseResult;
   /** The observation for executed calls. */
@@ -59,7 +63,8 @@ export type ToolCallProtocol = {
 };
 
 /** BFCL's standard holdout-turn sentence (`base_handler.py`). */
-export const holdoutSentence = 'I have updated some more functions you can choose from. What about now?';
+export const holdoutSentence =
+  'I have updated some more functions you can choose from. What about now?';
 
 /** Turns a decoded call into the spec's ToolCall (canonical Python call text). */
 export function toToolCall(call: DecodedCall): ToolCall {
@@ -67,6 +72,10 @@ export function toToolCall(call: DecodedCall): ToolCall {
     ...(call.id === undefined ? {} : { id: call.id }),
     name: call.name,
     arguments: toJsonValue(new PyDict(call.kwargs)) as Record<string, unknown>,
-    callText: formatCall({ name: call.name, args: call.args, kwargs: call.kwargs }),
+    callText: formatCall({
+      name: call.name,
+      args: call.args,
+      kwargs: call.kwargs,
+    }),
   };
 }

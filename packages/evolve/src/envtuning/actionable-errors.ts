@@ -8,7 +8,12 @@ import type { ErrorRewrite } from '@seal/spec';
  * original in the training observation only. `{tool}` is the failing tool.
  */
 export function actionableErrorRewrites(): ErrorRewrite[] {
-  const rewrite = (id: string, pattern: string, replacement: string, flags = ''): ErrorRewrite => ({
+  const rewrite = (
+    id: string,
+    pattern: string,
+    replacement: string,
+    flags = '',
+  ): ErrorRewrite => ({
     id,
     pattern,
     flags,

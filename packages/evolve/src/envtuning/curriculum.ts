@@ -1,4 +1,8 @@
-import type { CurriculumAdvanceReason, CurriculumStageName, CurriculumState } from '@seal/spec';
+import type {
+  CurriculumAdvanceReason,
+  CurriculumStageName,
+  CurriculumState,
+} from '@seal/spec';
 
 /** What one curriculum stage trains on, with which reward and feedback. */
 export type CurriculumStage = {
@@ -37,11 +41,20 @@ export type CurriculumTransition = CurriculumState['transitions'][number];
 
 /** The state at the start of stage 0. */
 export function initialCurriculumState(): CurriculumState {
-  return { schemaVersion: 1, stage: 0, scores: [], stageStartStep: 0, transitions: [] };
+  return {
+    schemaVersion: 1,
+    stage: 0,
+    scores: [],
+    stageStartStep: 0,
+    transitions: [],
+  };
 }
 
 /** True when `scores` have plateaued under the settings. */
-export function hasPlateaued(scores: readonly number[], settings: PlateauSettings = {}): boolean {
+export function hasPlateaued(
+  scores: readonly number[],
+  settings: PlateauSettings = {},
+): boolean {
   const patience = settings.patience ?? 3;
   const minDelta = settings.minDelta ?? 0.01;
   const minEvaluations = settings.minEvaluations ?? 2;
@@ -70,7 +83,8 @@ export function stageEndReason({
 }): CurriculumAdvanceReason | undefined {
   if (state.stage >= stages.length - 1) return undefined;
   if (hasPlateaued(state.scores, settings)) return 'plateau';
-  if (step - state.stageStartStep >= (settings.maxStepsPerStage ?? Infinity)) return 'budget';
+  if (step - state.stageStartStep >= (settings.maxStepsPerStage ?? Infinity))
+    return 'budget';
   return undefined;
 }
 
@@ -95,7 +109,10 @@ export function advanceCurriculum({
   stages?: readonly CurriculumStage[];
   settings?: PlateauSettings;
 }): CurriculumState {
-  const scored: CurriculumState = score === undefined ? state : { ...state, scores: [...state.scores, score] };
+  const scored: CurriculumState =
+    score === undefined
+      ? state
+      : { ...state, scores: [...state.scores, score] };
   const reason = stageEndReason({ state: scored, step, stages, settings });
   if (reason === undefined) return scored;
   return {
@@ -105,7 +122,13 @@ export function advanceCurriculum({
     stageStartStep: step,
     transitions: [
       ...state.transitions,
-      { step, from: state.stage, to: state.stage + 1, reason, ...(score === undefined ? {} : { validation: score }) },
+      {
+        step,
+        from: state.stage,
+        to: state.stage + 1,
+        reason,
+        ...(score === undefined ? {} : { validation: score }),
+      },
     ],
   };
 }

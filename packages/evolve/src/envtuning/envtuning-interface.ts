@@ -8,7 +8,10 @@ import type { CurriculumStage } from './curriculum';
  * the stage is augmented, nothing otherwise (stage 4 trains on the standard
  * environment, as evaluation will see it).
  */
-export function envTuningOverlay({ stage }: { stage: CurriculumStage }): { overlay: InterfaceOverlay; hash: string } {
+export function envTuningOverlay({ stage }: { stage: CurriculumStage }): {
+  overlay: InterfaceOverlay;
+  hash: string;
+} {
   const overlay = interfaceOverlaySchema.parse({
     schemaVersion: 1,
     errorRewrites: stage.augmented ? actionableErrorRewrites() : [],

@@ -5,11 +5,15 @@ import { fileURLToPath } from 'node:url';
  * see `src/__fixtures__/README.md`), for tests of code that reads runs.
  * Copy it before writing into it.
  */
-export const runFixtureDirectory: string = fileURLToPath(new URL('../__fixtures__/run', import.meta.url));
+export const runFixtureDirectory: string = fileURLToPath(
+  new URL('../__fixtures__/run', import.meta.url),
+);
 
 /**
  * A captured Connect the Dots run directory (`seal train --method cod
  * --preset smoke`: pack runs with their hints in `packs/`; see
  * `src/__fixtures__/README.md`). Copy it before writing into it.
  */
-export const codRunFixtureDirectory: string = fileURLToPath(new URL('../__fixtures__/cod-run', import.meta.url));
+export const codRunFixtureDirectory: string = fileURLToPath(
+  new URL('../__fixtures__/cod-run', import.meta.url),
+);

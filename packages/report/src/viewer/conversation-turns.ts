@@ -1,8 +1,19 @@
-import type { ChatMessage, EpisodeEvent, EpisodeRecord, EpisodeStep } from '@seal/spec';
+import type {
+  ChatMessage,
+  EpisodeEvent,
+  EpisodeRecord,
+  EpisodeStep,
+} from '@seal/spec';
 
 /** One executed or refused call of a step, from the episode's event stream. */
 export type StepCall =
-  | { type: 'executed'; callText: string; result: string; status: 'ok' | 'raised' | 'rejected'; error?: string }
+  | {
+      type: 'executed';
+      callText: string;
+      result: string;
+      status: 'ok' | 'raised' | 'rejected';
+      error?: string;
+    }
   | { type: 'rejected'; name?: string; reason: string; message: string };
 
 /** One model call of a turn with the messages around it. */
@@ -34,10 +45,19 @@ export type Conversation = {
   trailing: ChatMessage[];
 };
 
-function stepCalls(events: readonly EpisodeEvent[], turn: number, step: number, record: EpisodeStep): StepCall[] {
+function stepCalls(
+  events: readonly EpisodeEvent[],
+  turn: number,
+  step: number,
+  record: EpisodeStep,
+): StepCall[] {
   const calls: StepCall[] = [];
   for (const event of events) {
-    if (event.type === 'call-executed' && event.turn === turn && event.step === step) {
+    if (
+      event.type === 'call-executed' &&
+      event.turn === turn &&
+      event.step === step
+    ) {
       calls.push({
         type: 'executed',
         callText: event.call.callText,
@@ -45,13 +65,27 @@ function stepCalls(events: readonly EpisodeEvent[], turn: number, step: number, 
         status: event.status,
         ...(event.error === undefined ? {} : { error: event.error }),
       });
-    } else if (event.type === 'call-rejected' && event.turn === turn && event.step === step) {
-      calls.push({ type: 'rejected', ...(event.name === undefined ? {} : { name: event.name }), reason: event.reason, message: event.message });
+    } else if (
+      event.type === 'call-rejected' &&
+      event.turn === turn &&
+      event.step === step
+    ) {
+      calls.push({
+        type: 'rejected',
+        ...(event.name === undefined ? {} : { name: event.name }),
+        reason: event.reason,
+        message: event.message,
+      });
     }
   }
   if (calls.length > 0) return calls;
   // Records without an event stream still list accepted calls and results.
-  return record.calls.map((callText, i) => ({ type: 'executed', callText, result: record.results[i] ?? '', status: 'ok' }));
+  return record.calls.map((callText, i) => ({
+    type: 'executed',
+    callText,
+    result: record.results[i] ?? '',
+    status: 'ok',
+  }));
 }
 
 /**
@@ -69,20 +103,29 @@ export function conversationTurns(record: EpisodeRecord): Conversation {
   const system = messages[0]?.role === 'system' ? messages[0] : undefined;
   if (system) i = 1;
   const revealed = new Map<number, string[]>();
-  for (const event of record.events) if (event.type === 'turn-start') revealed.set(event.turn, event.revealedTools);
+  for (const event of record.events)
+    if (event.type === 'turn-start')
+      revealed.set(event.turn, event.revealedTools);
   const turns: ConversationTurn[] = [];
   record.turns.forEach((turn, turnIndex) => {
     const question: ChatMessage[] = [];
-    while (i < messages.length && messages[i]!.role !== 'assistant') question.push(messages[i++]!);
+    while (i < messages.length && messages[i]!.role !== 'assistant')
+      question.push(messages[i++]!);
     const steps: ConversationStep[] = turn.steps.map((step, stepIndex) => {
-      const message = messages[i]?.role === 'assistant' ? messages[i++] : undefined;
+      const message =
+        messages[i]?.role === 'assistant' ? messages[i++] : undefined;
       const observations: ChatMessage[] = [];
       const lastOfTurn = stepIndex === turn.steps.length - 1;
-      const acted = step.calls.length > 0 || step.rejectedCalls > 0 || step.parseError !== undefined;
+      const acted =
+        step.calls.length > 0 ||
+        step.rejectedCalls > 0 ||
+        step.parseError !== undefined;
       if (!lastOfTurn || acted) {
         let end = i;
-        while (end < messages.length && messages[end]!.role !== 'assistant') end++;
-        if (lastOfTurn && turnIndex < record.turns.length - 1 && end - i > 1) end--;
+        while (end < messages.length && messages[end]!.role !== 'assistant')
+          end++;
+        if (lastOfTurn && turnIndex < record.turns.length - 1 && end - i > 1)
+          end--;
         while (i < end) observations.push(messages[i++]!);
       }
       return {
@@ -91,10 +134,17 @@ export function conversationTurns(record: EpisodeRecord): Conversation {
         ...(message ? { message } : {}),
         observations,
         calls: stepCalls(record.events, turn.turn, stepIndex, step),
-        ...(step.parseError === undefined ? {} : { parseError: step.parseError }),
+        ...(step.parseError === undefined
+          ? {}
+          : { parseError: step.parseError }),
       };
     });
-    turns.push({ turn: turn.turn, question, steps, revealedTools: revealed.get(turn.turn) ?? [] });
+    turns.push({
+      turn: turn.turn,
+      question,
+      steps,
+      revealedTools: revealed.get(turn.turn) ?? [],
+    });
   });
   return { ...(system ? { system } : {}), turns, trailing: messages.slice(i) };
 }

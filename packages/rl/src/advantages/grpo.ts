@@ -22,7 +22,9 @@ export function grpoAdvantages({
   normalizeByStd?: boolean;
 }): number[] {
   if (rewards.length !== groups.length) {
-    throw new RangeError(`rewards (${rewards.length}) and groups (${groups.length}) differ in length`);
+    throw new RangeError(
+      `rewards (${rewards.length}) and groups (${groups.length}) differ in length`,
+    );
   }
   const members = new Map<string, number[]>();
   groups.forEach((group, index) => {
@@ -37,25 +39,37 @@ export function grpoAdvantages({
     let std = 1;
     if (values.length > 1) {
       mean = values.reduce((a, b) => a + b, 0) / values.length;
-      const variance = values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1);
+      const variance =
+        values.reduce((sum, v) => sum + (v - mean) ** 2, 0) /
+        (values.length - 1);
       std = Math.sqrt(variance);
     }
     for (const i of indices) {
-      advantages[i] = normalizeByStd ? (rewards[i]! - mean) / (std + epsilon) : rewards[i]! - mean;
+      advantages[i] = normalizeByStd
+        ? (rewards[i]! - mean) / (std + epsilon)
+        : rewards[i]! - mean;
     }
   }
   return advantages;
 }
 
 /** Groups whose rewards all agree (zero variance): dynamic sampling drops them. */
-export function zeroVarianceGroups({ rewards, groups }: { rewards: readonly number[]; groups: readonly string[] }): Set<string> {
+export function zeroVarianceGroups({
+  rewards,
+  groups,
+}: {
+  rewards: readonly number[];
+  groups: readonly string[];
+}): Set<string> {
   const seen = new Map<string, Set<number>>();
   groups.forEach((group, index) => {
     const set = seen.get(group) ?? new Set<number>();
     set.add(rewards[index]!);
     seen.set(group, set);
   });
-  return new Set([...seen].filter(([, values]) => values.size <= 1).map(([group]) => group));
+  return new Set(
+    [...seen].filter(([, values]) => values.size <= 1).map(([group]) => group),
+  );
 }
 
 /**
@@ -76,18 +90,26 @@ export function turnAdvantages({
   epsilon?: number;
 }): number[][] {
   if (turnRewards.length !== groups.length) {
-    throw new RangeError(`turnRewards (${turnRewards.length}) and groups (${groups.length}) differ in length`);
+    throw new RangeError(
+      `turnRewards (${turnRewards.length}) and groups (${groups.length}) differ in length`,
+    );
   }
   const result = turnRewards.map((turns) => turns.map(() => 0));
   const members = new Map<string, number[]>();
-  groups.forEach((group, index) => members.set(group, [...(members.get(group) ?? []), index]));
+  groups.forEach((group, index) =>
+    members.set(group, [...(members.get(group) ?? []), index]),
+  );
   for (const indices of members.values()) {
     const turns = Math.max(0, ...indices.map((i) => turnRewards[i]!.length));
     for (let turn = 0; turn < turns; turn++) {
       const present = indices.filter((i) => turn < turnRewards[i]!.length);
       if (present.length < 2) continue;
       const rewards = present.map((i) => turnRewards[i]![turn]!);
-      const advantages = grpoAdvantages({ rewards, groups: present.map(() => 'turn'), epsilon });
+      const advantages = grpoAdvantages({
+        rewards,
+        groups: present.map(() => 'turn'),
+        epsilon,
+      });
       present.forEach((i, k) => {
         result[i]![turn] = advantages[k]!;
       });

@@ -1,10 +1,26 @@
-import { createEpisode, type EpisodeLimits, type PromptMode, type ProtocolName } from '@seal/env';
-import type { EpisodeRecord, PolicyV1, SyncVerifierV1, Task, ToolBackendV1, VerifierV1Result } from '@seal/spec';
+import {
+  createEpisode,
+  type EpisodeLimits,
+  type PromptMode,
+  type ProtocolName,
+} from '@seal/env';
+import type {
+  EpisodeRecord,
+  PolicyV1,
+  SyncVerifierV1,
+  Task,
+  ToolBackendV1,
+  VerifierV1Result,
+} from '@seal/spec';
 import { aggregateBfclScores, type BfclScores } from '@seal/verifier';
 import { runRollouts } from '../rollout/run-rollouts';
 
 /** One evaluated episode. */
-export type EvaluatedEpisode = { task: Task; record: EpisodeRecord; result: VerifierV1Result };
+export type EvaluatedEpisode = {
+  task: Task;
+  record: EpisodeRecord;
+  result: VerifierV1Result;
+};
 
 /** The outcome of {@link evaluatePolicy}. */
 export type PolicyEvaluation = {
@@ -55,7 +71,12 @@ export async function evaluatePolicy({
   samples?: number;
   limits?: EpisodeLimits;
   episodeIdPrefix?: string;
-  onRound?: (info: { round: number; active: number; finished: number; total: number }) => void;
+  onRound?: (info: {
+    round: number;
+    active: number;
+    finished: number;
+    total: number;
+  }) => void;
 }): Promise<PolicyEvaluation> {
   const rollouts = await runRollouts({
     policy,
@@ -70,7 +91,10 @@ export async function evaluatePolicy({
         promptMode,
         mode: 'eval',
         limits,
-        episodeId: samples > 1 ? `${episodeIdPrefix}:${task.id}:${index}` : `${episodeIdPrefix}:${task.id}`,
+        episodeId:
+          samples > 1
+            ? `${episodeIdPrefix}:${task.id}:${index}`
+            : `${episodeIdPrefix}:${task.id}`,
         stamps: { verifierVersion: verifier.verifierId, seed },
       }),
     onRound,
@@ -80,17 +104,30 @@ export async function evaluatePolicy({
     record: rollout.record,
     result: verifier.verifySync({ task: rollout.task, record: rollout.record }),
   }));
-  const scores = aggregateBfclScores(episodes.map((e) => ({ category: e.task.category, valid: e.result.official.valid })));
+  const scores = aggregateBfclScores(
+    episodes.map((e) => ({
+      category: e.task.category,
+      valid: e.result.official.valid,
+    })),
+  );
   const tagCounts: Record<string, number> = {};
-  for (const episode of episodes) for (const turn of episode.result.turns) tagCounts[turn.tag] = (tagCounts[turn.tag] ?? 0) + 1;
-  const accuracy = episodes.length === 0 ? 0 : episodes.filter((e) => e.result.official.valid).length / episodes.length;
+  for (const episode of episodes)
+    for (const turn of episode.result.turns)
+      tagCounts[turn.tag] = (tagCounts[turn.tag] ?? 0) + 1;
+  const accuracy =
+    episodes.length === 0
+      ? 0
+      : episodes.filter((e) => e.result.official.valid).length /
+        episodes.length;
   const taskSuccess: Record<string, number> = {};
   const taskCount: Record<string, number> = {};
   for (const episode of episodes) {
     const id = episode.task.id;
-    taskSuccess[id] = (taskSuccess[id] ?? 0) + (episode.result.official.valid ? 1 : 0);
+    taskSuccess[id] =
+      (taskSuccess[id] ?? 0) + (episode.result.official.valid ? 1 : 0);
     taskCount[id] = (taskCount[id] ?? 0) + 1;
   }
-  for (const id of Object.keys(taskSuccess)) taskSuccess[id] = taskSuccess[id]! / taskCount[id]!;
+  for (const id of Object.keys(taskSuccess))
+    taskSuccess[id] = taskSuccess[id]! / taskCount[id]!;
   return { scores, accuracy, tagCounts, episodes, taskSuccess };
 }

@@ -2,12 +2,20 @@ import { createBfclBackend } from '@seal/bfcl';
 import { createGeneratorRuntime, generateTasks } from '@seal/bfcl-tasks';
 import { MockPolicyV1 } from '@seal/engine-ort/test';
 import { createEpisode } from '@seal/env';
-import type { PolicyV1GenerateOptions, PolicyV1GenerateResult } from '@seal/spec';
+import type {
+  PolicyV1GenerateOptions,
+  PolicyV1GenerateResult,
+} from '@seal/spec';
 import { describe, expect, it } from 'vitest';
 import { runRollouts } from './run-rollouts';
 
 const backend = createBfclBackend({ runtime: createGeneratorRuntime() });
-const task = generateTasks({ seed: 1, split: 'train', count: 8, variants: ['multi_turn_base'] }).find((t) => t.turns.length >= 2)!;
+const task = generateTasks({
+  seed: 1,
+  split: 'train',
+  count: 8,
+  variants: ['multi_turn_base'],
+}).find((t) => t.turns.length >= 2)!;
 
 /** A policy that always ends its turn with a short reply (within maxTokens). */
 function replyingPolicy(): MockPolicyV1 {
@@ -15,8 +23,18 @@ function replyingPolicy(): MockPolicyV1 {
     maxSequenceLength: 1_000_000,
     generate: (request: PolicyV1GenerateOptions): PolicyV1GenerateResult => ({
       generations: (request.prompts ?? []).map((prompt) => {
-        const tokenIds = [...policy.tokenizer.encode('Done.'), 257].slice(0, request.maxTokens);
-        return { tokenIds, text: 'Done.', logprobs: tokenIds.map(() => -0.25), modelLogprobs: tokenIds.map(() => -0.25), finishReason: 'stop' as const, promptTokenIds: prompt };
+        const tokenIds = [...policy.tokenizer.encode('Done.'), 257].slice(
+          0,
+          request.maxTokens,
+        );
+        return {
+          tokenIds,
+          text: 'Done.',
+          logprobs: tokenIds.map(() => -0.25),
+          modelLogprobs: tokenIds.map(() => -0.25),
+          finishReason: 'stop' as const,
+          promptTokenIds: prompt,
+        };
       }),
       usage: { promptTokens: 0, completionTokens: 0 },
     }),
@@ -31,7 +49,14 @@ async function rollout(maxSequenceLength: number) {
     groupSize: 1,
     sampling: { maxTokens: 8, temperature: 1, seed: 3 },
     maxSequenceLength,
-    createEpisode: ({ task: t }) => createEpisode({ task: t, backend, protocol: 'bfcl-python', promptMode: 'compact', mode: 'train' }),
+    createEpisode: ({ task: t }) =>
+      createEpisode({
+        task: t,
+        backend,
+        protocol: 'bfcl-python',
+        promptMode: 'compact',
+        mode: 'train',
+      }),
   });
   return result!;
 }
@@ -57,7 +82,13 @@ describe('runRollouts', () => {
     // Every sampled token is kept, with its log-probability.
     const sampled = cut.generatedMask.reduce((a, b) => a + b, 0);
     expect(sampled).toBeGreaterThan(0);
-    expect(cut.tokenIds.slice(0, firstPromptLength + sampled)).toEqual(full.tokenIds.slice(0, firstPromptLength + sampled));
-    expect(cut.samplingLogprobs.filter((_, i) => cut.generatedMask[i] === 1).every((l) => l === -0.25)).toBe(true);
+    expect(cut.tokenIds.slice(0, firstPromptLength + sampled)).toEqual(
+      full.tokenIds.slice(0, firstPromptLength + sampled),
+    );
+    expect(
+      cut.samplingLogprobs
+        .filter((_, i) => cut.generatedMask[i] === 1)
+        .every((l) => l === -0.25),
+    ).toBe(true);
   });
 });

@@ -1,5 +1,11 @@
 import type { Episode } from '@seal/env';
-import type { ChatMessage, EpisodeRecord, PolicyV1, PolicyV1ChatMessage, Task } from '@seal/spec';
+import type {
+  ChatMessage,
+  EpisodeRecord,
+  PolicyV1,
+  PolicyV1ChatMessage,
+  Task,
+} from '@seal/spec';
 
 /** Sampling settings of a rollout batch. */
 export type RolloutSampling = {
@@ -38,7 +44,9 @@ type Live = {
   messagesInContext: number;
 };
 
-function toPolicyMessages(messages: readonly ChatMessage[]): PolicyV1ChatMessage[] {
+function toPolicyMessages(
+  messages: readonly ChatMessage[],
+): PolicyV1ChatMessage[] {
   return messages.map((message) => ({
     role: message.role,
     content: message.content,
@@ -83,7 +91,12 @@ export async function runRollouts({
   sampling: RolloutSampling;
   maxSequenceLength?: number;
   /** Called after each generate round with the number of episodes still running. */
-  onRound?: (info: { round: number; active: number; finished: number; total: number }) => void;
+  onRound?: (info: {
+    round: number;
+    active: number;
+    finished: number;
+    total: number;
+  }) => void;
 }): Promise<Rollout[]> {
   const tokenizer = policy.tokenizer;
   const stopIds = new Set(tokenizer.stopTokenIds);
@@ -96,9 +109,20 @@ export async function runRollouts({
       const episode = createEpisode({ task, index });
       const messages = episode.reset();
       const tools = episode.protocol.toolsOutOfBand
-        ? episode.tools().map((doc) => ({ type: 'function', function: { name: doc.name, description: doc.description, parameters: doc.parameters } }))
+        ? episode.tools().map((doc) => ({
+            type: 'function',
+            function: {
+              name: doc.name,
+              description: doc.description,
+              parameters: doc.parameters,
+            },
+          }))
         : undefined;
-      const chat = { messages: toPolicyMessages(messages), addGenerationPrompt: true, ...(tools ? { tools } : {}) };
+      const chat = {
+        messages: toPolicyMessages(messages),
+        addGenerationPrompt: true,
+        ...(tools ? { tools } : {}),
+      };
       const key = JSON.stringify(chat);
       let prompt = initialPrompts.get(key);
       if (prompt === undefined) {
@@ -142,7 +166,10 @@ export async function runRollouts({
     // An episode whose prompt plus a full response would not fit ends here.
     const runnable: Live[] = [];
     for (const item of active) {
-      if (item.rollout.tokenIds.length + sampling.maxTokens > maxSequenceLength) {
+      if (
+        item.rollout.tokenIds.length + sampling.maxTokens >
+        maxSequenceLength
+      ) {
         item.episode.abort('context-limit');
         finish(item);
       } else runnable.push(item);
@@ -162,8 +189,11 @@ export async function runRollouts({
       const { rollout } = item;
       let tokens = generation.tokenIds;
       let logprobs = generation.logprobs;
-      const endsWithStop = tokens.length > 0 && stopIds.has(tokens[tokens.length - 1]!);
-      const content = tokenizer.decode(endsWithStop ? tokens.slice(0, -1) : tokens);
+      const endsWithStop =
+        tokens.length > 0 && stopIds.has(tokens[tokens.length - 1]!);
+      const content = tokenizer.decode(
+        endsWithStop ? tokens.slice(0, -1) : tokens,
+      );
       if (!endsWithStop) {
         // A response cut by the token limit still closes its turn in the context.
         const stop = tokenizer.stopTokenIds[0];
@@ -175,7 +205,10 @@ export async function runRollouts({
       rollout.callStarts.push(rollout.tokenIds.length);
       rollout.tokenIds.push(...tokens);
       // The appended stop token of a truncated response was not sampled: mask it.
-      rollout.generatedMask.push(...generation.tokenIds.map(() => 1), ...(tokens.length > generation.tokenIds.length ? [0] : []));
+      rollout.generatedMask.push(
+        ...generation.tokenIds.map(() => 1),
+        ...(tokens.length > generation.tokenIds.length ? [0] : []),
+      );
       rollout.samplingLogprobs.push(...logprobs);
       const step = item.episode.step(content, {
         completionTokens: generation.tokenIds.length,
@@ -201,9 +234,16 @@ export async function runRollouts({
     });
     round++;
     active = next;
-    onRound?.({ round, active: active.length, finished: finished.length, total });
+    onRound?.({
+      round,
+      active: active.length,
+      finished: finished.length,
+      total,
+    });
   }
   // Keep a stable order: by task, then index.
   const order = new Map(tasks.map((task, i) => [task.id, i]));
-  return finished.sort((a, b) => (order.get(a.group)! - order.get(b.group)!) || a.index - b.index);
+  return finished.sort(
+    (a, b) => order.get(a.group)! - order.get(b.group)! || a.index - b.index,
+  );
 }

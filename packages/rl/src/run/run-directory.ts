@@ -1,10 +1,27 @@
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import {
+  appendFile,
+  mkdir,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { latestCheckpointSchema, parseJsonText, parseWithSchema, runEventSchema, type RunEvent } from '@seal/spec';
+import {
+  latestCheckpointSchema,
+  parseJsonText,
+  parseWithSchema,
+  runEventSchema,
+  type RunEvent,
+} from '@seal/spec';
 
 /** Writes a file atomically: a temporary file in the same directory, then a rename. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.tmp-${process.pid}-${Date.now()}`;
   await writeFile(temporary, data);
@@ -12,7 +29,10 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
 }
 
 /** Writes JSON atomically (pretty-printed). */
-export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+export async function writeJsonAtomic(
+  path: string,
+  value: unknown,
+): Promise<void> {
   await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
@@ -44,11 +64,17 @@ export class RunDirectory {
 
   /** The frozen reference policy's episodes of a step (`frozenBaseline`). */
   baselineEpisodesPath(step: number): string {
-    return this.path('episodes', `baseline-${RunDirectory.stepName(step)}.jsonl`);
+    return this.path(
+      'episodes',
+      `baseline-${RunDirectory.stepName(step)}.jsonl`,
+    );
   }
 
   evalEpisodesPath(step: number, set: string): string {
-    return this.path('episodes', `eval-${RunDirectory.stepName(step)}-${set}.jsonl`);
+    return this.path(
+      'episodes',
+      `eval-${RunDirectory.stepName(step)}-${set}.jsonl`,
+    );
   }
 
   checkpointPath(step: number): string {
@@ -61,22 +87,41 @@ export class RunDirectory {
   }
 
   /** Appends JSON Lines (one write call, so a line is never half-written by us). */
-  async appendJsonLines(file: string, values: readonly unknown[]): Promise<void> {
+  async appendJsonLines(
+    file: string,
+    values: readonly unknown[],
+  ): Promise<void> {
     if (values.length === 0) return;
     await mkdir(dirname(file), { recursive: true });
-    await appendFile(file, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
+    await appendFile(
+      file,
+      values.map((value) => `${JSON.stringify(value)}\n`).join(''),
+    );
   }
 
   /** Writes a JSON Lines file atomically. */
-  async writeJsonLines(file: string, values: readonly unknown[]): Promise<void> {
-    await writeFileAtomic(file, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
+  async writeJsonLines(
+    file: string,
+    values: readonly unknown[],
+  ): Promise<void> {
+    await writeFileAtomic(
+      file,
+      values.map((value) => `${JSON.stringify(value)}\n`).join(''),
+    );
   }
 
   /** The newest checkpoint's step, or undefined. */
   async latestCheckpoint(): Promise<number | undefined> {
     const file = this.path('checkpoints', 'latest.json');
     if (!existsSync(file)) return undefined;
-    return parseWithSchema({ schema: latestCheckpointSchema, value: parseJsonText({ text: await readFile(file, 'utf8'), source: file }), source: file }).step;
+    return parseWithSchema({
+      schema: latestCheckpointSchema,
+      value: parseJsonText({
+        text: await readFile(file, 'utf8'),
+        source: file,
+      }),
+      source: file,
+    }).step;
   }
 
   async markLatestCheckpoint(step: number): Promise<void> {
@@ -96,7 +141,9 @@ export class RunDirectory {
       const file = this.path(name);
       if (!existsSync(file)) continue;
       const kept: { line: string; value: unknown; lineNumber: number }[] = [];
-      for (const [index, line] of (await readFile(file, 'utf8')).split('\n').entries()) {
+      for (const [index, line] of (await readFile(file, 'utf8'))
+        .split('\n')
+        .entries()) {
         if (line.trim() === '') continue;
         let value: { step?: unknown };
         try {
@@ -104,18 +151,26 @@ export class RunDirectory {
         } catch {
           continue; // a line torn by a crash
         }
-        if (typeof value.step !== 'number' || value.step <= step) kept.push({ line, value, lineNumber: index + 1 });
+        if (typeof value.step !== 'number' || value.step <= step)
+          kept.push({ line, value, lineNumber: index + 1 });
       }
       await writeFileAtomic(file, kept.map(({ line }) => `${line}\n`).join(''));
       if (name === 'events.jsonl') {
-        events = kept.map(({ value, lineNumber }) => parseWithSchema({ schema: runEventSchema, value, source: `${file}:${lineNumber}` }));
+        events = kept.map(({ value, lineNumber }) =>
+          parseWithSchema({
+            schema: runEventSchema,
+            value,
+            source: `${file}:${lineNumber}`,
+          }),
+        );
       }
     }
     const episodes = this.path('episodes');
     if (existsSync(episodes)) {
       for (const name of await readdir(episodes)) {
         const match = /^(?:step|eval|baseline)-(\d{6})/.exec(name);
-        if (match && Number(match[1]) > step) await rm(join(episodes, name), { force: true });
+        if (match && Number(match[1]) > step)
+          await rm(join(episodes, name), { force: true });
       }
     }
     await this.removeTemporaryFiles();
@@ -123,7 +178,8 @@ export class RunDirectory {
     if (existsSync(checkpoints)) {
       for (const name of await readdir(checkpoints)) {
         const match = /^step-(\d{6})$/.exec(name);
-        if (match && Number(match[1]) > step) await rm(join(checkpoints, name), { recursive: true, force: true });
+        if (match && Number(match[1]) > step)
+          await rm(join(checkpoints, name), { recursive: true, force: true });
       }
     }
     return events;
@@ -137,17 +193,23 @@ export class RunDirectory {
    */
   async removeTemporaryFiles(): Promise<void> {
     const temporary = /\.tmp(?:-|$)/;
-    const directories = [this.root, this.path('episodes'), this.path('checkpoints')];
+    const directories = [
+      this.root,
+      this.path('episodes'),
+      this.path('checkpoints'),
+    ];
     const checkpoints = this.path('checkpoints');
     if (existsSync(checkpoints)) {
       for (const entry of await readdir(checkpoints, { withFileTypes: true })) {
-        if (entry.isDirectory() && !temporary.test(entry.name)) directories.push(join(checkpoints, entry.name));
+        if (entry.isDirectory() && !temporary.test(entry.name))
+          directories.push(join(checkpoints, entry.name));
       }
     }
     for (const directory of directories) {
       if (!existsSync(directory)) continue;
       for (const name of await readdir(directory)) {
-        if (temporary.test(name)) await rm(join(directory, name), { recursive: true, force: true });
+        if (temporary.test(name))
+          await rm(join(directory, name), { recursive: true, force: true });
       }
     }
   }
@@ -155,7 +217,11 @@ export class RunDirectory {
   /** Empties the run's records (a fresh start): events, overlays, episodes, checkpoints, state. */
   async reset(): Promise<void> {
     await this.removeTemporaryFiles();
-    for (const name of ['events.jsonl', 'overlays.jsonl', 'capability_state.json']) {
+    for (const name of [
+      'events.jsonl',
+      'overlays.jsonl',
+      'capability_state.json',
+    ]) {
       await rm(this.path(name), { force: true });
     }
     await rm(this.path('episodes'), { recursive: true, force: true });
@@ -172,6 +238,7 @@ export class RunDirectory {
       .filter((match): match is RegExpExecArray => match !== null)
       .map((match) => Number(match[1]))
       .sort((a, b) => b - a);
-    for (const step of steps.slice(keep)) await rm(this.checkpointPath(step), { recursive: true, force: true });
+    for (const step of steps.slice(keep))
+      await rm(this.checkpointPath(step), { recursive: true, force: true });
   }
 }

@@ -1,16 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import { clusteredPairedBootstrap, formatPoints, minimumDetectableEffect, minimumDetectableEffectOverRuns, normalQuantile, pairedBootstrap, sampleStandardDeviation, studentTQuantile } from './bootstrap';
+import {
+  clusteredPairedBootstrap,
+  formatPoints,
+  minimumDetectableEffect,
+  minimumDetectableEffectOverRuns,
+  normalQuantile,
+  pairedBootstrap,
+  sampleStandardDeviation,
+  studentTQuantile,
+} from './bootstrap';
 
 describe('pairedBootstrap', () => {
   it('gives an exact interval when every difference is the same', () => {
-    const estimate = pairedBootstrap({ before: [0, 1, 0, 1], after: [1, 2, 1, 2] });
-    expect(estimate).toEqual({ mean: 1, low: 1, high: 1, level: 0.95, n: 4, resamples: 0 });
+    const estimate = pairedBootstrap({
+      before: [0, 1, 0, 1],
+      after: [1, 2, 1, 2],
+    });
+    expect(estimate).toEqual({
+      mean: 1,
+      low: 1,
+      high: 1,
+      level: 0.95,
+      n: 4,
+      resamples: 0,
+    });
   });
 
   it('matches the hand-computed resampling distribution of two pairs', () => {
     // Differences [0, 1]: a resampled mean is 0, 0.5 or 1 with probabilities
     // 1/4, 1/2, 1/4, so the 2.5% and 97.5% quantiles are 0 and 1.
-    const estimate = pairedBootstrap({ before: [0, 0], after: [0, 1], seed: 3 });
+    const estimate = pairedBootstrap({
+      before: [0, 0],
+      after: [0, 1],
+      seed: 3,
+    });
     expect(estimate.mean).toBe(0.5);
     expect([estimate.low, estimate.high]).toEqual([0, 1]);
   });
@@ -19,7 +42,13 @@ describe('pairedBootstrap', () => {
     // Differences [0, 0, 0, 1]: 4 × the resampled mean is Binomial(4, 1/4),
     // whose CDF is 0.316 at 0 and 0.738 at 1, so the 25% quantile of the mean
     // is 0 and the 75% quantile 2/4.
-    const estimate = pairedBootstrap({ before: [1, 1, 1, 0], after: [1, 1, 1, 1], level: 0.5, resamples: 40_000, seed: 7 });
+    const estimate = pairedBootstrap({
+      before: [1, 1, 1, 0],
+      after: [1, 1, 1, 1],
+      level: 0.5,
+      resamples: 40_000,
+      seed: 7,
+    });
     expect(estimate.mean).toBe(0.25);
     expect([estimate.low, estimate.high]).toEqual([0, 0.5]);
   });
@@ -35,9 +64,15 @@ describe('pairedBootstrap', () => {
   });
 
   it('rejects unpaired samples and bad settings with a clear error', () => {
-    expect(() => pairedBootstrap({ before: [1], after: [1, 0] })).toThrow(/differ in length/);
-    expect(() => pairedBootstrap({ before: [Number.NaN], after: [1] })).toThrow(/finite/);
-    expect(() => pairedBootstrap({ before: [1], after: [0], level: 1 })).toThrow(/level/);
+    expect(() => pairedBootstrap({ before: [1], after: [1, 0] })).toThrow(
+      /differ in length/,
+    );
+    expect(() => pairedBootstrap({ before: [Number.NaN], after: [1] })).toThrow(
+      /finite/,
+    );
+    expect(() =>
+      pairedBootstrap({ before: [1], after: [0], level: 1 }),
+    ).toThrow(/level/);
   });
 });
 
@@ -52,23 +87,62 @@ describe('clusteredPairedBootstrap', () => {
       { before: [1, 0, 1, 0], after: [1, 0, 1, 0] },
     ];
     const estimate = clusteredPairedBootstrap({ clusters, seed: 5 });
-    expect(estimate).toMatchObject({ mean: 0.5, low: 0, high: 1, n: 8, clusters: 2 });
+    expect(estimate).toMatchObject({
+      mean: 0.5,
+      low: 0,
+      high: 1,
+      n: 8,
+      clusters: 2,
+    });
     // A bootstrap over the eight cells treats them as independent and is narrower.
-    const cells = pairedBootstrap({ before: clusters.flatMap((c) => c.before), after: clusters.flatMap((c) => c.after), seed: 5 });
+    const cells = pairedBootstrap({
+      before: clusters.flatMap((c) => c.before),
+      after: clusters.flatMap((c) => c.after),
+      seed: 5,
+    });
     expect(cells.high - cells.low).toBeLessThan(estimate.high - estimate.low);
   });
 
   it('is the paired bootstrap of the pairs with a single cluster', () => {
     // Differences [0, 1] in one run: means 0, 0.5, 1 with probabilities 1/4, 1/2, 1/4.
-    const estimate = clusteredPairedBootstrap({ clusters: [{ before: [0, 0], after: [0, 1] }], seed: 3 });
-    expect(estimate).toMatchObject({ mean: 0.5, low: 0, high: 1, n: 2, clusters: 1 });
+    const estimate = clusteredPairedBootstrap({
+      clusters: [{ before: [0, 0], after: [0, 1] }],
+      seed: 3,
+    });
+    expect(estimate).toMatchObject({
+      mean: 0.5,
+      low: 0,
+      high: 1,
+      n: 2,
+      clusters: 1,
+    });
     // Differences [0, 0, 0, 1] at the 50% level: the binomial quantiles 0 and 2/4.
-    const four = clusteredPairedBootstrap({ clusters: [{ before: [1, 1, 1, 0], after: [1, 1, 1, 1] }], level: 0.5, resamples: 40_000, seed: 7 });
+    const four = clusteredPairedBootstrap({
+      clusters: [{ before: [1, 1, 1, 0], after: [1, 1, 1, 1] }],
+      level: 0.5,
+      resamples: 40_000,
+      seed: 7,
+    });
     expect([four.low, four.high]).toEqual([0, 0.5]);
   });
 
   it('gives an exact interval when every difference is the same, and is deterministic for its seed', () => {
-    expect(clusteredPairedBootstrap({ clusters: [{ before: [0, 1], after: [1, 2] }, { before: [0], after: [1] }] })).toEqual({ mean: 1, low: 1, high: 1, level: 0.95, n: 3, resamples: 0, clusters: 2 });
+    expect(
+      clusteredPairedBootstrap({
+        clusters: [
+          { before: [0, 1], after: [1, 2] },
+          { before: [0], after: [1] },
+        ],
+      }),
+    ).toEqual({
+      mean: 1,
+      low: 1,
+      high: 1,
+      level: 0.95,
+      n: 3,
+      resamples: 0,
+      clusters: 2,
+    });
     const clusters = [
       { before: [1, 1, 0, 1], after: [0, 1, 0, 0] },
       { before: [1, 0, 1, 1], after: [1, 0, 0, 1] },
@@ -81,10 +155,25 @@ describe('clusteredPairedBootstrap', () => {
   });
 
   it('rejects unpaired samples and bad settings with a clear error', () => {
-    expect(() => clusteredPairedBootstrap({ clusters: [{ before: [1], after: [1, 0] }] })).toThrow(/differ in length/);
-    expect(() => clusteredPairedBootstrap({ clusters: [{ before: [1], after: [Number.POSITIVE_INFINITY] }] })).toThrow(/finite/);
-    expect(() => clusteredPairedBootstrap({ clusters: [{ before: [1], after: [0] }], resamples: 0 })).toThrow(/resamples/);
-    expect(clusteredPairedBootstrap({ clusters: [] })).toMatchObject({ mean: 0, n: 0, clusters: 0 });
+    expect(() =>
+      clusteredPairedBootstrap({ clusters: [{ before: [1], after: [1, 0] }] }),
+    ).toThrow(/differ in length/);
+    expect(() =>
+      clusteredPairedBootstrap({
+        clusters: [{ before: [1], after: [Number.POSITIVE_INFINITY] }],
+      }),
+    ).toThrow(/finite/);
+    expect(() =>
+      clusteredPairedBootstrap({
+        clusters: [{ before: [1], after: [0] }],
+        resamples: 0,
+      }),
+    ).toThrow(/resamples/);
+    expect(clusteredPairedBootstrap({ clusters: [] })).toMatchObject({
+      mean: 0,
+      n: 0,
+      clusters: 0,
+    });
   });
 });
 
@@ -93,14 +182,29 @@ describe('minimumDetectableEffect', () => {
     expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 6);
     expect(normalQuantile(0.8)).toBeCloseTo(0.841621, 6);
     expect(normalQuantile(0.01)).toBeCloseTo(-2.326348, 6);
-    expect(minimumDetectableEffect({ n: 100, sdDifference: 1 })).toBeCloseTo(0.2801585, 6);
-    expect(minimumDetectableEffect({ n: 4, sdDifference: 0.5, alpha: 0.1, power: 0.5 })).toBeCloseTo((1.644854 * 0.5) / 2, 6);
+    expect(minimumDetectableEffect({ n: 100, sdDifference: 1 })).toBeCloseTo(
+      0.2801585,
+      6,
+    );
+    expect(
+      minimumDetectableEffect({
+        n: 4,
+        sdDifference: 0.5,
+        alpha: 0.1,
+        power: 0.5,
+      }),
+    ).toBeCloseTo((1.644854 * 0.5) / 2, 6);
   });
 
   it('uses the sample standard deviation of the differences', () => {
-    expect(sampleStandardDeviation([1, 2, 3, 4])).toBeCloseTo(Math.sqrt(5 / 3), 12);
+    expect(sampleStandardDeviation([1, 2, 3, 4])).toBeCloseTo(
+      Math.sqrt(5 / 3),
+      12,
+    );
     expect(sampleStandardDeviation([2])).toBe(0);
-    expect(formatPoints({ mean: 0.125, low: -0.0625, high: 0.3 })).toBe('+12.5 [-6.3, +30.0]');
+    expect(formatPoints({ mean: 0.125, low: -0.0625, high: 0.3 })).toBe(
+      '+12.5 [-6.3, +30.0]',
+    );
   });
 });
 
@@ -126,10 +230,16 @@ describe('minimumDetectableEffectOverRuns', () => {
   it('is (t_0.975 + t_0.8) · sd / √k with k − 1 degrees of freedom', () => {
     // Five runs with mean differences 0.01..0.05: sd 0.0158114, df 4,
     // (2.7764 + 0.9410) · 0.0158114 / √5 = 0.026286.
-    expect(minimumDetectableEffectOverRuns({ runDifferences: [0.01, 0.02, 0.03, 0.04, 0.05] })).toBeCloseTo(0.026286, 5);
+    expect(
+      minimumDetectableEffectOverRuns({
+        runDifferences: [0.01, 0.02, 0.03, 0.04, 0.05],
+      }),
+    ).toBeCloseTo(0.026286, 5);
   });
 
   it('needs two runs', () => {
-    expect(minimumDetectableEffectOverRuns({ runDifferences: [0.05] })).toBeUndefined();
+    expect(
+      minimumDetectableEffectOverRuns({ runDifferences: [0.05] }),
+    ).toBeUndefined();
   });
 });

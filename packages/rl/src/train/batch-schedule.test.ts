@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { trainConfigSchema } from '../config/train-config';
 import { scheduleBatch } from './batch-schedule';
 
-const categories = ['multi_turn_base', 'multi_turn_miss_func', 'multi_turn_miss_param', 'multi_turn_long_context'] as const;
+const categories = [
+  'multi_turn_base',
+  'multi_turn_miss_func',
+  'multi_turn_miss_param',
+  'multi_turn_long_context',
+] as const;
 
 function pool(sizes: Record<(typeof categories)[number], number>): Task[] {
   return categories.flatMap((category) =>
@@ -15,52 +20,91 @@ function pool(sizes: Record<(typeof categories)[number], number>): Task[] {
       turns: [[{ role: 'user' as const, content: 'hi' }]],
       tools: [],
       holdouts: [],
-      backend: { kind: 'bfcl' as const, involvedClasses: ['TicketAPI'], initialConfig: '{}', longContext: false },
+      backend: {
+        kind: 'bfcl' as const,
+        involvedClasses: ['TicketAPI'],
+        initialConfig: '{}',
+        longContext: false,
+      },
       groundTruth: [[]],
     })),
   );
 }
 
-const config = (input: Record<string, unknown>) => trainConfigSchema.parse({ runId: 'r', steps: 1, tasksPerStep: 8, ...input });
+const config = (input: Record<string, unknown>) =>
+  trainConfigSchema.parse({ runId: 'r', steps: 1, tasksPerStep: 8, ...input });
 
 function epoch(tasks: Task[], settings: Record<string, unknown>): Task[][] {
-  const { perEpoch } = scheduleBatch({ step: 1, config: config(settings), pool: tasks });
-  return Array.from({ length: perEpoch }, (_, index) => scheduleBatch({ step: index + 1, config: config(settings), pool: tasks }).batch);
+  const { perEpoch } = scheduleBatch({
+    step: 1,
+    config: config(settings),
+    pool: tasks,
+  });
+  return Array.from(
+    { length: perEpoch },
+    (_, index) =>
+      scheduleBatch({ step: index + 1, config: config(settings), pool: tasks })
+        .batch,
+  );
 }
 
-const counts = (batch: Task[]) => categories.map((category) => batch.filter((task) => task.category === category).length);
+const counts = (batch: Task[]) =>
+  categories.map(
+    (category) => batch.filter((task) => task.category === category).length,
+  );
 
 describe('scheduleBatch', () => {
-  const equal = pool({ multi_turn_base: 10, multi_turn_miss_func: 10, multi_turn_miss_param: 10, multi_turn_long_context: 10 });
+  const equal = pool({
+    multi_turn_base: 10,
+    multi_turn_miss_func: 10,
+    multi_turn_miss_param: 10,
+    multi_turn_long_context: 10,
+  });
 
-  it('should default to the papers\' shuffle', () => {
+  it("should default to the papers' shuffle", () => {
     expect(config({}).batchOrder).toBe('shuffle');
   });
 
-  it.each(['shuffle', 'stratified'] as const)('should visit every task once per epoch (%s)', (batchOrder) => {
-    const steps = epoch(equal, { seed: 3, batchOrder });
-    expect(steps).toHaveLength(5);
-    expect(new Set(steps.flat().map((task) => task.id)).size).toBe(40);
-  });
+  it.each(['shuffle', 'stratified'] as const)(
+    'should visit every task once per epoch (%s)',
+    (batchOrder) => {
+      const steps = epoch(equal, { seed: 3, batchOrder });
+      expect(steps).toHaveLength(5);
+      expect(new Set(steps.flat().map((task) => task.id)).size).toBe(40);
+    },
+  );
 
   it('should give every step of a stratified epoch two tasks of each of four equal categories', () => {
     for (const seed of [1, 2, 3]) {
-      for (const batch of epoch(equal, { seed, batchOrder: 'stratified' })) expect(counts(batch)).toEqual([2, 2, 2, 2]);
+      for (const batch of epoch(equal, { seed, batchOrder: 'stratified' }))
+        expect(counts(batch)).toEqual([2, 2, 2, 2]);
     }
     // The shuffle does not: some step of these seeds holds a category zero or three or more times.
-    const unbalanced = [1, 2, 3].flatMap((seed) => epoch(equal, { seed })).some((batch) => counts(batch).some((count) => count !== 2));
+    const unbalanced = [1, 2, 3]
+      .flatMap((seed) => epoch(equal, { seed }))
+      .some((batch) => counts(batch).some((count) => count !== 2));
     expect(unbalanced).toBe(true);
   });
 
   it('should repeat with the seed, and change with the seed and the epoch', () => {
-    const ids = (seed: number, step: number) => scheduleBatch({ step, config: config({ seed, batchOrder: 'stratified' }), pool: equal }).batch.map((task) => task.id);
+    const ids = (seed: number, step: number) =>
+      scheduleBatch({
+        step,
+        config: config({ seed, batchOrder: 'stratified' }),
+        pool: equal,
+      }).batch.map((task) => task.id);
     expect(ids(1, 1)).toEqual(ids(1, 1));
     expect(ids(1, 1)).not.toEqual(ids(2, 1));
     expect(ids(1, 1)).not.toEqual(ids(1, 6));
   });
 
   it('should keep every task of unequal categories, the surplus last', () => {
-    const tasks = pool({ multi_turn_base: 12, multi_turn_miss_func: 4, multi_turn_miss_param: 8, multi_turn_long_context: 8 });
+    const tasks = pool({
+      multi_turn_base: 12,
+      multi_turn_miss_func: 4,
+      multi_turn_miss_param: 8,
+      multi_turn_long_context: 8,
+    });
     const steps = epoch(tasks, { seed: 5, batchOrder: 'stratified' });
     expect(new Set(steps.flat().map((task) => task.id)).size).toBe(32);
     expect(counts(steps[0]!)).toEqual([2, 2, 2, 2]);

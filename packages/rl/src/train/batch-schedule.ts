@@ -79,7 +79,9 @@ function stratifiedForEpoch(
     else byCategory.set(task.category, [task]);
   }
   // Categories in sorted order, so which one comes first in the pool does not matter.
-  const queues = [...byCategory.keys()].sort().map((name) => rng.shuffle([...byCategory.get(name)!]));
+  const queues = [...byCategory.keys()]
+    .sort()
+    .map((name) => rng.shuffle([...byCategory.get(name)!]));
   const order: Task[] = [];
   for (let round = 0; order.length < tasks.length; round += 1) {
     const open = queues.filter((queue) => round < queue.length);

@@ -148,7 +148,13 @@ export async function advanceStage({
     );
     await run.appendJsonLines(run.path('events.jsonl'), [validation]);
     summary.validations.push(validation);
-    onProgress?.({ type: 'eval-end', step, set: name, evaluation, event: validation });
+    onProgress?.({
+      type: 'eval-end',
+      step,
+      set: name,
+      evaluation,
+      event: validation,
+    });
   }
   const before = state.curriculum;
   const next = advanceCurriculum({

@@ -26,11 +26,22 @@ export type GapMonitorSettings = z.output<typeof gapMonitorSettingsSchema>;
 /** What the monitor decides after a step. */
 export type GapDecision =
   | { action: 'continue'; windowGain: number | undefined; newBest: boolean }
-  | { action: 'rollback'; windowGain: number; toStep: number; learningRateScale: number };
+  | {
+      action: 'rollback';
+      windowGain: number;
+      toStep: number;
+      learningRateScale: number;
+    };
 
 /** The state of a run that has not trained yet: the starting weights are the best, at gain 0. */
 export function initialGapMonitorState(): GapMonitorState {
-  return { gains: [], bestStep: 0, bestGain: 0, rollbacks: 0, learningRateScale: 1 };
+  return {
+    gains: [],
+    bestStep: 0,
+    bestGain: 0,
+    rollbacks: 0,
+    learningRateScale: 1,
+  };
 }
 
 /**
@@ -53,19 +64,42 @@ export function observeGap({
 }): { state: GapMonitorState; decision: GapDecision } {
   const gains = [...state.gains, gain];
   if (gains.length < settings.window) {
-    return { state: { ...state, gains }, decision: { action: 'continue', windowGain: undefined, newBest: false } };
+    return {
+      state: { ...state, gains },
+      decision: { action: 'continue', windowGain: undefined, newBest: false },
+    };
   }
   const recent = gains.slice(-settings.window);
   const windowGain = recent.reduce((a, b) => a + b, 0) / recent.length;
-  if (windowGain < settings.threshold && state.rollbacks < settings.maxRollbacks) {
-    const learningRateScale = state.learningRateScale * settings.learningRateFactor;
+  if (
+    windowGain < settings.threshold &&
+    state.rollbacks < settings.maxRollbacks
+  ) {
+    const learningRateScale =
+      state.learningRateScale * settings.learningRateFactor;
     return {
-      state: { ...state, gains: [], rollbacks: state.rollbacks + 1, learningRateScale },
-      decision: { action: 'rollback', windowGain, toStep: state.bestStep, learningRateScale },
+      state: {
+        ...state,
+        gains: [],
+        rollbacks: state.rollbacks + 1,
+        learningRateScale,
+      },
+      decision: {
+        action: 'rollback',
+        windowGain,
+        toStep: state.bestStep,
+        learningRateScale,
+      },
     };
   }
   if (windowGain > state.bestGain) {
-    return { state: { ...state, gains, bestStep: step, bestGain: windowGain }, decision: { action: 'continue', windowGain, newBest: true } };
+    return {
+      state: { ...state, gains, bestStep: step, bestGain: windowGain },
+      decision: { action: 'continue', windowGain, newBest: true },
+    };
   }
-  return { state: { ...state, gains }, decision: { action: 'continue', windowGain, newBest: false } };
+  return {
+    state: { ...state, gains },
+    decision: { action: 'continue', windowGain, newBest: false },
+  };
 }

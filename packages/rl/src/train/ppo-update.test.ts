@@ -1,4 +1,9 @@
-import type { PolicyV1, PolicyV1ScoreOptions, PolicyV1TrainOptions, PolicyV1TrainSequence } from '@seal/spec';
+import type {
+  PolicyV1,
+  PolicyV1ScoreOptions,
+  PolicyV1TrainOptions,
+  PolicyV1TrainSequence,
+} from '@seal/spec';
 import { describe, expect, it } from 'vitest';
 import { trainConfigSchema } from '../config/train-config';
 import type { Rollout } from '../rollout/run-rollouts';
@@ -9,16 +14,34 @@ describe('chooseUpdateRollouts', () => {
   const advantages = [1, 0, -1, 0, 0, 0, 2, 0];
 
   it('should take every kept rollout at weight 1 by default, the k-th in mini-batch k mod n', () => {
-    const chosen = chooseUpdateRollouts({ kept, advantages, miniBatches: 3, klCoef: 0.05, zeroAdvantageShare: 1, seed: 1 });
+    const chosen = chooseUpdateRollouts({
+      kept,
+      advantages,
+      miniBatches: 3,
+      klCoef: 0.05,
+      zeroAdvantageShare: 1,
+      seed: 1,
+    });
     expect(chosen.map((entry) => entry.rollout)).toEqual(kept);
-    expect(chosen.map((entry) => entry.miniBatch)).toEqual([0, 1, 2, 0, 1, 2, 0, 1]);
-    expect(chosen.map((entry) => entry.miniBatchSize)).toEqual([3, 3, 2, 3, 3, 2, 3, 3]);
+    expect(chosen.map((entry) => entry.miniBatch)).toEqual([
+      0, 1, 2, 0, 1, 2, 0, 1,
+    ]);
+    expect(chosen.map((entry) => entry.miniBatchSize)).toEqual([
+      3, 3, 2, 3, 3, 2, 3, 3,
+    ]);
     expect(chosen.every((entry) => entry.weight === 1)).toBe(true);
   });
 
   it('should leave zero-advantage rollouts out without a KL term, keeping an empty mini-batch at weight 0', () => {
     // Mini-batch 1 holds rollouts 1, 3, 5, 7: all of advantage 0.
-    const chosen = chooseUpdateRollouts({ kept, advantages, miniBatches: 2, klCoef: 0, zeroAdvantageShare: 1, seed: 1 });
+    const chosen = chooseUpdateRollouts({
+      kept,
+      advantages,
+      miniBatches: 2,
+      klCoef: 0,
+      zeroAdvantageShare: 1,
+      seed: 1,
+    });
     expect(chosen).toEqual([
       { rollout: 0, miniBatch: 0, miniBatchSize: 4, weight: 1 },
       { rollout: 1, miniBatch: 1, miniBatchSize: 4, weight: 0 },
@@ -30,18 +53,43 @@ describe('chooseUpdateRollouts', () => {
   it('should keep about the share of zero-advantage rollouts, weighted so that their expected total is their count', () => {
     const many = Array.from({ length: 4000 }, (_, i) => i);
     const zeros = many.map((i) => (i % 10 === 0 ? 1 : 0));
-    const chosen = chooseUpdateRollouts({ kept: many, advantages: zeros, miniBatches: 2, klCoef: 0.05, zeroAdvantageShare: 0.25, seed: 7 });
+    const chosen = chooseUpdateRollouts({
+      kept: many,
+      advantages: zeros,
+      miniBatches: 2,
+      klCoef: 0.05,
+      zeroAdvantageShare: 0.25,
+      seed: 7,
+    });
     const zeroEntries = chosen.filter((entry) => zeros[entry.rollout] === 0);
     // 3,600 zero-advantage rollouts: binomial(3600, 0.25) has sd 26.
     expect(zeroEntries.length).toBeGreaterThan(900 - 100);
     expect(zeroEntries.length).toBeLessThan(900 + 100);
     expect(zeroEntries.every((entry) => entry.weight === 4)).toBe(true);
-    expect(chosen.filter((entry) => zeros[entry.rollout] !== 0)).toHaveLength(400);
+    expect(chosen.filter((entry) => zeros[entry.rollout] !== 0)).toHaveLength(
+      400,
+    );
     // Seeded: the same seed draws the same rollouts, another seed others.
-    const again = chooseUpdateRollouts({ kept: many, advantages: zeros, miniBatches: 2, klCoef: 0.05, zeroAdvantageShare: 0.25, seed: 7 });
-    const other = chooseUpdateRollouts({ kept: many, advantages: zeros, miniBatches: 2, klCoef: 0.05, zeroAdvantageShare: 0.25, seed: 8 });
+    const again = chooseUpdateRollouts({
+      kept: many,
+      advantages: zeros,
+      miniBatches: 2,
+      klCoef: 0.05,
+      zeroAdvantageShare: 0.25,
+      seed: 7,
+    });
+    const other = chooseUpdateRollouts({
+      kept: many,
+      advantages: zeros,
+      miniBatches: 2,
+      klCoef: 0.05,
+      zeroAdvantageShare: 0.25,
+      seed: 8,
+    });
     expect(again).toEqual(chosen);
-    expect(other.map((entry) => entry.rollout)).not.toEqual(chosen.map((entry) => entry.rollout));
+    expect(other.map((entry) => entry.rollout)).not.toEqual(
+      chosen.map((entry) => entry.rollout),
+    );
   });
 });
 
@@ -52,10 +100,18 @@ function recordingPolicy(calls: PolicyV1TrainOptions[]): PolicyV1 {
     policyId: 'recording',
     trainable: true,
     generate: () => Promise.reject(new Error('not used')),
-    score: ({ sequences }: PolicyV1ScoreOptions) => Promise.resolve({ logprobs: sequences.map((sequence: number[]) => sequence.map(() => -1)) }),
+    score: ({ sequences }: PolicyV1ScoreOptions) =>
+      Promise.resolve({
+        logprobs: sequences.map((sequence: number[]) => sequence.map(() => -1)),
+      }),
     train: (options: PolicyV1TrainOptions) => {
       calls.push(options);
-      return Promise.resolve({ loss: 0, gradNorm: 0, skipped: false, tokens: 0 });
+      return Promise.resolve({
+        loss: 0,
+        gradNorm: 0,
+        skipped: false,
+        tokens: 0,
+      });
     },
   } as unknown as PolicyV1;
 }
@@ -74,8 +130,16 @@ function rollout(generated: number): Rollout {
 describe('updatePolicy', () => {
   const rollouts = [rollout(2), rollout(4), rollout(1), rollout(3)];
   const advantages = [1, 0, 0, -1];
-  const run = async (ppo: { klCoef: number; zeroAdvantageShare: number }): Promise<PolicyV1TrainSequence[][]> => {
-    const config = trainConfigSchema.parse({ runId: 'update', steps: 1, optimizerStepsPerStep: 2, ppo: { learningRate: 1e-4, ...ppo } });
+  const run = async (ppo: {
+    klCoef: number;
+    zeroAdvantageShare: number;
+  }): Promise<PolicyV1TrainSequence[][]> => {
+    const config = trainConfigSchema.parse({
+      runId: 'update',
+      steps: 1,
+      optimizerStepsPerStep: 2,
+      ppo: { learningRate: 1e-4, ...ppo },
+    });
     const calls: PolicyV1TrainOptions[] = [];
     await updatePolicy({
       step: 1,
@@ -91,26 +155,42 @@ describe('updatePolicy', () => {
     return calls.map((call) => call.sequences);
   };
   const weightSums = (batches: PolicyV1TrainSequence[][]): number[][] =>
-    batches.map((batch) => batch.map((sequence) => sequence.tokenWeights.reduce((a, b) => a + b, 0)));
+    batches.map((batch) =>
+      batch.map((sequence) => sequence.tokenWeights.reduce((a, b) => a + b, 0)),
+    );
 
   it('should give each rollout a token mean over its whole mini-batch, with or without its zero-advantage rollouts', async () => {
     // Mini-batches {0, 2} and {1, 3}: each rollout's weights sum to 1 / 2.
     const all = await run({ klCoef: 0.05, zeroAdvantageShare: 1 });
-    expect(weightSums(all)).toEqual([[0.5, 0.5], [0.5, 0.5]]);
+    expect(weightSums(all)).toEqual([
+      [0.5, 0.5],
+      [0.5, 0.5],
+    ]);
     expect(all[0]![0]!.tokenWeights).toEqual([0, 0, 0.25, 0.25]);
     // Without a KL term the zero-advantage rollouts carry nothing and stay
     // out; the others keep the weights they had beside them.
     const withoutKl = await run({ klCoef: 0, zeroAdvantageShare: 1 });
     expect(weightSums(withoutKl)).toEqual([[0.5], [0.5]]);
-    expect(withoutKl.map((batch) => batch.map((sequence) => sequence.tokenIds.length))).toEqual([[4], [5]]);
+    expect(
+      withoutKl.map((batch) =>
+        batch.map((sequence) => sequence.tokenIds.length),
+      ),
+    ).toEqual([[4], [5]]);
     expect(withoutKl[0]![0]!.tokenWeights).toEqual(all[0]![0]!.tokenWeights);
   });
 
   it('should train per-token advantages as given, and count a rollout with any nonzero token as carrying signal', async () => {
-    const config = trainConfigSchema.parse({ runId: 'update', steps: 1, optimizerStepsPerStep: 1, ppo: { learningRate: 1e-4, klCoef: 0 } });
+    const config = trainConfigSchema.parse({
+      runId: 'update',
+      steps: 1,
+      optimizerStepsPerStep: 1,
+      ppo: { learningRate: 1e-4, klCoef: 0 },
+    });
     const calls: PolicyV1TrainOptions[] = [];
     // Episode advantages all 0 (no episode-level signal); rollout 1's second token carries turn credit.
-    const tokenAdvantages = rollouts.map((r, i) => r.tokenIds.map((_, t) => (i === 1 && t === 3 ? 0.7 : 0)));
+    const tokenAdvantages = rollouts.map((r, i) =>
+      r.tokenIds.map((_, t) => (i === 1 && t === 3 ? 0.7 : 0)),
+    );
     await updatePolicy({
       step: 1,
       rollouts,

@@ -72,7 +72,11 @@ export async function updatePolicy({
     config.sampling.temperature > 0 ? config.sampling.temperature : 1;
   const old =
     oldLogprobSource(config) === 'rollout'
-      ? { logprobs: chosen.map(({ rollout }) => rollouts[rollout]!.samplingLogprobs) }
+      ? {
+          logprobs: chosen.map(
+            ({ rollout }) => rollouts[rollout]!.samplingLogprobs,
+          ),
+        }
       : await policy.score({ sequences, temperature });
   const ref =
     config.ppo.klCoef > 0 && referencePolicy
@@ -85,21 +89,23 @@ export async function updatePolicy({
   );
   // Each rollout's token mean, over its mini-batch's full size (a rollout
   // left out still counts there), times its weight.
-  chosen.forEach(({ rollout: rolloutIndex, miniBatch, miniBatchSize, weight }, k) => {
-    const rollout = rollouts[rolloutIndex]!;
-    const masked = rollout.generatedMask.reduce((a, b) => a + b, 0);
-    batches[miniBatch]!.push({
-      tokenIds: rollout.tokenIds,
-      tokenWeights: rollout.generatedMask.map((m) =>
-        masked > 0 ? (weight * m) / masked / miniBatchSize : 0,
-      ),
-      advantages: tokenAdvantages
-        ? [...tokenAdvantages[rolloutIndex]!]
-        : rollout.generatedMask.map(() => advantages[rolloutIndex]!),
-      oldLogprobs: [...old.logprobs[k]!],
-      ...(ref ? { refLogprobs: [...ref.logprobs[k]!] } : {}),
-    });
-  });
+  chosen.forEach(
+    ({ rollout: rolloutIndex, miniBatch, miniBatchSize, weight }, k) => {
+      const rollout = rollouts[rolloutIndex]!;
+      const masked = rollout.generatedMask.reduce((a, b) => a + b, 0);
+      batches[miniBatch]!.push({
+        tokenIds: rollout.tokenIds,
+        tokenWeights: rollout.generatedMask.map((m) =>
+          masked > 0 ? (weight * m) / masked / miniBatchSize : 0,
+        ),
+        advantages: tokenAdvantages
+          ? [...tokenAdvantages[rolloutIndex]!]
+          : rollout.generatedMask.map(() => advantages[rolloutIndex]!),
+        oldLogprobs: [...old.logprobs[k]!],
+        ...(ref ? { refLogprobs: [...ref.logprobs[k]!] } : {}),
+      });
+    },
+  );
   mark('bookkeeping', t0);
   // PPO epochs: each pass goes over every mini-batch again against the
   // same old log-probabilities (the clip bounds how far the policy moves).
@@ -182,14 +188,23 @@ export function chooseUpdateRollouts({
     if (klCoef === 0) return [];
     if (zeroAdvantageShare >= 1) return [{ ...entry, weight: 1 }];
     const draw = deriveSeed(seed, rollout) / 0x80000000;
-    return draw < zeroAdvantageShare ? [{ ...entry, weight: 1 / zeroAdvantageShare }] : [];
+    return draw < zeroAdvantageShare
+      ? [{ ...entry, weight: 1 / zeroAdvantageShare }]
+      : [];
   });
   for (let miniBatch = 0; miniBatch < miniBatches; miniBatch++) {
     if (chosen.some((entry) => entry.miniBatch === miniBatch)) continue;
-    chosen.push({ rollout: kept[miniBatch]!, miniBatch, miniBatchSize: sizes[miniBatch]!, weight: 0 });
+    chosen.push({
+      rollout: kept[miniBatch]!,
+      miniBatch,
+      miniBatchSize: sizes[miniBatch]!,
+      weight: 0,
+    });
   }
   const position = new Map(kept.map((rollout, k) => [rollout, k]));
-  return chosen.sort((a, b) => position.get(a.rollout)! - position.get(b.rollout)!);
+  return chosen.sort(
+    (a, b) => position.get(a.rollout)! - position.get(b.rollout)!,
+  );
 }
 
 /**
@@ -198,7 +213,9 @@ export function chooseUpdateRollouts({
  * score pass at the sampling temperature only when sampling is untruncated
  * and not greedy (greedy rollouts report 0).
  */
-export function oldLogprobSource(config: Pick<TrainConfig, 'ppo' | 'sampling'>): 'rollout' | 'rescore' {
+export function oldLogprobSource(
+  config: Pick<TrainConfig, 'ppo' | 'sampling'>,
+): 'rollout' | 'rescore' {
   const { oldLogprobs } = config.ppo;
   if (oldLogprobs !== 'auto') return oldLogprobs;
   const { temperature, topP, topK } = config.sampling;

@@ -213,7 +213,8 @@ export async function runTraining(
     const turnRewards = verdicts.map((verdict) => {
       const rewardsByTurn: number[] = [];
       for (const turn of verdict.turns) {
-        rewardsByTurn[turn.turn] = turn.valid === true || turn.irrelevance === 1 ? 1 : 0;
+        rewardsByTurn[turn.turn] =
+          turn.valid === true || turn.irrelevance === 1 ? 1 : 0;
       }
       return Array.from(rewardsByTurn, (reward) => reward ?? 0);
     });
@@ -247,7 +248,9 @@ export async function runTraining(
       rollouts,
       kept: advantages.kept,
       advantages: advantages.advantages,
-      ...(advantages.tokenAdvantages ? { tokenAdvantages: advantages.tokenAdvantages } : {}),
+      ...(advantages.tokenAdvantages
+        ? { tokenAdvantages: advantages.tokenAdvantages }
+        : {}),
       config,
       policy,
       referencePolicy,

@@ -4,7 +4,11 @@ import {
   updateDynamicTagWeights,
   type CapabilityState,
 } from '@seal/diagnose';
-import { grpoAdvantages, turnAdvantages, zeroVarianceGroups } from '../advantages/grpo';
+import {
+  grpoAdvantages,
+  turnAdvantages,
+  zeroVarianceGroups,
+} from '../advantages/grpo';
 import type { MethodComponents, TrainConfig } from '../config/train-config';
 import type { Rollout } from '../rollout/run-rollouts';
 import { tagStatistics } from './step-overlay';
@@ -89,7 +93,13 @@ export function stepAdvantages({
           weight: config.turnAdvantageWeight,
         })
       : undefined;
-  return { advantages, tagWeights, dropped, kept, ...(tokenAdvantages ? { tokenAdvantages } : {}) };
+  return {
+    advantages,
+    tagWeights,
+    dropped,
+    kept,
+    ...(tokenAdvantages ? { tokenAdvantages } : {}),
+  };
 }
 
 /**
@@ -105,7 +115,10 @@ export function rolloutTokenAdvantages({
   turns,
   weight,
 }: {
-  rollouts: readonly Pick<Rollout, 'tokenIds' | 'generatedMask' | 'callStarts' | 'record'>[];
+  rollouts: readonly Pick<
+    Rollout,
+    'tokenIds' | 'generatedMask' | 'callStarts' | 'record'
+  >[];
   /** One per rollout (the episode's). */
   advantages: readonly number[];
   /** Per rollout, one advantage per turn (indexed by the turn number). */
@@ -113,7 +126,9 @@ export function rolloutTokenAdvantages({
   weight: number;
 }): number[][] {
   return rollouts.map((rollout, r) => {
-    const callTurns = rollout.record.turns.flatMap((turn) => turn.steps.map(() => turn.turn));
+    const callTurns = rollout.record.turns.flatMap((turn) =>
+      turn.steps.map(() => turn.turn),
+    );
     const episode = advantages[r]!;
     const aligned = callTurns.length === rollout.callStarts.length;
     const perToken = rollout.generatedMask.map((m) => (m > 0 ? episode : 0));
@@ -121,7 +136,8 @@ export function rolloutTokenAdvantages({
     rollout.callStarts.forEach((start, call) => {
       const end = rollout.callStarts[call + 1] ?? rollout.tokenIds.length;
       const extra = weight * (turns[r]![callTurns[call]!] ?? 0);
-      for (let i = start; i < end; i++) if (rollout.generatedMask[i]! > 0) perToken[i] = episode + extra;
+      for (let i = start; i < end; i++)
+        if (rollout.generatedMask[i]! > 0) perToken[i] = episode + extra;
     });
     return perToken;
   });

@@ -26,9 +26,16 @@ const eventLoopUtilization = (
  * step); each call kind's time also goes to `clock.calls`, under
  * `prefix` + the method's name.
  */
-export function timed(policy: PolicyV1, clock: ModelClock, prefix = ''): PolicyV1 {
+export function timed(
+  policy: PolicyV1,
+  clock: ModelClock,
+  prefix = '',
+): PolicyV1 {
   const wrap =
-    <A extends unknown[], R>(name: string, fn: (...args: A) => PromiseLike<R>) =>
+    <A extends unknown[], R>(
+      name: string,
+      fn: (...args: A) => PromiseLike<R>,
+    ) =>
     async (...args: A): Promise<R> => {
       const start = performance.now();
       try {

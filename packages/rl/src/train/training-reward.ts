@@ -25,6 +25,11 @@ export function trainingReward({
 }): number {
   if (stageReward === 'format') return verdict.rewards.format / 2;
   if (stageReward === 'progress') return verdict.rewards.progress;
-  const spurious = strictAbstention && verdict.turns.some((turn) => turn.tag === 'spurious_tool_call');
-  return (spurious ? 0 : verdict.rewards.binary) + progressWeight * verdict.rewards.progress;
+  const spurious =
+    strictAbstention &&
+    verdict.turns.some((turn) => turn.tag === 'spurious_tool_call');
+  return (
+    (spurious ? 0 : verdict.rewards.binary) +
+    progressWeight * verdict.rewards.progress
+  );
 }

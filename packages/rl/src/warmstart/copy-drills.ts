@@ -4,7 +4,9 @@ import { demonstrationResponses, type Demonstration } from './demonstrations';
 
 /** The literal values of a call string: quoted strings and numbers, in order. */
 export function callLiterals(call: string): string[] {
-  return [...call.matchAll(/'([^']*)'|"([^"]*)"|(-?\d+(?:\.\d+)?)/g)].map((match) => match[1] ?? match[2] ?? match[3] ?? '');
+  return [...call.matchAll(/'([^']*)'|"([^"]*)"|(-?\d+(?:\.\d+)?)/g)].map(
+    (match) => match[1] ?? match[2] ?? match[3] ?? '',
+  );
 }
 
 /** The user messages of a turn, joined. */
@@ -20,15 +22,19 @@ function userText(messages: Task['turns'][number]): string {
  * ground-truth call, kept only when every literal of the call appears in the
  * message (the drill never asks for a value the message does not hold).
  */
-export function turnDrillPairs(tasks: readonly Task[]): { id: string; user: string; call: string }[] {
+export function turnDrillPairs(
+  tasks: readonly Task[],
+): { id: string; user: string; call: string }[] {
   const pairs: { id: string; user: string; call: string }[] = [];
   for (const task of tasks) {
     const responses = demonstrationResponses(task);
     task.turns.forEach((messages, turn) => {
       const user = userText(messages);
       const call = responses[turn]?.[0];
-      if (user.length === 0 || call === undefined || !call.startsWith('[')) return;
-      if (callLiterals(call).every((literal) => user.includes(literal))) pairs.push({ id: `${task.id}#turn${turn}`, user, call });
+      if (user.length === 0 || call === undefined || !call.startsWith('['))
+        return;
+      if (callLiterals(call).every((literal) => user.includes(literal)))
+        pairs.push({ id: `${task.id}#turn${turn}`, user, call });
     });
   }
   return pairs;
@@ -68,9 +74,19 @@ export function buildCopyDrills({
   maxWords?: number;
 }): Demonstration[] {
   const stop = tokenizer.stopTokenIds[0];
-  const drill = (taskId: string, user: string, answer: string): Demonstration => {
-    const prompt = tokenizer.renderChat({ messages: [{ role: 'user', content: user }], addGenerationPrompt: true }).tokenIds;
-    const completion = [...tokenizer.encode(answer), ...(stop === undefined ? [] : [stop])];
+  const drill = (
+    taskId: string,
+    user: string,
+    answer: string,
+  ): Demonstration => {
+    const prompt = tokenizer.renderChat({
+      messages: [{ role: 'user', content: user }],
+      addGenerationPrompt: true,
+    }).tokenIds;
+    const completion = [
+      ...tokenizer.encode(answer),
+      ...(stop === undefined ? [] : [stop]),
+    ];
     return {
       taskId,
       tokenIds: [...prompt, ...completion],
@@ -79,7 +95,9 @@ export function buildCopyDrills({
     };
   };
 
-  const drills: Demonstration[] = turnDrillPairs(tasks).map((pair) => drill(pair.id, pair.user, pair.call));
+  const drills: Demonstration[] = turnDrillPairs(tasks).map((pair) =>
+    drill(pair.id, pair.user, pair.call),
+  );
   // Repeat drills draw their words from every request and every first call.
   const words: string[] = [];
   for (const task of tasks) {
@@ -88,15 +106,21 @@ export function buildCopyDrills({
       const user = userText(messages);
       words.push(...user.split(/\s+/).filter((word) => word.length > 0));
       const call = responses[turn]?.[0];
-      if (user.length === 0 || call === undefined || !call.startsWith('[')) return;
+      if (user.length === 0 || call === undefined || !call.startsWith('['))
+        return;
       words.push(...call.split(/\s+/).filter((word) => word.length > 0));
     });
   }
-  if (repeats > 0 && words.length === 0) throw new Error('buildCopyDrills: the tasks have no user messages to draw repeat drills from');
+  if (repeats > 0 && words.length === 0)
+    throw new Error(
+      'buildCopyDrills: the tasks have no user messages to draw repeat drills from',
+    );
   const random = new PyRandom(BigInt(seed));
   for (let i = 0; i < repeats; i++) {
     const count = Number(random.randint(2, Math.max(2, maxWords)));
-    const span = Array.from({ length: count }, () => random.choice(words)).join(' ');
+    const span = Array.from({ length: count }, () => random.choice(words)).join(
+      ' ',
+    );
     drills.push(drill(`repeat#${i}`, `Repeat exactly: ${span}`, span));
   }
   return drills;

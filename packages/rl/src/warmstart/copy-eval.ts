@@ -39,21 +39,46 @@ export async function evaluateCopying({
 }): Promise<CopyEvaluation> {
   const byId = new Map(tasks.map((task) => [task.id, task]));
   const pairs = turnDrillPairs(tasks).flatMap((pair) => {
-    if (!context) return [{ ...pair, messages: [{ role: 'user' as const, content: pair.user }] }];
+    if (!context)
+      return [
+        { ...pair, messages: [{ role: 'user' as const, content: pair.user }] },
+      ];
     const [taskId, turn] = pair.id.split('#turn');
     const messages = context(byId.get(taskId!)!, Number(turn));
     return messages ? [{ ...pair, messages }] : [];
   });
-  const result: CopyEvaluation = { drills: pairs.length, exact: 0, literals: 0, literalsCopied: 0 };
+  const result: CopyEvaluation = {
+    drills: pairs.length,
+    exact: 0,
+    literals: 0,
+    literalsCopied: 0,
+  };
   const stop = new Set(policy.tokenizer.stopTokenIds);
   for (let start = 0; start < pairs.length; start += batchSize) {
     const batch = pairs.slice(start, start + batchSize);
-    const prompts = batch.map((pair) => [...policy.tokenizer.renderChat({ messages: pair.messages, addGenerationPrompt: true }).tokenIds]);
-    const { generations } = await policy.generate({ prompts, maxTokens, temperature: 0 });
+    const prompts = batch.map((pair) => [
+      ...policy.tokenizer.renderChat({
+        messages: pair.messages,
+        addGenerationPrompt: true,
+      }).tokenIds,
+    ]);
+    const { generations } = await policy.generate({
+      prompts,
+      maxTokens,
+      temperature: 0,
+    });
     batch.forEach((pair, i) => {
       // The answer without its stop token (as an episode reads a response).
       const tokens = generations[i]!.tokenIds;
-      const answer = (tokens.length > 0 ? policy.tokenizer.decode(stop.has(tokens[tokens.length - 1]!) ? tokens.slice(0, -1) : tokens) : generations[i]!.text).trim();
+      const answer = (
+        tokens.length > 0
+          ? policy.tokenizer.decode(
+              stop.has(tokens[tokens.length - 1]!)
+                ? tokens.slice(0, -1)
+                : tokens,
+            )
+          : generations[i]!.text
+      ).trim();
       if (answer === pair.call) result.exact++;
       const expected = callLiterals(pair.call);
       const got = callLiterals(answer);

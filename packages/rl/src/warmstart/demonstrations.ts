@@ -1,8 +1,19 @@
 import { createEpisode, type PromptMode, type ProtocolName } from '@seal/env';
-import type { InterfaceOverlay, PolicyV1ChatMessage, PolicyV1Tokenizer, Task, ToolBackendV1 } from '@seal/spec';
+import type {
+  InterfaceOverlay,
+  PolicyV1ChatMessage,
+  PolicyV1Tokenizer,
+  Task,
+  ToolBackendV1,
+} from '@seal/spec';
 
 /** A demonstration: a token sequence and which tokens are the assistant's (trained). */
-export type Demonstration = { taskId: string; tokenIds: number[]; assistantMask: number[]; text: string };
+export type Demonstration = {
+  taskId: string;
+  tokenIds: number[];
+  assistantMask: number[];
+  text: string;
+};
 
 /** The reply that closes a demonstrated turn. */
 export const demonstrationReply = 'Done.';
@@ -22,8 +33,16 @@ export const missingToolReply = 'No tool here can do that.';
  */
 export function demonstrationResponses(task: Task): string[][] {
   const emptyReply =
-    task.category === 'multi_turn_miss_param' ? missingValueReply : task.category === 'multi_turn_miss_func' ? missingToolReply : demonstrationReply;
-  return task.groundTruth.map((calls) => (calls.length === 0 ? [emptyReply] : [...calls.map((call) => `[${call}]`), demonstrationReply]));
+    task.category === 'multi_turn_miss_param'
+      ? missingValueReply
+      : task.category === 'multi_turn_miss_func'
+        ? missingToolReply
+        : demonstrationReply;
+  return task.groundTruth.map((calls) =>
+    calls.length === 0
+      ? [emptyReply]
+      : [...calls.map((call) => `[${call}]`), demonstrationReply],
+  );
 }
 
 /**
@@ -54,35 +73,71 @@ export function buildDemonstration({
   overlay?: InterfaceOverlay;
 }): Demonstration {
   const episode = overlay
-    ? createEpisode({ task, backend, protocol, promptMode, mode: 'train', overlay, limits: { maxModelCalls: 1000 } })
-    : createEpisode({ task, backend, protocol, promptMode, mode: 'eval', limits: { maxModelCalls: 1000 } });
-  const toMessages = (messages: ReturnType<typeof episode.messages>): PolicyV1ChatMessage[] =>
+    ? createEpisode({
+        task,
+        backend,
+        protocol,
+        promptMode,
+        mode: 'train',
+        overlay,
+        limits: { maxModelCalls: 1000 },
+      })
+    : createEpisode({
+        task,
+        backend,
+        protocol,
+        promptMode,
+        mode: 'eval',
+        limits: { maxModelCalls: 1000 },
+      });
+  const toMessages = (
+    messages: ReturnType<typeof episode.messages>,
+  ): PolicyV1ChatMessage[] =>
     messages.map((m) => ({ role: m.role, content: m.content }));
   const first = episode.reset();
-  const tokenIds = [...tokenizer.renderChat({ messages: toMessages(first), addGenerationPrompt: true }).tokenIds];
+  const tokenIds = [
+    ...tokenizer.renderChat({
+      messages: toMessages(first),
+      addGenerationPrompt: true,
+    }).tokenIds,
+  ];
   const assistantMask = tokenIds.map(() => 0);
   let inContext = first.length;
   const stop = tokenizer.stopTokenIds[0];
   for (const turn of demonstrationResponses(task)) {
     for (const response of turn) {
       if (episode.done) break;
-      const generated = [...tokenizer.encode(response), ...(stop === undefined ? [] : [stop])];
+      const generated = [
+        ...tokenizer.encode(response),
+        ...(stop === undefined ? [] : [stop]),
+      ];
       tokenIds.push(...generated);
       assistantMask.push(...generated.map(() => 1));
       const step = episode.step(response);
       if (step.done) break;
       const messages = episode.messages();
-      const delta = tokenizer.renderChatDelta({ messages: toMessages(messages), previousMessageCount: inContext + 1, addGenerationPrompt: true }).tokenIds;
+      const delta = tokenizer.renderChatDelta({
+        messages: toMessages(messages),
+        previousMessageCount: inContext + 1,
+        addGenerationPrompt: true,
+      }).tokenIds;
       tokenIds.push(...delta);
       assistantMask.push(...delta.map(() => 0));
       inContext = messages.length;
     }
   }
-  return { taskId: task.id, tokenIds, assistantMask, text: tokenizer.decode(tokenIds) };
+  return {
+    taskId: task.id,
+    tokenIds,
+    assistantMask,
+    text: tokenizer.decode(tokenIds),
+  };
 }
 
 /** The plain text of a demonstration conversation (for training a tokenizer). */
-export function demonstrationText(options: Omit<Parameters<typeof buildDemonstration>[0], 'tokenizer'>): string {
+export function demonstrationText(
+  options: Omit<Parameters<typeof buildDemonstration>[0], 'tokenizer'>,
+): string {
   const episode = createEpisode({
     task: options.task,
     backend: options.backend,

@@ -10,14 +10,23 @@ import type { InterfaceOverlay, ToolDoc } from '@seal/spec';
  * rest) keeps working under any overlay the run evolves, and can learn what
  * a cue says instead of treating it as noise. Deterministic in `random`.
  */
-export function randomSealOverlay({ tools, random }: { tools: readonly ToolDoc[]; random: PyRandom }): InterfaceOverlay {
+export function randomSealOverlay({
+  tools,
+  random,
+}: {
+  tools: readonly ToolDoc[];
+  random: PyRandom;
+}): InterfaceOverlay {
   const tags = Object.keys(defaultGuidelines);
-  const guidelineCount = random.random() < 0.5 ? Number(random.randint(1, 3)) : 0;
+  const guidelineCount =
+    random.random() < 0.5 ? Number(random.randint(1, 3)) : 0;
   const chosen = random.shuffle([...tags]).slice(0, guidelineCount);
   const { overlay } = evolveSealOverlay({
     tools,
     // Statistics that select exactly the chosen tags: each a failure with mean reward 0.
-    statistics: Object.fromEntries(chosen.map((tag) => [tag, { count: 10, rewardSum: 0 }])),
+    statistics: Object.fromEntries(
+      chosen.map((tag) => [tag, { count: 10, rewardSum: 0 }]),
+    ),
     settings: {
       schema: {
         required: random.random() < 0.8,
@@ -26,7 +35,10 @@ export function randomSealOverlay({ tools, random }: { tools: readonly ToolDoc[]
         ...(random.random() < 0.5 ? { note: null } : {}),
       },
       errorHints: false,
-      guidelines: chosen.length > 0 ? { maxLines: 3, prevalenceThreshold: 0, minTagCount: 1 } : false,
+      guidelines:
+        chosen.length > 0
+          ? { maxLines: 3, prevalenceThreshold: 0, minTagCount: 1 }
+          : false,
     },
   });
   return overlay;

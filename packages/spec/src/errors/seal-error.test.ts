@@ -15,20 +15,38 @@ describe('SealError', () => {
 
   it('should never wrap a SealError twice', () => {
     const inner = new SealError({ code: 'NOT_FOUND', message: 'missing' });
-    const wrapped = SealError.wrap({ cause: inner, code: 'INTERNAL', message: 'outer' });
+    const wrapped = SealError.wrap({
+      cause: inner,
+      code: 'INTERNAL',
+      message: 'outer',
+    });
     expect(wrapped).toBe(inner);
-    const fresh = SealError.wrap({ cause: new Error('x'), code: 'INTERNAL', message: 'outer' });
+    const fresh = SealError.wrap({
+      cause: new Error('x'),
+      code: 'INTERNAL',
+      message: 'outer',
+    });
     expect(fresh.code).toBe('INTERNAL');
     expect(fresh.cause).toBeInstanceOf(Error);
   });
 
   it('should normalise unknown throws', () => {
     expect(toSealError('boom').code).toBe('INTERNAL');
-    expect(toSealError(new SealError({ code: 'TIMEOUT', message: 't' })).code).toBe('TIMEOUT');
+    expect(
+      toSealError(new SealError({ code: 'TIMEOUT', message: 't' })).code,
+    ).toBe('TIMEOUT');
   });
 
   it('should serialise to code, message and details', () => {
-    const error = new SealError({ code: 'INVALID_DATA', message: 'm', details: { file: 'a.json' } });
-    expect(error.toJSON()).toEqual({ code: 'INVALID_DATA', message: 'm', details: { file: 'a.json' } });
+    const error = new SealError({
+      code: 'INVALID_DATA',
+      message: 'm',
+      details: { file: 'a.json' },
+    });
+    expect(error.toJSON()).toEqual({
+      code: 'INVALID_DATA',
+      message: 'm',
+      details: { file: 'a.json' },
+    });
   });
 });

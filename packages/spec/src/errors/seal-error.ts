@@ -30,7 +30,13 @@ export class SealError extends Error {
   /** Whether retrying the same operation may succeed. */
   readonly isRetryable: boolean;
 
-  constructor({ code, message, cause, details, isRetryable }: SealErrorOptions) {
+  constructor({
+    code,
+    message,
+    cause,
+    details,
+    isRetryable,
+  }: SealErrorOptions) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'SealError';
     this.code = code;
@@ -67,7 +73,11 @@ export class SealError extends Error {
   }
 
   /** `{ code, message, details }`, the shape of `--json` error output. */
-  toJSON(): { code: SealErrorCode; message: string; details: Record<string, unknown> } {
+  toJSON(): {
+    code: SealErrorCode;
+    message: string;
+    details: Record<string, unknown>;
+  } {
     return { code: this.code, message: this.message, details: this.details };
   }
 }
@@ -76,7 +86,15 @@ export class SealError extends Error {
 export function toSealError(error: unknown): SealError {
   if (SealError.isInstance(error)) return error;
   if (error instanceof Error) {
-    return new SealError({ code: 'INTERNAL', message: error.message, cause: error });
+    return new SealError({
+      code: 'INTERNAL',
+      message: error.message,
+      cause: error,
+    });
   }
-  return new SealError({ code: 'INTERNAL', message: String(error), cause: error });
+  return new SealError({
+    code: 'INTERNAL',
+    message: String(error),
+    cause: error,
+  });
 }

@@ -2,7 +2,8 @@ import type * as z from 'zod';
 import { SealError } from '../errors/seal-error';
 
 /** The result of a `safeParse*` function. */
-export type SafeParseResult<T> = { success: true; value: T } | { success: false; error: SealError };
+export type SafeParseResult<T> =
+  { success: true; value: T } | { success: false; error: SealError };
 
 function describeIssues(error: z.ZodError): { path: string; message: string } {
   const issue = error.issues[0];
@@ -55,7 +56,13 @@ export function safeParseWithSchema<T>({
 }
 
 /** `JSON.parse` that throws a SealError `INVALID_DATA` naming `source`. */
-export function parseJsonText({ text, source }: { text: string; source?: string }): unknown {
+export function parseJsonText({
+  text,
+  source,
+}: {
+  text: string;
+  source?: string;
+}): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -6,9 +6,21 @@ import * as z from 'zod';
  * differs from the reference), `deprecated`, or `other`.
  */
 export const sealWarningSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('unsupported'), setting: z.string(), details: z.string().optional() }),
-  z.object({ type: z.literal('compatibility'), feature: z.string(), details: z.string().optional() }),
-  z.object({ type: z.literal('deprecated'), setting: z.string(), details: z.string().optional() }),
+  z.object({
+    type: z.literal('unsupported'),
+    setting: z.string(),
+    details: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('compatibility'),
+    feature: z.string(),
+    details: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('deprecated'),
+    setting: z.string(),
+    details: z.string().optional(),
+  }),
   z.object({ type: z.literal('other'), message: z.string() }),
 ]);
 

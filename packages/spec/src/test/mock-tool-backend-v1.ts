@@ -1,5 +1,9 @@
 import type { Task } from '../task/v1/task';
-import type { ToolBackendV1, ToolBackendV1Execution, ToolBackendV1Session } from '../backend/v1/tool-backend-v1';
+import type {
+  ToolBackendV1,
+  ToolBackendV1Execution,
+  ToolBackendV1Session,
+} from '../backend/v1/tool-backend-v1';
 
 type ExecuteSetting =
   | ((callText: string, task: Task) => ToolBackendV1Execution)
@@ -31,11 +35,13 @@ export class MockToolBackendV1 implements ToolBackendV1 {
       execute: (callText) => {
         this.calls.push({ taskId: task.id, callText });
         const setting = this.setting;
-        if (setting === undefined) throw new Error('MockToolBackendV1: execute is not configured');
+        if (setting === undefined)
+          throw new Error('MockToolBackendV1: execute is not configured');
         if (typeof setting === 'function') return setting(callText, task);
         if (Array.isArray(setting)) {
           const next = setting[this.index++];
-          if (next === undefined) throw new Error('MockToolBackendV1: no more results configured');
+          if (next === undefined)
+            throw new Error('MockToolBackendV1: no more results configured');
           return next;
         }
         return setting;

@@ -58,7 +58,11 @@ export class GorillaFile extends PyObject {
 
   /** The golden-file form: `{"type": "file", "name", "content"}`. */
   toComparable(): PyDict {
-    return PyDict.fromObject({ type: 'file', name: this.name, content: this.content });
+    return PyDict.fromObject({
+      type: 'file',
+      name: this.name,
+      content: this.content,
+    });
   }
 }
 
@@ -112,7 +116,9 @@ export class GorillaDirectory extends PyObject {
    */
   getItem(name: PyValue): GorillaNode | null {
     if (pyEquals(name, '.')) return this;
-    return (this.contents.get(name as PyKey) as GorillaNode | undefined) ?? null;
+    return (
+      (this.contents.get(name as PyKey) as GorillaNode | undefined) ?? null
+    );
   }
 
   override pyRepr(): string {
@@ -141,12 +147,19 @@ export class GorillaDirectory extends PyObject {
 
   /** The golden-file form: `{"type": "directory", "name", "contents": {name: node}}`. */
   toComparable(): PyDict {
-    return PyDict.fromObject({ type: 'directory', name: this.name, contents: new PyDict(this.contents) });
+    return PyDict.fromObject({
+      type: 'directory',
+      name: this.name,
+      contents: new PyDict(this.contents),
+    });
   }
 }
 
 /** Builds a tree from the golden-file form (as `default_states.json` stores the default root). */
-export function directoryFromComparable(tree: PyValue, parent: GorillaDirectory | null = null): GorillaDirectory {
+export function directoryFromComparable(
+  tree: PyValue,
+  parent: GorillaDirectory | null = null,
+): GorillaDirectory {
   const node = tree as PyDict;
   const directory = new GorillaDirectory(node.get('name') as PyKey, parent);
   const contents = node.get('contents');

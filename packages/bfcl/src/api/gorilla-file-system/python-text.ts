@@ -58,7 +58,9 @@ function isSurrogate(char: string): boolean {
 export function sliceFromNegated<T>(items: readonly T[], count: PyValue): T[] {
   const start = pyNeg(count);
   if (typeof start !== 'bigint') {
-    throw PyException.typeError('slice indices must be integers or None or have an __index__ method');
+    throw PyException.typeError(
+      'slice indices must be integers or None or have an __index__ method',
+    );
   }
   const length = BigInt(items.length);
   let index = start < 0n ? start + length : start;
@@ -68,17 +70,26 @@ export function sliceFromNegated<T>(items: readonly T[], count: PyValue): T[] {
 }
 
 /** `'sep'.join(items)` over values that must all be `str`. */
-export function joinStrings(separator: string, items: readonly PyValue[]): string {
+export function joinStrings(
+  separator: string,
+  items: readonly PyValue[],
+): string {
   items.forEach((item, index) => {
     if (typeof item !== 'string') {
-      throw PyException.typeError(`sequence item ${index}: expected str instance, ${pyTypeName(item)} found`);
+      throw PyException.typeError(
+        `sequence item ${index}: expected str instance, ${pyTypeName(item)} found`,
+      );
     }
   });
   return items.join(separator);
 }
 
 /** `text.strip(chars)` / `rstrip(chars)` for a set of single characters. */
-export function stripChars(text: string, chars: string, { left }: { left: boolean }): string {
+export function stripChars(
+  text: string,
+  chars: string,
+  { left }: { left: boolean },
+): string {
   let start = 0;
   let end = text.length;
   if (left) while (start < end && chars.includes(text[start]!)) start++;

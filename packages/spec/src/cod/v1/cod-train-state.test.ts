@@ -5,16 +5,30 @@ import { codTrainStateSchema } from './cod-train-state';
 
 describe('codTrainStateSchema', () => {
   it('should accept the state a run writes', () => {
-    expect(codTrainStateSchema.parse({ schemaVersion: 1, nextStep: 2 })).toEqual({ schemaVersion: 1, nextStep: 2 });
-    const state = { schemaVersion: 1, nextStep: 2, checkpoint: 'checkpoints/step-000002' };
+    expect(
+      codTrainStateSchema.parse({ schemaVersion: 1, nextStep: 2 }),
+    ).toEqual({ schemaVersion: 1, nextStep: 2 });
+    const state = {
+      schemaVersion: 1,
+      nextStep: 2,
+      checkpoint: 'checkpoints/step-000002',
+    };
     expect(codTrainStateSchema.parse(state)).toEqual(state);
   });
 
   it('should refuse another version or a negative step with INVALID_DATA', () => {
-    for (const value of [{ schemaVersion: 2, nextStep: 0 }, { schemaVersion: 1, nextStep: -1 }, { schemaVersion: 1 }]) {
-      expect(() => parseWithSchema({ schema: codTrainStateSchema, value, source: 'cod-state.json' })).toThrow(
-        expect.objectContaining({ code: 'INVALID_DATA' }),
-      );
+    for (const value of [
+      { schemaVersion: 2, nextStep: 0 },
+      { schemaVersion: 1, nextStep: -1 },
+      { schemaVersion: 1 },
+    ]) {
+      expect(() =>
+        parseWithSchema({
+          schema: codTrainStateSchema,
+          value,
+          source: 'cod-state.json',
+        }),
+      ).toThrow(expect.objectContaining({ code: 'INVALID_DATA' }));
     }
   });
 });
@@ -46,7 +60,11 @@ describe('codRunConfigSchema', () => {
   });
 
   it('should refuse a pack size below 2 and another method', () => {
-    expect(codRunConfigSchema.safeParse({ ...config, packSize: 1 }).success).toBe(false);
-    expect(codRunConfigSchema.safeParse({ ...config, method: 'seal' }).success).toBe(false);
+    expect(
+      codRunConfigSchema.safeParse({ ...config, packSize: 1 }).success,
+    ).toBe(false);
+    expect(
+      codRunConfigSchema.safeParse({ ...config, method: 'seal' }).success,
+    ).toBe(false);
   });
 });

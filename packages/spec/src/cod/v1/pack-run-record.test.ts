@@ -32,7 +32,19 @@ const record = {
   mode: 'eval',
   policyStep: null,
   solves: [solve, { ...solve, position: 1 }],
-  updates: [{ afterPosition: 0, previousHints: 'Hints: null', response: 'x', hints: 'Hints: no hint available.', parsed: false, failure: 'missing-start', trailingText: false, reward: -0.1, responseTokens: 1 }],
+  updates: [
+    {
+      afterPosition: 0,
+      previousHints: 'Hints: null',
+      response: 'x',
+      hints: 'Hints: no hint available.',
+      parsed: false,
+      failure: 'missing-start',
+      trailingText: false,
+      reward: -0.1,
+      responseTokens: 1,
+    },
+  ],
   taskRewards: [0.9, 0.9],
   hintRewards: [-0.1],
   advantages: null,
@@ -40,12 +52,20 @@ const record = {
 
 describe('packRunRecordSchema', () => {
   it('should accept a pack run', () => {
-    expect(packRunRecordSchema.parse(record).updates[0]!.failure).toBe('missing-start');
+    expect(packRunRecordSchema.parse(record).updates[0]!.failure).toBe(
+      'missing-start',
+    );
   });
 
   it('should refuse a positive hint reward, an unknown strategy and another schema version', () => {
-    expect(packRunRecordSchema.safeParse({ ...record, hintRewards: [0.1] }).success).toBe(false);
-    expect(packRunRecordSchema.safeParse({ ...record, strategy: 'ralph' }).success).toBe(false);
-    expect(packRunRecordSchema.safeParse({ ...record, schemaVersion: 2 }).success).toBe(false);
+    expect(
+      packRunRecordSchema.safeParse({ ...record, hintRewards: [0.1] }).success,
+    ).toBe(false);
+    expect(
+      packRunRecordSchema.safeParse({ ...record, strategy: 'ralph' }).success,
+    ).toBe(false);
+    expect(
+      packRunRecordSchema.safeParse({ ...record, schemaVersion: 2 }).success,
+    ).toBe(false);
   });
 });

@@ -57,7 +57,15 @@ export const packRunUpdateSchema = z.object({
    * block, a block over the length limit, or a prompt that did not fit the
    * model (`context-limit`, nothing generated).
    */
-  failure: z.enum(['missing-start', 'missing-end', 'empty', 'too-long', 'context-limit']).optional(),
+  failure: z
+    .enum([
+      'missing-start',
+      'missing-end',
+      'empty',
+      'too-long',
+      'context-limit',
+    ])
+    .optional(),
   /** Whether text followed the end delimiter (ignored). */
   trailingText: z.boolean(),
   /** The update's reward h_j (≤ 0: 0, or minus the penalty on failure). */

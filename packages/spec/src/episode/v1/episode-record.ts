@@ -1,7 +1,11 @@
 import * as z from 'zod';
 import { chatMessageSchema } from '../../task/v1/chat-message';
 import { taskCategorySchema } from '../../task/v1/task';
-import { episodeEndReasonSchema, episodeEventSchema, turnEndReasonSchema } from './episode-event';
+import {
+  episodeEndReasonSchema,
+  episodeEventSchema,
+  turnEndReasonSchema,
+} from './episode-event';
 
 /** One model call within a turn, with what the environment made of it. */
 export const episodeStepSchema = z.object({

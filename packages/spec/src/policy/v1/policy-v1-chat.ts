@@ -22,7 +22,9 @@ export type PolicyV1ChatMessage = z.infer<typeof policyV1ChatMessageSchema>;
 export const policyV1ToolDefinitionSchema = z.record(z.string(), z.unknown());
 
 /** A tool description handed to the chat template as-is. */
-export type PolicyV1ToolDefinition = z.infer<typeof policyV1ToolDefinitionSchema>;
+export type PolicyV1ToolDefinition = z.infer<
+  typeof policyV1ToolDefinitionSchema
+>;
 
 /** Options of {@link PolicyV1Tokenizer.renderChat}. */
 export type PolicyV1RenderChatOptions = {
@@ -82,7 +84,10 @@ export type PolicyV1Tokenizer = {
   /** Encodes text to ids; special-token strings in the text become their ids. */
   encode(text: string): number[];
   /** Decodes ids to text. `skipSpecialTokens` defaults to false. */
-  decode(tokenIds: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
+  decode(
+    tokenIds: readonly number[],
+    options?: { skipSpecialTokens?: boolean },
+  ): string;
   /** Renders a chat with the chat template and encodes it. */
   renderChat(options: PolicyV1RenderChatOptions): PolicyV1RenderedChat;
   /**
@@ -94,5 +99,7 @@ export type PolicyV1Tokenizer = {
    * Throws `INVALID_STATE` when the template does not render the previous
    * messages as a prefix of the full rendering.
    */
-  renderChatDelta(options: PolicyV1RenderChatDeltaOptions): PolicyV1RenderedChat;
+  renderChatDelta(
+    options: PolicyV1RenderChatDeltaOptions,
+  ): PolicyV1RenderedChat;
 };

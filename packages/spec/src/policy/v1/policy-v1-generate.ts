@@ -1,5 +1,8 @@
 import * as z from 'zod';
-import { policyV1ChatMessageSchema, policyV1ToolDefinitionSchema } from './policy-v1-chat';
+import {
+  policyV1ChatMessageSchema,
+  policyV1ToolDefinitionSchema,
+} from './policy-v1-chat';
 
 /**
  * The options of {@link PolicyV1.generate}. Prompts are token ids (the
@@ -47,7 +50,9 @@ export const policyV1GenerateOptionsSchema = z.strictObject({
 });
 
 /** The options of {@link PolicyV1.generate}, as the caller writes them. */
-export type PolicyV1GenerateOptions = z.input<typeof policyV1GenerateOptionsSchema>;
+export type PolicyV1GenerateOptions = z.input<
+  typeof policyV1GenerateOptionsSchema
+>;
 
 /** Why a generated sequence ended. */
 export type PolicyV1FinishReason = 'stop' | 'length';

@@ -1,7 +1,16 @@
 import type { PolicyV1Tokenizer } from './policy-v1-chat';
-import type { PolicyV1GenerateOptions, PolicyV1GenerateResult } from './policy-v1-generate';
-import type { PolicyV1ScoreOptions, PolicyV1ScoreResult } from './policy-v1-score';
-import type { PolicyV1TrainOptions, PolicyV1TrainResult } from './policy-v1-train';
+import type {
+  PolicyV1GenerateOptions,
+  PolicyV1GenerateResult,
+} from './policy-v1-generate';
+import type {
+  PolicyV1ScoreOptions,
+  PolicyV1ScoreResult,
+} from './policy-v1-score';
+import type {
+  PolicyV1TrainOptions,
+  PolicyV1TrainResult,
+} from './policy-v1-train';
 
 /**
  * A trainable (or inference-only) language-model policy: the one interface
@@ -29,7 +38,9 @@ export type PolicyV1 = {
    * weights. Each prompt is sampled as if it were alone (batching and padding
    * do not change the distribution, only rounding).
    */
-  generate(options: PolicyV1GenerateOptions): PromiseLike<PolicyV1GenerateResult>;
+  generate(
+    options: PolicyV1GenerateOptions,
+  ): PromiseLike<PolicyV1GenerateResult>;
   /** Per-token log-probabilities of given sequences, with the training graph's arithmetic. */
   score(options: PolicyV1ScoreOptions): PromiseLike<PolicyV1ScoreResult>;
   /**

@@ -40,7 +40,11 @@ export type FailureTag = z.infer<typeof failureTagSchema>;
  * `recovery_failure` (a tool error was not followed by a successful call in
  * the same turn).
  */
-export const fineTagSchema = z.enum(['invalid_tool_call', 'argument_mismatch', 'recovery_failure']);
+export const fineTagSchema = z.enum([
+  'invalid_tool_call',
+  'argument_mismatch',
+  'recovery_failure',
+]);
 
 /** See {@link fineTagSchema}. */
 export type FineTag = z.infer<typeof fineTagSchema>;
