@@ -11,6 +11,14 @@ export {
   safeParseWithSchema,
   type SafeParseResult,
 } from './shared/parse';
+export {
+  formatJsonLines,
+  parseJsonLines,
+  safeParseJsonLines,
+  type JsonLinesResult,
+} from './shared/json-lines';
+export { promptModeSchema, type PromptMode } from './prompt/v1';
+export * from './warmstart/v1';
 export { chatMessageSchema, type ChatMessage } from './task/v1/chat-message';
 export { toolCallSchema, type ToolCall } from './task/v1/tool-call';
 export {
@@ -73,6 +81,11 @@ export {
   type ToolPatch,
 } from './overlay/v1/interface-overlay';
 export {
+  overlayModuleNames,
+  overlayModuleSchema,
+  type OverlayModule,
+} from './overlay/v1/overlay-module';
+export {
   failureTagSchema,
   fineTagSchema,
   type FailureTag,
@@ -100,3 +113,4 @@ export * from './cod/v1';
 export * from './chat-model/v1';
 export * from './run/v1';
 export * from './env-service/v1';
+export * from './environment/v2';
