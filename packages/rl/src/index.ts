@@ -94,6 +94,18 @@ export {
   type PairedEstimate,
 } from './stats/bootstrap';
 export {
+  compareCrossed,
+  crossedPairedBootstrap,
+  formatCrossedComparison,
+  minimumDetectableEffectFromStandardError,
+  seedTInterval,
+  type CrossedComparison,
+  type CrossedEstimate,
+  type SeedRow,
+} from './stats/crossed-bootstrap';
+export { parseSeedList } from './stats/seed-list';
+export { wilsonInterval } from './stats/wilson-interval';
+export {
   gapMonitorSettingsSchema,
   initialGapMonitorState,
   observeGap,

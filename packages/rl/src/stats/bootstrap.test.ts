@@ -212,7 +212,11 @@ describe('studentTQuantile', () => {
   it('matches tabulated quantiles', () => {
     // Two-sided 95% critical values and one-sided 80% values from t tables.
     expect(studentTQuantile(0.975, 1)).toBeCloseTo(12.7062, 3);
+    expect(studentTQuantile(0.975, 2)).toBeCloseTo(4.3027, 4);
     expect(studentTQuantile(0.975, 4)).toBeCloseTo(2.7764, 4);
+    expect(studentTQuantile(0.975, 5)).toBeCloseTo(2.5706, 4);
+    expect(studentTQuantile(0.95, 3)).toBeCloseTo(2.3534, 4);
+    expect(studentTQuantile(0.995, 9)).toBeCloseTo(3.2498, 4);
     expect(studentTQuantile(0.975, 10)).toBeCloseTo(2.2281, 4);
     expect(studentTQuantile(0.8, 4)).toBeCloseTo(0.941, 3);
     expect(studentTQuantile(0.025, 4)).toBeCloseTo(-2.7764, 4);

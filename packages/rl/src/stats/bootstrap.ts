@@ -41,8 +41,10 @@ function assertPairs(
  * used for percentile bootstrap intervals: the lower end takes the value at
  * rank floor(q·(B−1)), the upper end at rank ceil(q·(B−1)), so the interval
  * never claims more precision than the resamples hold.
+ *
+ * @internal
  */
-function rank(
+export function rank(
   sorted: readonly number[],
   q: number,
   side: 'low' | 'high',
