@@ -10,12 +10,27 @@ import {
 } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
+  formatJsonLines,
   latestCheckpointSchema,
   parseJsonText,
   parseWithSchema,
+  runDirectoryLayout,
   runEventSchema,
+  runStepName,
+  safeParseJsonLines,
   type RunEvent,
 } from '@seal/spec';
+import * as z from 'zod';
+
+const { events, overlays, episodes, checkpoints, latestCheckpoint } =
+  runDirectoryLayout;
+
+/** The `step` of an events or overlays line, if it has one. */
+function lineStep(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && 'step' in value
+    ? value.step
+    : undefined;
+}
 
 /** Writes a file atomically: a temporary file in the same directory, then a rename. */
 export async function writeFileAtomic(
@@ -37,13 +52,9 @@ export async function writeJsonAtomic(
 }
 
 /**
- * The files of a run directory:
- * - `config.json` — the resolved configuration;
- * - `events.jsonl` — one record per training step and per evaluation;
- * - `episodes/step-NNNNNN.jsonl`, `episodes/eval-NNNNNN-<set>.jsonl` — EpisodeRecords;
- * - `capability_state.json` — the failure profile;
- * - `overlays.jsonl` — the interface overlay in force at each step;
- * - `checkpoints/step-NNNNNN/` — policy and trainer state; `checkpoints/latest.json` names the newest.
+ * A run directory, laid out as `@seal/spec`'s `runDirectoryLayout` names it:
+ * `config.json`, `events.jsonl`, `overlays.jsonl`, `tasks.jsonl`,
+ * `capability_state.json`, `episodes/` and `checkpoints/`.
  * Every write is atomic or append-only, and a resumed run first drops what a
  * crash left after its last checkpoint, so no record is lost or duplicated.
  */
@@ -54,36 +65,48 @@ export class RunDirectory {
     return join(this.root, ...parts);
   }
 
+  /** The path of one of the run's files, by its `runDirectoryLayout` key. */
+  file(
+    name: 'config' | 'events' | 'overlays' | 'tasks' | 'capabilityState',
+  ): string {
+    return this.path(runDirectoryLayout[name]);
+  }
+
   static stepName(step: number): string {
-    return String(step).padStart(6, '0');
+    return runStepName(step);
   }
 
   episodesPath(step: number): string {
-    return this.path('episodes', `step-${RunDirectory.stepName(step)}.jsonl`);
+    return this.path(episodes, `step-${RunDirectory.stepName(step)}.jsonl`);
   }
 
   /** The frozen reference policy's episodes of a step (`frozenBaseline`). */
   baselineEpisodesPath(step: number): string {
-    return this.path(
-      'episodes',
-      `baseline-${RunDirectory.stepName(step)}.jsonl`,
-    );
+    return this.path(episodes, `baseline-${RunDirectory.stepName(step)}.jsonl`);
   }
 
   evalEpisodesPath(step: number, set: string): string {
     return this.path(
-      'episodes',
+      episodes,
       `eval-${RunDirectory.stepName(step)}-${set}.jsonl`,
     );
   }
 
   checkpointPath(step: number): string {
-    return this.path('checkpoints', `step-${RunDirectory.stepName(step)}`);
+    return this.path(checkpoints, `step-${RunDirectory.stepName(step)}`);
+  }
+
+  /** A checkpoint's trainer state or capability state. */
+  checkpointFile(
+    step: number,
+    name: 'trainerState' | 'capabilityState',
+  ): string {
+    return join(this.checkpointPath(step), runDirectoryLayout[name]);
   }
 
   async ensure(): Promise<void> {
-    await mkdir(this.path('episodes'), { recursive: true });
-    await mkdir(this.path('checkpoints'), { recursive: true });
+    await mkdir(this.path(episodes), { recursive: true });
+    await mkdir(this.path(checkpoints), { recursive: true });
   }
 
   /** Appends JSON Lines (one write call, so a line is never half-written by us). */
@@ -93,10 +116,7 @@ export class RunDirectory {
   ): Promise<void> {
     if (values.length === 0) return;
     await mkdir(dirname(file), { recursive: true });
-    await appendFile(
-      file,
-      values.map((value) => `${JSON.stringify(value)}\n`).join(''),
-    );
+    await appendFile(file, formatJsonLines(values));
   }
 
   /** Writes a JSON Lines file atomically. */
@@ -104,15 +124,12 @@ export class RunDirectory {
     file: string,
     values: readonly unknown[],
   ): Promise<void> {
-    await writeFileAtomic(
-      file,
-      values.map((value) => `${JSON.stringify(value)}\n`).join(''),
-    );
+    await writeFileAtomic(file, formatJsonLines(values));
   }
 
   /** The newest checkpoint's step, or undefined. */
   async latestCheckpoint(): Promise<number | undefined> {
-    const file = this.path('checkpoints', 'latest.json');
+    const file = this.path(checkpoints, latestCheckpoint);
     if (!existsSync(file)) return undefined;
     return parseWithSchema({
       schema: latestCheckpointSchema,
@@ -125,7 +142,7 @@ export class RunDirectory {
   }
 
   async markLatestCheckpoint(step: number): Promise<void> {
-    await writeJsonAtomic(this.path('checkpoints', 'latest.json'), { step });
+    await writeJsonAtomic(this.path(checkpoints, latestCheckpoint), { step });
   }
 
   /**
@@ -136,53 +153,57 @@ export class RunDirectory {
    * JSON but not a run event throws INVALID_DATA).
    */
   async truncateAfter(step: number): Promise<RunEvent[]> {
-    let events: RunEvent[] = [];
-    for (const name of ['events.jsonl', 'overlays.jsonl']) {
+    let kept: RunEvent[] = [];
+    for (const name of [events, overlays]) {
       const file = this.path(name);
       if (!existsSync(file)) continue;
-      const kept: { line: string; value: unknown; lineNumber: number }[] = [];
-      for (const [index, line] of (await readFile(file, 'utf8'))
-        .split('\n')
-        .entries()) {
-        if (line.trim() === '') continue;
-        let value: { step?: unknown };
-        try {
-          value = parseJsonText({ text: line }) as { step?: unknown };
-        } catch {
-          continue; // a line torn by a crash
-        }
-        if (typeof value.step !== 'number' || value.step <= step)
-          kept.push({ line, value, lineNumber: index + 1 });
-      }
-      await writeFileAtomic(file, kept.map(({ line }) => `${line}\n`).join(''));
-      if (name === 'events.jsonl') {
-        events = kept.map(({ value, lineNumber }) =>
+      // A line that is not JSON was torn by a crash: it is dropped.
+      const { values, lines } = safeParseJsonLines({
+        text: await readFile(file, 'utf8'),
+        source: file,
+        schema: z.unknown(),
+      });
+      const keep = values.flatMap((value, index) => {
+        const at = lineStep(value);
+        return typeof at !== 'number' || at <= step
+          ? [{ value, line: lines[index]! }]
+          : [];
+      });
+      await writeFileAtomic(
+        file,
+        keep.map(({ line }) => `${line.text}\n`).join(''),
+      );
+      if (name === events) {
+        kept = keep.map(({ value, line }) =>
           parseWithSchema({
             schema: runEventSchema,
             value,
-            source: `${file}:${lineNumber}`,
+            source: `${file}:${line.lineNumber}`,
           }),
         );
       }
     }
-    const episodes = this.path('episodes');
-    if (existsSync(episodes)) {
-      for (const name of await readdir(episodes)) {
+    const episodesDirectory = this.path(episodes);
+    if (existsSync(episodesDirectory)) {
+      for (const name of await readdir(episodesDirectory)) {
         const match = /^(?:step|eval|baseline)-(\d{6})/.exec(name);
         if (match && Number(match[1]) > step)
-          await rm(join(episodes, name), { force: true });
+          await rm(join(episodesDirectory, name), { force: true });
       }
     }
     await this.removeTemporaryFiles();
-    const checkpoints = this.path('checkpoints');
-    if (existsSync(checkpoints)) {
-      for (const name of await readdir(checkpoints)) {
+    const checkpointsDirectory = this.path(checkpoints);
+    if (existsSync(checkpointsDirectory)) {
+      for (const name of await readdir(checkpointsDirectory)) {
         const match = /^step-(\d{6})$/.exec(name);
         if (match && Number(match[1]) > step)
-          await rm(join(checkpoints, name), { recursive: true, force: true });
+          await rm(join(checkpointsDirectory, name), {
+            recursive: true,
+            force: true,
+          });
       }
     }
-    return events;
+    return kept;
   }
 
   /**
@@ -193,16 +214,14 @@ export class RunDirectory {
    */
   async removeTemporaryFiles(): Promise<void> {
     const temporary = /\.tmp(?:-|$)/;
-    const directories = [
-      this.root,
-      this.path('episodes'),
-      this.path('checkpoints'),
-    ];
-    const checkpoints = this.path('checkpoints');
-    if (existsSync(checkpoints)) {
-      for (const entry of await readdir(checkpoints, { withFileTypes: true })) {
+    const checkpointsDirectory = this.path(checkpoints);
+    const directories = [this.root, this.path(episodes), checkpointsDirectory];
+    if (existsSync(checkpointsDirectory)) {
+      for (const entry of await readdir(checkpointsDirectory, {
+        withFileTypes: true,
+      })) {
         if (entry.isDirectory() && !temporary.test(entry.name))
-          directories.push(join(checkpoints, entry.name));
+          directories.push(join(checkpointsDirectory, entry.name));
       }
     }
     for (const directory of directories) {
@@ -217,23 +236,19 @@ export class RunDirectory {
   /** Empties the run's records (a fresh start): events, overlays, episodes, checkpoints, state. */
   async reset(): Promise<void> {
     await this.removeTemporaryFiles();
-    for (const name of [
-      'events.jsonl',
-      'overlays.jsonl',
-      'capability_state.json',
-    ]) {
+    for (const name of [events, overlays, runDirectoryLayout.capabilityState]) {
       await rm(this.path(name), { force: true });
     }
-    await rm(this.path('episodes'), { recursive: true, force: true });
-    await rm(this.path('checkpoints'), { recursive: true, force: true });
+    await rm(this.path(episodes), { recursive: true, force: true });
+    await rm(this.path(checkpoints), { recursive: true, force: true });
     await this.ensure();
   }
 
   /** Removes checkpoints older than the newest `keep`. */
   async pruneCheckpoints(keep: number): Promise<void> {
-    const checkpoints = this.path('checkpoints');
-    if (!existsSync(checkpoints)) return;
-    const steps = (await readdir(checkpoints))
+    const checkpointsDirectory = this.path(checkpoints);
+    if (!existsSync(checkpointsDirectory)) return;
+    const steps = (await readdir(checkpointsDirectory))
       .map((name) => /^step-(\d{6})$/.exec(name))
       .filter((match): match is RegExpExecArray => match !== null)
       .map((match) => Number(match[1]))

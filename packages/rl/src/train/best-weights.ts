@@ -111,7 +111,7 @@ export async function watchGap({
       learningRate:
         config.ppo.learningRate * observed.decision.learningRateScale,
     };
-    await run.appendJsonLines(run.path('events.jsonl'), [rollback]);
+    await run.appendJsonLines(run.file('events'), [rollback]);
     summary.rollbacks.push(rollback);
     onProgress?.({ type: 'rollback', event: rollback });
     if (checkpointDue) {

@@ -146,7 +146,7 @@ export async function advanceStage({
       run.evalEpisodesPath(step, name),
       evaluation.episodes.map((e) => e.record),
     );
-    await run.appendJsonLines(run.path('events.jsonl'), [validation]);
+    await run.appendJsonLines(run.file('events'), [validation]);
     summary.validations.push(validation);
     onProgress?.({
       type: 'eval-end',
@@ -173,7 +173,7 @@ export async function advanceStage({
       reason: next.transitions.at(-1)?.reason ?? 'budget',
       ...(score === undefined ? {} : { validation: score }),
     };
-    await run.appendJsonLines(run.path('events.jsonl'), [change]);
+    await run.appendJsonLines(run.file('events'), [change]);
     summary.stages.push(change);
     onProgress?.({ type: 'stage', event: change });
   }

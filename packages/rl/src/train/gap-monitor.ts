@@ -1,27 +1,11 @@
-import type { GapMonitorState } from '@seal/spec';
-import * as z from 'zod';
+import {
+  gapMonitorSettingsSchema,
+  type GapMonitorSettings,
+  type GapMonitorState,
+} from '@seal/spec';
 
-/**
- * Settings of the gap monitor: with the frozen baseline on, the run watches
- * the policy's paired gain over the frozen warm start (same tasks, same
- * sampling seeds) and rolls back to its best weights when the gain, averaged
- * over a window of steps, falls below a threshold.
- */
-export const gapMonitorSettingsSchema = z
-  .object({
-    /** Steps the gain is averaged over (the trailing window). */
-    window: z.number().int().min(1).max(1000).default(4),
-    /** Roll back when the window's mean gain (a fraction, e.g. -0.05 for −5 points) falls below this. */
-    threshold: z.number().min(-1).max(1).default(-0.05),
-    /** The learning rate is multiplied by this at each rollback. */
-    learningRateFactor: z.number().gt(0).lte(1).default(0.5),
-    /** At most this many rollbacks in a run (then the monitor only records). */
-    maxRollbacks: z.number().int().nonnegative().default(3),
-  })
-  .strict();
-
-/** See {@link gapMonitorSettingsSchema}. */
-export type GapMonitorSettings = z.output<typeof gapMonitorSettingsSchema>;
+/** The gap monitor's settings (`config.json`'s `gapMonitor`, a `@seal/spec` schema). */
+export { gapMonitorSettingsSchema, type GapMonitorSettings };
 
 /** What the monitor decides after a step. */
 export type GapDecision =

@@ -104,7 +104,7 @@ export async function evaluateSets({
       run.evalEpisodesPath(step, set.name),
       evaluation.episodes.map((e) => e.record),
     );
-    await run.appendJsonLines(run.path('events.jsonl'), [event]);
+    await run.appendJsonLines(run.file('events'), [event]);
     summary.evaluations.push(event);
     onProgress?.({ type: 'eval-end', step, set: set.name, evaluation, event });
   }

@@ -62,34 +62,36 @@ export async function resumeTraining({
   if (resumedFrom > 0) {
     await assertResumable({
       runDirectory,
-      path: run.path('config.json'),
+      path: run.file('config'),
       config,
     });
     const checkpoint = run.checkpointPath(resumedFrom);
     await policy.load({ directory: checkpoint });
+    const trainerStatePath = run.checkpointFile(resumedFrom, 'trainerState');
     state = parseWithSchema({
       schema: trainerStateSchema,
       value: parseJsonText({
-        text: await readFile(`${checkpoint}/trainer-state.json`, 'utf8'),
+        text: await readFile(trainerStatePath, 'utf8'),
+        source: trainerStatePath,
       }),
-      source: `${checkpoint}/trainer-state.json`,
+      source: trainerStatePath,
     });
     capability = await loadCapabilityState({
-      path: `${checkpoint}/capability_state.json`,
+      path: run.checkpointFile(resumedFrom, 'capabilityState'),
     });
     recorded = await run.truncateAfter(resumedFrom);
   } else {
     // A fresh run (or one that crashed before its first checkpoint) starts clean.
     await run.reset();
   }
-  await writeJsonAtomic(run.path('config.json'), config);
+  await writeJsonAtomic(run.file('config'), config);
   // The tasks the run trains and evaluates on, so that reports and viewers can
   // re-verify any recorded episode without knowing where the tasks came from.
   const runTasks = new Map<string, Task>();
   for (const task of [...trainTasks, ...evalSets.flatMap((set) => set.tasks)]) {
     runTasks.set(task.id, task);
   }
-  await run.writeJsonLines(run.path('tasks.jsonl'), [...runTasks.values()]);
+  await run.writeJsonLines(run.file('tasks'), [...runTasks.values()]);
 
   const summary: TrainSummary = {
     config,

@@ -69,7 +69,7 @@ export async function runTraining(
   const referencePolicy = options.referencePolicy
     ? timed(options.referencePolicy, clock, 'reference.')
     : undefined;
-  const capabilityPath = run.path('capability_state.json');
+  const capabilityPath = run.file('capabilityState');
   const { onProgress } = options;
 
   const start = await resumeTraining({
@@ -126,7 +126,7 @@ export async function runTraining(
   if (resumedFrom === 0) {
     if (initialEvaluations) {
       // Measured once for this warm start and seed (a study's arms share it).
-      await run.appendJsonLines(run.path('events.jsonl'), initialEvaluations);
+      await run.appendJsonLines(run.file('events'), initialEvaluations);
       summary.evaluations.push(...initialEvaluations);
     } else {
       await evaluate(0);
@@ -285,7 +285,7 @@ export async function runTraining(
       stage: stage?.name,
       baselineSuccess: baselineRollouts ? baselineSuccess : undefined,
     });
-    await run.appendJsonLines(run.path('overlays.jsonl'), [
+    await run.appendJsonLines(run.file('overlays'), [
       { step, hash: overlayHash, overlay },
     ]);
     // Window statistics reset at each epoch end.
@@ -305,7 +305,7 @@ export async function runTraining(
       stepClock.parts['checkpoint'] = performance.now() - t0;
     }
     event.timing = stepClock.timing();
-    await run.appendJsonLines(run.path('events.jsonl'), [event]);
+    await run.appendJsonLines(run.file('events'), [event]);
     summary.steps.push(event);
     onProgress?.({ type: 'step-end', step, steps: config.steps, event });
 
@@ -333,11 +333,10 @@ export async function runTraining(
     // The checkpoint is marked last: a crash before this line redoes the whole
     // step (deterministically) after dropping what it had written.
     if (checkpointDue) {
-      const directory = run.checkpointPath(step);
-      await writeJsonAtomic(`${directory}/trainer-state.json`, state);
+      await writeJsonAtomic(run.checkpointFile(step, 'trainerState'), state);
       await saveCapabilityState({
         state: capability,
-        path: `${directory}/capability_state.json`,
+        path: run.checkpointFile(step, 'capabilityState'),
       });
       await run.markLatestCheckpoint(step);
       await run.pruneCheckpoints(2);

@@ -34,3 +34,17 @@ export {
   type LatestCheckpoint,
   type TrainerState,
 } from './trainer-state';
+export {
+  curriculumSettingsSchema,
+  gapMonitorSettingsSchema,
+  runConfigSchema,
+  samplingSettingsSchema,
+  trainMethodSchema,
+  type CurriculumSettings,
+  type CurriculumSettingsInput,
+  type GapMonitorSettings,
+  type RunConfig,
+  type RunConfigInput,
+  type TrainMethod,
+} from './run-config';
+export { runDirectoryLayout, runStepName } from './run-directory-layout';

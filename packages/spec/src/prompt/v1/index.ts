@@ -1,0 +1,1 @@
+export { promptModeSchema, type PromptMode } from './prompt-mode';
