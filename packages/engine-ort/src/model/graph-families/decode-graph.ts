@@ -1,0 +1,111 @@
+import {
+  GraphBuilder,
+  type MatmulPrecision,
+  type Value,
+} from '../../graph/graph-builder';
+import {
+  buildDecodeStep,
+  declareWeights,
+  lmHeadWeight,
+} from '../decoder-graph';
+import type { ModelConfig } from '../model-config';
+import type { BuiltGraph, FloatType } from './graph-types';
+import { cacheInputs, cacheOutputs } from './kv-cache-io';
+
+/**
+ * The decode graph: one token per row against a KV cache of `cacheLength`
+ * slots. Inputs `input_ids` `[B]`, `rope_cos`/`rope_sin` `[B,1,1,d/2]`,
+ * `past_bias` `[B,1,1,P]`, `cache_keys.<l>` `[B,kvh,d,P]`,
+ * `cache_values.<l>` `[B,kvh,P,d]`. Outputs `logits` `[B,V]`,
+ * `new_keys.<l>` and `new_values.<l>` `[B,kvh,1,d]`.
+ *
+ * With `residentCache` the graph also writes the cache, so that it can stay
+ * on the device between steps: an extra input `slot_onehot` `[P]` (1 at the
+ * slot this step fills, 0 elsewhere) and outputs `present_keys.<l>` and
+ * `present_values.<l>` (the cache with that slot set to this step's key and
+ * value, fed back as the next step's `cache_*`). The new keys and values
+ * then come out packed in one output, `new_kv` `[2L,B,kvh,d]` (layer `l`'s
+ * keys at `2l`, values at `2l+1`), so a device reads them back in one
+ * transfer.
+ */
+export function buildDecodeGraph({
+  config,
+  batch,
+  cacheLength,
+  floatType = 'float32',
+  matmulPrecision,
+  residentCache = false,
+}: {
+  config: ModelConfig;
+  batch: number;
+  cacheLength: number;
+  floatType?: FloatType;
+  /** Reduced-precision matrix products (default: none). The KV cache stays float32. */
+  matmulPrecision?: MatmulPrecision | undefined;
+  /** Output the updated cache (see above); default false. */
+  residentCache?: boolean;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType, matmulPrecision });
+  const weights = declareWeights({ builder: g, config, requiresGrad: false });
+  const half = config.headDim / 2;
+  const { cacheKeys, cacheValues } = cacheInputs({
+    builder: g,
+    config,
+    batch,
+    cacheLength,
+  });
+  const { hidden, newKeys, newValues } = buildDecodeStep({
+    builder: g,
+    config,
+    weights,
+    inputIds: g.input({ name: 'input_ids', shape: [batch], dtype: 'int64' }),
+    cos: g.input({ name: 'rope_cos', shape: [batch, 1, 1, half] }),
+    sin: g.input({ name: 'rope_sin', shape: [batch, 1, 1, half] }),
+    pastBias: g.input({ name: 'past_bias', shape: [batch, 1, 1, cacheLength] }),
+    cacheKeys,
+    cacheValues,
+    batch,
+    cacheLength,
+  });
+  g.output(g.linear(hidden, lmHeadWeight({ config, weights })), 'logits');
+  if (!residentCache) {
+    cacheOutputs({
+      builder: g,
+      prefix: 'new',
+      keys: newKeys,
+      values: newValues,
+    });
+    return { model: g.toOnnx({ name: 'decode' }), nodeCount: g.nodeCount };
+  }
+  const { numKeyValueHeads: kvh, headDim: d } = config;
+  const onehot = g.input({ name: 'slot_onehot', shape: [cacheLength] });
+  const threshold = g.scalar(0.5);
+  const keySlot = g.compare(
+    'Greater',
+    g.reshape(onehot, [1, 1, 1, cacheLength]),
+    threshold,
+  );
+  const valueSlot = g.compare(
+    'Greater',
+    g.reshape(onehot, [1, 1, cacheLength, 1]),
+    threshold,
+  );
+  const packed: Value[] = [];
+  newKeys.forEach((key, layer) => {
+    // [B,kvh,1,d] and [B,kvh,d,1] share one memory layout.
+    g.output(
+      g.where(keySlot, g.reshape(key, [batch, kvh, d, 1]), cacheKeys[layer]!),
+      `present_keys.${layer}`,
+    );
+    g.output(
+      g.where(valueSlot, newValues[layer]!, cacheValues[layer]!),
+      `present_values.${layer}`,
+    );
+    packed.push(
+      g.reshape(key, [1, batch, kvh, d]),
+      g.reshape(newValues[layer]!, [1, batch, kvh, d]),
+    );
+  });
+  g.output(g.concat(packed, 0), 'new_kv');
+  return { model: g.toOnnx({ name: 'decode' }), nodeCount: g.nodeCount };
+}
