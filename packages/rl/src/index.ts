@@ -103,6 +103,23 @@ export {
   type CrossedEstimate,
   type SeedRow,
 } from './stats/crossed-bootstrap';
+export {
+  compareCategories,
+  compareRuns,
+  pairRuns,
+  taskInCategory,
+  type CompareMeasure,
+  type ComparedMeasure,
+  type ComparedPair,
+  type ComparedRun,
+} from './stats/compare-runs';
+export {
+  compareTraining,
+  trainingMeasures,
+  type TrainingCell,
+  type TrainingComparison,
+  type TrainingMeasure,
+} from './stats/compare-training';
 export { parseSeedList } from './stats/seed-list';
 export { wilsonInterval } from './stats/wilson-interval';
 export {

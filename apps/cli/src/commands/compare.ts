@@ -1,7 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunDirectory } from '@seal/report';
-import { formatPoints } from '@seal/rl';
+import {
+  compareCategories,
+  compareRuns,
+  compareTraining,
+  formatPoints,
+  trainingMeasures,
+  type ComparedMeasure,
+  type ComparedRun,
+  type TrainingCell,
+} from '@seal/rl';
 import { SealError } from '@seal/spec';
 import * as z from 'zod';
 import { parseFlags } from '../args';
@@ -9,18 +18,7 @@ import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
 import { table } from '../ui/table';
 import { createRunDiagnoser } from '../run-diagnoser';
-import {
-  compareCategories,
-  compareRuns,
-  type ComparedMeasure,
-  type ComparedRun,
-} from './compare-runs';
-import {
-  compareTraining,
-  readTrainingCells,
-  trainingMeasures,
-  type TrainingCell,
-} from './compare-training';
+import { readTrainingCells } from './compare-training';
 
 const stepSchema = z.coerce.number().int().nonnegative().optional();
 
@@ -41,11 +39,18 @@ export const compareHelp = `usage: seal compare RUN_DIR... [--against RUN_DIR[,R
        seal compare --training RUN_DIR... [--from-step N] [--data DIR] [--json]
 
 Paired gains of training runs on their held-out evaluations, pooled over the
-runs with a two-stage bootstrap 95% interval (the runs, then the tasks within
-a run), so the interval covers the variation between RL runs as well as
-between tasks. The measures a run records: sampled pass@1, greedy, and
-sampled pass@k (k the samples per task: whether any succeeds), which falls
-where RL narrows what the policy reaches while pass@1 rises.
+runs with a crossed two-way bootstrap 95% interval (runs and tasks resampled
+independently: every run is scored on the same tasks), so the interval
+covers the variation between RL runs as well as between tasks; beside it the
+95% t-interval over the runs' gains (the run as the unit; n/a with one run).
+Runs scored on different tasks fall back to the nested two-stage bootstrap
+(runs, then tasks within a run). The measures, greedy first: greedy pass@1
+(the primary measure), sampled pass@1, and sampled pass@k (k the samples per
+task: whether any succeeds), which falls where RL narrows what the policy
+reaches while pass@1 rises. A sampled gain compares the run at its sampling
+temperature with the warm start (or control) at its own; no run records the
+warm start's best temperature on validation data, so the line says when the
+two are not temperature-matched (a learned logit scale alone moves it).
 
 Without --against: each run at --step (default: its last evaluation) against
 its own step 0, on the same tasks: what RL added to the warm start. One run
@@ -56,9 +61,10 @@ seeds do not tell them apart, the control in the same position) at
 --against-step (default: the control's last evaluation): what one change did,
 e.g. \`seal compare probe-s1 probe-s2 --against ctl-s1,ctl-s2\`.
 
-The minimum detectable effect is the smallest true gain the design finds with
-probability 0.8 (two-sided α = 0.05): over the runs' gains from two runs on,
-over the one run's tasks otherwise.
+The minimum detectable effect (MDE) is the smallest true gain the design finds
+with probability 0.8 (two-sided α = 0.05): (1.960 + 0.842) × the crossed
+bootstrap's standard error (for the nested fallback: over the runs' gains
+from two runs on, over the one run's tasks otherwise).
 
   --against DIRS    control runs (a comma list, or the flag repeated)
   --step N          the runs' step (default: each run's last evaluation)
@@ -100,14 +106,46 @@ const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 const points = (value: number) =>
   `${value >= 0 ? '+' : ''}${(100 * value).toFixed(1)}`;
 
+/** What a sampled measure compares, in words: the temperatures of both sides and whether they were matched. */
+export function samplingLabel(
+  measure: ComparedMeasure,
+  controlled: boolean,
+): string | undefined {
+  const temperatures = measure.temperatures;
+  if (!temperatures) return undefined;
+  const baseline = controlled ? 'control' : 'warm start';
+  return `sampled at T=${temperatures.runs} vs ${baseline} at T=${temperatures.baseline}${temperatures.matched ? ` (${baseline}'s temperature chosen on validation)` : ' (not temperature-matched)'}`;
+}
+
+/** The pooled line of a measure: two-way interval, t-interval over runs, MDE. */
+export function pooledLine(measure: ComparedMeasure): string {
+  const pooled = measure.pooled;
+  const runs = `${pooled.runs} run${pooled.runs === 1 ? '' : 's'}`;
+  const verdict =
+    pooled.low > 0 ? 'above 0' : pooled.high < 0 ? 'below 0' : 'includes 0';
+  const design =
+    pooled.design === 'crossed'
+      ? 'two-way bootstrap (runs × tasks, crossed)'
+      : 'nested bootstrap (runs, then tasks: the runs cover different tasks)';
+  const t = measure.tInterval
+    ? `t over ${measure.tInterval.n} runs' gains ${formatPoints(measure.tInterval)}`
+    : 't over runs n/a (one run)';
+  const mde = measure.minimumDetectableEffect;
+  const detectable = mde
+    ? `minimum detectable effect ${(100 * mde.value).toFixed(1)} points (${mde.over === 'design' ? '2.8 × the two-way SE' : `over ${mde.over}`})`
+    : 'minimum detectable effect n/a';
+  return `pooled over ${runs} and ${pooled.n} cells: ${formatPoints(pooled)} points (${percent(measure.meanBefore)} → ${percent(measure.meanAfter)}), 95% ${design} ${verdict}; ${t}; ${detectable}`;
+}
+
 function describe(measure: ComparedMeasure, controlled: boolean): string[] {
   const name =
     measure.measure === 'greedy'
-      ? 'greedy'
+      ? 'greedy pass@1'
       : measure.measure === 'sampled'
         ? 'sampled pass@1'
         : `sampled pass@${measure.samples ?? 'k'} (any of the samples succeeds)`;
-  const title = `${measure.set}${measure.category ? ` (${measure.category})` : ''}, ${name}`;
+  const label = samplingLabel(measure, controlled);
+  const title = `${measure.set}${measure.category ? ` (${measure.category})` : ''}, ${name}${label ? `, ${label}` : ''}`;
   const rows = measure.pairs.map((pair) => [
     `${pair.run}${pair.control ? ` − ${pair.control}` : ''}`,
     pair.seed === undefined ? '—' : String(pair.seed),
@@ -118,7 +156,6 @@ function describe(measure: ComparedMeasure, controlled: boolean): string[] {
     `${percent(pair.meanBefore)} → ${percent(pair.meanAfter)}`,
     points(pair.gain),
   ]);
-  const mde = measure.minimumDetectableEffect;
   return [
     title,
     ...table(
@@ -132,13 +169,7 @@ function describe(measure: ComparedMeasure, controlled: boolean): string[] {
       ],
       rows,
     ).map((line) => `  ${line}`),
-    `  pooled over ${measure.pooled.clusters} run${measure.pooled.clusters === 1 ? '' : 's'} and ${measure.pooled.n} cells: ${formatPoints(measure.pooled)} points (${percent(measure.meanBefore)} → ${percent(measure.meanAfter)}), 95% CI ${
-      measure.pooled.low > 0
-        ? 'above 0'
-        : measure.pooled.high < 0
-          ? 'below 0'
-          : 'includes 0'
-    }${mde ? `; minimum detectable effect ${(100 * mde.value).toFixed(1)} points (over ${mde.over})` : ''}`,
+    `  ${pooledLine(measure)}`,
   ];
 }
 
@@ -210,8 +241,8 @@ export async function runCompare({
   }
   output.line(
     controls
-      ? `seal compare: ${runs.length} run${runs.length === 1 ? '' : 's'} against ${controls.length} control${controls.length === 1 ? '' : 's'}, paired over the same tasks (two-stage bootstrap, 95%)`
-      : `seal compare: ${runs.length} run${runs.length === 1 ? '' : 's'}, each against its own step 0 on the same tasks (two-stage bootstrap, 95%)`,
+      ? `seal compare: ${runs.length} run${runs.length === 1 ? '' : 's'} against ${controls.length} control${controls.length === 1 ? '' : 's'}, paired over the same tasks (greedy first; 95% intervals)`
+      : `seal compare: ${runs.length} run${runs.length === 1 ? '' : 's'}, each against its own step 0 on the same tasks (greedy first; 95% intervals)`,
   );
   for (const measure of measures) {
     output.line();

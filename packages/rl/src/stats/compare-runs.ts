@@ -1,11 +1,12 @@
+import { SealError, type EvalEvent } from '@seal/spec';
 import {
   clusteredPairedBootstrap,
   minimumDetectableEffect,
   minimumDetectableEffectOverRuns,
   sampleStandardDeviation,
   type PairedEstimate,
-} from '@seal/rl';
-import { SealError, type EvalEvent } from '@seal/spec';
+} from './bootstrap';
+import { compareCrossed, seedTInterval } from './crossed-bootstrap';
 
 /** One run's evaluations, as `seal compare` pairs them. */
 export type ComparedRun = {
@@ -48,18 +49,40 @@ export type ComparedMeasure = {
   category?: string;
   /** Samples per task (k) of a sampled measure. */
   samples?: number;
+  /**
+   * The sampling temperatures of a sampled measure: the runs' and their
+   * baseline's (the warm start at step 0, or the control). `matched` is true
+   * only when the baseline was sampled at a temperature chosen for it on
+   * validation data; no run records that yet, so a sampled gain at T = 1
+   * against the warm start at T = 1 is not temperature-matched: a learned
+   * logit scale alone moves it.
+   */
+  temperatures?: { runs: number; baseline: number; matched: boolean };
   pairs: ComparedPair[];
-  /** The gain over every (run, task) cell with its two-stage bootstrap interval (runs, then tasks). */
-  pooled: PairedEstimate & { clusters: number };
+  /**
+   * The gain over every (run, task) cell with its 95% interval: the crossed
+   * two-way bootstrap (runs and tasks resampled independently) when every
+   * run is scored on the same tasks, otherwise the nested two-stage one
+   * (runs, then tasks within a run).
+   */
+  pooled: PairedEstimate & {
+    runs: number;
+    design: 'crossed' | 'nested';
+    /** The crossed design's standard error (the spread of its resampled means). */
+    standardError?: number;
+  };
+  /** The 95% t-interval over the runs' gains (the run as the unit); undefined with one run. */
+  tInterval: PairedEstimate | undefined;
   meanBefore: number;
   meanAfter: number;
   /**
    * The smallest true gain this design detects (two-sided α = 0.05, power
-   * 0.8): over runs (Student's t on the runs' gains) from two runs on,
+   * 0.8): 2.802 × the crossed standard error (`design`); for the nested
+   * fallback, over runs (Student's t on the runs' gains) from two runs on,
    * otherwise over the one run's tasks.
    */
   minimumDetectableEffect:
-    { value: number; over: 'runs' | 'tasks' } | undefined;
+    { value: number; over: 'design' | 'runs' | 'tasks' } | undefined;
 };
 
 /** The categories of BFCL v3 multi-turn, as `--category` names them. */
@@ -152,7 +175,10 @@ export function pairRuns({
 
 /**
  * Paired gains of training runs on their held-out evaluations, pooled over
- * the runs with a two-stage bootstrap (runs, then tasks within a run).
+ * the runs: the crossed two-way bootstrap (runs and tasks resampled
+ * independently) when every run is scored on the same tasks, the nested
+ * two-stage one otherwise, with the t-interval over the runs' gains beside
+ * it and the design's minimum detectable effect. Greedy comes first.
  * Without controls: each run at `step` (default: its last evaluation)
  * against its own step 0, on the same tasks: what training added to the
  * starting policy. With controls: each run at `step` against its control
@@ -211,7 +237,8 @@ export function compareRuns({
         ? evaluationAt(control, set, controlStep)
         : evaluationAt(run, set, 0),
     }));
-    for (const measure of ['sampled', 'greedy', 'pass@k'] as const) {
+    // Greedy first: it is the primary measure (issue 44); sampled beside it.
+    for (const measure of ['greedy', 'sampled', 'pass@k'] as const) {
       if (
         evaluations.some(
           ({ before, after }) =>
@@ -262,28 +289,85 @@ export function compareRuns({
         0,
       );
       if (cells === 0) continue;
-      const pooled = clusteredPairedBootstrap({
-        clusters: clusters.map(({ beforeValues, afterValues }) => ({
-          before: beforeValues,
-          after: afterValues,
-        })),
-        seed,
-      });
       const runGains = clusters.map(
         ({ beforeValues, afterValues }) =>
           mean(afterValues) - mean(beforeValues),
       );
-      const differences = clusters.flatMap(({ beforeValues, afterValues }) =>
-        afterValues.map((value, index) => value - beforeValues[index]!),
+      const first = clusters[0]!.ids;
+      const crossedDesign = clusters.every(
+        ({ ids }) =>
+          ids.length === first.length && ids.every((id, i) => id === first[i]),
       );
-      const overRuns = minimumDetectableEffectOverRuns({
-        runDifferences: runGains,
-      });
+      const rows = clusters.map(({ beforeValues, afterValues }) => ({
+        before: beforeValues,
+        after: afterValues,
+      }));
+      let pooled: ComparedMeasure['pooled'];
+      let tInterval: PairedEstimate | undefined;
+      let detectable: ComparedMeasure['minimumDetectableEffect'];
+      if (crossedDesign) {
+        const comparison = compareCrossed({ rows, seed });
+        const {
+          seeds: _seeds,
+          tasks: _tasks,
+          ...estimate
+        } = comparison.crossed;
+        pooled = { ...estimate, runs: clusters.length, design: 'crossed' };
+        tInterval = comparison.tInterval;
+        detectable =
+          comparison.minimumDetectableEffect === undefined
+            ? undefined
+            : { value: comparison.minimumDetectableEffect, over: 'design' };
+      } else {
+        // Runs scored on different tasks are not a crossed design: resample
+        // the runs, then the tasks within each (nested).
+        const { clusters: count, ...estimate } = clusteredPairedBootstrap({
+          clusters: rows,
+          seed,
+        });
+        pooled = { ...estimate, runs: count, design: 'nested' };
+        tInterval =
+          runGains.length < 2 ? undefined : seedTInterval({ gains: runGains });
+        const differences = clusters.flatMap(({ beforeValues, afterValues }) =>
+          afterValues.map((value, index) => value - beforeValues[index]!),
+        );
+        const overRuns = minimumDetectableEffectOverRuns({
+          runDifferences: runGains,
+        });
+        detectable =
+          // Runs whose gains all tie (a spread of 0) say nothing of the spread between
+          // runs: fall back to the tasks rather than claim that every effect is detected.
+          overRuns !== undefined && overRuns > 0
+            ? { value: overRuns, over: 'runs' }
+            : differences.length > 1
+              ? {
+                  value: minimumDetectableEffect({
+                    n: differences.length,
+                    sdDifference: sampleStandardDeviation(differences),
+                  }),
+                  over: 'tasks',
+                }
+              : undefined;
+      }
+      const temperature = (event: EvalEvent) => event.sampled?.temperature;
+      const runTemperature = temperature(evaluations[0]!.after);
+      const baselineTemperature = temperature(evaluations[0]!.before);
       results.push({
         set,
         measure,
         ...(category === undefined ? {} : { category }),
         ...(measure !== 'greedy' && samples !== undefined ? { samples } : {}),
+        ...(measure !== 'greedy' &&
+        runTemperature !== undefined &&
+        baselineTemperature !== undefined
+          ? {
+              temperatures: {
+                runs: runTemperature,
+                baseline: baselineTemperature,
+                matched: false,
+              },
+            }
+          : {}),
         pairs: clusters.map(
           (
             { run, control, before, after, ids, beforeValues, afterValues },
@@ -301,22 +385,10 @@ export function compareRuns({
           }),
         ),
         pooled,
+        tInterval,
         meanBefore: mean(clusters.flatMap((cluster) => cluster.beforeValues)),
         meanAfter: mean(clusters.flatMap((cluster) => cluster.afterValues)),
-        minimumDetectableEffect:
-          // Runs whose gains all tie (a spread of 0) say nothing of the spread between
-          // runs: fall back to the tasks rather than claim that every effect is detected.
-          overRuns !== undefined && overRuns > 0
-            ? { value: overRuns, over: 'runs' }
-            : differences.length > 1
-              ? {
-                  value: minimumDetectableEffect({
-                    n: differences.length,
-                    sdDifference: sampleStandardDeviation(differences),
-                  }),
-                  over: 'tasks',
-                }
-              : undefined,
+        minimumDetectableEffect: detectable,
       });
     }
   }
