@@ -265,33 +265,90 @@ export function buildDecoder({
   queryBlocks?: number;
 }): { hidden: Value; caches: LayerCache[] } {
   const rep = config.numHeads / config.numKeyValueHeads;
+  const { hidden, keys, values } = decoderLayers({
+    builder: g,
+    config,
+    weights,
+    inputIds,
+    ...(outputRows === undefined ? {} : { outputRows }),
+    layer: (layer, hidden) => {
+      const out = decoderLayer({
+        builder: g,
+        config,
+        weights,
+        layer,
+        hidden,
+        batch,
+        length,
+        cos,
+        sin,
+        attend: ({ q, kT, v }) =>
+          queryBlocks === 1
+            ? g.attention(q, kT, v, bias, rep)
+            : blockCausalAttention({
+                builder: g,
+                q,
+                kT,
+                v,
+                bias,
+                rep,
+                blocks: queryBlocks,
+              }),
+      });
+      return { hidden: out.hidden, keys: out.kT, values: out.v };
+    },
+  });
+  return {
+    hidden,
+    caches: keys.map((keysTransposed, layer) => ({
+      keysTransposed,
+      values: values[layer]!,
+    })),
+  };
+}
+
+/** What one layer of {@link decoderLayers} returns. */
+type LayerOutput = {
+  /** The layer's output rows. */
+  hidden: Value;
+  /** The keys it adds to a KV cache, in the caller's layout. */
+  keys: Value;
+  /** The values it adds to a KV cache. */
+  values: Value;
+};
+
+/**
+ * The decoder's one layer loop: the token embeddings, `numLayers` calls of
+ * `layer` (one pre-norm block, whose attention is the caller's: over the
+ * full sequence, or over a KV cache in the decode and extend steps), and the
+ * final RMSNorm, over the `outputRows` of the hidden state when given.
+ * Returns the final hidden rows and each layer's keys and values.
+ */
+function decoderLayers({
+  builder: g,
+  config,
+  weights,
+  inputIds,
+  outputRows,
+  layer: runLayer,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  weights: WeightValues;
+  /** Token ids (int64), one per hidden row. */
+  inputIds: Value;
+  /** Int64 rows of the hidden state to normalise and return; default all. */
+  outputRows?: Value;
+  /** One layer over the hidden rows. */
+  layer: (layer: number, hidden: Value) => LayerOutput;
+}): { hidden: Value; keys: Value[]; values: Value[] } {
   let hidden = g.gather(weight(weights, 'model.embed_tokens.weight'), inputIds);
-  const caches: LayerCache[] = [];
+  const keys: Value[] = [];
+  const values: Value[] = [];
   for (let layer = 0; layer < config.numLayers; layer++) {
-    const out = decoderLayer({
-      builder: g,
-      config,
-      weights,
-      layer,
-      hidden,
-      batch,
-      length,
-      cos,
-      sin,
-      attend: ({ q, kT, v }) =>
-        queryBlocks === 1
-          ? g.attention(q, kT, v, bias, rep)
-          : blockCausalAttention({
-              builder: g,
-              q,
-              kT,
-              v,
-              bias,
-              rep,
-              blocks: queryBlocks,
-            }),
-    });
-    caches.push({ keysTransposed: out.kT, values: out.v });
+    const out = runLayer(layer, hidden);
+    keys.push(out.keys);
+    values.push(out.values);
     hidden = out.hidden;
   }
   return {
@@ -300,7 +357,8 @@ export function buildDecoder({
       weight(weights, 'model.norm.weight'),
       config.rmsNormEps,
     ),
-    caches,
+    keys,
+    values,
   };
 }
 
@@ -593,10 +651,7 @@ export function buildDecodeStep({
 }): { hidden: Value; newKeys: Value[]; newValues: Value[] } {
   const { numHeads, numKeyValueHeads, headDim } = config;
   const rep = numHeads / numKeyValueHeads;
-  let hidden = g.gather(weight(weights, 'model.embed_tokens.weight'), inputIds);
-  const newKeys: Value[] = [];
-  const newValues: Value[] = [];
-  for (let layer = 0; layer < config.numLayers; layer++) {
+  const decodeLayer = (layer: number, hidden: Value): LayerOutput => {
     const p = `model.layers.${layer}`;
     const x = g.rmsNorm(
       hidden,
@@ -617,8 +672,6 @@ export function buildDecodeStep({
     const q4 = g.reshape(q, [batch, numKeyValueHeads, rep, headDim]);
     const k4 = g.reshape(k, [batch, numKeyValueHeads, 1, headDim]);
     const v4 = g.reshape(v, [batch, numKeyValueHeads, 1, headDim]);
-    newKeys.push(k4);
-    newValues.push(v4);
     const pastScores = g.add(g.matmul(q4, cacheKeys[layer]!), pastBias);
     const newScore = g.reduceSum(g.mul(q4, k4), [-1], true);
     const probabilities = g.softmax(g.concat([pastScores, newScore], -1));
@@ -634,21 +687,30 @@ export function buildDecodeStep({
       g.mul(newProbability, v4),
     );
     const merged = g.reshape(attended, [batch, numHeads * headDim]);
-    hidden = g.add(
+    const residual = g.add(
       hidden,
       g.linear(merged, weight(weights, `${p}.self_attn.o_proj.weight`)),
     );
-    hidden = mlpBlock({ builder: g, config, weights, layer, hidden });
-  }
-  return {
-    hidden: g.rmsNorm(
-      hidden,
-      weight(weights, 'model.norm.weight'),
-      config.rmsNormEps,
-    ),
-    newKeys,
-    newValues,
+    return {
+      hidden: mlpBlock({
+        builder: g,
+        config,
+        weights,
+        layer,
+        hidden: residual,
+      }),
+      keys: k4,
+      values: v4,
+    };
   };
+  const { hidden, keys, values } = decoderLayers({
+    builder: g,
+    config,
+    weights,
+    inputIds,
+    layer: decodeLayer,
+  });
+  return { hidden, newKeys: keys, newValues: values };
 }
 
 /**
@@ -697,10 +759,7 @@ export function buildExtendStep({
 }): { hidden: Value; newKeys: Value[]; newValues: Value[] } {
   const { numKeyValueHeads } = config;
   const rep = config.numHeads / numKeyValueHeads;
-  let hidden = g.gather(weight(weights, 'model.embed_tokens.weight'), inputIds);
-  const newKeys: Value[] = [];
-  const newValues: Value[] = [];
-  for (let layer = 0; layer < config.numLayers; layer++) {
+  const extendLayer = (layer: number, hidden: Value): LayerOutput => {
     const out = decoderLayer({
       builder: g,
       config,
@@ -735,17 +794,14 @@ export function buildExtendStep({
         return g.matmul(probabilities, values);
       },
     });
-    newKeys.push(out.kT);
-    newValues.push(out.v);
-    hidden = out.hidden;
-  }
-  return {
-    hidden: g.rmsNorm(
-      hidden,
-      weight(weights, 'model.norm.weight'),
-      config.rmsNormEps,
-    ),
-    newKeys,
-    newValues,
+    return { hidden: out.hidden, keys: out.kT, values: out.v };
   };
+  const { hidden, keys, values } = decoderLayers({
+    builder: g,
+    config,
+    weights,
+    inputIds,
+    layer: extendLayer,
+  });
+  return { hidden, newKeys: keys, newValues: values };
 }
