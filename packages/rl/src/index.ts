@@ -120,6 +120,7 @@ export {
   type TrainingComparison,
   type TrainingMeasure,
 } from './stats/compare-training';
+export { heldOutGains, type HeldOutGain } from './stats/held-out-gains';
 export { parseSeedList } from './stats/seed-list';
 export { wilsonInterval } from './stats/wilson-interval';
 export {
