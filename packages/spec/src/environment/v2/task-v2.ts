@@ -24,7 +24,9 @@ export type GroundTruthCallV2 = z.infer<typeof groundTruthCallV2Schema>;
 
 /**
  * Tools withheld from the start of the episode and revealed at `turn` (BFCL's
- * miss_func holdouts). Before that turn a call to them is `unknown_tool`.
+ * miss_func holdouts). The caller that runs the policy hides them from the
+ * tool list and answers calls to them `unknown_tool` before that turn;
+ * sessions themselves always list every tool.
  */
 export const holdoutV2Schema = z.object({
   /** The turn from which the tools are available. */
