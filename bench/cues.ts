@@ -28,7 +28,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBfclBackend } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
-import { embeddedEpisode, embeddedPresets, prepareEmbedded } from '@seal/cli';
+import { prepareEmbedded } from '@seal/cli';
+import { embeddedEpisode, embeddedPresets } from '@seal/embedded';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { createEpisode } from '@seal/env';
 import {

@@ -16,7 +16,8 @@ import {
   generateTasks,
   taskFamilies,
 } from '@seal/bfcl-tasks';
-import { embeddedEpisode, embeddedPresets, prepareEmbedded } from '@seal/cli';
+import { prepareEmbedded } from '@seal/cli';
+import { embeddedEpisode, embeddedPresets } from '@seal/embedded';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {
   evaluatePolicy,

@@ -63,14 +63,13 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBfclBackend } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
+import { parseOverlays, prepareEmbedded } from '@seal/cli';
 import {
   embeddedEpisode,
   embeddedPresets,
   embeddedTrainConfig,
-  parseOverlays,
-  prepareEmbedded,
   warmStartKey,
-} from '@seal/cli';
+} from '@seal/embedded';
 import { sealSettingsForModules } from '@seal/evolve';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {

@@ -15,11 +15,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBfclBackend } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
-import {
-  embeddedPresets,
-  embeddedTrainConfig,
-  prepareEmbedded,
-} from '@seal/cli';
+import { prepareEmbedded } from '@seal/cli';
+import { embeddedPresets, embeddedTrainConfig } from '@seal/embedded';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { runTraining, trainMethodSchema } from '@seal/rl';
 import type { TrainStepEvent } from '@seal/spec';

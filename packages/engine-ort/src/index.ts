@@ -46,6 +46,7 @@ export {
   chatmlTemplate,
   chatmlSpecialTokens,
 } from './tokenizer/chatml-template';
+export { learnedLogitScale } from './io/logit-scale';
 
 // The engine's parts below serve SEAL's own benchmarks, device scripts and
 // examples, which run from source. They are not the package's API: each is

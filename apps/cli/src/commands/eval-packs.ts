@@ -7,14 +7,17 @@ import {
   summarizePackPositions,
   type PackPositionSummary,
 } from '@seal/cod';
+import {
+  codEmbeddedSampling,
+  codEnvironments,
+  createCodPackSource,
+} from '@seal/embedded';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { SealError, type PackRunRecord } from '@seal/spec';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
-import { codEmbeddedSampling } from './cod-embedded-model';
-import { codEnvironments, createCodPackSource } from './cod-packs';
 
 const flagsSchema = z.object({
   packs: z.coerce.number().int().positive(),

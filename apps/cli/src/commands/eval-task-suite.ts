@@ -7,12 +7,12 @@ import {
   type BfclRuntimeData,
 } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
-import { SealError, type Task } from '@seal/spec';
 import {
   embeddedPresets,
   embeddedTasks,
   type EmbeddedPreset,
-} from '../embedded/embedded-recipe';
+} from '@seal/embedded';
+import { SealError, type Task } from '@seal/spec';
 import type { PolicyHints } from './policy-hints';
 
 /** The task suite of one evaluation. */

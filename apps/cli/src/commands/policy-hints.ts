@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { protocolNames, type PromptMode, type ProtocolName } from '@seal/env';
-import { parseJsonText, safeParseWithSchema } from '@seal/spec';
-import * as z from 'zod';
 import {
   embeddedPresets,
   embeddedTasks,
   type EmbeddedPreset,
-} from '../embedded/embedded-recipe';
+} from '@seal/embedded';
+import { protocolNames, type PromptMode, type ProtocolName } from '@seal/env';
+import { parseJsonText, safeParseWithSchema } from '@seal/spec';
+import * as z from 'zod';
 
 /**
  * What a model directory says about how it was trained, so `seal eval` and

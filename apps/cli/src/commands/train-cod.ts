@@ -8,8 +8,16 @@ import {
   summarizePackPositions,
   trainCodStep,
   trainPackSize,
-  type PromptFormat,
 } from '@seal/cod';
+import {
+  codEnvironments,
+  codPresets,
+  createCodPackSource,
+  embeddedPresets,
+  prepareCodEmbeddedModel,
+  prepareCodSmokeModel,
+  type CodPackSource,
+} from '@seal/embedded';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { writeJsonAtomic } from '@seal/rl';
 import {
@@ -25,82 +33,10 @@ import {
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
-import { embeddedPresets, prepareEmbedded } from '../embedded/embedded-recipe';
 import { exitCodes } from '../exit-codes';
+import { prepareEmbedded } from '../shipped-base';
 import type { Output } from '../ui/output';
-import {
-  codEnvironments,
-  createCodPackSource,
-  type CodPackSource,
-} from './cod-packs';
-import { prepareCodSmokeModel } from './cod-smoke-model';
-import {
-  codEmbeddedSampling,
-  prepareCodEmbeddedModel,
-} from './cod-embedded-model';
 import { hintParseLine, parsedFraction, positionLines } from './eval-packs';
-
-/**
- * Per-preset sizes of `seal train --method cod`. `smoke` is a plumbing check
- * that must finish in well under 3 minutes on 2 loaded cores, warm start
- * included: 2 steps of one pack run twice, and 2 evaluation packs of 8
- * before and after, with short update responses.
- */
-const codPresets = {
-  smoke: {
-    steps: 2,
-    packsPerStep: 1,
-    groupSize: 2,
-    evalPacks: 2,
-    maxTokens: 16,
-    updateMaxTokens: 48,
-    learningRate: 1e-5,
-    format: 'paper',
-  },
-  default: {
-    steps: 12,
-    packsPerStep: 4,
-    groupSize: 8,
-    evalPacks: 16,
-    maxTokens: 16,
-    updateMaxTokens: 128,
-    learningRate: 1e-5,
-    format: 'paper',
-  },
-  extended: {
-    steps: 24,
-    packsPerStep: 4,
-    groupSize: 8,
-    evalPacks: 32,
-    maxTokens: 16,
-    updateMaxTokens: 128,
-    learningRate: 1e-5,
-    format: 'paper',
-  },
-  study: {
-    steps: 24,
-    packsPerStep: 4,
-    groupSize: 8,
-    evalPacks: 32,
-    maxTokens: 16,
-    updateMaxTokens: 128,
-    learningRate: 1e-5,
-    format: 'paper',
-  },
-  // FrozenLake-Obscure with the embedded CoD model (cod-embedded-model.ts) and compact prompts, whose replies reason first.
-  embedded: {
-    steps: 10,
-    packsPerStep: 2,
-    groupSize: 8,
-    evalPacks: 24,
-    ...codEmbeddedSampling,
-    learningRate: 2e-4,
-    format: 'compact',
-  },
-} as const satisfies Record<
-  string,
-  { format: PromptFormat } & Record<string, unknown>
->;
 
 const flagsSchema = z.object({
   method: z.literal('cod'),

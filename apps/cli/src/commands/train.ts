@@ -1,5 +1,4 @@
 import { rm } from 'node:fs/promises';
-import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   bfclTasks,
@@ -9,7 +8,12 @@ import {
   type BfclRuntimeData,
 } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
-import { createOrtPolicy, decodeSafetensors } from '@seal/engine-ort';
+import {
+  embeddedPresets,
+  embeddedTrainConfig,
+  type EmbeddedPreset,
+} from '@seal/embedded';
+import { createOrtPolicy, learnedLogitScale } from '@seal/engine-ort';
 import {
   formatPoints,
   pairedBootstrap,
@@ -41,13 +45,8 @@ import {
   precisionSetting,
   resolveDevice,
 } from '../device-flag';
-import {
-  embeddedPresets,
-  embeddedTrainConfig,
-  prepareEmbedded,
-  type EmbeddedPreset,
-} from '../embedded/embedded-recipe';
 import { exitCodes } from '../exit-codes';
+import { prepareEmbedded } from '../shipped-base';
 import { requestsCod, runTrainCod, trainCodHelp } from './train-cod';
 import type { Output } from '../ui/output';
 
@@ -596,24 +595,15 @@ export async function logitScaleLine({
   warmStartDirectory: string;
   runDirectory: string;
 }): Promise<string | undefined> {
-  const gain = (file: string): number | undefined => {
-    if (!existsSync(file)) return undefined;
-    const tensor = decodeSafetensors({
-      bytes: readFileSync(file),
-      source: file,
-    }).tensors.get('model.norm.weight');
-    if (!tensor || tensor.data.length === 0) return undefined;
-    return tensor.data.reduce((sum, x) => sum + x, 0) / tensor.data.length;
-  };
   try {
     const run = new RunDirectory(runDirectory);
     const step = await run.latestCheckpoint();
     if (step === undefined) return undefined;
-    const before = gain(join(warmStartDirectory, 'model.safetensors'));
-    const after = gain(join(run.checkpointPath(step), 'model.safetensors'));
-    if (before === undefined || after === undefined || before === 0)
-      return undefined;
-    const scale = after / before;
+    const scale = learnedLogitScale({
+      baseModelFile: join(warmStartDirectory, 'model.safetensors'),
+      modelFile: join(run.checkpointPath(step), 'model.safetensors'),
+    });
+    if (scale === undefined) return undefined;
     return `learned logit scale (the final norm's gain, step 0 → ${step}): × ${scale.toFixed(3)}; the warm start sampled at temperature ${(1 / scale).toFixed(3)} is the control for how much of the sampled gain is the scale alone`;
   } catch {
     return undefined;

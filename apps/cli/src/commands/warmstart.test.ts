@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { shippedBaseDirectory } from '../embedded/embedded-recipe';
+import { shippedBaseDirectory } from '../shipped-base';
 import { createOutput } from '../ui/output';
 import { runWarmstart } from './warmstart';
 

@@ -12,12 +12,11 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   embeddedPresets,
-  embeddedTrainConfig,
-  prepareEmbedded,
-  shippedBaseDirectory,
+  prepareEmbedded as prepareEmbeddedAssets,
   warmStartKey,
   type WarmStartManifest,
-} from './embedded-recipe';
+} from '@seal/embedded';
+import { prepareEmbedded, shippedBaseDirectory } from './shipped-base';
 
 function temporary(): string {
   const directory = mkdtempSync(join(tmpdir(), 'seal-shipped-'));
@@ -41,12 +40,11 @@ describe('the shipped base model', () => {
     expect(manifest.preset.warmup).toEqual(embeddedPresets.base.warmup);
   });
 
-  it('is copied into the cache instead of training one', async () => {
+  it('is copied into the cache instead of training one by seal train', async () => {
     const cache = temporary();
     const assets = await prepareEmbedded({
       preset: embeddedPresets.default,
       cacheDirectory: cache,
-      shippedDirectory: shipped,
     });
     expect(assets.source).toBe('shipped');
     // Buffer.equals, not toEqual: a deep comparison of 6 MB byte by byte takes a minute on a loaded machine.
@@ -65,7 +63,6 @@ describe('the shipped base model', () => {
         await prepareEmbedded({
           preset: embeddedPresets.default,
           cacheDirectory: cache,
-          shippedDirectory: shipped,
         })
       ).source,
     ).toBe('cache');
@@ -82,7 +79,7 @@ describe('the shipped base model', () => {
     writeFileSync(join(tampered, 'model.safetensors'), weights);
     const cache = temporary();
     await expect(
-      prepareEmbedded({
+      prepareEmbeddedAssets({
         preset: embeddedPresets.default,
         cacheDirectory: cache,
         shippedDirectory: tampered,
@@ -92,26 +89,5 @@ describe('the shipped base model', () => {
       message: expect.stringContaining('SHA-256'),
     });
     expect(existsSync(join(cache, `warmstart-${manifest.key}`))).toBe(false);
-  });
-});
-
-describe('the embedded RL presets', () => {
-  it('learn one logit scale in the default and extended presets, and leave the study of record as it ran', () => {
-    for (const name of ['default', 'extended'] as const) {
-      const config = embeddedTrainConfig({
-        preset: embeddedPresets[name],
-        method: 'grpo',
-      });
-      expect(config.ppo?.outputNormUniform).toBe(true);
-      expect(config.ppo?.outputNormLearningRateScale).toBe(100);
-    }
-    const study = embeddedTrainConfig({
-      preset: embeddedPresets.study,
-      method: 'grpo',
-    });
-    expect(study.ppo).not.toHaveProperty('outputNormUniform');
-    expect(study.ppo).not.toHaveProperty('outputNormLearningRateScale');
-    expect(embeddedPresets.study.rl).not.toHaveProperty('outputNormUniform');
-    expect(embeddedPresets.study.rl).not.toHaveProperty('strictAbstention');
   });
 });

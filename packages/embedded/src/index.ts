@@ -1,0 +1,36 @@
+export {
+  embeddedEpisode,
+  embeddedPresets,
+  embeddedTasks,
+  embeddedTrainConfig,
+  warmStartKey,
+  type EmbeddedPreset,
+} from './embedded-preset';
+export {
+  copyDirectory,
+  prepareEmbedded,
+  readWarmStartManifest,
+  type EmbeddedAssets,
+  type EmbeddedProgress,
+  type WarmStartManifest,
+} from './warm-start';
+export { measureWarmStart, type WarmStartFigures } from './measure-warm-start';
+export {
+  buildCodEmbeddedTokenizer,
+  codEmbeddedConversations,
+  codEmbeddedCorpus,
+  codEmbeddedModel,
+  codEmbeddedPretokenizerPattern,
+  codEmbeddedRecipe,
+  codEmbeddedSampling,
+  prepareCodEmbeddedModel,
+  type CodEmbeddedManifest,
+} from './cod/cod-embedded-model';
+export { prepareCodSmokeModel } from './cod/cod-smoke-model';
+export {
+  codEnvironments,
+  createCodPackSource,
+  type CodEnvironmentName,
+  type CodPackSource,
+} from './cod/cod-packs';
+export { codPresets, type CodPresetName } from './cod/cod-presets';

@@ -1,0 +1,310 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import {
+  copyFile,
+  mkdir,
+  readFile,
+  readdir,
+  rename,
+  rm,
+} from 'node:fs/promises';
+import { join } from 'node:path';
+import { createBfclBackend } from '@seal/bfcl';
+import { createGeneratorRuntime } from '@seal/bfcl-tasks';
+import {
+  buildBpeTokenizer,
+  createModelConfig,
+  createOrtPolicy,
+  numberGroupPretokenizerPattern,
+  numberTokens,
+} from '@seal/engine-ort';
+import {
+  buildCopyDrills,
+  buildDemonstration,
+  demonstrationText,
+  randomSealOverlay,
+  runSupervised,
+  writeJsonAtomic,
+  type EvalSet,
+} from '@seal/rl';
+import { PyRandom } from '@seal/python';
+import { SealError, parseJsonText, type PolicyV1, type Task } from '@seal/spec';
+import {
+  embeddedEpisode,
+  embeddedTasks,
+  warmStartKey,
+  type EmbeddedPreset,
+} from './embedded-preset';
+
+/** SHA-256 of a file, hex. */
+export async function fileSha256(path: string): Promise<string> {
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
+}
+
+/** What a warm start's `warmstart.json` records. */
+export type WarmStartManifest = {
+  key: string;
+  preset: EmbeddedPreset;
+  drillLosses: number[];
+  losses: number[];
+  /** SHA-256 of `model.safetensors` (recorded since the shipped base). */
+  modelSha256?: string;
+  /** Seconds the warm start took to train, where recorded. */
+  seconds?: number;
+};
+
+/**
+ * Reads the `warmstart.json` of a warm-start directory (FILE_NOT_FOUND
+ * without one, INVALID_DATA when it is not JSON).
+ */
+export async function readWarmStartManifest(
+  directory: string,
+): Promise<WarmStartManifest> {
+  const file = join(directory, 'warmstart.json');
+  if (!existsSync(file)) {
+    throw new SealError({
+      code: 'FILE_NOT_FOUND',
+      message: `${directory} holds no warmstart.json`,
+      details: { file },
+    });
+  }
+  return parseJsonText({
+    text: await readFile(file, 'utf8'),
+    source: file,
+  }) as WarmStartManifest;
+}
+
+/** Copies a flat directory through a temporary sibling and a rename: a crash never leaves half a copy. */
+export async function copyDirectory(from: string, to: string): Promise<void> {
+  const temporary = `${to}.tmp-${process.pid}`;
+  await rm(temporary, { recursive: true, force: true });
+  await mkdir(temporary, { recursive: true });
+  for (const name of await readdir(from))
+    await copyFile(join(from, name), join(temporary, name));
+  await rm(to, { recursive: true, force: true });
+  await rename(temporary, to);
+}
+
+/** What {@link prepareEmbedded} produces. */
+export type EmbeddedAssets = {
+  /** The warm-started checkpoint (model, tokenizer), cached by config hash. */
+  warmStartDirectory: string;
+  /** Whether the warm start came from the cache (or the shipped base). */
+  cached: boolean;
+  /** Where the warm start came from. */
+  source: 'cache' | 'shipped' | 'trained';
+  trainTasks: Task[];
+  evalSets: EvalSet[];
+  /** Supervised losses (empty when cached). */
+  warmupLosses: number[];
+};
+
+/** Progress of {@link prepareEmbedded}. */
+export type EmbeddedProgress =
+  | { type: 'phase'; phase: string }
+  | {
+      type: 'warmup-step';
+      stage: 'drill' | 'demonstrations';
+      step: number;
+      steps: number;
+      loss: number;
+    };
+/**
+ * Prepares the embedded default: generated tasks, a byte-level BPE tokenizer
+ * trained on demonstration conversations, a small Qwen2-style model, and its
+ * supervised warm start on base-style demonstrations from the disjoint warmup
+ * pool. The warm start is cached under `cacheDirectory` by config hash; a
+ * run whose preset has the warm-start key of the shipped base model in
+ * `shippedDirectory` copies it instead of training one.
+ */
+export async function prepareEmbedded({
+  preset,
+  cacheDirectory,
+  onProgress,
+  shippedDirectory,
+}: {
+  preset: EmbeddedPreset;
+  cacheDirectory: string;
+  onProgress?: (progress: EmbeddedProgress) => void;
+  /**
+   * A shipped base model (a warm-start directory with its `warmstart.json`),
+   * used when its key matches the preset's; without it, a warm start missing
+   * from the cache is trained (what `seal warmstart` does).
+   */
+  shippedDirectory?: string;
+}): Promise<EmbeddedAssets> {
+  const backend = createBfclBackend({ runtime: createGeneratorRuntime() });
+  onProgress?.({ type: 'phase', phase: 'generating tasks' });
+  const tasks = embeddedTasks(preset);
+  const evalSets: EvalSet[] = [
+    { name: 'test-id', tasks: tasks.testId },
+    { name: 'test-ood', tasks: tasks.testOod },
+  ];
+  const warmStartDirectory = join(
+    cacheDirectory,
+    `warmstart-${warmStartKey(preset)}`,
+  );
+  if (existsSync(join(warmStartDirectory, 'model.safetensors'))) {
+    return {
+      warmStartDirectory,
+      cached: true,
+      source: 'cache',
+      trainTasks: tasks.train,
+      evalSets,
+      warmupLosses: [],
+    };
+  }
+  const shipped =
+    shippedDirectory !== undefined &&
+    existsSync(join(shippedDirectory, 'warmstart.json'))
+      ? shippedDirectory
+      : undefined;
+  if (shipped) {
+    const manifest = await readWarmStartManifest(shipped);
+    if (manifest.key === warmStartKey(preset)) {
+      const actual = await fileSha256(join(shipped, 'model.safetensors'));
+      if (
+        manifest.modelSha256 !== undefined &&
+        actual !== manifest.modelSha256
+      ) {
+        throw new SealError({
+          code: 'INVALID_DATA',
+          message: `the shipped base model in ${shipped} does not match its recorded SHA-256 (${actual.slice(0, 12)}… instead of ${manifest.modelSha256.slice(0, 12)}…); restore it with git or rebuild it with seal warmstart --preset base`,
+        });
+      }
+      onProgress?.({ type: 'phase', phase: 'using the shipped base model' });
+      await mkdir(cacheDirectory, { recursive: true });
+      await copyDirectory(shipped, warmStartDirectory);
+      return {
+        warmStartDirectory,
+        cached: true,
+        source: 'shipped',
+        trainTasks: tasks.train,
+        evalSets,
+        warmupLosses: [],
+      };
+    }
+  }
+  const started = Date.now();
+
+  onProgress?.({ type: 'phase', phase: 'training the tokenizer' });
+  // The tokenizer learns from demonstrations of the warmup and training
+  // pools (prompts, calls, results): no test task is seen.
+  const corpus = [...tasks.warmup, ...tasks.train].map((task) =>
+    demonstrationText({ task, backend, ...embeddedEpisode }),
+  );
+  // Numbers split into groups of up to three digits, each group one token:
+  // an id or amount is copied as one or two tokens (decision 0010).
+  const tokenizer = buildBpeTokenizer({
+    corpus,
+    vocabSize: preset.model.vocabSize,
+    pattern: numberGroupPretokenizerPattern,
+    wholeTokens: numberTokens(3),
+  });
+
+  onProgress?.({ type: 'phase', phase: 'warm start' });
+  const config = createModelConfig(preset.model);
+  const policy: PolicyV1 = await createOrtPolicy({
+    model: { config, seed: preset.seed },
+    tokenizer,
+  });
+  try {
+    const drill = preset.warmup.drill;
+    let drillLosses: number[] = [];
+    if (drill !== undefined) {
+      onProgress?.({ type: 'phase', phase: 'copy drills' });
+      const drills = buildCopyDrills({
+        tasks: tasks.warmup,
+        tokenizer: policy.tokenizer,
+        repeats: drill.repeats,
+        seed: preset.seed,
+      });
+      drillLosses = await runSupervised({
+        policy,
+        demonstrations: drills,
+        // As many passes as the steps need; maxSteps ends the last one.
+        epochs: Math.ceil((drill.steps * drill.batchSize) / drills.length),
+        maxSteps: drill.steps,
+        batchSize: drill.batchSize,
+        learningRate: drill.learningRate,
+        seed: preset.seed,
+        onProgress: ({ step, steps, loss }) =>
+          onProgress?.({
+            type: 'warmup-step',
+            stage: 'drill',
+            step,
+            steps,
+            loss,
+          }),
+      });
+    }
+    onProgress?.({ type: 'phase', phase: 'demonstrations' });
+    const overlayRandom = new PyRandom(BigInt(preset.seed) * 7919n + 17n);
+    const overlayShare = preset.warmup.overlayShare ?? 0;
+    const demonstrations = tasks.warmup.map((task) =>
+      buildDemonstration({
+        task,
+        tokenizer: policy.tokenizer,
+        backend,
+        ...embeddedEpisode,
+        ...(overlayShare > 0 && overlayRandom.random() < overlayShare
+          ? {
+              overlay: randomSealOverlay({
+                tools: task.tools,
+                random: overlayRandom,
+              }),
+            }
+          : {}),
+      }),
+    );
+    const warmupLosses = await runSupervised({
+      policy,
+      demonstrations,
+      epochs: preset.warmup.epochs,
+      batchSize: preset.warmup.batchSize,
+      learningRate: preset.warmup.learningRate,
+      contextWeight: preset.warmup.contextWeight ?? 0,
+      seed: preset.seed,
+      onProgress: ({ step, steps, loss }) =>
+        onProgress?.({
+          type: 'warmup-step',
+          stage: 'demonstrations',
+          step,
+          steps,
+          loss,
+        }),
+    });
+    // Write to a temporary directory and rename: a crash never leaves a half cache.
+    const temporary = `${warmStartDirectory}.tmp-${process.pid}`;
+    await rm(temporary, { recursive: true, force: true });
+    await mkdir(temporary, { recursive: true });
+    await policy.save({ directory: temporary });
+    // A warm start is weights, not an optimiser run to continue: RL starts
+    // with fresh Adam moments whether the base came from the cache, the
+    // shipped copy or a rebuild.
+    await rm(join(temporary, 'optimizer.safetensors'), { force: true });
+    const manifest: WarmStartManifest = {
+      key: warmStartKey(preset),
+      preset,
+      drillLosses,
+      losses: warmupLosses,
+      modelSha256: await fileSha256(join(temporary, 'model.safetensors')),
+      seconds: Math.round((Date.now() - started) / 1000),
+    };
+    await writeJsonAtomic(join(temporary, 'warmstart.json'), manifest);
+    await rm(warmStartDirectory, { recursive: true, force: true });
+    await rename(temporary, warmStartDirectory);
+    return {
+      warmStartDirectory,
+      cached: false,
+      source: 'trained',
+      trainTasks: tasks.train,
+      evalSets,
+      warmupLosses,
+    };
+  } finally {
+    await policy.close();
+  }
+}
