@@ -9,9 +9,8 @@ import {
 } from '@seal/bfcl';
 import {
   createGeneratorRuntime,
-  generateTasks,
-  generatedCategories,
-  warmupCategories,
+  createTaskRedrawer,
+  isGeneratedTaskId,
 } from '@seal/bfcl-tasks';
 import { diagnoseEpisode } from '@seal/diagnose';
 import {
@@ -29,10 +28,6 @@ import {
   type Task,
 } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
-
-/** Ids the task generator gives: `gen_<split>_<category>_<n>`, `n` counting per category. */
-const generatedIdPattern =
-  /^gen_(.+)_(multi_turn_(?:base|miss_func|miss_param|long_context))_(\d+)$/;
 
 type Verifier = ReturnType<typeof createBfclVerifier>;
 type Resolved = { task: Task; verifier: Verifier } | { reason: string };
@@ -99,7 +94,7 @@ export async function createRunDiagnoser({
     tasksFile === undefined ? undefined : await readTasksFile(tasksFile);
   const generatorRuntime = createGeneratorRuntime();
   const generatedVerifier = createBfclVerifier({ runtime: generatorRuntime });
-  const generated = new Map<string, Task[]>();
+  const redraw = seed === undefined ? undefined : createTaskRedrawer({ seed });
 
   let bfcl: { dataset: BfclDataset; verifier: Verifier } | { reason: string } =
     {
@@ -109,7 +104,7 @@ export async function createRunDiagnoser({
   const needsBfcl = fromFile
     ? [...fromFile.values()].some((task) => task.source === 'bfcl')
     : await firstRecordedTaskId(runDirectory).then(
-        (id) => id !== undefined && !generatedIdPattern.test(id),
+        (id) => id !== undefined && !isGeneratedTaskId(id),
       );
   if (needsBfcl && (dataDirectory ?? process.env['SEAL_BFCL_DATA'])) {
     try {
@@ -125,38 +120,6 @@ export async function createRunDiagnoser({
     }
   }
 
-  const generatedTask = (id: string): Task | string => {
-    const match = generatedIdPattern.exec(id)!;
-    const [, split, category, n] = match;
-    if (seed === undefined)
-      return 'config.json has no seed to re-draw generated tasks with; pass --tasks FILE';
-    const categories =
-      split === 'warmup' ? warmupCategories : generatedCategories;
-    const position = categories.indexOf(
-      category as (typeof categories)[number],
-    );
-    if (position < 0) return `split ${split} has no ${category} tasks`;
-    const need = Number(n) * categories.length + position + 1;
-    let tasks = generated.get(split!) ?? [];
-    if (tasks.length < need) {
-      const draw = (count: number) =>
-        generateTasks({
-          seed,
-          split: split as Parameters<typeof generateTasks>[0]['split'],
-          count,
-        });
-      try {
-        tasks = draw(Math.max(need, tasks.length * 2));
-      } catch {
-        tasks = draw(need);
-      }
-      generated.set(split!, tasks);
-    }
-    return tasks[need - 1]?.id === id
-      ? tasks[need - 1]!
-      : `the generator did not re-draw ${id}`;
-  };
-
   const resolve = (record: EpisodeRecord): Resolved => {
     const id = record.taskId;
     if (fromFile) {
@@ -168,9 +131,15 @@ export async function createRunDiagnoser({
         ? { reason: bfcl.reason }
         : { task, verifier: bfcl.verifier };
     }
-    if (generatedIdPattern.test(id)) {
-      const task = generatedTask(id);
-      if (typeof task === 'string') return { reason: task };
+    if (isGeneratedTaskId(id)) {
+      if (!redraw)
+        return {
+          reason:
+            'config.json has no seed to re-draw generated tasks with; pass --tasks FILE',
+        };
+      const redrawn = redraw(id);
+      if (!redrawn.success) return { reason: redrawn.reason };
+      const { task } = redrawn;
       const question = task.turns[0]?.[0]?.content;
       if (
         question !== undefined &&

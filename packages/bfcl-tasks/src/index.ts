@@ -18,6 +18,11 @@ export {
   type GenerateTasksOptions,
 } from './generate-tasks';
 export { generatorSplits, type GeneratorSplit } from './generator-splits';
+export {
+  createTaskRedrawer,
+  isGeneratedTaskId,
+  type RedrawnTask,
+} from './redraw-tasks';
 export type { Intent, Said } from './phrasing';
 export type {
   FamilyContext,
