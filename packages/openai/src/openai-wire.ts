@@ -1,5 +1,6 @@
 import {
   parseJsonText,
+  promptModeSchema,
   type ChatMessage,
   type ChatModelV1FinishReason,
   type ChatModelV1Request,
@@ -161,7 +162,7 @@ export const openAiModelListSchema = z.object({
       seal: z
         .object({
           protocol: z.string().nullish(),
-          promptMode: z.enum(['full', 'compact']).nullish(),
+          promptMode: promptModeSchema.nullish(),
           maxSequenceLength: z.number().nullish(),
           evalDefaults: z.unknown().optional(),
         })

@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { episodeRecordSchema, type EpisodeRecord } from '@seal/spec';
+import {
+  episodeRecordSchema,
+  runDirectoryLayout,
+  type EpisodeRecord,
+} from '@seal/spec';
 import { readJsonLines, type JsonLinesResult } from './read-json-lines';
 
 /** One file of a run's `episodes/` folder. */
@@ -34,7 +38,7 @@ export function parseEpisodeFileName(name: string): EpisodeFile | undefined {
 export async function listEpisodeFiles(
   runDirectory: string,
 ): Promise<EpisodeFile[]> {
-  const folder = join(runDirectory, 'episodes');
+  const folder = join(runDirectory, runDirectoryLayout.episodes);
   if (!existsSync(folder)) return [];
   const files = (await readdir(folder))
     .map(parseEpisodeFileName)
@@ -56,7 +60,7 @@ export function readEpisodeFile({
   file: EpisodeFile;
 }): Promise<JsonLinesResult<EpisodeRecord>> {
   return readJsonLines({
-    path: join(runDirectory, 'episodes', file.name),
+    path: join(runDirectory, runDirectoryLayout.episodes, file.name),
     schema: episodeRecordSchema,
   });
 }

@@ -31,11 +31,7 @@ export {
   readPackRuns,
   type PackRunFile,
 } from './pack-run-files';
-export {
-  parseJsonLines,
-  readJsonLines,
-  type JsonLinesResult,
-} from './read-json-lines';
+export { readJsonLines, type JsonLinesResult } from './read-json-lines';
 export type { EpisodeAssessment, EpisodeDiagnoser } from './episode-assessment';
 export {
   conversationTurns,
@@ -52,5 +48,4 @@ export type {
   Series,
   TrainingCategories,
 } from './report-data';
-export { runConfigSchema, type RunConfig } from './run-records';
 export { escapeHtml } from './html';

@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { packRunRecordSchema, type PackRunRecord } from '@seal/spec';
+import {
+  packRunRecordSchema,
+  runDirectoryLayout,
+  type PackRunRecord,
+} from '@seal/spec';
 import { readJsonLines, type JsonLinesResult } from './read-json-lines';
 
 /** One file of a Connect the Dots run's `packs/` folder. */
@@ -38,7 +42,7 @@ export function parsePackRunFileName(name: string): PackRunFile | undefined {
 export async function listPackRunFiles(
   runDirectory: string,
 ): Promise<PackRunFile[]> {
-  const folder = join(runDirectory, 'packs');
+  const folder = join(runDirectory, runDirectoryLayout.packs);
   if (!existsSync(folder)) return [];
   return (await readdir(folder))
     .map(parsePackRunFileName)
@@ -59,7 +63,7 @@ export function readPackRuns({
   file: PackRunFile;
 }): Promise<JsonLinesResult<PackRunRecord>> {
   return readJsonLines({
-    path: join(runDirectory, 'packs', file.name),
+    path: join(runDirectory, runDirectoryLayout.packs, file.name),
     schema: packRunRecordSchema,
   });
 }

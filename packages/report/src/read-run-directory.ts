@@ -4,19 +4,24 @@ import { join, resolve } from 'node:path';
 import {
   SealError,
   capabilityStateRecordSchema,
+  codRunConfigSchema,
   evalEventSchema,
   overlayLineSchema,
   parseJsonText,
   rollbackEventSchema,
+  runConfigSchema,
+  runDirectoryLayout,
   safeParseWithSchema,
   stageEventSchema,
   trainStepEventSchema,
   validationEventSchema,
   type CapabilityStateRecord,
+  type CodRunConfig,
   type EvalEvent,
   type OverlayLine,
   type PackRunRecord,
   type RollbackEvent,
+  type RunConfig,
   type SealWarning,
   type StageEvent,
   type TrainStepEvent,
@@ -29,14 +34,13 @@ import {
   type PackRunFile,
 } from './pack-run-files';
 import { readJsonLines } from './read-json-lines';
-import { runConfigSchema, type RunConfig } from './run-records';
 
 /** Everything a report needs from a run directory, parsed. */
 export type RunData = {
   /** The run directory (absolute). */
   root: string;
-  /** `config.json`, when present (its raw JSON in `rawConfig`). */
-  config?: RunConfig;
+  /** `config.json`, when present (its raw JSON in `rawConfig`): an RL run's or a Connect the Dots run's. */
+  config?: RunConfig | CodRunConfig;
   rawConfig?: unknown;
   /** Training-step events by step (the last record wins for a step recorded twice). */
   steps: TrainStepEvent[];
@@ -96,8 +100,8 @@ export async function readRunDirectory({
   runDirectory: string;
 }): Promise<RunData> {
   const root = resolve(runDirectory);
-  const eventsPath = join(root, 'events.jsonl');
-  const configPath = join(root, 'config.json');
+  const eventsPath = join(root, runDirectoryLayout.events);
+  const configPath = join(root, runDirectoryLayout.config);
   const packFiles = await listPackRunFiles(root);
   if (
     !existsSync(eventsPath) &&
@@ -137,11 +141,23 @@ export async function readRunDirectory({
   if (existsSync(configPath)) {
     try {
       const raw = await readJsonFile(configPath);
-      const parsed = safeParseWithSchema({
-        schema: runConfigSchema,
-        value: raw,
-        source: configPath,
-      });
+      // A Connect the Dots run records its own settings (`method: 'cod'`).
+      const cod =
+        typeof raw === 'object' &&
+        raw !== null &&
+        'method' in raw &&
+        raw.method === 'cod';
+      const parsed = cod
+        ? safeParseWithSchema({
+            schema: codRunConfigSchema,
+            value: raw,
+            source: configPath,
+          })
+        : safeParseWithSchema({
+            schema: runConfigSchema,
+            value: raw,
+            source: configPath,
+          });
       data.rawConfig = raw;
       if (parsed.success) data.config = parsed.value;
       else warnings.push({ type: 'other', message: parsed.error.message });
@@ -226,7 +242,7 @@ export async function readRunDirectory({
     warnings.push({ type: 'other', message: 'events.jsonl is missing' });
   }
 
-  const overlaysPath = join(root, 'overlays.jsonl');
+  const overlaysPath = join(root, runDirectoryLayout.overlays);
   if (existsSync(overlaysPath)) {
     const overlays = await readJsonLines({
       path: overlaysPath,
@@ -238,7 +254,7 @@ export async function readRunDirectory({
     );
   }
 
-  const capabilityPath = join(root, 'capability_state.json');
+  const capabilityPath = join(root, runDirectoryLayout.capabilityState);
   if (existsSync(capabilityPath)) {
     try {
       const parsed = safeParseWithSchema({

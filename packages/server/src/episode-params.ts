@@ -12,6 +12,7 @@ import {
 import {
   SealError,
   emptyOverlay,
+  promptModeSchema,
   type InterfaceOverlay,
   type SealWarning,
   type Task,
@@ -108,7 +109,7 @@ const paramsSchema = z.object({
   rollout_mode: z.string().nullish(),
   is_open_query: z.boolean().nullish(),
   protocol: z.enum(protocolNames).nullish(),
-  prompt_mode: z.enum(['full', 'compact']).nullish(),
+  prompt_mode: promptModeSchema.nullish(),
   tool_prompt_mode: z.string().nullish(),
   tool_call_parser: z.string().nullish(),
   tool_result_mode: z.string().nullish(),

@@ -1,5 +1,5 @@
 import {
-  SealError,
+  parseWithSchema,
   type ChatMessage,
   type EnvServiceMessage,
   type EnvServiceStepMessage,
@@ -8,9 +8,9 @@ import type * as z from 'zod';
 
 /**
  * Validates one part of a request (`field` names it: `body`, `messages`,
- * `params`); throws INVALID_ARGUMENT whose message names the first bad
- * field by its dotted path (`field 'params.rollout_mode': ...`), with the
- * path in `details.path` and the ZodError as `cause`.
+ * `params`) with `@seal/spec`'s parser; throws INVALID_ARGUMENT whose message
+ * names the first bad field by its dotted path (`field 'params.rollout_mode':
+ * ...`), with the path in `details.path` and the ZodError as `cause`.
  */
 export function parseRequestPart<T>({
   schema,
@@ -21,19 +21,11 @@ export function parseRequestPart<T>({
   value: unknown;
   field: string;
 }): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const segments = (issue?.path ?? []).map(String);
-  const path =
-    field === 'body' ? segments.join('.') : [field, ...segments].join('.');
-  const message = issue?.message ?? 'invalid value';
-  throw new SealError({
+  return parseWithSchema({
+    schema,
+    value,
     code: 'INVALID_ARGUMENT',
-    message:
-      path === '' ? `request body: ${message}` : `field '${path}': ${message}`,
-    cause: result.error,
-    details: { path },
+    ...(field === 'body' ? { source: 'request body' } : { path: [field] }),
   });
 }
 

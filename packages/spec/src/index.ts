@@ -7,8 +7,10 @@ export {
 export { sealWarningSchema, type SealWarning } from './shared/seal-warning';
 export {
   parseJsonText,
+  parseJsonWithSchema,
   parseWithSchema,
   safeParseWithSchema,
+  type ParseWithSchemaOptions,
   type SafeParseResult,
 } from './shared/parse';
 export {

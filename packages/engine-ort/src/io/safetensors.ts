@@ -1,6 +1,5 @@
-import { SealError } from '@seal/spec';
+import { SealError, parseJsonWithSchema } from '@seal/spec';
 import * as z from 'zod';
-import { parseJsonWithSchema } from './parse-json';
 
 /** A named fp32 tensor as read from or written to a safetensors file. */
 export type NamedTensor = {

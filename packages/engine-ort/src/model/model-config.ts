@@ -1,6 +1,5 @@
-import { SealError } from '@seal/spec';
+import { SealError, parseJsonWithSchema } from '@seal/spec';
 import * as z from 'zod';
-import { parseJsonWithSchema } from '../io/parse-json';
 
 /**
  * The fields of a Hugging Face `config.json` for Qwen2 and Llama models that

@@ -1,5 +1,6 @@
 import {
   SealError,
+  parseWithSchema,
   policyV1GenerateOptionsSchema,
   policyV1ScoreOptionsSchema,
   policyV1TrainOptionsSchema,
@@ -326,22 +327,18 @@ function resolveTsxEsmApi(): string {
   }
 }
 
-function parseOptions<TSchema extends z.ZodType>(
-  schema: TSchema,
+/** Validates a call's options; a bad one is the caller's INVALID_ARGUMENT naming `what.path`. */
+function parseOptions<T>(
+  schema: z.ZodType<T>,
   value: unknown,
   what: string,
-): z.output<TSchema> {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const path = issue?.path.map(String).join('.') ?? '';
-    throw new SealError({
-      code: 'INVALID_ARGUMENT',
-      message: `${what}${path === '' ? '' : `.${path}`}: ${issue?.message ?? 'invalid'}`,
-      cause: result.error,
-    });
-  }
-  return result.data;
+): T {
+  return parseWithSchema({
+    schema,
+    value,
+    path: [what],
+    code: 'INVALID_ARGUMENT',
+  });
 }
 
 const generateOptionsWithoutPrompts = policyV1GenerateOptionsSchema.omit({

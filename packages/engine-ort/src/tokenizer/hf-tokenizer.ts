@@ -2,6 +2,7 @@ import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import {
   SealError,
+  parseJsonWithSchema,
   type PolicyV1RenderChatDeltaOptions,
   type PolicyV1RenderChatOptions,
   type PolicyV1RenderedChat,
@@ -11,7 +12,6 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { parseJsonWithSchema } from '../io/parse-json';
 import { chatmlTemplate, renderChatml } from './chatml-template';
 
 const specialTokenSchema = z

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { HttpError, listen, sendJson as sendJsonBody } from '@seal/http';
 import {
   overlayLineSchema,
+  runDirectoryLayout,
   toSealError,
   type EpisodeRecord,
   type InterfaceOverlay,
@@ -137,7 +138,9 @@ export async function startViewer(
   };
 
   const loadFile = async (file: EpisodeFile): Promise<CachedFile> => {
-    const key = await fileKey(join(root, 'episodes', file.name));
+    const key = await fileKey(
+      join(root, runDirectoryLayout.episodes, file.name),
+    );
     const cached = fileCache.get(file.name);
     if (cached && cached.key === key) return cached;
     const { values, warnings } = await readEpisodeFile({
@@ -156,7 +159,7 @@ export async function startViewer(
   };
 
   const loadPackFile = async (file: PackRunFile): Promise<CachedPackFile> => {
-    const key = await fileKey(join(root, 'packs', file.name));
+    const key = await fileKey(join(root, runDirectoryLayout.packs, file.name));
     const cached = packCache.get(file.name);
     if (cached && cached.key === key) return cached;
     const { values, warnings } = await readPackRuns({
@@ -176,10 +179,10 @@ export async function startViewer(
 
   const findPackFile = (name: string): PackRunFile => {
     const file = parsePackRunFileName(name);
-    if (!file || !existsSync(join(root, 'packs', name))) {
+    if (!file || !existsSync(join(root, runDirectoryLayout.packs, name))) {
       throw new HttpError({
         status: 404,
-        message: `no pack-run file ${JSON.stringify(name)} in ${join(root, 'packs')}`,
+        message: `no pack-run file ${JSON.stringify(name)} in ${join(root, runDirectoryLayout.packs)}`,
       });
     }
     return file;
@@ -234,7 +237,7 @@ export async function startViewer(
   };
 
   const overlays = async () => {
-    const path = join(root, 'overlays.jsonl');
+    const path = join(root, runDirectoryLayout.overlays);
     if (!existsSync(path))
       return new Map<string, { overlay: InterfaceOverlay; steps: number[] }>();
     const key = await fileKey(path);
@@ -259,10 +262,10 @@ export async function startViewer(
 
   const findFile = async (name: string): Promise<EpisodeFile> => {
     const file = parseEpisodeFileName(name);
-    if (!file || !existsSync(join(root, 'episodes', name))) {
+    if (!file || !existsSync(join(root, runDirectoryLayout.episodes, name))) {
       throw new HttpError({
         status: 404,
-        message: `no episode file ${JSON.stringify(name)} in ${join(root, 'episodes')}`,
+        message: `no episode file ${JSON.stringify(name)} in ${join(root, runDirectoryLayout.episodes)}`,
       });
     }
     return file;
@@ -297,7 +300,10 @@ export async function startViewer(
     const files = await listEpisodeFiles(root);
     return Promise.all(
       files.map(async (file) => {
-        const text = await readFile(join(root, 'episodes', file.name), 'utf8');
+        const text = await readFile(
+          join(root, runDirectoryLayout.episodes, file.name),
+          'utf8',
+        );
         // Complete lines only: a line still being written is not an episode yet.
         const complete = text.slice(0, text.lastIndexOf('\n') + 1);
         return {
