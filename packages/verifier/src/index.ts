@@ -14,3 +14,4 @@ export {
   type BfclScores,
   type CategoryScore,
 } from './aggregate-scores';
+export * from './generic';
