@@ -8,11 +8,15 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { EvalEvent } from '@seal/spec';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createOutput } from '../ui/output';
 import { encodeSafetensors } from '@seal/engine-ort';
-import { gainLines, logitScaleLine, parseOverlays, runTrain } from './train';
+import {
+  logitScaleLine,
+  parseOverlays,
+  runTrain,
+  turnAdvantageWeightOf,
+} from './train';
 
 describe('seal train --overlays', () => {
   it('should parse module lists and none', () => {
@@ -125,36 +129,60 @@ describe('seal train RL and evaluation flags', () => {
   });
 });
 
-describe('gainLines', () => {
-  const event = (
-    step: number,
-    taskSuccess: Record<string, number>,
-  ): EvalEvent => ({
-    schemaVersion: 1,
-    type: 'eval',
-    step,
-    set: 'test-id',
-    accuracy: 0,
-    overall: 0,
-    categories: {},
-    tagCounts: {},
-    overlayHash: '',
-    taskSuccess,
+describe('seal train --credit', () => {
+  it('should refuse an unknown credit mode with one error listing the valid modes, before touching the run directory', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'seal-credit-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const output = createOutput({
+      json: false,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+    });
+    const runDirectory = join(root, 'run');
+    const argv = (...flags: string[]) => [
+      '--preset',
+      'smoke',
+      ...flags,
+      '--run-dir',
+      runDirectory,
+      '--cache',
+      join(root, 'cache'),
+    ];
+    await expect(
+      runTrain({ argv: argv('--credit', 'gigpo'), output }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message:
+        "--credit: unknown credit mode 'gigpo' (valid modes: episode, turn)",
+    });
+    await expect(
+      runTrain({
+        argv: argv('--credit', 'episode', '--turn-advantage', '0.5'),
+        output,
+      }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining(
+        '--credit episode takes no turn-level weight',
+      ),
+    });
+    expect(existsSync(runDirectory)).toBe(false);
+    expect(existsSync(join(root, 'cache'))).toBe(false);
   });
 
-  it('should print the paired gain with its interval and verdict', () => {
-    const before = Object.fromEntries(
-      Array.from({ length: 10 }, (_, i) => [`t${i}`, 0]),
+  it('should map the credit mode to the turn-level weight', () => {
+    expect(
+      turnAdvantageWeightOf({ credit: undefined, weight: undefined }),
+    ).toBeUndefined();
+    expect(turnAdvantageWeightOf({ credit: undefined, weight: 0.5 })).toBe(0.5);
+    expect(
+      turnAdvantageWeightOf({ credit: 'episode', weight: undefined }),
+    ).toBe(0);
+    expect(turnAdvantageWeightOf({ credit: 'episode', weight: 0 })).toBe(0);
+    expect(turnAdvantageWeightOf({ credit: 'turn', weight: undefined })).toBe(
+      1,
     );
-    const after = Object.fromEntries(
-      Array.from({ length: 10 }, (_, i) => [`t${i}`, i < 8 ? 1 : 0]),
-    );
-    const [line] = gainLines([event(0, before), event(12, after)]);
-    expect(line).toMatch(
-      /^test-id gain over the warm start \(greedy, step 0 → 12\): \+80\.0 \[\+\d+\.\d, \+\d+\.\d\] points, 95% CI above 0 \(paired bootstrap over 10 tasks\)$/,
-    );
-    const [same] = gainLines([event(0, after), event(12, after)]);
-    expect(same).toContain('+0.0 [+0.0, +0.0] points, 95% CI includes 0');
+    expect(turnAdvantageWeightOf({ credit: 'turn', weight: 2 })).toBe(2);
   });
 });
 
@@ -194,7 +222,8 @@ describe('seal train: the learned logit scale', () => {
     );
     const line = await logitScaleLine({ warmStartDirectory, runDirectory });
     expect(line).toContain('step 0 → 3');
-    expect(line).toContain('× 1.500');
-    expect(line).toContain('temperature 0.667');
+    expect(line).toBe(
+      "learned logit scale ×1.500 = sampling temperature 0.67 of the warm start's logits (the final norm's gain, step 0 → 3); not counted as learning",
+    );
   });
 });

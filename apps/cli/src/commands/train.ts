@@ -15,8 +15,6 @@ import {
 } from '@seal/embedded';
 import { createOrtPolicy, learnedLogitScale } from '@seal/engine-ort';
 import {
-  formatPoints,
-  pairedBootstrap,
   RunDirectory,
   runTraining,
   trainMethodSchema,
@@ -48,7 +46,37 @@ import {
 import { exitCodes } from '../exit-codes';
 import { prepareEmbedded } from '../shipped-base';
 import { requestsCod, runTrainCod, trainCodHelp } from './train-cod';
+import { formatLogitScale, summaryHeadline } from './train-summary';
 import type { Output } from '../ui/output';
+
+/**
+ * The credit modes of `--credit`: `episode`, the episode's advantage alone
+ * (turn-level weight 0); `turn`, turn-level credit beside it at the weight of
+ * `--turn-advantage` (default 1, decision 0037's w = 1).
+ */
+export const creditModes = ['episode', 'turn'] as const;
+
+/**
+ * The turn-level advantage weight `--credit` and `--turn-advantage` ask
+ * for (undefined: the preset's). `--credit episode` with a positive weight
+ * contradicts itself: one clear error.
+ */
+export function turnAdvantageWeightOf({
+  credit,
+  weight,
+}: {
+  credit: (typeof creditModes)[number] | undefined;
+  weight: number | undefined;
+}): number | undefined {
+  if (credit === 'episode' && weight !== undefined && weight > 0)
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--credit episode takes no turn-level weight, got --turn-advantage ${weight} (use --credit turn)`,
+    });
+  if (credit === 'episode') return 0;
+  if (credit === 'turn') return weight ?? 1;
+  return weight;
+}
 
 const flagsSchema = z.object({
   preset: z.enum(['default', 'smoke', 'study', 'extended']).default('default'),
@@ -65,6 +93,12 @@ const flagsSchema = z.object({
   'output-norm': z.enum(['free', 'uniform']).optional(),
   'progress-weight': z.coerce.number().min(0).max(10).optional(),
   'turn-advantage': z.coerce.number().min(0).max(10).optional(),
+  credit: z
+    .enum(creditModes, {
+      error: (issue) =>
+        `unknown credit mode '${String(issue.input)}' (valid modes: ${creditModes.join(', ')})`,
+    })
+    .optional(),
   'warmup-steps': z.coerce.number().int().min(0).optional(),
   'zero-advantage-share': z.coerce.number().gt(0).max(1).optional(),
   'strict-abstention': z.enum(['on', 'off']).optional(),
@@ -89,7 +123,7 @@ const flagsSchema = z.object({
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X] [--output-norm free|uniform]
                   [--vector-lr-scale X]
-                  [--progress-weight W] [--turn-advantage W] [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
+                  [--progress-weight W] [--credit episode|turn] [--turn-advantage W] [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
@@ -132,6 +166,10 @@ unless --fresh is given.
   --progress-weight W
                    add W × the share of turns the verifier passes (the dense
                    per-turn progress reward) to the binary verdict
+  --credit episode|turn
+                   episode: the episode's advantage alone (turn-level weight
+                   0); turn: turn-level credit at the --turn-advantage weight
+                   (default 1)
   --turn-advantage W
                    turn-level credit: each token's advantage is its episode's
                    plus W × its turn's (the turn verdict normalised over the
@@ -346,6 +384,7 @@ export async function runTrain({
       'output-norm': { type: 'string' },
       'progress-weight': { type: 'string' },
       'turn-advantage': { type: 'string' },
+      credit: { type: 'string' },
       'warmup-steps': { type: 'string' },
       'zero-advantage-share': { type: 'string' },
       'strict-abstention': { type: 'string' },
@@ -367,6 +406,10 @@ export async function runTrain({
       ...precisionFlagOption,
     },
     schema: flagsSchema,
+  });
+  const turnAdvantageWeight = turnAdvantageWeightOf({
+    credit: flags.credit,
+    weight: flags['turn-advantage'],
   });
   const device = await resolveDevice({ flag: flags.device, output });
   const precision = precisionSetting({ flag: flags.precision, device, output });
@@ -424,7 +467,7 @@ export async function runTrain({
         runtime: dataset.runtime,
         runDirectory,
       });
-      report({ output, summary, started, runDirectory });
+      report({ output, summary, started, runDirectory, seed: flags.seed ?? 0 });
     } finally {
       await Promise.all([policy.close(), referencePolicy.close()]);
     }
@@ -473,9 +516,7 @@ export async function runTrain({
       ...(flags['progress-weight'] === undefined
         ? {}
         : { progressWeight: flags['progress-weight'] }),
-      ...(flags['turn-advantage'] === undefined
-        ? {}
-        : { turnAdvantageWeight: flags['turn-advantage'] }),
+      ...(turnAdvantageWeight === undefined ? {} : { turnAdvantageWeight }),
       ...(flags['warmup-steps'] === undefined
         ? {}
         : { warmupSteps: flags['warmup-steps'] }),
@@ -566,15 +607,22 @@ export async function runTrain({
       runtime: createGeneratorRuntime(),
       runDirectory,
     });
-    report({ output, summary, started, runDirectory });
     const ppo = summary.config.ppo;
-    if (ppo.outputNormUniform || ppo.outputNormLearningRateScale !== 1) {
-      const line = await logitScaleLine({
-        warmStartDirectory: assets.warmStartDirectory,
-        runDirectory,
-      });
-      if (line) output.line(line);
-    }
+    const scaleLine =
+      ppo.outputNormUniform || ppo.outputNormLearningRateScale !== 1
+        ? await logitScaleLine({
+            warmStartDirectory: assets.warmStartDirectory,
+            runDirectory,
+          })
+        : undefined;
+    report({
+      output,
+      summary,
+      started,
+      runDirectory,
+      seed: rlSeed,
+      ...(scaleLine ? { logitScaleLine: scaleLine } : {}),
+    });
   } finally {
     await Promise.all([policy.close(), referencePolicy?.close()]);
   }
@@ -604,56 +652,10 @@ export async function logitScaleLine({
       modelFile: join(run.checkpointPath(step), 'model.safetensors'),
     });
     if (scale === undefined) return undefined;
-    return `learned logit scale (the final norm's gain, step 0 → ${step}): × ${scale.toFixed(3)}; the warm start sampled at temperature ${(1 / scale).toFixed(3)} is the control for how much of the sampled gain is the scale alone`;
+    return formatLogitScale({ scale, step });
   } catch {
     return undefined;
   }
-}
-
-/**
- * The held-out gain of the run: per evaluation set, the last evaluation
- * against the first (the warm start) on the same tasks, with a paired
- * bootstrap 95% interval over tasks; sampled pass@1 beside greedy when the
- * run sampled its evaluations.
- */
-export function gainLines(evaluations: readonly EvalEvent[]): string[] {
-  const lines: string[] = [];
-  for (const set of [...new Set(evaluations.map((e) => e.set))]) {
-    const events = evaluations.filter((e) => e.set === set);
-    const first = events[0];
-    const last = events[events.length - 1];
-    if (!first || !last || first === last) continue;
-    const describe = (
-      kind: string,
-      before: Record<string, number> | undefined,
-      after: Record<string, number> | undefined,
-    ): void => {
-      if (!before || !after) return;
-      const ids = Object.keys(before).filter((id) => id in after);
-      if (ids.length === 0) return;
-      const estimate = pairedBootstrap({
-        before: ids.map((id) => before[id]!),
-        after: ids.map((id) => after[id]!),
-        seed: 1,
-      });
-      const verdict =
-        estimate.low > 0
-          ? 'above 0'
-          : estimate.high < 0
-            ? 'below 0'
-            : 'includes 0';
-      lines.push(
-        `${set} gain over the warm start (${kind}, step ${first.step} → ${last.step}): ${formatPoints(estimate)} points, 95% CI ${verdict} (paired bootstrap over ${ids.length} tasks)`,
-      );
-    };
-    describe('greedy', first.taskSuccess, last.taskSuccess);
-    describe(
-      `sampled pass@1, ${last.sampled?.samples ?? 0} samples`,
-      first.sampled?.taskSuccess,
-      last.sampled?.taskSuccess,
-    );
-  }
-  return lines;
 }
 
 /** Parses `--overlays`: a comma list of schema, err, cap, or `none`. */
@@ -717,11 +719,17 @@ function report({
   summary,
   started,
   runDirectory,
+  seed,
+  logitScaleLine,
 }: {
   output: Output;
   summary: TrainSummary;
   started: number;
   runDirectory: string;
+  /** The run's RL seed (its figures are one seed's). */
+  seed: number;
+  /** The learned logit scale as a temperature, when the run learned one. */
+  logitScaleLine?: string;
 }): void {
   const steps = summary.steps;
   output.line();
@@ -735,6 +743,14 @@ function report({
         : `resumed after step ${summary.resumedFrom} (--fresh starts it over)`,
     );
   }
+  // Greedy held-out success leads (issue 44): before → after, one seed's.
+  for (const line of summaryHeadline({
+    evaluations: summary.evaluations,
+    seed,
+    ...(logitScaleLine ? { logitScaleLine } : {}),
+  }))
+    output.line(line);
+  output.line();
   const paired = steps.filter((s) => s.baselineSuccessRate !== undefined);
   if (paired.length > 0) {
     for (const line of baselineSummary(paired)) output.line(line);
@@ -752,7 +768,6 @@ function report({
     );
   }
   for (const line of summaryTable(summary.evaluations)) output.line(line);
-  for (const line of gainLines(summary.evaluations)) output.line(line);
   for (const rollback of summary.rollbacks) {
     output.line(
       `gap monitor: after step ${rollback.step} the gain over the warm start fell to ${points(rollback.windowGain)}; weights restored to step ${rollback.toStep}, learning rate now ${rollback.learningRate}`,
