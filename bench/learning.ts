@@ -17,13 +17,16 @@
  * learning rate 0) is that evaluation at every point; it is not run unless
  * `--only frozen` asks for it (decision 0032).
  *
- * The table gives each arm's final success (mean over seeds ± standard
- * error), the paired differences arm − GRPO and arm − frozen with two-stage
- * paired bootstrap 95% intervals (seeds, then the tasks of each seed: the
- * tasks of one run share its training), and the minimum detectable
- * effect of the design (α = 0.05, power 0.8, from the spread of the paired
- * differences). Then arm − frozen category by category (base, missing
- * function, missing parameter, long context), where SEAL's tags point.
+ * The table gives, greedy pass@1 first and sampled pass@1 beside it, each
+ * arm's final success (mean over seeds ± standard error), the paired
+ * differences arm − GRPO and arm − frozen with crossed two-way bootstrap
+ * 95% intervals (seeds and tasks resampled independently: every seed is
+ * scored on the same held-out tasks, issue 44) and the 95% t-interval over
+ * the per-seed gains beside them, and the minimum detectable effect of the
+ * design (power 0.8, two-sided α = 0.05: 2.8 × the two-way standard error).
+ * `--seeds` lists each seed once. Then arm − frozen category by category
+ * (base, missing function, missing parameter, long context), where SEAL's
+ * tags point.
  * Curves are written as SVG beside the runs.
  *
  * Runs are seed-major (every arm of seed 1, then of seed 2, ...), so a study
@@ -74,9 +77,10 @@ import { sealSettingsForModules } from '@seal/evolve';
 import { createOrtPolicy } from '@seal/engine-ort';
 import {
   clusteredPairedBootstrap,
+  compareCrossed,
   formatPoints,
-  minimumDetectableEffect,
   minimumDetectableEffectOverRuns,
+  parseSeedList,
   runTraining,
   sampleStandardDeviation,
   writeFileAtomic,
@@ -138,12 +142,8 @@ if (
   });
 }
 const preset = embeddedPresets[values.preset];
-const seeds = values.seeds.split(',').map(Number);
-if (seeds.some((seed) => !Number.isInteger(seed)))
-  throw new SealError({
-    code: 'INVALID_ARGUMENT',
-    message: `--seeds must be integers, got ${values.seeds}`,
-  });
+// Distinct seeds: a seed listed twice would count one run twice in the pooled intervals.
+const seeds = parseSeedList({ text: values.seeds });
 const outDirectory = resolve(values.out);
 const steps =
   values.steps === undefined ? preset.rl.steps : Number(values.steps);
@@ -852,20 +852,45 @@ function ofCategory(
   );
 }
 
+/** One seed's paired cells of two arms: `after` is the arm's, `before` the baseline's, over `tasks` (sorted). */
+type SeedCluster = { before: number[]; after: number[]; tasks: string[] };
+
 /** The paired cells of two arms grouped by seed: one cluster per training run. */
 function clustersBySeed(
   a: Map<string, number>,
   b: Map<string, number>,
-): { before: number[]; after: number[] }[] {
-  const bySeed = new Map<string, { before: number[]; after: number[] }>();
+): SeedCluster[] {
+  const bySeed = new Map<string, SeedCluster>();
   for (const key of [...a.keys()].filter((k) => b.has(k)).sort()) {
-    const seed = key.slice(0, key.indexOf(':'));
-    const cluster = bySeed.get(seed) ?? { before: [], after: [] };
+    const colon = key.indexOf(':');
+    const seed = key.slice(0, colon);
+    const cluster = bySeed.get(seed) ?? { before: [], after: [], tasks: [] };
     cluster.before.push(b.get(key)!);
     cluster.after.push(a.get(key)!);
+    cluster.tasks.push(key.slice(colon + 1));
     bySeed.set(seed, cluster);
   }
   return [...bySeed.values()];
+}
+
+const signedPoints = (value: number): string =>
+  `${value >= 0 ? '+' : ''}${(100 * value).toFixed(1)}`;
+
+/**
+ * A paired difference pooled over seeds × held-out tasks, in points: the
+ * crossed two-way bootstrap 95% interval (seeds and tasks resampled
+ * independently: every seed is scored on the same tasks) and, after "t",
+ * the 95% t-interval over the per-seed gains (n/a with one seed). Seeds
+ * scored on different tasks are not crossed: the nested two-stage interval,
+ * marked so. '–' when nothing pairs.
+ */
+function pooledDifference(clusters: readonly SeedCluster[]): string {
+  if (clusters.length === 0) return '–';
+  const first = clusters[0]!.tasks.join('\n');
+  if (!clusters.every((cluster) => cluster.tasks.join('\n') === first))
+    return `${formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }))} (nested)`;
+  const { crossed, tInterval } = compareCrossed({ rows: clusters, seed: 17 });
+  return `${formatPoints(crossed)}; t ${tInterval ? `[${signedPoints(tInterval.low)}, ${signedPoints(tInterval.high)}]` : 'n/a'}`;
 }
 
 function meanAndError(values: number[]): string {
@@ -901,7 +926,7 @@ function baselineCells({
   return present.includes(other) ? cells(other, set, measure) : undefined;
 }
 
-/** `arm − other` in points with its two-stage bootstrap interval, over the cells `select` keeps. */
+/** `arm − other` in points with its crossed two-way interval and t-interval, over the cells `select` keeps. */
 function difference({
   arm,
   other,
@@ -922,17 +947,19 @@ function difference({
     select(cells(arm, set, measure)),
     select(baseline),
   );
-  if (clusters.length === 0) return '–';
-  return formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 }));
+  return pooledDifference(clusters);
 }
 
 const lines: string[] = [];
-const measures: Measure[] = ['sampled', 'greedy'];
+// Greedy first: it is the primary measure (issue 44); sampled beside it.
+const measures: Measure[] = ['greedy', 'sampled'];
+/** What a sampled difference against the warm start compares: both at T = 1, not matched. */
+const samplingNote = `arm − ${present.includes('frozen') ? 'frozen' : 'warm start'}: sampled at T=1 vs warm start at T=1 (not temperature-matched: no warm-start temperature was chosen on validation data)`;
 for (const set of sets) {
   for (const measure of measures) {
     lines.push(
       '',
-      `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples, T = 1)` : 'greedy'}** — final success, mean over seeds ± s.e.; paired differences in points with 95% two-stage bootstrap intervals (seeds, then tasks within each seed)`,
+      `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples, T = 1; ${samplingNote})` : 'greedy pass@1'}** — final success, mean over seeds ± s.e.; paired differences in points: crossed two-way bootstrap 95% interval (seeds and tasks resampled independently), then "t": the 95% t-interval over the per-seed gains`,
       '',
     );
     lines.push(
@@ -958,32 +985,31 @@ for (const set of sets) {
         `| ${arm} | ${runs.length} | ${meanAndError(initial)} | ${meanAndError(finals)} | ${versus('grpo')} | ${versus('frozen')} |`,
       );
     }
-    // The design's minimum detectable effect: from the spread of paired (seed, task)
-    // differences between two arms (GRPO and the frozen control when both ran).
+    // The design's minimum detectable effect, from the crossed standard error of
+    // two arms' paired (seed, task) differences (GRPO and the frozen control when
+    // both ran): 2.8 × SE at power 0.8, two-sided α = 0.05.
     const [a, b] =
       present.includes('grpo') && present.includes('frozen')
         ? (['grpo', 'frozen'] as const)
         : [present[0], present[1]];
-    if (a && b) {
-      const clusters = clustersBySeed(
-        cells(a, set, measure),
-        cells(b, set, measure),
+    const baseline =
+      a && b ? baselineCells({ arm: a, other: b, set, measure }) : undefined;
+    if (a && b && baseline) {
+      const clusters = clustersBySeed(cells(a, set, measure), baseline);
+      const first = clusters[0]?.tasks.join('\n');
+      const crossed =
+        clusters.length > 0 &&
+        clusters.every((cluster) => cluster.tasks.join('\n') === first)
+          ? compareCrossed({ rows: clusters, seed: 17 })
+          : undefined;
+      lines.push(
+        '',
+        crossed === undefined
+          ? `minimum detectable effect: not estimable (the seeds of ${a} − ${b} are not scored on the same tasks)`
+          : crossed.minimumDetectableEffect === undefined
+            ? `minimum detectable effect: not estimable (the paired ${a} − ${b} differences do not vary over ${crossed.crossed.n} cells)`
+            : `minimum detectable effect (power 0.8, two-sided α = 0.05): ${(100 * crossed.minimumDetectableEffect).toFixed(1)} points (2.8 × the two-way standard error ${(100 * crossed.crossed.standardError).toFixed(1)} of ${a} − ${b}, ${crossed.crossed.seeds} seeds × ${crossed.crossed.tasks} tasks)`,
       );
-      const differences = clusters.flatMap((cluster) =>
-        cluster.after.map((value, i) => value - cluster.before[i]!),
-      );
-      const sd = sampleStandardDeviation(differences);
-      if (differences.length > 1 && sd === 0) {
-        lines.push(
-          '',
-          `minimum detectable effect: not estimable (the paired ${a} − ${b} differences do not vary over ${differences.length} cells)`,
-        );
-      } else if (differences.length > 1) {
-        lines.push(
-          '',
-          `minimum detectable effect (α = 0.05, power 0.8): ${(100 * minimumDetectableEffect({ n: differences.length, sdDifference: sd })).toFixed(1)} points (n = ${differences.length} paired cells, sd of ${a} − ${b} differences ${sd.toFixed(3)}; it treats the cells as independent, so the variation between runs widens the intervals above beyond it)`,
-        );
-      }
       // The same over runs: each seed's mean difference, t with seeds − 1 degrees of freedom.
       const runDifferences = clusters.map(
         (cluster) =>
@@ -996,7 +1022,7 @@ for (const set of sets) {
       lines.push(
         overRuns === undefined
           ? `minimum detectable effect over runs: needs two seeds (${runDifferences.length} so far)`
-          : `minimum detectable effect over runs (α = 0.05, power 0.8): ${(100 * overRuns).toFixed(1)} points (${runDifferences.length} seeds, sd of the per-seed ${a} − ${b} means ${sampleStandardDeviation(runDifferences).toFixed(3)})`,
+          : `minimum detectable effect over runs (t on the per-seed means, α = 0.05, power 0.8): ${(100 * overRuns).toFixed(1)} points (${runDifferences.length} seeds, sd of the per-seed ${a} − ${b} means ${sampleStandardDeviation(runDifferences).toFixed(3)})`,
       );
     }
   }
@@ -1016,7 +1042,7 @@ for (const set of sets) {
   for (const measure of measures) {
     lines.push(
       '',
-      `**${set}, ${measure === 'sampled' ? 'sampled pass@1' : 'greedy'}, by category** — arm − frozen in points, 95% two-stage bootstrap intervals`,
+      `**${set}, ${measure === 'sampled' ? 'sampled pass@1' : 'greedy pass@1'}, by category** — arm − frozen in points, crossed two-way bootstrap 95% intervals; t: over the per-seed gains`,
       '',
     );
     lines.push(
@@ -1031,7 +1057,7 @@ for (const set of sets) {
   }
 }
 
-// Run by run: each seed's mean paired difference. The two-stage intervals
+// Run by run: each seed's mean paired difference. The pooled intervals
 // above are as wide as these disagree; this shows where they do.
 const studySeeds = [...new Set(results.map((r) => r.seed))].sort(
   (a, b) => a - b,
@@ -1300,12 +1326,12 @@ async function compareAgainst(directory: string): Promise<string[]> {
   for (const set of sets) {
     out.push(
       '',
-      `**${set}** — final success (mean over seeds); this − that in points, 95% two-stage bootstrap intervals`,
+      `**${set}** — final success (mean over seeds); this − that in points, crossed two-way bootstrap 95% intervals; t: over the per-seed gains`,
       '',
     );
     const againstGrpo = other.some((r) => r.arm === 'grpo');
     out.push(
-      `| arm | seeds | sampled: this / that | sampled: this − that |${againstGrpo ? ' sampled: this − that GRPO |' : ''} greedy: this / that | greedy: this − that |${againstGrpo ? ' greedy: this − that GRPO |' : ''}`,
+      `| arm | seeds | greedy: this / that | greedy: this − that |${againstGrpo ? ' greedy: this − that GRPO |' : ''} sampled: this / that | sampled: this − that |${againstGrpo ? ' sampled: this − that GRPO |' : ''}`,
       `| --- | ---: | ---: | ---: |${againstGrpo ? ' ---: |' : ''} ---: | ---: |${againstGrpo ? ' ---: |' : ''}`,
     );
     for (const arm of present.filter(
@@ -1336,28 +1362,14 @@ async function compareAgainst(directory: string): Promise<string[]> {
             ? '–'
             : `${((100 * paired.reduce((x, y) => x + y, 0)) / paired.length).toFixed(1)}%`;
         };
-        row.push(
-          `${mean(a)} / ${mean(b)}`,
-          clusters.length === 0
-            ? '–'
-            : formatPoints(clusteredPairedBootstrap({ clusters, seed: 17 })),
-        );
+        row.push(`${mean(a)} / ${mean(b)}`, pooledDifference(clusters));
         // Against the other study's GRPO: an arm run only here (say SEAL with other modules) still has its baseline.
         if (againstGrpo) {
           const grpoClusters = clustersBySeed(
             a,
             cells('grpo', set, measure, undefined, other),
           );
-          row.push(
-            grpoClusters.length === 0
-              ? '–'
-              : formatPoints(
-                  clusteredPairedBootstrap({
-                    clusters: grpoClusters,
-                    seed: 17,
-                  }),
-                ),
-          );
+          row.push(pooledDifference(grpoClusters));
         }
       }
       out.push(`| ${row.join(' | ')} |`);
