@@ -46,7 +46,13 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['../../*/src/*', '../../../packages/*'],
+              group: [
+                '../../*/src/*',
+                '../../../packages/*',
+                // bench/ and examples/ reach the CLI and packages through their exports too.
+                '../apps/*',
+                '../../apps/*',
+              ],
               message: 'Import other packages through their exports.',
             },
           ],

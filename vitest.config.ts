@@ -10,8 +10,9 @@ const workspaceDirs = ['packages', 'apps'].flatMap((group) =>
 );
 
 /**
- * One vitest project per workspace package. Sources are resolved through the
- * `@seal/source` export condition, so tests never wait for a build.
+ * One vitest project per workspace package, and one for bench/'s harnesses.
+ * Sources are resolved through the `@seal/source` export condition, so tests
+ * never wait for a build.
  */
 export default defineConfig({
   resolve: {
@@ -28,14 +29,26 @@ export default defineConfig({
     clearMocks: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    projects: workspaceDirs.map((dir) => ({
-      extends: true,
-      test: {
-        name: dir.split('/')[1],
-        root: dir,
-        include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-        exclude: ['**/*.slow.test.ts', '**/node_modules/**'],
+    projects: [
+      ...workspaceDirs.map((dir) => ({
+        extends: true as const,
+        test: {
+          name: dir.split('/')[1],
+          root: dir,
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['**/*.slow.test.ts', '**/node_modules/**'],
+        },
+      })),
+      // The benchmarks' harnesses (the hostile fuzz, the resume chaos test).
+      {
+        extends: true as const,
+        test: {
+          name: 'bench',
+          root: 'bench',
+          include: ['**/*.test.ts'],
+          exclude: ['**/*.slow.test.ts', '**/node_modules/**', 'out/**'],
+        },
       },
-    })),
+    ],
   },
 });

@@ -1,6 +1,6 @@
 /**
  * `pnpm bench chaos [--kills 20] [--seed S] [--dir DIR] [--cache DIR] [-- TRAIN ARGS]`:
- * the resume chaos test (see `apps/cli/src/chaos/resume-chaos.ts`). Runs
+ * the resume chaos test (see `bench/chaos/resume-chaos.ts`). Runs
  * `seal train --preset smoke` uninterrupted, then again in a child process
  * SIGKILLed at `--kills` seeded random points (the model phase, checkpoint
  * writes, event and overlay appends, episode and state writes, atomic
@@ -12,7 +12,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runResumeChaos } from '../apps/cli/src/chaos/resume-chaos';
+import { runResumeChaos } from './chaos/resume-chaos';
 import { benchFlags } from './_args';
 
 const argv = process.argv.slice(2);

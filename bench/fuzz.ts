@@ -3,7 +3,7 @@
  * hostile model outputs (default 100,000) through the parser, the executor,
  * the verifier and the environment service over HTTP (started in process
  * with `startEnvServer`), from a corpus that grows from what it finds (see
- * `apps/cli/src/fuzz`). Prints the counts that must be 0 (code executions,
+ * `bench/fuzz`). Prints the counts that must be 0 (code executions,
  * uncaught exceptions, 5xx answers, polluted prototypes), the memory peak,
  * and throughput; exits 1 when any of them is not 0.
  */
@@ -14,7 +14,7 @@ import {
   slowInputMs,
   slowRequestMs,
   type HostileFuzzReport,
-} from '../apps/cli/src/fuzz/hostile-fuzz';
+} from './fuzz/hostile-fuzz';
 import { benchFlags } from './_args';
 
 const flags = benchFlags(['n', 'seed', 'data'], ['no-service']);

@@ -43,6 +43,7 @@ import {
   type PyValue,
 } from '@seal/python';
 import { benchFlags } from './_args';
+import { sealCliEntry, sealCliNodeArguments } from './_cli';
 
 const flags = benchFlags([
   'seconds',
@@ -88,10 +89,8 @@ if (url === undefined) {
   child = spawn(
     process.execPath,
     [
-      '--conditions=@seal/source',
-      '--import',
-      'tsx',
-      join(root, 'apps/cli/src/bin.ts'),
+      ...sealCliNodeArguments,
+      sealCliEntry,
       'serve',
       '--port',
       '0',

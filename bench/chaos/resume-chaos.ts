@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sealCliEntry, sealCliNodeArguments } from '../_cli';
 
 /**
  * The resume chaos test: `seal train` in a child process, SIGKILLed at
@@ -74,8 +75,7 @@ type TraceEntry = {
 };
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repositoryRoot = join(here, '..', '..', '..', '..');
-const binPath = join(repositoryRoot, 'apps', 'cli', 'src', 'bin.ts');
+const repositoryRoot = join(here, '..', '..');
 const hookPath = join(here, 'chaos-kill-hook.ts');
 const latestMark = 'checkpoints/latest.json';
 const startupMark = 'tasks.jsonl';
@@ -120,12 +120,10 @@ function runChild({
     const child = spawn(
       process.execPath,
       [
-        '--conditions=@seal/source',
-        '--import',
-        'tsx',
+        ...sealCliNodeArguments,
         '--import',
         hookPath,
-        binPath,
+        sealCliEntry,
         'train',
         ...trainArgs,
         '--run-dir',
