@@ -61,6 +61,8 @@ export type FromMcpOptions = {
 const invalidParamsCode = -32602;
 const methodNotFoundCode = -32601;
 const requestTimeoutCode = -32001;
+// How long a server may take to exit on its own once stdin closes.
+const closeGraceMs = 200;
 
 function substitute(text: string, sessionDir: string): string {
   return text.split(sessionDirPlaceholder).join(sessionDir);
@@ -305,7 +307,18 @@ export function fromMcp({
         call,
         close() {
           closing ??= (async () => {
+            // The SDK ends stdin and waits 2 s before SIGTERM; servers that
+            // keep running on a closed stdin get SIGTERM after a short grace.
+            const pid = server.transport.pid;
+            const terminate = setTimeout(() => {
+              try {
+                if (pid !== null) process.kill(pid, 'SIGTERM');
+              } catch {
+                // Already gone.
+              }
+            }, closeGraceMs);
             await client.close().catch(() => undefined);
+            clearTimeout(terminate);
             await rm(sessionDir, { recursive: true, force: true });
           })();
           return closing;

@@ -113,12 +113,15 @@ async function checkTask({
       await session.close();
     }
   }
-  const groundTruth = await replayGroundTruthV2({ environment, task });
-  const trace = await runCallsV2({
-    environment,
-    task,
-    calls: task.groundTruth,
-  });
+  const sabotage = sabotageGroundTruthV2({ task, seed });
+  // The three replays are independent sessions: run them side by side.
+  const [groundTruth, trace, sabotagedTrace] = await Promise.all([
+    replayGroundTruthV2({ environment, task }),
+    runCallsV2({ environment, task, calls: task.groundTruth }),
+    sabotage === undefined
+      ? undefined
+      : runCallsV2({ environment, task, calls: sabotage.calls }),
+  ]);
   const replay = await verifyEpisodeV2({
     environment,
     task,
@@ -130,13 +133,7 @@ async function checkTask({
     replay,
     replayPassed: replay.success,
   };
-  const sabotage = sabotageGroundTruthV2({ task, seed });
-  if (sabotage !== undefined) {
-    const sabotagedTrace = await runCallsV2({
-      environment,
-      task,
-      calls: sabotage.calls,
-    });
+  if (sabotage !== undefined && sabotagedTrace !== undefined) {
     const result = await verifyEpisodeV2({
       environment,
       task,
@@ -162,7 +159,7 @@ async function checkTask({
  * policy must pass, and a sabotaged replay of each task (one call dropped,
  * chosen with `seed`) must fail with a tag on that turn. Tasks without
  * ground truth run the environment's checker on a no-call episode. Tasks run
- * `concurrency` at a time; the report keeps their order. Throws only when
+ * `concurrency` at a time (three sessions each); the report keeps their order. Throws only when
  * a session cannot be opened.
  */
 export async function checkEnvironmentV2({
