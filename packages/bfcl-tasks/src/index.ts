@@ -9,6 +9,11 @@ export {
   checkGeneratedTask,
   type GeneratedTaskProblem,
 } from './check-generated-task';
+export {
+  confirmationTaskPrefix,
+  generateConfirmationTasks,
+} from './confirmation-suite';
+export { confirmationSuiteSeed } from './seeds';
 export { taskFamilies } from './families';
 export {
   generateTasks,

@@ -27,3 +27,15 @@ export function deriveSeed(
 ): bigint {
   return fnv1a64(parts.map(String).join('\u001f'));
 }
+
+/**
+ * The generator seed of the confirmation suite, reserved for final figures
+ * (issue 44): each issue's closing figures are re-run once on held-out tasks
+ * drawn with this seed and reported beside the development suite's. It is
+ * never used to choose a setting (steps, rewards, learning rates, presets);
+ * development runs use the presets' own seeds and their test-id and test-ood
+ * splits. No preset may take it as its seed. Draw its tasks with
+ * `generateConfirmationTasks`, which also leaves out any task the
+ * development suite holds.
+ */
+export const confirmationSuiteSeed = 20_261_128;
