@@ -107,7 +107,7 @@ train() {
   mkdir -p "$logs"
   unpack
   vulkan_env # a run may name --device webgpu
-  # The bundled CLI finds the shipped base beside it (embedded-recipe.ts).
+  # The bundled CLI finds the shipped base beside it (apps/cli/src/shipped-base.ts).
   rm -rf "$payload/assets" && cp -r "$root/apps/cli/assets" "$payload/assets"
   local cores entries entry index first pids=() names=() arguments=()
   cores=$(nproc)
