@@ -52,6 +52,7 @@ export default tseslint.config(
                 // bench/ and examples/ reach the CLI and packages through their exports too.
                 '../apps/*',
                 '../../apps/*',
+                '../packages/*',
               ],
               message: 'Import other packages through their exports.',
             },

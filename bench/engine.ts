@@ -36,34 +36,26 @@ import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
+  checkPrecision,
   countParameters,
   createModelConfig,
-  GraphBuilder,
-  initializeWeights,
-  OrtEngine,
-  type ModelConfig,
-} from '../packages/engine-ort/src/index';
-import {
-  parseDeviceRequest,
-  selectDevice,
-  type ExecutionProvider,
-} from '../packages/engine-ort/src/engine/device';
-import {
-  checkPrecision,
-  parsePrecision,
-  type Precision,
-} from '../packages/engine-ort/src/engine/precision';
-import {
   createOrtSession,
   floatTensor,
-  webgpuValidationModes,
-  type WebGpuValidation,
-} from '../packages/engine-ort/src/engine/ort-session';
-import {
   formatPlacementTable,
+  GraphBuilder,
+  initializeWeights,
   offDeviceNodes,
+  OrtEngine,
+  parseDeviceRequest,
+  parsePrecision,
+  selectDevice,
+  webgpuValidationModes,
+  type ExecutionProvider,
   type GraphPlacement,
-} from '../packages/engine-ort/src/engine/placement';
+  type ModelConfig,
+  type Precision,
+  type WebGpuValidation,
+} from '@seal/engine-ort';
 import { benchFlags } from './_args';
 
 const configs: Record<string, ModelConfig> = {

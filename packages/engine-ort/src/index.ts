@@ -104,6 +104,13 @@ export {
 } from './engine/placement';
 /** @internal */
 export {
+  createOrtSession,
+  floatTensor,
+  webgpuValidationModes,
+  type WebGpuValidation,
+} from './engine/ort-session';
+/** @internal */
+export {
   sampleToken,
   type SampledToken,
   type SamplingSettings,
