@@ -53,23 +53,45 @@ export function grpoAdvantages({
   return advantages;
 }
 
-/** Groups whose rewards all agree (zero variance): dynamic sampling drops them. */
+/**
+ * Groups that carry no gradient: their rewards all agree (zero variance), and
+ * with `turnRewards` (turn-level credit) so does each turn's verdict over the
+ * group's rollouts that reached it, so every advantage is zero. Dynamic
+ * sampling leaves them out. A group of one has no variance.
+ */
 export function zeroVarianceGroups({
   rewards,
   groups,
+  turnRewards,
 }: {
   rewards: readonly number[];
   groups: readonly string[];
+  /** Per rollout, one verdict per turn: a group whose turns differ is kept. */
+  turnRewards?: readonly (readonly number[])[];
 }): Set<string> {
-  const seen = new Map<string, Set<number>>();
+  const members = new Map<string, number[]>();
   groups.forEach((group, index) => {
-    const set = seen.get(group) ?? new Set<number>();
-    set.add(rewards[index]!);
-    seen.set(group, set);
+    const list = members.get(group);
+    if (list) list.push(index);
+    else members.set(group, [index]);
   });
-  return new Set(
-    [...seen].filter(([, values]) => values.size <= 1).map(([group]) => group),
-  );
+  const agree = (values: readonly number[]): boolean =>
+    values.every((value) => value === values[0]);
+  const flat = new Set<string>();
+  for (const [group, indices] of members) {
+    if (!agree(indices.map((i) => rewards[i]!))) continue;
+    if (turnRewards) {
+      const turns = Math.max(0, ...indices.map((i) => turnRewards[i]!.length));
+      let turnsAgree = true;
+      for (let turn = 0; turn < turns && turnsAgree; turn++) {
+        const present = indices.filter((i) => turn < turnRewards[i]!.length);
+        turnsAgree = agree(present.map((i) => turnRewards[i]![turn]!));
+      }
+      if (!turnsAgree) continue;
+    }
+    flat.add(group);
+  }
+  return flat;
 }
 
 /**

@@ -468,6 +468,124 @@ describe.skipIf(!hasSharedBfclData)('runTraining', () => {
     expect(snapshot(split)).toEqual(snapshot(reference));
   });
 
+  it('should refill groups without gradient with fresh groups, record it, and replay the uninterrupted run after a resume', async () => {
+    const { tasks, common } = await resumeSetup();
+    const dynamic = (runId: string): TrainConfigInput => ({
+      ...config(runId),
+      frozenBaseline: true,
+      dynamicSampling: { maxRefillRounds: 2 },
+    });
+    const script = { giveUp: 0.5 };
+    await expect(
+      runTraining({
+        ...common,
+        config: { ...dynamic('one'), groupSize: 1 },
+        policy: scriptedPolicy(tasks, script),
+        referencePolicy: scriptedPolicy(tasks, script),
+        runDirectory: tempDir(),
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+
+    const reference = tempDir();
+    const summary = await runTraining({
+      ...common,
+      config: dynamic('dynamic'),
+      policy: scriptedPolicy(tasks, script),
+      referencePolicy: scriptedPolicy(tasks, script),
+      runDirectory: reference,
+    });
+    let refilled = 0;
+    for (const step of summary.steps) {
+      const extra = step.refilledGroups!;
+      refilled += extra;
+      // Two scheduled groups of 3, then the refill's, drawn from the 2 other tasks.
+      expect(step.refillRounds).toBeLessThanOrEqual(2);
+      expect(extra).toBeLessThanOrEqual(2);
+      expect(step.samples).toHaveLength(3 * (2 + extra));
+      const byTask = new Map<string, typeof step.samples>();
+      for (const sample of step.samples)
+        byTask.set(sample.taskId, [
+          ...(byTask.get(sample.taskId) ?? []),
+          sample,
+        ]);
+      expect(byTask.size).toBe(2 + extra);
+      const flat = [...byTask].filter(([, samples]) =>
+        samples.every((sample) => sample.reward === samples[0]!.reward),
+      );
+      // Groups without gradient are left out of the update, refills included.
+      expect(step.droppedGroups).toBe(flat.length);
+      for (const [, samples] of flat)
+        expect(samples.every((sample) => sample.advantage === 0)).toBe(true);
+      const scheduled = [...byTask.keys()].slice(0, 2);
+      const flatIds = new Set(flat.map(([id]) => id));
+      const scheduledUseful = scheduled.filter((id) => !flatIds.has(id));
+      // A refill happens only when a scheduled group had no gradient, and
+      // stops once the step holds 2 groups with gradient, at the cap, or at the stream's end.
+      if (extra > 0) expect(scheduledUseful.length).toBeLessThan(2);
+      else
+        expect(scheduledUseful.length === 2 || step.refillRounds === 0).toBe(
+          true,
+        );
+      if (byTask.size - flat.length < 2)
+        expect(step.refillRounds === 2 || extra === 2).toBe(true);
+      // The frozen baseline rolls out the refill's tasks too, with the same seeds.
+      expect(step.samples.every((s) => s.baselineSuccess === s.success)).toBe(
+        true,
+      );
+    }
+    expect(refilled).toBeGreaterThan(0);
+    const records = readFileSync(
+      join(reference, 'episodes', 'step-000001.jsonl'),
+      'utf8',
+    )
+      .trim()
+      .split('\n');
+    expect(records).toHaveLength(summary.steps[0]!.samples.length);
+
+    // Killed in the middle of step 3, then resumed: the same records as the uninterrupted run.
+    const counting = scriptedPolicy(tasks, script);
+    await runTraining({
+      ...common,
+      config: { ...dynamic('dynamic'), steps: 2 },
+      policy: counting,
+      referencePolicy: scriptedPolicy(tasks, script),
+      runDirectory: tempDir(),
+    });
+    const crashed = tempDir();
+    await expect(
+      runTraining({
+        ...common,
+        config: dynamic('dynamic'),
+        policy: scriptedPolicy(tasks, {
+          ...script,
+          crashAtGenerate: counting.calls.generate.length + 3,
+        }),
+        referencePolicy: scriptedPolicy(tasks, script),
+        runDirectory: crashed,
+      }),
+    ).rejects.toThrow('simulated crash');
+    const resumed = await runTraining({
+      ...common,
+      config: dynamic('dynamic'),
+      policy: scriptedPolicy(tasks, script),
+      referencePolicy: scriptedPolicy(tasks, script),
+      runDirectory: crashed,
+    });
+    expect(resumed.resumedFrom).toBe(2);
+    expect(snapshot(crashed)).toEqual(snapshot(reference));
+
+    // Without the setting nothing is refilled and the events are as before.
+    const plain = await runTraining({
+      ...common,
+      config: { ...config('plain'), steps: 1 },
+      policy: scriptedPolicy(tasks, script),
+      runDirectory: tempDir(),
+    });
+    expect(plain.steps[0]!.samples).toHaveLength(6);
+    expect(plain.steps[0]).not.toHaveProperty('refilledGroups');
+    expect(plain.steps[0]).not.toHaveProperty('refillRounds');
+  });
+
   it('should roll out the frozen baseline on the same tasks and seeds without training on it', async () => {
     const dataset = await loadSharedBfclData();
     const tasks = bfclTasks({

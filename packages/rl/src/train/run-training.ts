@@ -1,7 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { saveCapabilityState } from '@seal/diagnose';
 import { envTuningStages } from '@seal/evolve';
-import { SealError, parseWithSchema, type TrainerState } from '@seal/spec';
+import {
+  SealError,
+  parseWithSchema,
+  type Task,
+  type TrainerState,
+} from '@seal/spec';
 import {
   methodComponents,
   trainConfigSchema,
@@ -12,13 +17,22 @@ import { RunDirectory, writeJsonAtomic } from '../run/run-directory';
 import { scheduleBatch, stageTasks } from './batch-schedule';
 import { BestWeights, watchGap } from './best-weights';
 import { advanceStage, planCurriculum } from './curriculum-stage';
+import {
+  dynamicSamplingOf,
+  refillBatch,
+  refillStream,
+} from './dynamic-sampling';
 import { checkInitialEvaluations, evaluateSets } from './periodic-evaluation';
 import { updatePolicy } from './ppo-update';
 import { resumeTraining } from './resume-training';
 import { stepAdvantages } from './step-advantages';
 import { StepClock, timed, untimed, type ModelClock } from './step-clock';
 import { trainStepEvent } from './step-event';
-import { trainingReward } from './training-reward';
+import {
+  mergeOutcomes,
+  verifyOutcomes,
+  type StepOutcomes,
+} from './step-outcomes';
 import { stepOverlay, unionTools } from './step-overlay';
 import { rolloutStep } from './step-rollouts';
 import type { RunTrainingOptions, TrainSummary } from './train-types';
@@ -163,61 +177,68 @@ export async function runTraining(
 
     // Rollouts on the training interface; with frozenBaseline the reference
     // policy rolls out the same tasks with the same seeds at the same time.
-    const { rollouts, baselineRollouts } = await stepClock.rollouts(() =>
-      rolloutStep({
-        step,
-        batch,
-        overlay,
-        config,
-        policy,
-        baselinePolicy: config.frozenBaseline ? referencePolicy : undefined,
-        backend: options.backend,
-        verifier: options.verifier,
-        attemptCap: curriculum !== undefined,
-        onProgress,
-      }),
-    );
-
-    // Verification and diagnosis.
-    t0 = performance.now();
-    const verdicts = rollouts.map((rollout) =>
-      options.verifier.verifySync({
-        task: rollout.task,
-        record: rollout.record,
-      }),
-    );
-    // The baseline's verdicts, by task and sample index (its episodes may finish in another order).
-    const baselineSuccess = new Map<string, boolean>();
-    for (const rollout of baselineRollouts ?? []) {
-      baselineSuccess.set(
-        `${rollout.task.id}#${rollout.index}`,
-        options.verifier.verifySync({
-          task: rollout.task,
-          record: rollout.record,
-        }).official.valid,
+    // Then verification and the training rewards.
+    const play = async (
+      tasks: readonly Task[],
+      round: number,
+    ): Promise<StepOutcomes> => {
+      const { rollouts, baselineRollouts } = await stepClock.rollouts(() =>
+        rolloutStep({
+          step,
+          round,
+          batch: tasks,
+          overlay,
+          config,
+          policy,
+          baselinePolicy: config.frozenBaseline ? referencePolicy : undefined,
+          backend: options.backend,
+          verifier: options.verifier,
+          attemptCap: curriculum !== undefined,
+          onProgress,
+        }),
       );
-    }
-    mark('verify', t0);
-    const rewards = verdicts.map((verdict) =>
-      trainingReward({
-        verdict,
-        progressWeight: config.progressWeight,
-        strictAbstention: config.strictAbstention,
+      const started = performance.now();
+      const outcomes = verifyOutcomes({
+        rollouts,
+        baselineRollouts,
+        verifier: options.verifier,
+        config,
         stageReward: stage?.reward,
-      }),
-    );
+      });
+      mark('verify', started);
+      return outcomes;
+    };
+    const scheduled = await play(batch, 0);
+    // Dynamic sampling's refill: groups without gradient are replaced by
+    // fresh groups of further tasks (a seeded order fixed by the step).
+    const dynamic = dynamicSamplingOf(config);
+    const refill =
+      dynamic && dynamic.maxRefillRounds > 0
+        ? await refillBatch({
+            first: scheduled,
+            target: batch.length,
+            stream: refillStream({
+              seed: config.seed,
+              step,
+              pool,
+              scheduled: batch,
+            }),
+            maxRefillRounds: dynamic.maxRefillRounds,
+            turnCredit: config.turnAdvantageWeight > 0,
+            draw: play,
+          })
+        : undefined;
+    const {
+      rollouts,
+      baselineRollouts,
+      verdicts,
+      rewards,
+      turnRewards,
+      baselineSuccess,
+    } = refill ? mergeOutcomes(refill.parts) : scheduled;
     const tags = verdicts.map((verdict) =>
       verdict.turns.map((turn) => turn.tag),
     );
-    // Each turn's verdict, for turn-level credit: passed or correctly abstained.
-    const turnRewards = verdicts.map((verdict) => {
-      const rewardsByTurn: number[] = [];
-      for (const turn of verdict.turns) {
-        rewardsByTurn[turn.turn] =
-          turn.valid === true || turn.irrelevance === 1 ? 1 : 0;
-      }
-      return Array.from(rewardsByTurn, (reward) => reward ?? 0);
-    });
     t0 = performance.now();
     rollouts.forEach((rollout, i) => {
       capability.observe({
@@ -284,6 +305,14 @@ export async function runTraining(
       overlayHash,
       stage: stage?.name,
       baselineSuccess: baselineRollouts ? baselineSuccess : undefined,
+      ...(dynamic?.recorded
+        ? {
+            refill: {
+              refilledGroups: refill?.refilledGroups ?? 0,
+              rounds: refill?.rounds ?? 0,
+            },
+          }
+        : {}),
     });
     await run.appendJsonLines(run.file('overlays'), [
       { step, hash: overlayHash, overlay },
@@ -381,6 +410,12 @@ function assertRunnable({
       code: 'INVALID_ARGUMENT',
       message:
         'gapMonitor needs frozenBaseline: the gain it watches is the policy against the frozen warm start on the same tasks',
+    });
+  }
+  if (dynamicSamplingOf(config) && config.groupSize < 2) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `dynamicSampling needs groups of at least 2 rollouts (groupSize is ${config.groupSize}): a group of one has no spread to tell apart`,
     });
   }
   if (options.trainTasks.length === 0) {

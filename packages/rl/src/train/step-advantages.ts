@@ -11,6 +11,7 @@ import {
 } from '../advantages/grpo';
 import type { MethodComponents, TrainConfig } from '../config/train-config';
 import type { Rollout } from '../rollout/run-rollouts';
+import { dynamicSamplingOf } from './dynamic-sampling';
 import { tagStatistics } from './step-overlay';
 
 /** The advantages of a step's rollouts and which rollouts train. */
@@ -19,7 +20,7 @@ export type StepAdvantages = {
   advantages: number[];
   /** The tag weights A-Patch used (the defaults without reweighting). */
   tagWeights: Record<string, number>;
-  /** Groups left out by dynamic sampling (all rewards equal). */
+  /** Groups left out by dynamic sampling (no gradient: all rewards equal). */
   dropped: Set<string>;
   /** Indices of the rollouts that train: outside dropped groups, with generated tokens. */
   kept: number[];
@@ -74,8 +75,16 @@ export function stepAdvantages({
       weights: tagWeights,
     }).advantages;
   }
-  const dropped = config.dynamicSampling
-    ? zeroVarianceGroups({ rewards, groups })
+  // Groups without gradient: their rewards agree and, under turn-level
+  // credit, so does each turn's verdict.
+  const creditedTurns =
+    config.turnAdvantageWeight > 0 ? turnRewards : undefined;
+  const dropped = dynamicSamplingOf(config)
+    ? zeroVarianceGroups({
+        rewards,
+        groups,
+        ...(creditedTurns ? { turnRewards: creditedTurns } : {}),
+      })
     : new Set<string>();
   const kept = rollouts
     .map((_, i) => i)
@@ -84,15 +93,14 @@ export function stepAdvantages({
         !dropped.has(groups[i]!) &&
         rollouts[i]!.generatedMask.some((m) => m > 0),
     );
-  const tokenAdvantages =
-    config.turnAdvantageWeight > 0 && turnRewards
-      ? rolloutTokenAdvantages({
-          rollouts,
-          advantages,
-          turns: turnAdvantages({ turnRewards, groups }),
-          weight: config.turnAdvantageWeight,
-        })
-      : undefined;
+  const tokenAdvantages = creditedTurns
+    ? rolloutTokenAdvantages({
+        rollouts,
+        advantages,
+        turns: turnAdvantages({ turnRewards: creditedTurns, groups }),
+        weight: config.turnAdvantageWeight,
+      })
+    : undefined;
   return {
     advantages,
     tagWeights,

@@ -115,7 +115,8 @@ export class StepClock {
         ? Math.max(0, rolloutWall - (this.clock.model - modelBefore))
         : Math.min(rolloutWall, eventLoopUtilization!(loopBefore).active);
     this.clock.model = modelBefore + rolloutWall - environment;
-    this.parts['environment'] = environment;
+    // A step with refill rounds rolls out more than once: the phases add up.
+    this.parts['environment'] = (this.parts['environment'] ?? 0) + environment;
     return result;
   }
 

@@ -27,6 +27,7 @@ export function trainStepEvent({
   overlayHash,
   stage,
   baselineSuccess,
+  refill,
 }: {
   step: number;
   config: TrainConfig;
@@ -41,6 +42,8 @@ export function trainStepEvent({
   stage: string | undefined;
   /** The frozen baseline's verdicts by `taskId#index`, when it ran. */
   baselineSuccess: ReadonlyMap<string, boolean> | undefined;
+  /** With dynamic sampling's refill: the groups drawn beyond the scheduled batch and the rounds it took. */
+  refill?: { refilledGroups: number; rounds: number };
 }): TrainStepEvent {
   const tagCounts: Record<string, number> = {};
   for (const list of tags) {
@@ -62,6 +65,9 @@ export function trainStepEvent({
     clipFraction: mean(applied.map((r) => r.metrics.clipFraction)),
     skippedUpdates: trainResults.length - applied.length,
     droppedGroups: advantages.dropped.size,
+    ...(refill
+      ? { refilledGroups: refill.refilledGroups, refillRounds: refill.rounds }
+      : {}),
     overlayHash,
     tagWeights: advantages.tagWeights,
     ...(stage ? { curriculumStage: stage } : {}),

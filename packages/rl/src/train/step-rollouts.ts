@@ -7,17 +7,21 @@ import type {
   ToolBackendV1,
 } from '@seal/spec';
 import type { TrainConfig } from '../config/train-config';
-import { deriveSeed, runRollouts, type Rollout } from '../rollout/run-rollouts';
+import { runRollouts, type Rollout } from '../rollout/run-rollouts';
+import { stepSamplingSeed } from './dynamic-sampling';
 import { episodeLimits, type TrainProgress } from './train-types';
 
 /**
  * The group rollouts of training step `step` on the training interface;
  * with a `baselinePolicy` (the frozen warm start) it rolls out the same tasks
  * with the same seeds at the same time. Every episode is stamped with the
- * policy step, the verifier version, the seed and the run.
+ * policy step, the verifier version, the seed and the run. `round` 0 is the
+ * scheduled batch; dynamic sampling's refill rounds (1, 2, ...) sample with
+ * seeds of their own.
  */
 export async function rolloutStep({
   step,
+  round = 0,
   batch,
   overlay,
   config,
@@ -29,6 +33,8 @@ export async function rolloutStep({
   onProgress,
 }: {
   step: number;
+  /** 0: the scheduled batch; r ≥ 1: dynamic sampling's r-th refill. */
+  round?: number;
   batch: readonly Task[];
   overlay: InterfaceOverlay;
   config: TrainConfig;
@@ -53,7 +59,7 @@ export async function rolloutStep({
         temperature: config.sampling.temperature,
         topP: config.sampling.topP,
         topK: config.sampling.topK,
-        seed: deriveSeed(config.seed, step),
+        seed: stepSamplingSeed({ seed: config.seed, step, round }),
       },
       createEpisode: ({ task, index }) =>
         createEpisode({

@@ -36,12 +36,15 @@ export {
 } from './trainer-state';
 export {
   curriculumSettingsSchema,
+  dynamicSamplingSettingsSchema,
   gapMonitorSettingsSchema,
   runConfigSchema,
   samplingSettingsSchema,
   trainMethodSchema,
   type CurriculumSettings,
   type CurriculumSettingsInput,
+  type DynamicSamplingSettings,
+  type DynamicSamplingSettingsInput,
   type GapMonitorSettings,
   type RunConfig,
   type RunConfigInput,

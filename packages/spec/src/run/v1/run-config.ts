@@ -30,6 +30,33 @@ export const gapMonitorSettingsSchema = z
 /** See {@link gapMonitorSettingsSchema}. */
 export type GapMonitorSettings = z.output<typeof gapMonitorSettingsSchema>;
 
+/**
+ * DAPO's dynamic sampling: a group (one task's rollouts) that carries no
+ * gradient (its rewards all equal and, under turn-level credit, each turn's
+ * verdicts too) is left out of the update and replaced by a fresh group,
+ * drawn from a seeded order of further training tasks, until the step holds
+ * as many groups that carry gradient as it scheduled. At most
+ * `maxRefillRounds` rounds of draws; then the step trains on what it has.
+ */
+export const dynamicSamplingSettingsSchema = z.strictObject({
+  /** Off: every group trains, as without the setting. */
+  enabled: z.boolean().default(true),
+  /**
+   * Rounds of fresh draws per step (each draws one task per group still
+   * missing). 0: groups without gradient are dropped and not replaced.
+   */
+  maxRefillRounds: z.number().int().min(0).max(16).default(3),
+});
+
+/** The written form of {@link dynamicSamplingSettingsSchema}. */
+export type DynamicSamplingSettingsInput = z.input<
+  typeof dynamicSamplingSettingsSchema
+>;
+/** The resolved form. */
+export type DynamicSamplingSettings = z.output<
+  typeof dynamicSamplingSettingsSchema
+>;
+
 /** The training methods: SEAL, vanilla GRPO, SEAL's single-sided ablations, and Environment Tuning. */
 export const trainMethodSchema = z.enum([
   'seal',
@@ -285,8 +312,19 @@ export const runConfigSchema = z
      * default): the episode's advantage alone, as in the papers.
      */
     turnAdvantageWeight: z.number().min(0).max(10).default(0),
-    /** Drop groups whose rewards are all equal before the update (DAPO-style dynamic sampling). */
-    dynamicSampling: z.boolean().default(false),
+    /**
+     * DAPO's dynamic sampling (see {@link dynamicSamplingSettingsSchema}).
+     * `false` (the default): off, every group trains. `true`, the earlier
+     * form: groups whose rewards are all equal are dropped and not replaced
+     * (`maxRefillRounds` 0). The settings object refills the step's batch
+     * with fresh groups.
+     */
+    dynamicSampling: z
+      .union([z.boolean(), dynamicSamplingSettingsSchema], {
+        error:
+          'dynamicSampling: expected true, false or { enabled, maxRefillRounds }',
+      })
+      .default(false),
     /**
      * Also roll out the frozen reference policy on each step's tasks, with the
      * same interface and sampling seeds, and record its success beside the

@@ -71,6 +71,14 @@ export const trainStepEventSchema = z.object({
   skippedUpdates: z.number().int().nonnegative(),
   /** Rollout groups left out of the update (equal rewards: zero advantage). */
   droppedGroups: z.number().int().nonnegative(),
+  /**
+   * With dynamic sampling's refill: the groups drawn beyond the scheduled
+   * batch to replace groups without gradient (their rollouts are among the
+   * step's samples). Absent without refill.
+   */
+  refilledGroups: z.number().int().nonnegative().optional(),
+  /** With dynamic sampling's refill: the rounds of fresh draws the step took. */
+  refillRounds: z.number().int().nonnegative().optional(),
   /** The interface overlay in force for the step's rollouts. */
   overlayHash: z.string(),
   /** A-Patch tag weights ρ used for the step's advantages. */
