@@ -93,6 +93,8 @@ const flagsSchema = z.object({
   'output-norm': z.enum(['free', 'uniform']).optional(),
   'progress-weight': z.coerce.number().min(0).max(10).optional(),
   'turn-advantage': z.coerce.number().min(0).max(10).optional(),
+  'dynamic-sampling': z.boolean().optional(),
+  'refill-rounds': z.coerce.number().int().min(0).max(16).optional(),
   credit: z
     .enum(creditModes, {
       error: (issue) =>
@@ -123,7 +125,8 @@ const flagsSchema = z.object({
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X] [--output-norm free|uniform]
                   [--vector-lr-scale X]
-                  [--progress-weight W] [--credit episode|turn] [--turn-advantage W] [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
+                  [--progress-weight W] [--credit episode|turn] [--turn-advantage W] [--dynamic-sampling [--refill-rounds N]]
+                  [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
@@ -176,6 +179,14 @@ unless --fresh is given.
                    group at that turn), so a wrong turn in a passing episode
                    and a right turn in a failing one get their own sign
                    (default 0: the episode's advantage alone, as in the papers)
+  --dynamic-sampling [--refill-rounds N]
+                   DAPO's dynamic sampling: a group whose rewards all agree
+                   (no gradient) is left out and replaced by a fresh group of
+                   further training tasks (a seeded order per step), until
+                   the step holds as many groups with gradient as it
+                   scheduled or N rounds of draws are spent (default 3; 0
+                   only drops them). The step's event records the groups
+                   refilled and dropped. Not yet measured; off by default
   --warmup-steps N raise the RL learning rate linearly over the first N steps
   --zero-advantage-share P
                    put each zero-advantage rollout (it moves the policy only
@@ -217,6 +228,28 @@ ${precisionFlagHelp}
                    trains on the CPU)
 
 ${trainCodHelp}`;
+
+/** `--dynamic-sampling [--refill-rounds N]` as the run config's `dynamicSampling`. */
+function dynamicSamplingConfig(flags: {
+  'dynamic-sampling'?: boolean | undefined;
+  'refill-rounds'?: number | undefined;
+}): { dynamicSampling?: { enabled: true; maxRefillRounds?: number } } {
+  if (flags['refill-rounds'] !== undefined && !flags['dynamic-sampling']) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: '--refill-rounds needs --dynamic-sampling',
+    });
+  }
+  if (!flags['dynamic-sampling']) return {};
+  return {
+    dynamicSampling: {
+      enabled: true,
+      ...(flags['refill-rounds'] === undefined
+        ? {}
+        : { maxRefillRounds: flags['refill-rounds'] }),
+    },
+  };
+}
 
 function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000);
@@ -384,6 +417,8 @@ export async function runTrain({
       'output-norm': { type: 'string' },
       'progress-weight': { type: 'string' },
       'turn-advantage': { type: 'string' },
+      'dynamic-sampling': { type: 'boolean' },
+      'refill-rounds': { type: 'string' },
       credit: { type: 'string' },
       'warmup-steps': { type: 'string' },
       'zero-advantage-share': { type: 'string' },
@@ -407,6 +442,8 @@ export async function runTrain({
     },
     schema: flagsSchema,
   });
+  // Checked before any model loads: --refill-rounds without --dynamic-sampling.
+  const dynamicSampling = dynamicSamplingConfig(flags);
   const turnAdvantageWeight = turnAdvantageWeightOf({
     credit: flags.credit,
     weight: flags['turn-advantage'],
@@ -457,6 +494,7 @@ export async function runTrain({
           },
           sampling: { maxTokens: 512, temperature: flags.temperature ?? 1 },
           frozenBaseline: flags.baseline === 'on',
+          ...dynamicSampling,
         },
         policy,
         referencePolicy,
@@ -599,6 +637,7 @@ export async function runTrain({
           ...(flags.temperature ? { temperature: flags.temperature } : {}),
         }),
         ...(overlays ? { overlays } : {}),
+        ...dynamicSampling,
       },
       policy,
       ...(referencePolicy ? { referencePolicy } : {}),
