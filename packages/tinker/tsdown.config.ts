@@ -1,0 +1,3 @@
+import { createPackageConfig } from '../../tsdown.config.ts';
+
+export default createPackageConfig();
