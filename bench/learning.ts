@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--schema-note on|off] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -65,7 +65,12 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBfclBackend } from '@seal/bfcl';
-import { createGeneratorRuntime } from '@seal/bfcl-tasks';
+import {
+  confirmationSuiteSeed,
+  createGeneratorRuntime,
+  generateConfirmationTasks,
+  taskFamilies,
+} from '@seal/bfcl-tasks';
 import { parseOverlays, prepareEmbedded } from '@seal/cli';
 import {
   embeddedEpisode,
@@ -85,6 +90,7 @@ import {
   sampleStandardDeviation,
   writeFileAtomic,
   writeJsonAtomic,
+  type EvalSet,
   type TrainMethod,
 } from '@seal/rl';
 import { SealError, type EvalEvent, type TrainStepEvent } from '@seal/spec';
@@ -111,6 +117,12 @@ const { values } = parseArgs({
     against: { type: 'string' },
     /** Print the table and curves from the finished runs only; run nothing. */
     'report-only': { type: 'boolean', default: false },
+    /**
+     * `confirmation`: evaluate on the confirmation suite (test-id and test-ood
+     * drawn at the reserved generator seed, none of the development suite's
+     * tasks) instead of the development suite. For closing figures only.
+     */
+    suite: { type: 'string', default: 'development' },
     /** Start over runs recorded under another setup instead of stopping. */
     restart: { type: 'boolean', default: false },
     /** Runs at once, each in its own process on its share of the cores (default 1). */
@@ -142,6 +154,13 @@ if (
   });
 }
 const preset = embeddedPresets[values.preset];
+if (values.suite !== 'development' && values.suite !== 'confirmation') {
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--suite must be development or confirmation, got ${values.suite}`,
+  });
+}
+const confirmation = values.suite === 'confirmation';
 // Distinct seeds: a seed listed twice would count one run twice in the pooled intervals.
 const seeds = parseSeedList({ text: values.seeds });
 const outDirectory = resolve(values.out);
@@ -221,6 +240,10 @@ const setup = {
   ...(zeroAdvantageShare === 1 ? {} : { zeroAdvantageShare }),
   ...(overlays === undefined ? {} : { overlays }),
   ...(schemaNote ? {} : { schemaNote: false }),
+  // Runs evaluated on the confirmation suite are another study.
+  ...(confirmation
+    ? { suite: 'confirmation', suiteSeed: confirmationSuiteSeed }
+    : {}),
 };
 
 type RunResult = {
@@ -266,6 +289,36 @@ const assets = await prepareEmbedded({
       );
   },
 });
+/**
+ * The held-out sets every run evaluates: the preset's development suite, or
+ * with `--suite confirmation` the confirmation suite of the same sizes,
+ * families and categories (reserved generator seed; the development suite's
+ * tasks left out).
+ */
+const evalSets: EvalSet[] = confirmation
+  ? assets.evalSets.map((set) => {
+      if (set.name !== 'test-id' && set.name !== 'test-ood')
+        throw new SealError({
+          code: 'INVALID_STATE',
+          message: `the confirmation suite has test-id and test-ood, not ${set.name}`,
+        });
+      return {
+        name: set.name,
+        tasks: generateConfirmationTasks({
+          split: set.name,
+          count: set.tasks.length,
+          families: taskFamilies
+            .filter((family) => preset.difficulties.includes(family.difficulty))
+            .map((family) => family.id),
+          excluding: set.tasks,
+        }),
+      };
+    })
+  : assets.evalSets;
+if (confirmation)
+  console.error(
+    `bench learning: evaluating on the confirmation suite (generator seed ${confirmationSuiteSeed}), ${evalSets.map((set) => `${set.tasks.length} ${set.name}`).join(', ')} tasks`,
+  );
 const runtime = createGeneratorRuntime();
 const studyStarted = Date.now();
 await mkdir(outDirectory, { recursive: true });
@@ -546,7 +599,7 @@ async function executeRun(run: Run): Promise<void> {
             },
           }),
       trainTasks: assets.trainTasks,
-      evalSets: assets.evalSets,
+      evalSets,
       ...(initialEvaluations ? { initialEvaluations } : {}),
       backend: createBfclBackend({ runtime }),
       verifier: createBfclVerifier({ runtime }),
@@ -564,7 +617,7 @@ async function executeRun(run: Run): Promise<void> {
           if (progress.step === 0 && progress.event.type === 'eval') {
             stepZero.push(progress.event);
             // Once every set is evaluated, the seed's other arms reuse it.
-            if (stepZero.length === assets.evalSets.length) {
+            if (stepZero.length === evalSets.length) {
               const shared: WarmStartEvaluation = {
                 seed: run.seed,
                 setup,
@@ -583,7 +636,7 @@ async function executeRun(run: Run): Promise<void> {
     const recordedStepZero = summary.evaluations.filter((e) => e.step === 0);
     if (
       !existsSync(warmStartFile(run.seed)) &&
-      recordedStepZero.length === assets.evalSets.length
+      recordedStepZero.length === evalSets.length
     ) {
       const shared: WarmStartEvaluation = {
         seed: run.seed,
@@ -796,7 +849,7 @@ if (!plan.some((run) => run.arm === 'frozen')) {
 
 // ---- The table -------------------------------------------------------------
 
-const sets = assets.evalSets.map((set) => set.name);
+const sets = evalSets.map((set) => set.name);
 type Measure = 'greedy' | 'sampled';
 const finalEval = (result: RunResult, set: string): EvalEvent | undefined =>
   result.evaluations.filter((e) => e.set === set).at(-1);
@@ -837,7 +890,7 @@ function cells(
 
 /** The cells whose task is of `category`. */
 const categoryOf = new Map(
-  assets.evalSets.flatMap((set) =>
+  evalSets.flatMap((set) =>
     set.tasks.map((task) => [task.id, task.category] as const),
   ),
 );
@@ -954,12 +1007,12 @@ const lines: string[] = [];
 // Greedy first: it is the primary measure (issue 44); sampled beside it.
 const measures: Measure[] = ['greedy', 'sampled'];
 /** What a sampled difference against the warm start compares: both at T = 1, not matched. */
-const samplingNote = `arm − ${present.includes('frozen') ? 'frozen' : 'warm start'}: sampled at T=1 vs warm start at T=1 (not temperature-matched: no warm-start temperature was chosen on validation data)`;
+const samplingNote = `arm − ${present.includes('frozen') ? 'frozen' : 'warm start'} is sampled at T=1 vs warm start at T=1, not temperature-matched: no warm-start temperature was chosen on validation data`;
 for (const set of sets) {
   for (const measure of measures) {
     lines.push(
       '',
-      `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples, T = 1; ${samplingNote})` : 'greedy pass@1'}** — final success, mean over seeds ± s.e.; paired differences in points: crossed two-way bootstrap 95% interval (seeds and tasks resampled independently), then "t": the 95% t-interval over the per-seed gains`,
+      `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples at T = 1; ${samplingNote})` : 'greedy pass@1'}** — final success, mean over seeds ± s.e.; paired differences in points: crossed two-way bootstrap 95% interval (seeds and tasks resampled independently), then "t": the 95% t-interval over the per-seed gains`,
       '',
     );
     lines.push(
@@ -1022,7 +1075,9 @@ for (const set of sets) {
       lines.push(
         overRuns === undefined
           ? `minimum detectable effect over runs: needs two seeds (${runDifferences.length} so far)`
-          : `minimum detectable effect over runs (t on the per-seed means, α = 0.05, power 0.8): ${(100 * overRuns).toFixed(1)} points (${runDifferences.length} seeds, sd of the per-seed ${a} − ${b} means ${sampleStandardDeviation(runDifferences).toFixed(3)})`,
+          : overRuns === 0
+            ? `minimum detectable effect over runs: not estimable (the per-seed ${a} − ${b} means do not vary)`
+            : `minimum detectable effect over runs (t on the per-seed means, α = 0.05, power 0.8): ${(100 * overRuns).toFixed(1)} points (${runDifferences.length} seeds, sd of the per-seed ${a} − ${b} means ${sampleStandardDeviation(runDifferences).toFixed(3)})`,
       );
     }
   }
@@ -1034,7 +1089,7 @@ const trained = present.filter((arm) => arm !== 'frozen');
 for (const set of sets) {
   const categories = [
     ...new Set(
-      assets.evalSets
+      evalSets
         .find((s) => s.name === set)
         ?.tasks.map((task) => task.category) ?? [],
     ),
@@ -1247,7 +1302,7 @@ if (present.includes('grpo')) {
 }
 
 const episodes = steps * preset.rl.tasksPerStep * preset.rl.groupSize;
-const evalSizes = assets.evalSets
+const evalSizes = evalSets
   .map((set) => `${set.name} ${set.tasks.length}`)
   .join(', ');
 console.log(
