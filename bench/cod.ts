@@ -25,8 +25,11 @@ import { runCli } from '@seal/cli';
 import { formatPoints, pairedBootstrap } from '@seal/rl';
 import {
   SealError,
+  codRunConfigSchema,
   packRunRecordSchema,
-  parseJsonText,
+  parseJsonLines,
+  parseJsonWithSchema,
+  runDirectoryLayout,
   type PackRunRecord,
 } from '@seal/spec';
 
@@ -83,20 +86,27 @@ async function cli(argv: string[]): Promise<void> {
 
 function readRecords(file: string): PackRunRecord[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim().length > 0)
-    .map((line) =>
-      packRunRecordSchema.parse(parseJsonText({ text: line, source: file })),
-    );
+  return parseJsonLines({
+    text: readFileSync(file, 'utf8'),
+    source: file,
+    schema: packRunRecordSchema,
+  });
 }
 
 const runDirectory = (seed: number, arm: (typeof arms)[number]) =>
   join(out, `s${seed}-${arm}`);
 const evalFile = (seed: number, model: Model) =>
   model === 'before'
-    ? join(runDirectory(seed, 'cod'), 'packs', 'eval-000000.jsonl')
-    : join(runDirectory(seed, model), 'packs', `eval-${stepName(steps)}.jsonl`);
+    ? join(
+        runDirectory(seed, 'cod'),
+        runDirectoryLayout.packs,
+        'eval-000000.jsonl',
+      )
+    : join(
+        runDirectory(seed, model),
+        runDirectoryLayout.packs,
+        `eval-${stepName(steps)}.jsonl`,
+      );
 const ralphFile = (seed: number, model: Model) =>
   join(out, `s${seed}-${model}-ralph.jsonl`);
 
@@ -111,8 +121,14 @@ if (!values['report-only']) {
       }
       // Both arms start from the same warm start and evaluate it on the same packs with the same seed: the control reuses the CoD arm's evaluation before training.
       if (arm !== 'cod' && existsSync(evalFile(seed, 'before'))) {
-        mkdirSync(join(directory, 'packs'), { recursive: true });
-        const target = join(directory, 'packs', 'eval-000000.jsonl');
+        mkdirSync(join(directory, runDirectoryLayout.packs), {
+          recursive: true,
+        });
+        const target = join(
+          directory,
+          runDirectoryLayout.packs,
+          'eval-000000.jsonl',
+        );
         if (!existsSync(target)) copyFileSync(evalFile(seed, 'before'), target);
       }
       await cli([
@@ -139,9 +155,15 @@ if (!values['report-only']) {
       ]);
     }
     if (ralphPacks > 0) {
-      const warmStart = JSON.parse(
-        readFileSync(join(runDirectory(seed, 'cod'), 'config.json'), 'utf8'),
-      ).initialModel as string;
+      const configPath = join(
+        runDirectory(seed, 'cod'),
+        runDirectoryLayout.config,
+      );
+      const warmStart = parseJsonWithSchema({
+        text: readFileSync(configPath, 'utf8'),
+        schema: codRunConfigSchema,
+        source: configPath,
+      }).initialModel;
       for (const model of models) {
         const modelDirectory =
           model === 'before'

@@ -35,8 +35,9 @@ import {
 import { sharedBfclDataDir, sharedDir } from '@seal/bfcl/test';
 import { CapabilityState, diagnoseEpisode } from '@seal/diagnose';
 import { createEpisode } from '@seal/env';
-import type { EpisodeRecord, Task } from '@seal/spec';
+import { parseJsonLines, type EpisodeRecord, type Task } from '@seal/spec';
 import { createBfclVerifier, verifyTrajectory } from '@seal/verifier';
+import * as z from 'zod';
 import { benchFlags } from './_args';
 
 const flags = benchFlags(['data', 'repeat']);
@@ -60,18 +61,20 @@ const groundTruthCases: Case[] = tasks.map((task) => ({
 }));
 
 const verdictsPath = join(sharedDir, 'bfcl-checker', 'verdicts.jsonl');
-const checkerCases: Case[] = readFileSync(verdictsPath, 'utf8')
-  .split('\n')
-  .filter((line) => line.trim() !== '')
-  .map((line) => {
-    const parsed = JSON.parse(line) as {
-      id: string;
-      model_result_decoded: string[][][];
-    };
-    const task = taskById.get(parsed.id);
-    if (!task) throw new Error(`${verdictsPath}: no BFCL entry ${parsed.id}`);
-    return { task, trajectory: parsed.model_result_decoded };
-  });
+/** The fields of a BFCL checker verdict this benchmark reads. */
+const checkerVerdictSchema = z.object({
+  id: z.string(),
+  model_result_decoded: z.array(z.array(z.array(z.string()))),
+});
+const checkerCases: Case[] = parseJsonLines({
+  text: readFileSync(verdictsPath, 'utf8'),
+  source: verdictsPath,
+  schema: checkerVerdictSchema,
+}).map((parsed) => {
+  const task = taskById.get(parsed.id);
+  if (!task) throw new Error(`${verdictsPath}: no BFCL entry ${parsed.id}`);
+  return { task, trajectory: parsed.model_result_decoded };
+});
 
 /** Scripted episodes replaying the ground truth, recorded outside the timing. */
 function scriptedRecord(task: Task): EpisodeRecord {

@@ -20,8 +20,8 @@ import {
   type EpisodeDiagnoser,
 } from '@seal/report';
 import {
-  parseJsonText,
-  parseWithSchema,
+  parseJsonLines,
+  runDirectoryLayout,
   taskSchema,
   toSealError,
   type EpisodeRecord,
@@ -37,16 +37,8 @@ async function readTasksFile(path: string): Promise<Map<string, Task>> {
   const text = await readFile(path, 'utf8').catch((error: unknown) => {
     throw toSealError(error);
   });
-  text.split('\n').forEach((line, index) => {
-    if (line.trim() === '') return;
-    const source = `${path}:${index + 1}`;
-    const task = parseWithSchema({
-      schema: taskSchema,
-      value: parseJsonText({ text: line, source }),
-      source,
-    });
+  for (const task of parseJsonLines({ text, source: path, schema: taskSchema }))
     tasks.set(task.id, task);
-  });
   return tasks;
 }
 
@@ -88,7 +80,7 @@ export async function createRunDiagnoser({
   tasksFile?: string;
 }): Promise<EpisodeDiagnoser> {
   // A run directory written by runTraining holds its tasks; --tasks overrides them.
-  const runTasksFile = join(runDirectory, 'tasks.jsonl');
+  const runTasksFile = join(runDirectory, runDirectoryLayout.tasks);
   tasksFile ??= existsSync(runTasksFile) ? runTasksFile : undefined;
   const fromFile =
     tasksFile === undefined ? undefined : await readTasksFile(tasksFile);

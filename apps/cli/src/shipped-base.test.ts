@@ -14,8 +14,8 @@ import {
   embeddedPresets,
   prepareEmbedded as prepareEmbeddedAssets,
   warmStartKey,
-  type WarmStartManifest,
 } from '@seal/embedded';
+import { parseJsonWithSchema, warmStartManifestSchema } from '@seal/spec';
 import { prepareEmbedded, shippedBaseDirectory } from './shipped-base';
 
 function temporary(): string {
@@ -26,9 +26,12 @@ function temporary(): string {
 
 describe('the shipped base model', () => {
   const shipped = shippedBaseDirectory()!;
-  const manifest = JSON.parse(
-    readFileSync(join(shipped, 'warmstart.json'), 'utf8'),
-  ) as WarmStartManifest;
+  // The shipped manifest parses with the schema every reader uses.
+  const manifest = parseJsonWithSchema({
+    text: readFileSync(join(shipped, 'warmstart.json'), 'utf8'),
+    schema: warmStartManifestSchema,
+    source: 'apps/cli/assets/base/warmstart.json',
+  });
 
   it('is the warm start of the default preset, with the SHA-256 its manifest records', () => {
     expect(manifest.key).toBe(warmStartKey(embeddedPresets.default));

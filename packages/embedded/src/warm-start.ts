@@ -28,7 +28,15 @@ import {
   type EvalSet,
 } from '@seal/rl';
 import { PyRandom } from '@seal/python';
-import { SealError, parseJsonText, type PolicyV1, type Task } from '@seal/spec';
+import {
+  SealError,
+  parseJsonWithSchema,
+  warmStartManifestFile,
+  warmStartManifestSchema,
+  type PolicyV1,
+  type Task,
+  type WarmStartManifest,
+} from '@seal/spec';
 import {
   embeddedEpisode,
   embeddedTasks,
@@ -43,26 +51,18 @@ export async function fileSha256(path: string): Promise<string> {
     .digest('hex');
 }
 
-/** What a warm start's `warmstart.json` records. */
-export type WarmStartManifest = {
-  key: string;
-  preset: EmbeddedPreset;
-  drillLosses: number[];
-  losses: number[];
-  /** SHA-256 of `model.safetensors` (recorded since the shipped base). */
-  modelSha256?: string;
-  /** Seconds the warm start took to train, where recorded. */
-  seconds?: number;
-};
+/** What a warm start's `warmstart.json` records (`@seal/spec`'s `warmStartManifestSchema`). */
+export type { WarmStartManifest };
 
 /**
  * Reads the `warmstart.json` of a warm-start directory (FILE_NOT_FOUND
- * without one, INVALID_DATA when it is not JSON).
+ * without one, INVALID_DATA naming the field when it is not JSON or not a
+ * manifest).
  */
 export async function readWarmStartManifest(
   directory: string,
 ): Promise<WarmStartManifest> {
-  const file = join(directory, 'warmstart.json');
+  const file = join(directory, warmStartManifestFile);
   if (!existsSync(file)) {
     throw new SealError({
       code: 'FILE_NOT_FOUND',
@@ -70,10 +70,11 @@ export async function readWarmStartManifest(
       details: { file },
     });
   }
-  return parseJsonText({
+  return parseJsonWithSchema({
     text: await readFile(file, 'utf8'),
+    schema: warmStartManifestSchema,
     source: file,
-  }) as WarmStartManifest;
+  });
 }
 
 /** Copies a flat directory through a temporary sibling and a rename: a crash never leaves half a copy. */
@@ -158,7 +159,7 @@ export async function prepareEmbedded({
   }
   const shipped =
     shippedDirectory !== undefined &&
-    existsSync(join(shippedDirectory, 'warmstart.json'))
+    existsSync(join(shippedDirectory, warmStartManifestFile))
       ? shippedDirectory
       : undefined;
   if (shipped) {
@@ -293,7 +294,7 @@ export async function prepareEmbedded({
       modelSha256: await fileSha256(join(temporary, 'model.safetensors')),
       seconds: Math.round((Date.now() - started) / 1000),
     };
-    await writeJsonAtomic(join(temporary, 'warmstart.json'), manifest);
+    await writeJsonAtomic(join(temporary, warmStartManifestFile), manifest);
     await rm(warmStartDirectory, { recursive: true, force: true });
     await rename(temporary, warmStartDirectory);
     return {

@@ -1,7 +1,9 @@
 import { hashOverlay } from '@seal/env';
 import {
   interfaceOverlaySchema,
+  overlayModuleNames,
   type InterfaceOverlay,
+  type OverlayModule,
   type ToolDoc,
 } from '@seal/spec';
 import {
@@ -41,10 +43,10 @@ export const sealHeadlineSettings: SealInterfaceSettings = {
   guidelines: false,
 };
 
-/** SEAL's interface modules by their CLI names: φ_schema, φ_err, φ_cap. */
-export const sealOverlayModules = ['schema', 'err', 'cap'] as const;
+/** SEAL's interface modules by their CLI names: φ_schema, φ_err, φ_cap (`@seal/spec`'s `overlayModuleNames`). */
+export const sealOverlayModules = overlayModuleNames;
 /** See {@link sealOverlayModules}. */
-export type SealOverlayModule = (typeof sealOverlayModules)[number];
+export type SealOverlayModule = OverlayModule;
 
 /**
  * The interface settings that switch on exactly the named modules (the rest

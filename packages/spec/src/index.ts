@@ -15,8 +15,10 @@ export {
 } from './shared/parse';
 export {
   formatJsonLines,
+  parseJsonLineEntries,
   parseJsonLines,
   safeParseJsonLines,
+  type JsonLineEntry,
   type JsonLinesResult,
 } from './shared/json-lines';
 export { promptModeSchema, type PromptMode } from './prompt/v1';

@@ -1,11 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { bfclEntryToTask, loadBfclData, resolveBfclDataDir } from '@seal/bfcl';
-import {
-  SealError,
-  parseJsonText,
-  parseWithSchema,
-  type VerifierV1Result,
-} from '@seal/spec';
+import { SealError, parseJsonLines, type VerifierV1Result } from '@seal/spec';
 import { verifyTrajectory } from '@seal/verifier';
 import * as z from 'zod';
 import { parseFlags } from '../args';
@@ -140,17 +135,11 @@ export async function runBfclCheck({
       cause: error,
     });
   }
-  const cases = text
-    .split('\n')
-    .map((line, index) => ({ line, source: `${flags.verdicts}:${index + 1}` }))
-    .filter(({ line }) => line.trim() !== '')
-    .map(({ line, source }) =>
-      parseWithSchema({
-        schema: verdictCaseSchema,
-        value: parseJsonText({ text: line, source }),
-        source,
-      }),
-    );
+  const cases = parseJsonLines({
+    text,
+    source: flags.verdicts,
+    schema: verdictCaseSchema,
+  });
   const dataset = await loadBfclData({ dir });
   const progress = output.progress('check', cases.length);
   let agreed = 0;

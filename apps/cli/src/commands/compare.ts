@@ -11,7 +11,7 @@ import {
   type ComparedRun,
   type TrainingCell,
 } from '@seal/rl';
-import { SealError } from '@seal/spec';
+import { SealError, runDirectoryLayout } from '@seal/spec';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
@@ -87,7 +87,7 @@ over the runs, then the (step, task) cells.
 Exit codes: 0 compared, 2 bad flags or runs that cannot be paired, 3 not a run directory.`;
 
 async function readRun(directory: string): Promise<ComparedRun> {
-  if (!existsSync(join(directory, 'events.jsonl'))) {
+  if (!existsSync(join(directory, runDirectoryLayout.events))) {
     throw new SealError({
       code: 'NOT_FOUND',
       message: `${directory}: not a run directory (no events.jsonl)`,

@@ -14,8 +14,8 @@ import {
 import {
   SealError,
   episodeRecordSchema,
-  parseJsonText,
-  parseWithSchema,
+  parseJsonLineEntries,
+  parseJsonLines,
   taskSchema,
   toSealError,
   type CapabilityStatsSnapshot,
@@ -56,13 +56,9 @@ category.
 /** One episode record with the file and line it came from. */
 type SourcedRecord = { record: EpisodeRecord; source: string };
 
-async function readLines(
-  path: string,
-  what: string,
-): Promise<{ line: string; source: string }[]> {
-  let text: string;
+async function readText(path: string, what: string): Promise<string> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (error) {
     throw new SealError({
       code: 'FILE_NOT_FOUND',
@@ -71,21 +67,17 @@ async function readLines(
       details: { file: path },
     });
   }
-  return text
-    .split('\n')
-    .map((line, index) => ({ line, source: `${path}:${index + 1}` }))
-    .filter(({ line }) => line.trim() !== '');
 }
 
 async function readRecords(paths: readonly string[]): Promise<SourcedRecord[]> {
   const out: SourcedRecord[] = [];
   for (const path of paths) {
-    for (const { line, source } of await readLines(path, 'episode file')) {
-      const value = parseJsonText({ text: line, source });
-      out.push({
-        record: parseWithSchema({ schema: episodeRecordSchema, value, source }),
-        source,
-      });
+    for (const { value, source } of parseJsonLineEntries({
+      text: await readText(path, 'episode file'),
+      source: path,
+      schema: episodeRecordSchema,
+    })) {
+      out.push({ record: value, source });
     }
   }
   return out;
@@ -117,12 +109,11 @@ async function taskLookup({
     };
   }
   const tasks = new Map<string, Task>();
-  for (const { line, source } of await readLines(tasksFile, 'tasks file')) {
-    const task = parseWithSchema({
-      schema: taskSchema,
-      value: parseJsonText({ text: line, source }),
-      source,
-    });
+  for (const task of parseJsonLines({
+    text: await readText(tasksFile, 'tasks file'),
+    source: tasksFile,
+    schema: taskSchema,
+  })) {
     tasks.set(task.id, task);
   }
   return (id) => tasks.get(id);

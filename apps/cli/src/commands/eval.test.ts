@@ -1,5 +1,6 @@
 import {
   appendFileSync,
+  cpSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createBfclBackend } from '@seal/bfcl';
 import { createGeneratorRuntime, generateTasks } from '@seal/bfcl-tasks';
+import { embeddedPresets } from '@seal/embedded';
 import {
   buildBpeTokenizer,
   copyFriendlyPretokenizerPattern,
@@ -88,11 +90,14 @@ beforeAll(async () => {
   writeFileSync(
     join(modelDirectory, 'warmstart.json'),
     JSON.stringify({
+      key: 'tiny',
       preset: {
-        name: 'smoke',
+        ...embeddedPresets.smoke,
         seed: 1,
-        rl: { maxTokens: 10, maxModelCalls: 4 },
+        rl: { ...embeddedPresets.smoke.rl, maxTokens: 10, maxModelCalls: 4 },
       },
+      drillLosses: [],
+      losses: [],
     }),
   );
 });
@@ -253,6 +258,48 @@ describe('seal eval', () => {
       ]);
     },
   );
+
+  it("should prompt a model directory without the project's hints with BFCL's full prompt, and say so", async () => {
+    // A Hugging Face model directory: the same weights and tokenizer, no warmstart.json.
+    const plain = join(root, 'hf-model');
+    cpSync(modelDirectory, plain, {
+      recursive: true,
+      filter: (path) => !path.endsWith('warmstart.json'),
+    });
+    const run = async (model: string, name: string) => {
+      const stdout = new PassThrough();
+      let text = '';
+      stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      const out = join(root, name);
+      const code = await runEval({
+        argv: ['--model', model, '--out', out, '--limit', '1', '--name', name],
+        output: createOutput({
+          json: false,
+          stdout,
+          stderr: new PassThrough(),
+        }),
+      });
+      const config = (
+        JSON.parse(readFileSync(join(out, 'scores.json'), 'utf8')) as {
+          config: { promptMode: string };
+        }
+      ).config;
+      return { code, text, promptMode: config.promptMode };
+    };
+    const hf = await run(plain, 'hf-full');
+    expect(hf.code).toBe(0);
+    expect(hf.promptMode).toBe('full');
+    expect(hf.text).toContain('(bfcl-python, full prompt)');
+    expect(hf.text).toContain(
+      "full prompt: BFCL's, as the model directory carries no training hints",
+    );
+    // The project's own model (a warm start with its manifest) keeps the compact prompt.
+    const own = await run(modelDirectory, 'own-compact');
+    expect(own.code).toBe(0);
+    expect(own.promptMode).toBe('compact');
+    expect(own.text).toContain('(bfcl-python, compact prompt)');
+    expect(own.text).not.toContain('no training hints');
+  });
 
   it('should resume an interrupted run without losing or repeating a task', async () => {
     const full = join(root, 'in-process-prompting-greedy');

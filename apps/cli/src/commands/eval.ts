@@ -15,7 +15,7 @@ import {
   type ChatEvalMode,
   type EvalResultRecord,
 } from '@seal/rl';
-import { SealError } from '@seal/spec';
+import { SealError, promptModeSchema } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import * as z from 'zod';
 import {
@@ -55,7 +55,7 @@ const flagsSchema = z.object({
   'api-key': z.string().optional(),
   mode: z.enum(['prompting', 'fc']).default('prompting'),
   protocol: z.enum(protocolNames).optional(),
-  'prompt-mode': z.enum(['full', 'compact']).optional(),
+  'prompt-mode': promptModeSchema.optional(),
   'task-source': z
     .enum(['embedded', 'generated', 'bfcl'])
     .default('embedded')
@@ -120,8 +120,8 @@ Policy
   --prompt-mode M        full (BFCL's prompt) or compact (small models)
                          Defaults of --protocol, --prompt-mode, --max-tokens and
                          --max-model-calls come from the model's training run
-                         (or serve-policy's /v1/models); else bfcl-python, full
-                         (compact in process), 512 and 20.
+                         (or serve-policy's /v1/models); else bfcl-python,
+                         full (BFCL's prompt), 512 and 20.
 Tasks
   --task-source S        embedded (default: the generated test-id and test-ood
                          suites of seal train) or bfcl (needs --data or $SEAL_BFCL_DATA)
@@ -226,8 +226,12 @@ export async function runEval({
       message: '--protocol openai-tools is function calling: use --mode fc',
     });
   }
+  // BFCL's full prompt unless told otherwise: the compact one is for the
+  // project's own small models, whose hints (warm start or training run) say so.
   const promptMode: PromptMode =
-    flags['prompt-mode'] ?? hints.promptMode ?? (local ? 'compact' : 'full');
+    flags['prompt-mode'] ?? hints.promptMode ?? 'full';
+  const promptModeDefaulted =
+    flags['prompt-mode'] === undefined && hints.promptMode === undefined;
   const maxTokens = flags['max-tokens'] ?? hints.maxTokens ?? 512;
   const temperature = flags.temperature ?? 0;
   const topP = flags['top-p'];
@@ -294,6 +298,11 @@ export async function runEval({
     output.line(
       `seal eval: ${source.name} · ${mode} (${mode === 'fc' ? 'openai-tools' : protocol}, ${promptMode} prompt) · ${suite.description}`,
     );
+    if (promptModeDefaulted && mode === 'prompting') {
+      output.line(
+        `  full prompt: BFCL's, as the model ${local ? 'directory' : 'card'} carries no training hints (pass --prompt-mode compact for the project's small models)`,
+      );
+    }
     output.line(
       `  ${suite.tasks.length} tasks${resumed > 0 ? ` (${resumed} already in ${resultsPath}, ${todo.length} to run)` : ''} · max ${maxTokens} tokens per reply, ${limits.maxModelCalls} calls per episode · temperature ${temperature} · seed ${seed}`,
     );

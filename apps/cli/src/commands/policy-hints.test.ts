@@ -22,6 +22,9 @@ function smokeRun({
   writeFileSync(
     join(root, 'config.json'),
     JSON.stringify({
+      schemaVersion: 1,
+      runId: 'hints',
+      steps: 2,
       seed: runSeed,
       sampling: { maxTokens: 64 },
       episode: {
@@ -86,9 +89,51 @@ describe('readPolicyHints of a run checkpoint', () => {
     });
   });
 
+  it('should give no hints for a run whose config.json is not a run config', async () => {
+    const checkpoint = smokeRun({ runSeed: 3 });
+    writeFileSync(
+      join(checkpoint, '..', '..', 'config.json'),
+      JSON.stringify({ seed: 3, episode: { promptMode: 'compact' } }),
+    );
+    expect(await readPolicyHints(checkpoint)).toEqual({});
+  });
+
   it('should give no hints for a directory that is neither a warm start nor a checkpoint', async () => {
     const root = mkdtempSync(join(tmpdir(), 'seal-hints-'));
     onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    expect(await readPolicyHints(root)).toEqual({});
+  });
+});
+
+describe('readPolicyHints of a warm start', () => {
+  it("should read the compact prompt and the preset's budgets from warmstart.json", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'seal-hints-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    writeFileSync(
+      join(root, 'warmstart.json'),
+      JSON.stringify({
+        key: 'k',
+        preset: smoke,
+        drillLosses: [1],
+        losses: [0.5],
+      }),
+    );
+    expect(await readPolicyHints(root)).toEqual({
+      protocol: 'bfcl-python',
+      promptMode: 'compact',
+      maxTokens: smoke.rl.maxTokens,
+      maxModelCalls: smoke.rl.maxModelCalls,
+      preset: { name: 'smoke', seed: smoke.seed },
+    });
+  });
+
+  it('should give no hints for a warmstart.json that is not a manifest', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'seal-hints-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    writeFileSync(
+      join(root, 'warmstart.json'),
+      JSON.stringify({ preset: { name: 'smoke', seed: 1 } }),
+    );
     expect(await readPolicyHints(root)).toEqual({});
   });
 });

@@ -6,8 +6,18 @@ import {
   embeddedTasks,
   type EmbeddedPreset,
 } from '@seal/embedded';
-import { protocolNames, type PromptMode, type ProtocolName } from '@seal/env';
-import { parseJsonText, safeParseWithSchema } from '@seal/spec';
+import { protocolNames, type ProtocolName } from '@seal/env';
+import {
+  parseJsonText,
+  promptModeSchema,
+  runConfigSchema,
+  runDirectoryLayout,
+  safeParseJsonLines,
+  safeParseWithSchema,
+  warmStartManifestFile,
+  warmStartManifestSchema,
+  type PromptMode,
+} from '@seal/spec';
 import * as z from 'zod';
 
 /**
@@ -29,7 +39,7 @@ export type PolicyHints = {
 /** The hints as `seal serve-policy` lists them in `/v1/models` (`seal.evalDefaults`). */
 export const policyHintsSchema = z.object({
   protocol: z.enum(protocolNames).nullish(),
-  promptMode: z.enum(['full', 'compact']).nullish(),
+  promptMode: promptModeSchema.nullish(),
   maxTokens: z.number().int().positive().nullish(),
   maxModelCalls: z.number().int().positive().nullish(),
   preset: z
@@ -37,31 +47,7 @@ export const policyHintsSchema = z.object({
     .nullish(),
 });
 
-const warmStartSchema = z.object({
-  preset: z.object({
-    name: z.string(),
-    seed: z.number().int(),
-    rl: z
-      .object({
-        maxTokens: z.number().int().positive(),
-        maxModelCalls: z.number().int().positive(),
-      })
-      .nullish(),
-  }),
-});
-
-const runConfigSchema = z.object({
-  seed: z.number().int().nullish(),
-  sampling: z.object({ maxTokens: z.number().int().positive() }).nullish(),
-  episode: z
-    .object({
-      protocol: z.enum(protocolNames),
-      promptMode: z.enum(['full', 'compact']),
-      maxModelCalls: z.number().int().positive().nullish(),
-    })
-    .nullish(),
-});
-
+/** The fields of a Hugging Face model's `config.json` that name an embedded preset's shape. */
 const modelConfigSchema = z.object({
   vocab_size: z.number().nullish(),
   hidden_size: z.number().nullish(),
@@ -122,8 +108,8 @@ function presetByShape(
 export async function readPolicyHints(directory: string): Promise<PolicyHints> {
   const dir = resolve(directory);
   const warmStart = await readJson(
-    join(dir, 'warmstart.json'),
-    warmStartSchema,
+    join(dir, warmStartManifestFile),
+    warmStartManifestSchema,
   );
   if (warmStart !== undefined) {
     const name = presetNamed(warmStart.preset.name);
@@ -137,12 +123,13 @@ export async function readPolicyHints(directory: string): Promise<PolicyHints> {
       ...(name ? { preset: { name, seed: warmStart.preset.seed } } : {}),
     };
   }
-  if (basename(dirname(dir)) !== 'checkpoints') return {};
+  if (basename(dirname(dir)) !== runDirectoryLayout.checkpoints) return {};
   const run = await readJson(
-    join(dir, '..', '..', 'config.json'),
+    join(dir, '..', '..', runDirectoryLayout.config),
     runConfigSchema,
   );
   if (run === undefined) return {};
+  // The checkpoint's own config.json is the model's (Hugging Face's), not the run's.
   const shape = await readJson(join(dir, 'config.json'), modelConfigSchema);
   const name = shape === undefined ? undefined : presetByShape(shape);
   return {
@@ -190,7 +177,7 @@ async function runSuiteSeed({
   const presetSeed = embeddedPresets[name].seed;
   if (runSeed === undefined || runSeed === presetSeed) return presetSeed;
   const recorded = await firstRecordedTestTask(
-    join(runDirectory, 'tasks.jsonl'),
+    join(runDirectory, runDirectoryLayout.tasks),
   );
   if (recorded === undefined) return presetSeed;
   for (const seed of [presetSeed, runSeed]) {
@@ -213,24 +200,21 @@ async function firstRecordedTestTask(
   path: string,
 ): Promise<{ id: string; line: string } | undefined> {
   if (!existsSync(path)) return undefined;
-  for (const raw of (await readFile(path, 'utf8')).split('\n')) {
-    if (!raw.includes('"gen_test-id_')) continue;
-    try {
-      const task: unknown = JSON.parse(raw);
-      if (
-        typeof task === 'object' &&
-        task !== null &&
-        'id' in task &&
-        typeof task.id === 'string' &&
-        task.id.startsWith('gen_test-id_')
-      ) {
-        return { id: task.id, line: JSON.stringify(task) };
-      }
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+  const isTestIdTask = (value: unknown): value is { id: string } =>
+    typeof value === 'object' &&
+    value !== null &&
+    'id' in value &&
+    typeof value.id === 'string' &&
+    value.id.startsWith('gen_test-id_');
+  const [task] = safeParseJsonLines({
+    text: await readFile(path, 'utf8'),
+    source: path,
+    schema: z.custom<{ id: string }>(isTestIdTask),
+    accept: isTestIdTask,
+  }).values;
+  return task === undefined
+    ? undefined
+    : { id: task.id, line: JSON.stringify(task) };
 }
 
 /** Hints from `/v1/models` (`seal.evalDefaults`), or none when absent or malformed. */

@@ -7,7 +7,7 @@ import {
   startOpenAiServer,
   type OpenAiServer,
 } from '@seal/openai';
-import { SealError, toSealError } from '@seal/spec';
+import { SealError, promptModeSchema, toSealError } from '@seal/spec';
 import * as z from 'zod';
 import {
   deviceFlagHelp,
@@ -41,7 +41,7 @@ const flagsSchema = z.object({
   host: z.string().min(1).optional(),
   name: z.string().min(1).optional(),
   protocol: z.enum(protocolNames).optional(),
-  'prompt-mode': z.enum(['full', 'compact']).optional(),
+  'prompt-mode': promptModeSchema.optional(),
   'max-batch': whole(1),
   'max-queue': whole(1),
   'max-body': whole(1024),
@@ -72,7 +72,7 @@ OpenAI error body, bodies over --max-body get 413.
   --protocol P      the model's tool-call protocol (default: the training run's,
                     else bfcl-python)
   --prompt-mode M   how tools are rendered: compact or full (default: the
-                    training run's, else compact)
+                    training run's, else full, BFCL's prompt)
   --max-batch N     greedy requests decoded together (default 8; 1: none)
   --max-queue N     waiting requests at most; more get 503 (default 1024)
   --max-body BYTES  largest request body (default 4194304)
@@ -148,7 +148,8 @@ export async function startServePolicy({
   try {
     const name = flags.name ?? basename(directory);
     const protocol = flags.protocol ?? hints.protocol ?? 'bfcl-python';
-    const promptMode = flags['prompt-mode'] ?? hints.promptMode ?? 'compact';
+    // BFCL's full prompt unless the model's training hints say compact.
+    const promptMode = flags['prompt-mode'] ?? hints.promptMode ?? 'full';
     const model = createPolicyChatModel({
       policy,
       protocol,

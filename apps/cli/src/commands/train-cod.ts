@@ -26,6 +26,7 @@ import {
   codTrainStateSchema,
   parseJsonText,
   parseWithSchema,
+  runDirectoryLayout,
   type CodRunConfig,
   type CodTrainState,
   type PolicyV1,
@@ -275,7 +276,7 @@ export async function runTrainCod({
     });
   const runId = `${flags.preset}-${oneByOne ? 'one-by-one' : 'cod'}-${envName}-s${flags.seed}`;
   const runDirectory = resolve(flags['run-dir'] ?? join('runs', runId));
-  const configPath = join(runDirectory, 'config.json');
+  const configPath = join(runDirectory, runDirectoryLayout.config);
   const statePath = join(runDirectory, 'cod-state.json');
   if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
   const config: CodRunConfig = {
@@ -387,7 +388,11 @@ export async function runTrainCod({
             count: evalPacks,
             seed: flags.seed,
             config,
-            file: join(runDirectory, 'packs', 'eval-000000.jsonl'),
+            file: join(
+              runDirectory,
+              runDirectoryLayout.packs,
+              'eval-000000.jsonl',
+            ),
             output,
             label: 'before training',
           })
@@ -430,7 +435,11 @@ export async function runTrainCod({
       });
       const records = results.map((result) => result.record);
       await writeLinesAtomic(
-        join(runDirectory, 'packs', `step-${stepName(step + 1)}.jsonl`),
+        join(
+          runDirectory,
+          runDirectoryLayout.packs,
+          `step-${stepName(step + 1)}.jsonl`,
+        ),
         records.map((record) => JSON.stringify(record)),
       );
       const positions = summarizePackPositions(records);
@@ -465,7 +474,11 @@ export async function runTrainCod({
             count: evalPacks,
             seed: flags.seed,
             config,
-            file: join(runDirectory, 'packs', `eval-${stepName(steps)}.jsonl`),
+            file: join(
+              runDirectory,
+              runDirectoryLayout.packs,
+              `eval-${stepName(steps)}.jsonl`,
+            ),
             output,
             label: 'after training',
           })

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { SealError } from '../errors/seal-error';
 import {
   formatJsonLines,
+  parseJsonLineEntries,
   parseJsonLines,
   safeParseJsonLines,
 } from './json-lines';
@@ -29,6 +30,19 @@ describe('JSON Lines', () => {
           typeof value === 'object' && value !== null && 'step' in value,
       }),
     ).toEqual([{ step: 1 }, { step: 3 }]);
+  });
+
+  it('gives each value its line number and source', () => {
+    expect(
+      parseJsonLineEntries({
+        text: '\n{"step":1}\n\n{"step":2}\n',
+        source: 'f.jsonl',
+        schema,
+      }),
+    ).toEqual([
+      { value: { step: 1 }, lineNumber: 2, source: 'f.jsonl:2' },
+      { value: { step: 2 }, lineNumber: 4, source: 'f.jsonl:4' },
+    ]);
   });
 
   it('names the file and line of a line that does not parse', () => {

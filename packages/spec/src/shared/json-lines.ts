@@ -39,18 +39,32 @@ function splitLines(text: string): {
   return { lines, complete: text.endsWith('\n') };
 }
 
+/** One parsed line of {@link parseJsonLineEntries}. */
+export type JsonLineEntry<T> = {
+  value: T;
+  /** 1-based. */
+  lineNumber: number;
+  /** `source:lineNumber`, for messages about the record. */
+  source: string;
+};
+
 /**
  * Parses JSON Lines text, each line with `schema`. A line that is not JSON
  * or does not match throws a SealError `INVALID_DATA` naming `source` and
  * the line number (`runs/r/events.jsonl:12: field 'step': …`).
  */
-export function parseJsonLines<T>({
+export function parseJsonLines<T>(options: JsonLinesOptions<T>): T[] {
+  return parseJsonLineEntries(options).map((entry) => entry.value);
+}
+
+/** {@link parseJsonLines} with each value's line number and `source:line`. */
+export function parseJsonLineEntries<T>({
   text,
   source,
   schema,
   accept,
-}: JsonLinesOptions<T>): T[] {
-  const values: T[] = [];
+}: JsonLinesOptions<T>): JsonLineEntry<T>[] {
+  const entries: JsonLineEntry<T>[] = [];
   for (const line of splitLines(text).lines) {
     const where = `${source}:${line.lineNumber}`;
     let value: unknown;
@@ -67,9 +81,13 @@ export function parseJsonLines<T>({
     if (accept && !accept(value)) continue;
     const parsed = safeParseWithSchema({ schema, value, source: where });
     if (!parsed.success) throw parsed.error;
-    values.push(parsed.value);
+    entries.push({
+      value: parsed.value,
+      lineNumber: line.lineNumber,
+      source: where,
+    });
   }
-  return values;
+  return entries;
 }
 
 /**
