@@ -21,9 +21,7 @@ describe('jsonForScript', () => {
 
 describe('html', () => {
   it('should escape interpolated text and keep marked markup', () => {
-    const page = html`<p title="${'"x"'}">
-      ${'<b>'}${rawHtml('<i>ok</i>')}${[1, ' & ', undefined, false]}
-    </p>`;
+    const page = html`<p title="${'"x"'}">${'<b>'}${rawHtml('<i>ok</i>')}${[1, ' & ', undefined, false]}</p>`;
     expect(page.value).toBe(
       '<p title="&quot;x&quot;">&lt;b&gt;<i>ok</i>1 &amp; </p>',
     );

@@ -67,23 +67,19 @@ export function page({
   body: RawHtml;
 }): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title}</title>
-        <style>
-          ${rawHtml(baseStyles + viewerStyles)}
-        </style>
-      </head>
-      <body>
-        <header class="top">
-          <h1>${title}</h1>
-          ${subtitle ? html`<div class="meta">${subtitle}</div>` : ''}
-        </header>
-        <main>${body}</main>
-      </body>
-    </html> `.value;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${rawHtml(baseStyles + viewerStyles)}</style>
+</head>
+<body>
+<header class="top"><h1>${title}</h1>${subtitle ? html`<div class="meta">${subtitle}</div>` : ''}</header>
+<main>${body}</main>
+</body>
+</html>
+`.value;
 }
 
 /** The run-level facts every viewer page shows in its header. */
@@ -115,22 +111,14 @@ export function subtitle(run: ViewerRunInfo): string {
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
 function tagBadge(tag: string, fine = false): RawHtml {
-  return html`<span class="tag ${fine ? 'fine' : tag}"
-    >${fine ? `+${tag}` : tag}</span
-  >`;
+  return html`<span class="tag ${fine ? 'fine' : tag}">${fine ? `+${tag}` : tag}</span>`;
 }
 
 function outcomeCell(assessment: EpisodeAssessment): RawHtml {
   if (assessment.type === 'unavailable')
-    return html`<td class="num">—</td>
-      <td class="num">—</td>
-      <td><span class="note">unavailable</span></td>`;
+    return html`<td class="num">—</td><td class="num">—</td><td><span class="note">unavailable</span></td>`;
   const { diagnosis } = assessment;
-  return html`<td class="num">${diagnosis.reward.toFixed(2)}</td>
-    <td class="num ${diagnosis.success ? 'ok' : 'bad'}">
-      ${diagnosis.success ? '✓' : '✗'}
-    </td>
-    <td>${tagBadge(diagnosis.dominantTag)}</td>`;
+  return html`<td class="num">${diagnosis.reward.toFixed(2)}</td><td class="num ${diagnosis.success ? 'ok' : 'bad'}">${diagnosis.success ? '✓' : '✗'}</td><td>${tagBadge(diagnosis.dominantTag)}</td>`;
 }
 
 /** How a pack-run file is named in lists (`step 3 · training packs`, `step 0 · eval packs`). */
@@ -155,36 +143,14 @@ export function fileAside({
 }): RawHtml {
   const episodeLinks = files.map(
     ({ file: entry, episodes }) =>
-      html`<a
-        href="/?file=${encodeURIComponent(entry.name)}"
-        class="${entry.name === current ? 'current' : ''}"
-        ><span>${describeEpisodeFile(entry)}</span
-        ><span class="count">${episodes}</span></a
-      >`,
+      html`<a href="/?file=${encodeURIComponent(entry.name)}" class="${entry.name === current ? 'current' : ''}"><span>${describeEpisodeFile(entry)}</span><span class="count">${episodes}</span></a>`,
   );
   const packLinks = packFiles.map(
     ({ file: entry, packRuns }) =>
-      html`<a
-        href="/?packs=${encodeURIComponent(entry.name)}"
-        class="${`packs/${entry.name}` === current ? 'current' : ''}"
-        ><span>${describePackRunFile(entry)}</span
-        ><span class="count">${packRuns}</span></a
-      >`,
+      html`<a href="/?packs=${encodeURIComponent(entry.name)}" class="${`packs/${entry.name}` === current ? 'current' : ''}"><span>${describePackRunFile(entry)}</span><span class="count">${packRuns}</span></a>`,
   );
-  return html`<aside class="files">
-    ${
-      files.length > 0 || packFiles.length === 0
-        ? html`<h3>Episode files</h3>
-            ${files.length === 0 ? html`<p class="note" style="padding: 0 14px">No episodes recorded.</p>` : episodeLinks}`
-        : ''
-    }
-    ${
-      packFiles.length > 0
-        ? html`<h3>Pack runs</h3>
-            ${packLinks}`
-        : ''
-    }
-  </aside>`;
+  return html`<aside class="files">${files.length > 0 || packFiles.length === 0 ? html`<h3>Episode files</h3>${files.length === 0 ? html`<p class="note" style="padding: 0 14px">No episodes recorded.</p>` : episodeLinks}` : ''}
+${packFiles.length > 0 ? html`<h3>Pack runs</h3>${packLinks}` : ''}</aside>`;
 }
 
 /** The index page: episode files on the left, the chosen file's episodes on the right. */
@@ -229,79 +195,26 @@ export function renderIndexPage({
   ).length;
   const base = file ? `/?file=${encodeURIComponent(file.name)}` : '/';
   const body = html`<div class="layout">
-    ${fileAside({ files, packFiles, ...(file ? { current: file.name } : {}) })}
-    <div>
-      ${run.hasReport ? html`<p><a href="/report.html">Open the run report</a></p>` : ''}
-      ${
-        file
-          ? html`<h2>
-                ${describeEpisodeFile(file)}
-                <span class="note mono">${file.name}</span>
-              </h2>
-              <p class="note">
-                ${rows.length}
-                episode${rows.length === 1 ? '' : 's'}${diagnosed.length > 0 ? ` · ${solved}/${diagnosed.length} solved (${percent(solved / diagnosed.length)})` : ''}
-              </p>
-              <div class="filters">
-                Category:
-                <a
-                  href="${base}"
-                  class="${category === undefined ? 'current' : ''}"
-                  >all</a
-                >${categories.map(
-                  (name) =>
-                    html`<a
-                      href="${base}&amp;category=${encodeURIComponent(name)}"
-                      class="${name === category ? 'current' : ''}"
-                      >${categoryLabel(name)}</a
-                    >`,
-                )}
-              </div>
-              <table class="episodes">
-                <thead>
-                  <tr>
-                    <th class="num">#</th>
-                    <th>task</th>
-                    <th>category</th>
-                    <th class="num">reward</th>
-                    <th class="num">solved</th>
-                    <th>dominant tag</th>
-                    <th class="num">turns</th>
-                    <th class="num">model calls</th>
-                    <th>end</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows.map(
-                    ({ record, index, assessment }) =>
-                      html`<tr>
-                        <td class="num">${index}</td>
-                        <td>
-                          <a
-                            href="/episode/${encodeURIComponent(file.name)}/${index}"
-                            >${record.taskId}</a
-                          >
-                        </td>
-                        <td>${categoryLabel(record.category)}</td>
-                        ${outcomeCell(assessment)}
-                        <td class="num">${record.turns.length}</td>
-                        <td class="num">${record.modelCalls}</td>
-                        <td>${record.endReason}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
-          : html`<p class="note">Choose an episode file.</p>`
-      }
-      ${
-        warnings.length > 0
-          ? html`<ul class="warnings">
-              ${warnings.map((warning) => html`<li>${warning}</li>`)}
-            </ul>`
-          : ''
-      }
-    </div>
-  </div>`;
+${fileAside({ files, packFiles, ...(file ? { current: file.name } : {}) })}
+<div>
+${run.hasReport ? html`<p><a href="/report.html">Open the run report</a></p>` : ''}
+${
+  file
+    ? html`<h2>${describeEpisodeFile(file)} <span class="note mono">${file.name}</span></h2>
+<p class="note">${rows.length} episode${rows.length === 1 ? '' : 's'}${diagnosed.length > 0 ? ` · ${solved}/${diagnosed.length} solved (${percent(solved / diagnosed.length)})` : ''}</p>
+<div class="filters">Category: <a href="${base}" class="${category === undefined ? 'current' : ''}">all</a>${categories.map(
+        (name) =>
+          html`<a href="${base}&amp;category=${encodeURIComponent(name)}" class="${name === category ? 'current' : ''}">${categoryLabel(name)}</a>`,
+      )}</div>
+<table class="episodes"><thead><tr><th class="num">#</th><th>task</th><th>category</th><th class="num">reward</th><th class="num">solved</th><th>dominant tag</th><th class="num">turns</th><th class="num">model calls</th><th>end</th></tr></thead>
+<tbody>${rows.map(
+        ({ record, index, assessment }) =>
+          html`<tr><td class="num">${index}</td><td><a href="/episode/${encodeURIComponent(file.name)}/${index}">${record.taskId}</a></td><td>${categoryLabel(record.category)}</td>${outcomeCell(assessment)}<td class="num">${record.turns.length}</td><td class="num">${record.modelCalls}</td><td>${record.endReason}</td></tr>`,
+      )}</tbody></table>`
+    : html`<p class="note">Choose an episode file.</p>`
+}
+${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : ''}
+</div></div>`;
   return page({
     title: 'SEAL trajectory viewer',
     subtitle: subtitle(run),
@@ -317,18 +230,11 @@ export function messageBlock(
   message: ChatMessage,
   kind: string = message.role,
 ): RawHtml {
-  return html`<div class="message ${kind}">
-    <div class="role">
-      ${kind === 'observation' ? `environment (${message.role})` : message.role}${message.name ? ` · ${message.name}` : ''}
-    </div>
-    <pre>${message.content}</pre>
-    ${
-      message.toolCalls && message.toolCalls.length > 0
-        ? html`<pre>
-${message.toolCalls.map((call) => call.callText).join('\n')}</pre>`
-        : ''
-    }
-  </div>`;
+  return html`<div class="message ${kind}"><div class="role">${kind === 'observation' ? `environment (${message.role})` : message.role}${message.name ? ` · ${message.name}` : ''}</div><pre>${message.content}</pre>${
+    message.toolCalls && message.toolCalls.length > 0
+      ? html`<pre>${message.toolCalls.map((call) => call.callText).join('\n')}</pre>`
+      : ''
+  }</div>`;
 }
 
 function stepBlock(
@@ -338,92 +244,34 @@ function stepBlock(
   const errors =
     diagnosis?.toolErrors.filter((error) => error.step === step.step) ?? [];
   return html`<div class="step" data-step="${step.step}">
-    ${
-      step.message
-        ? messageBlock(step.message)
-        : html`<div class="message assistant">
-            <div class="role">assistant</div>
-            <pre>${step.record.text}</pre>
-          </div>`
-    }
-    ${step.parseError ? html`<p class="problem">Parse error: ${step.parseError}</p>` : ''}
-    ${
-      step.calls.length > 0
-        ? html`<table class="calls">
-            <thead>
-              <tr>
-                <th>call</th>
-                <th>result</th>
-                <th>status</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${step.calls.map((call) =>
-                call.type === 'executed'
-                  ? html`<tr class="call">
-                      <td>${call.callText}</td>
-                      <td><pre>${call.result}</pre></td>
-                      <td
-                        class="status-${call.error && call.status === 'ok' ? 'raised' : call.status}"
-                      >
-                        ${call.error && call.status === 'ok' ? 'error result' : call.status}${call.error ? html`<br /><span class="problem">${call.error}</span>` : ''}
-                      </td>
-                    </tr>`
-                  : html`<tr class="call">
-                      <td>${call.name ?? '(unparsed call)'}</td>
-                      <td><pre>${call.message}</pre></td>
-                      <td class="status-rejected">refused: ${call.reason}</td>
-                    </tr>`,
-              )}
-            </tbody>
-          </table>`
-        : ''
-    }
-    ${errors.length > 0 ? html`<p class="note">Tool errors: ${errors.map((error) => `${error.name}${error.argumentError ? ' (argument)' : ''}${error.recovered ? ' (recovered)' : ''}`).join(', ')}</p>` : ''}
-    ${
-      step.observations.length > 0
-        ? html`<details>
-            <summary>
-              What the model saw back (${step.observations.length}
-              message${step.observations.length === 1 ? '' : 's'})
-            </summary>
-            ${step.observations.map((message) => messageBlock(message, 'observation'))}
-          </details>`
-        : ''
-    }
-  </div>`;
+${step.message ? messageBlock(step.message) : html`<div class="message assistant"><div class="role">assistant</div><pre>${step.record.text}</pre></div>`}
+${step.parseError ? html`<p class="problem">Parse error: ${step.parseError}</p>` : ''}
+${
+  step.calls.length > 0
+    ? html`<table class="calls"><thead><tr><th>call</th><th>result</th><th>status</th></tr></thead><tbody>${step.calls.map(
+        (call) =>
+          call.type === 'executed'
+            ? html`<tr class="call"><td>${call.callText}</td><td><pre>${call.result}</pre></td><td class="status-${call.error && call.status === 'ok' ? 'raised' : call.status}">${call.error && call.status === 'ok' ? 'error result' : call.status}${call.error ? html`<br><span class="problem">${call.error}</span>` : ''}</td></tr>`
+            : html`<tr class="call"><td>${call.name ?? '(unparsed call)'}</td><td><pre>${call.message}</pre></td><td class="status-rejected">refused: ${call.reason}</td></tr>`,
+      )}</tbody></table>`
+    : ''
+}
+${errors.length > 0 ? html`<p class="note">Tool errors: ${errors.map((error) => `${error.name}${error.argumentError ? ' (argument)' : ''}${error.recovered ? ' (recovered)' : ''}`).join(', ')}</p>` : ''}
+${step.observations.length > 0 ? html`<details><summary>What the model saw back (${step.observations.length} message${step.observations.length === 1 ? '' : 's'})</summary>${step.observations.map((message) => messageBlock(message, 'observation'))}</details>` : ''}
+</div>`;
 }
 
 function verdictBlock(assessment: EpisodeAssessment): RawHtml {
   if (assessment.type === 'unavailable') {
-    return html`<div class="verdict unknown" data-verdict="unavailable">
-      <strong>Verdict not available.</strong> ${assessment.reason}
-    </div>`;
+    return html`<div class="verdict unknown" data-verdict="unavailable"><strong>Verdict not available.</strong> ${assessment.reason}</div>`;
   }
   const { diagnosis } = assessment;
   const trajectory = diagnosis.trajectory as Record<string, unknown>;
-  return html`<div
-    class="verdict ${diagnosis.success ? 'success' : 'failure'}"
-    data-verdict="${diagnosis.success ? 'success' : 'failure'}"
-  >
-    <strong class="${diagnosis.success ? 'ok' : 'bad'}"
-      >${diagnosis.success ? 'Solved' : 'Not solved'}</strong
-    >
-    · reward ${diagnosis.reward.toFixed(2)} · dominant tag
-    ${tagBadge(diagnosis.dominantTag)} · verifier
-    <span class="mono">${diagnosis.verifierId}</span>
-    ${
-      diagnosis.warnings.length > 0
-        ? html`<ul class="warnings">
-            ${diagnosis.warnings.map((warning) => html`<li>${warning.type === 'other' ? warning.message : JSON.stringify(warning)}</li>`)}
-          </ul>`
-        : ''
-    }
-    <details>
-      <summary>Trajectory diagnostics</summary>
-      <pre>${JSON.stringify(trajectory, null, 2)}</pre>
-    </details>
-  </div>`;
+  return html`<div class="verdict ${diagnosis.success ? 'success' : 'failure'}" data-verdict="${diagnosis.success ? 'success' : 'failure'}">
+<strong class="${diagnosis.success ? 'ok' : 'bad'}">${diagnosis.success ? 'Solved' : 'Not solved'}</strong> · reward ${diagnosis.reward.toFixed(2)} · dominant tag ${tagBadge(diagnosis.dominantTag)} · verifier <span class="mono">${diagnosis.verifierId}</span>
+${diagnosis.warnings.length > 0 ? html`<ul class="warnings">${diagnosis.warnings.map((warning) => html`<li>${warning.type === 'other' ? warning.message : JSON.stringify(warning)}</li>`)}</ul>` : ''}
+<details><summary>Trajectory diagnostics</summary><pre>${JSON.stringify(trajectory, null, 2)}</pre></details>
+</div>`;
 }
 
 function overlayBlock({
@@ -436,44 +284,29 @@ function overlayBlock({
   overlaySteps: number[];
 }): RawHtml {
   if (record.mode === 'eval') {
-    return html`<p>
-      Evaluation episode: the untouched interface (empty overlay
-      <span class="mono">${record.overlayHash}</span>).
-    </p>`;
+    return html`<p>Evaluation episode: the untouched interface (empty overlay <span class="mono">${record.overlayHash}</span>).</p>`;
   }
   if (!overlay)
-    return html`<p class="note">
-      Overlay <span class="mono">${record.overlayHash}</span> is not in
-      overlays.jsonl.
-    </p>`;
+    return html`<p class="note">Overlay <span class="mono">${record.overlayHash}</span> is not in overlays.jsonl.</p>`;
   if (isEmptyOverlay(overlay))
-    return html`<p>
-      The empty overlay <span class="mono">${record.overlayHash}</span>: this
-      method does not adapt the interface.
-    </p>`;
-  return html`<p>
-      Overlay <span class="mono">${record.overlayHash}</span>, in force at
-      step${overlaySteps.length === 1 ? '' : 's'} ${stepRanges(overlaySteps)}.
-    </p>
-    ${renderOverlayContents({
-      systemNotes: overlay.systemNotes,
-      toolPatches: Object.entries(overlay.toolPatches).map(([tool, patch]) => ({
-        tool,
-        ...(patch.description === undefined
-          ? {}
-          : { description: patch.description }),
-        parameters: patch.parameters,
-        hide: patch.hide,
-      })),
-      parseErrorHints: overlay.parseErrorHints,
-      errorHints: overlay.errorHints,
-      errorRewrites: overlay.errorRewrites,
-      categories: overlay.categories,
-    })}
-    <details>
-      <summary>Raw overlay JSON</summary>
-      <pre>${JSON.stringify(overlay, null, 2)}</pre>
-    </details>`;
+    return html`<p>The empty overlay <span class="mono">${record.overlayHash}</span>: this method does not adapt the interface.</p>`;
+  return html`<p>Overlay <span class="mono">${record.overlayHash}</span>, in force at step${overlaySteps.length === 1 ? '' : 's'} ${stepRanges(overlaySteps)}.</p>
+${renderOverlayContents({
+  systemNotes: overlay.systemNotes,
+  toolPatches: Object.entries(overlay.toolPatches).map(([tool, patch]) => ({
+    tool,
+    ...(patch.description === undefined
+      ? {}
+      : { description: patch.description }),
+    parameters: patch.parameters,
+    hide: patch.hide,
+  })),
+  parseErrorHints: overlay.parseErrorHints,
+  errorHints: overlay.errorHints,
+  errorRewrites: overlay.errorRewrites,
+  categories: overlay.categories,
+})}
+<details><summary>Raw overlay JSON</summary><pre>${JSON.stringify(overlay, null, 2)}</pre></details>`;
 }
 
 /** One episode: facts, verdict, each turn with its tag, messages, calls and results, and the overlay in force. */
@@ -518,28 +351,13 @@ export function renderEpisodePage({
     );
     const expected = truth?.[number];
     return html`<section class="turn" data-turn="${number}">
-      <header>
-        <h3>Turn ${number}</h3>
-        ${tags ? html`${tagBadge(tags.tag)} ${tags.fineTags.map((tag) => tagBadge(tag, true))}${tags.reached ? '' : html` <span class="note">not reached</span>`}` : html`<span class="note">no tag</span>`}
-        ${turn && turn.revealedTools.length > 0 ? html`<span class="note">revealed: ${turn.revealedTools.join(', ')}</span>` : ''}
-      </header>
-      <div class="body">
-        ${turn ? turn.question.map((message) => messageBlock(message)) : html`<p class="note">The episode ended before this turn.</p>`}
-        ${turn ? turn.steps.map((step) => stepBlock(step, tags)) : ''}
-        ${
-          expected
-            ? html`<details class="truth">
-                <summary>
-                  Ground truth (${expected.length}
-                  call${expected.length === 1 ? '' : 's'})
-                </summary>
-                <pre>
-${expected.length === 0 ? '(no call: the model should ask or decline)' : expected.join('\n')}</pre>
-              </details>`
-            : ''
-        }
-      </div>
-    </section>`;
+<header><h3>Turn ${number}</h3>${tags ? html`${tagBadge(tags.tag)} ${tags.fineTags.map((tag) => tagBadge(tag, true))}${tags.reached ? '' : html` <span class="note">not reached</span>`}` : html`<span class="note">no tag</span>`}
+${turn && turn.revealedTools.length > 0 ? html`<span class="note">revealed: ${turn.revealedTools.join(', ')}</span>` : ''}</header>
+<div class="body">
+${turn ? turn.question.map((message) => messageBlock(message)) : html`<p class="note">The episode ended before this turn.</p>`}
+${turn ? turn.steps.map((step) => stepBlock(step, tags)) : ''}
+${expected ? html`<details class="truth"><summary>Ground truth (${expected.length} call${expected.length === 1 ? '' : 's'})</summary><pre>${expected.length === 0 ? '(no call: the model should ask or decline)' : expected.join('\n')}</pre></details>` : ''}
+</div></section>`;
   });
   const facts: [string, string][] = [
     ['episode', record.episodeId],
@@ -558,49 +376,14 @@ ${expected.length === 0 ? '(no call: the model should ask or decline)' : expecte
         ]),
     ['overlay', record.overlayHash],
   ];
-  const body = html`<div class="breadcrumb">
-      <a href="/">Run</a> ›
-      <a href="/?file=${encodeURIComponent(file.name)}"
-        >${describeEpisodeFile(file)}</a
-      >
-      › episode ${index} (of 0–${count - 1})
-    </div>
-    <dl class="facts">
-      ${facts.map(
-        ([name, value]) =>
-          html`<dt>${name}</dt>
-            <dd>${value}</dd>`,
-      )}
-    </dl>
-    ${verdictBlock(assessment)}
-    ${
-      conversation.system
-        ? html`<details>
-            <summary>
-              System prompt (${conversation.system.content.length} characters)
-            </summary>
-            ${messageBlock(conversation.system)}
-          </details>`
-        : ''
-    }
-    ${turns}
-    ${
-      conversation.trailing.length > 0
-        ? html`<h3>Messages after the last step</h3>
-            ${conversation.trailing.map((message) => messageBlock(message))}`
-        : ''
-    }
-    <section class="overlay">
-      <h2>Interface overlay in force</h2>
-      ${overlayBlock({ record, ...(overlay ? { overlay } : {}), overlaySteps })}
-    </section>
-    <nav class="pager">
-      <span
-        >${index > 0 ? html`<a href="${link(index - 1)}">← previous episode</a>` : ''}</span
-      ><span
-        >${index < count - 1 ? html`<a href="${link(index + 1)}">next episode →</a>` : ''}</span
-      >
-    </nav>`;
+  const body = html`<div class="breadcrumb"><a href="/">Run</a> › <a href="/?file=${encodeURIComponent(file.name)}">${describeEpisodeFile(file)}</a> › episode ${index} (of 0–${count - 1})</div>
+<dl class="facts">${facts.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>
+${verdictBlock(assessment)}
+${conversation.system ? html`<details><summary>System prompt (${conversation.system.content.length} characters)</summary>${messageBlock(conversation.system)}</details>` : ''}
+${turns}
+${conversation.trailing.length > 0 ? html`<h3>Messages after the last step</h3>${conversation.trailing.map((message) => messageBlock(message))}` : ''}
+<section class="overlay"><h2>Interface overlay in force</h2>${overlayBlock({ record, ...(overlay ? { overlay } : {}), overlaySteps })}</section>
+<nav class="pager"><span>${index > 0 ? html`<a href="${link(index - 1)}">← previous episode</a>` : ''}</span><span>${index < count - 1 ? html`<a href="${link(index + 1)}">next episode →</a>` : ''}</span></nav>`;
   return page({
     title: `Episode ${record.taskId}`,
     subtitle: subtitle(run),
@@ -621,7 +404,6 @@ export function renderErrorPage({
   return page({
     title: status === 404 ? 'Not found' : `Error ${status}`,
     subtitle: subtitle(run),
-    body: html`<p class="problem" data-status="${status}">${message}</p>
-      <p><a href="/">Back to the episode list</a></p>`,
+    body: html`<p class="problem" data-status="${status}">${message}</p><p><a href="/">Back to the episode list</a></p>`,
   });
 }
