@@ -5,6 +5,7 @@ import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
 import { runTrain, trainHelp } from './commands/train';
 import { compareHelp, runCompare } from './commands/compare';
 import { diagnoseHelp, runDiagnose } from './commands/diagnose';
+import { envCheckHelp, runEnvCheck } from './commands/env-check';
 import { runServe, serveHelp } from './commands/serve';
 import { evalHelp, runEval } from './commands/eval';
 import { runServePolicy, servePolicyHelp } from './commands/serve-policy';
@@ -38,6 +39,12 @@ export const commands: Record<string, Command> = {
       'replay BFCL ground truth against golden result strings and states',
     help: bfclReplayHelp,
     run: runBfclReplay,
+  },
+  'env check': {
+    summary:
+      'replay the ground truth of your own environment (module or MCP server) and check that sabotaged replays are tagged',
+    help: envCheckHelp,
+    run: runEnvCheck,
   },
   diagnose: {
     summary:

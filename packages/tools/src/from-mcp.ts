@@ -37,7 +37,7 @@ export type FromMcpOptions = {
    * (`PATH`, `HOME`, ...); values may contain `{session_dir}`.
    */
   env?: Readonly<Record<string, string>>;
-  /** The server's working directory; default the session directory. */
+  /** The server's working directory (may name `{session_dir}`); default the caller's. */
   cwd?: string;
   /** Where session directories are made (default the OS temp directory). */
   sessionRoot?: string;
@@ -45,7 +45,7 @@ export type FromMcpOptions = {
   environmentId?: string;
   /** The per-call deadline in milliseconds (default 30 s). */
   timeoutMs?: number;
-  /** The deadline for starting the server and listing its tools (default 15 s). */
+  /** The deadline for starting the server and listing its tools (default 60 s). */
   startTimeoutMs?: number;
   /**
    * A read-only call whose result is the session's snapshot for the `state`
@@ -151,7 +151,7 @@ export function fromMcp({
   sessionRoot,
   environmentId = `mcp:${[command, ...args].join(' ')}`,
   timeoutMs = defaultCallTimeoutMs,
-  startTimeoutMs = 15_000,
+  startTimeoutMs = 60_000,
   snapshotCall,
   checker,
 }: FromMcpOptions): EnvironmentV2 {
@@ -173,7 +173,7 @@ export function fromMcp({
           ]),
         ),
       },
-      cwd: cwd === undefined ? sessionDir : substitute(cwd, sessionDir),
+      ...(cwd === undefined ? {} : { cwd: substitute(cwd, sessionDir) }),
       stderr: 'pipe',
     });
     let stderrText = '';

@@ -30,15 +30,34 @@ async function closeQuietly(session: EnvironmentV2Session): Promise<void> {
   }
 }
 
+/** The deadline the replays put on each call, past the environment's own. */
+export const replayCallTimeoutMs = 120_000;
+
 async function callSafely(
   session: EnvironmentV2Session,
   call: GroundTruthCallV2,
 ): Promise<ToolOutcomeV2> {
+  // Adapters time calls out themselves; this guards hand-written
+  // environments whose call never settles.
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<ToolOutcomeV2>((resolve) => {
+    timer = setTimeout(() => {
+      const error = `tool ${call.name} did not answer within ${replayCallTimeoutMs} ms`;
+      resolve({
+        kind: 'timeout',
+        ok: false,
+        content: `Error: ${error}`,
+        error,
+      });
+    }, replayCallTimeoutMs);
+  });
   try {
-    return await session.call(call);
+    return await Promise.race([Promise.resolve(session.call(call)), deadline]);
   } catch (thrown) {
     const error = errorText(thrown);
     return { kind: 'tool_error', ok: false, content: `Error: ${error}`, error };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

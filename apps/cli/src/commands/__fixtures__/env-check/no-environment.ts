@@ -1,0 +1,2 @@
+/** A module that exports no environment (for `seal env check` tests). */
+export const tools = {};
