@@ -118,6 +118,23 @@ describe('runCompare', () => {
     );
   });
 
+  it('should pool several runs with the crossed interval and print the t-interval over their gains', async () => {
+    const a = await writeRun('seed-a', 1, [
+      evaluation(0, [0, 0, 1, 1]),
+      evaluation(4, [1, 0, 1, 1]),
+    ]);
+    const b = await writeRun('seed-b', 2, [
+      evaluation(0, [0, 0, 1, 1]),
+      evaluation(4, [1, 1, 1, 1]),
+    ]);
+    const { output: out, text } = output();
+    expect(await runCompare({ argv: [a, b], output: out })).toBe(0);
+    // Gains 0.25 and 0.5: t_{0.975,1} · sd / √2 = 12.706 · 0.125 = 1.588.
+    expect(text()).toMatch(
+      /pooled over 2 runs and 8 cells: \+37\.5 \[[^\]]+\] points \(50\.0% → 87\.5%\), 95% two-way bootstrap \(runs × tasks, crossed\) (above|includes) 0; t over 2 runs' gains \+37\.5 \[-121\.3, \+196\.3\]; minimum detectable effect \d+\.\d points \(2\.8 × the two-way SE\)/,
+    );
+  });
+
   it('should refuse a directory that is not a run and flags it cannot use', async () => {
     const { output: out } = output();
     await expect(
