@@ -288,7 +288,9 @@ export async function createTinkerPolicy(
                 temperature: parsed.temperature ?? 1,
                 top_k: parsed.topK ? parsed.topK : -1,
                 top_p: parsed.topP ?? 1,
-                ...(stopTokenIds.length > 0 ? { stop: stopTokenIds } : {}),
+                // Always sent, empty included: a service's default stop set
+                // is not PolicyV1's.
+                stop: stopTokenIds,
               },
             }),
           ),

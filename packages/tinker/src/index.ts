@@ -69,3 +69,8 @@ export {
   type TinkerSamplingParams,
   type TinkerTensorData,
 } from './tinker-wire';
+export {
+  createTinkerServer,
+  type CreateTinkerServerSettings,
+  type TinkerServer,
+} from './create-tinker-server';
