@@ -19,7 +19,7 @@ import {
   runRollouts,
   type CopyEvaluation,
 } from '@seal/rl';
-import { SealError } from '@seal/spec';
+import { SealError, overlayModuleNames } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 import { embeddedEpisode, type EmbeddedPreset } from './embedded-preset';
 
@@ -129,7 +129,7 @@ export async function measureWarmStart({
       ),
     );
     const outcomes: Record<string, Map<string, boolean>> = {};
-    for (const name of ['none', 'schema', 'err', 'cap'] as const) {
+    for (const name of ['none', ...overlayModuleNames] as const) {
       const modules: SealOverlayModule[] = name === 'none' ? [] : [name];
       const { overlay } = evolveSealOverlay({
         tools,

@@ -24,7 +24,9 @@ import {
 } from '@seal/rl';
 import {
   SealError,
+  overlayModuleNames,
   type EvalEvent,
+  type OverlayModule,
   type PolicyV1,
   type Task,
   type TrainStepEvent,
@@ -698,23 +700,22 @@ export async function logitScaleLine({
 }
 
 /** Parses `--overlays`: a comma list of schema, err, cap, or `none`. */
-export function parseOverlays(value: string): ('schema' | 'err' | 'cap')[] {
+export function parseOverlays(value: string): OverlayModule[] {
   const names = value
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name.length > 0);
   if (names.length === 1 && names[0] === 'none') return [];
-  const known = ['schema', 'err', 'cap'] as const;
   const unknown = names.filter(
-    (name) => !(known as readonly string[]).includes(name),
+    (name) => !(overlayModuleNames as readonly string[]).includes(name),
   );
   if (names.length === 0 || unknown.length > 0) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',
-      message: `--overlays: unknown overlay module ${unknown.length > 0 ? unknown.map((name) => `'${name}'`).join(', ') : "''"} (known: schema, err, cap, or none alone)`,
+      message: `--overlays: unknown overlay module ${unknown.length > 0 ? unknown.map((name) => `'${name}'`).join(', ') : "''"} (known: ${overlayModuleNames.join(', ')}, or none alone)`,
     });
   }
-  return [...new Set(names)] as ('schema' | 'err' | 'cap')[];
+  return [...new Set(names)] as OverlayModule[];
 }
 
 /** A difference of rates in percentage points, signed. */

@@ -1,5 +1,8 @@
 import * as z from 'zod';
-import { overlayModuleSchema } from '../../overlay/v1/overlay-module';
+import {
+  overlayModuleNames,
+  overlayModuleSchema,
+} from '../../overlay/v1/overlay-module';
 import { promptModeSchema } from '../../prompt/v1/prompt-mode';
 
 /*
@@ -277,7 +280,7 @@ export const runConfigSchema = z
      */
     overlays: z
       .array(overlayModuleSchema, {
-        error: "overlays: each module is one of 'schema', 'err', 'cap'",
+        error: `overlays: each module is one of ${overlayModuleNames.map((name) => `'${name}'`).join(', ')}`,
       })
       .refine((modules) => new Set(modules).size === modules.length, {
         message: 'overlays: a module is named twice',
