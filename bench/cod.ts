@@ -14,15 +14,20 @@
  * The statistic of a pack is success at position 4 minus success at
  * position 1, averaged over its runs (Δ4−1 ∈ [−1, 1]). The table gives its mean per model, and the
  * paired differences CoD − before, CoD − control and control − before with
- * paired bootstrap 95% intervals over (seed, pack) cells (`pairedBootstrap`
- * of @seal/rl); the same for the Ralph loop. Run directories live under
+ * two-stage paired bootstrap 95% intervals (seeds, then the packs each seed
+ * drew: `clusteredPairedBootstrap` of @seal/rl) and the t-interval over the
+ * per-seed gains beside them; the same for the Ralph loop. Run directories live under
  * --out and resume after a kill; a finished one is reused.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '@seal/cli';
-import { formatPoints, pairedBootstrap } from '@seal/rl';
+import {
+  clusteredPairedBootstrap,
+  formatPoints,
+  seedTInterval,
+} from '@seal/rl';
 import {
   SealError,
   codRunConfigSchema,
@@ -293,13 +298,30 @@ function table(
     const b = perModel.get(before)!;
     const keys = [...a.keys()].filter((key) => b.has(key)).sort();
     if (keys.length === 0) return;
-    const estimate = pairedBootstrap({
-      before: keys.map((key) => b.get(key)!),
-      after: keys.map((key) => a.get(key)!),
-      seed: 18,
-    });
+    // Each seed draws its own packs (train --seed), so the design is nested:
+    // resample the seeds, then the packs within each (the cells of one seed
+    // share its training run and are not independent).
+    const bySeed = new Map<string, { before: number[]; after: number[] }>();
+    for (const key of keys) {
+      const seed = key.slice(0, key.indexOf('/'));
+      const cluster = bySeed.get(seed) ?? { before: [], after: [] };
+      cluster.before.push(b.get(key)!);
+      cluster.after.push(a.get(key)!);
+      bySeed.set(seed, cluster);
+    }
+    const clusters = [...bySeed.values()];
+    const estimate = clusteredPairedBootstrap({ clusters, seed: 18 });
+    const gains = clusters.map(
+      (cluster) =>
+        cluster.after.reduce((sum, x, i) => sum + x - cluster.before[i]!, 0) /
+        cluster.after.length,
+    );
+    const t =
+      gains.length < 2
+        ? 't over seeds n/a (one seed)'
+        : `t over ${gains.length} seeds ${formatPoints(seedTInterval({ gains }))}`;
     console.log(
-      `  Δ4−1 ${after} − ${before}: ${formatPoints(estimate)} points (95% paired bootstrap, ${estimate.n} cells)`,
+      `  Δ4−1 ${after} − ${before}: ${formatPoints(estimate)} points (95% two-stage bootstrap, seeds then packs, ${estimate.n} cells; ${t})`,
     );
   };
   compare('cod', 'before');
