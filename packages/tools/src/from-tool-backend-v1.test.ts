@@ -1,10 +1,12 @@
-import { bfclTasks, createBfclBackend } from '@seal/bfcl';
+import { bfclTasks, createBfclBackend, type BfclSession } from '@seal/bfcl';
+import { toJsonValue } from '@seal/python';
 import {
   hasSharedBfclData,
   loadSharedBfclData,
   sharedDataSkipMessage,
 } from '@seal/bfcl/test';
 import { taskV2Schema, toolDocV2Schema } from '@seal/spec';
+import { aggregateScoresV2, checkEnvironmentV2 } from '@seal/verifier';
 import { describe, expect, it } from 'vitest';
 import {
   fromToolBackendV1,
@@ -79,5 +81,43 @@ describe.skipIf(!hasSharedBfclData)('fromToolBackendV1', () => {
     await expect(
       environment.openSession({ task: taskV2FromV1(task!), role: 'policy' }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe.skipIf(!hasSharedBfclData)('BFCL as a v2 environment', () => {
+  it('should pass the generic env check on BFCL tasks of all four categories, with state snapshots', async () => {
+    const dataset = await loadSharedBfclData();
+    const all = bfclTasks({ dataset });
+    const tasks = ['base', 'miss_func', 'miss_param', 'long_context'].flatMap(
+      (category) =>
+        all
+          .filter((task) => task.category === `multi_turn_${category}`)
+          .slice(0, 3),
+    );
+    const backend = createBfclBackend({ runtime: dataset.runtime });
+    const environment = fromToolBackendV1({
+      backend,
+      tasks,
+      snapshot: (session) =>
+        toJsonValue((session as BfclSession).comparableState()),
+    });
+    const report = await checkEnvironmentV2({
+      environment,
+      tasks: tasks.map(taskV2FromV1),
+      seed: 45,
+    });
+    const failing = report.tasks
+      .filter((check) => !check.replayPassed)
+      .map((check) => check.taskId);
+    expect(failing).toEqual([]);
+    expect(report.replays.total).toBe(12);
+    expect(report.sabotaged.tagged).toBe(report.sabotaged.total);
+    const scores = aggregateScoresV2(report.tasks.map((check) => check.replay));
+    expect(Object.keys(scores.byCategory)).toEqual([
+      'multi_turn_base',
+      'multi_turn_long_context',
+      'multi_turn_miss_func',
+      'multi_turn_miss_param',
+    ]);
   });
 });
