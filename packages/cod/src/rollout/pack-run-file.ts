@@ -7,9 +7,9 @@ import {
 } from 'node:fs';
 import {
   packRunRecordSchema,
-  parseJsonText,
+  parseJsonLines,
   SealError,
-  safeParseWithSchema,
+  safeParseJsonLines,
   type PackRunRecord,
 } from '@seal/spec';
 
@@ -36,40 +36,32 @@ export function readPackRunFile({
 }): PackRunFileState {
   const completed = new Map<string, PackRunRecord[]>();
   if (!existsSync(path)) return { completed, dropped: 0 };
-  const lines = readFileSync(path, 'utf8').split('\n');
-  // A file written whole ends with '\n': its last element is ''.
-  const last = lines.length - 1;
-  const byPack = new Map<string, PackRunRecord[]>();
-  let dropped = 0;
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    const source = `${path}:${index + 1}`;
-    let value: unknown;
-    try {
-      value = parseJsonText({ text: line, source });
-    } catch (error) {
-      if (index === last) {
-        dropped++;
-        return;
-      }
-      throw error;
-    }
-    const parsed = safeParseWithSchema({
-      schema: packRunRecordSchema,
-      value,
-      source,
-    });
-    if (!parsed.success) {
-      if (index === last) {
-        dropped++;
-        return;
-      }
-      throw parsed.error;
-    }
-    const runs = byPack.get(parsed.value.packId) ?? [];
-    runs.push(parsed.value);
-    byPack.set(parsed.value.packId, runs);
+  const text = readFileSync(path, 'utf8');
+  // A file written whole ends with '\n'; what follows the last one is a line
+  // a kill cut short, kept only if it is a whole record.
+  const cut = text.lastIndexOf('\n') + 1;
+  const records = parseJsonLines({
+    text: text.slice(0, cut),
+    source: path,
+    schema: packRunRecordSchema,
   });
+  let dropped = 0;
+  const tail = text.slice(cut);
+  if (tail.trim() !== '') {
+    const last = safeParseJsonLines({
+      text: tail,
+      source: `${path} (last line)`,
+      schema: packRunRecordSchema,
+    });
+    records.push(...last.values);
+    dropped += last.warnings.length;
+  }
+  const byPack = new Map<string, PackRunRecord[]>();
+  for (const record of records) {
+    const runs = byPack.get(record.packId) ?? [];
+    runs.push(record);
+    byPack.set(record.packId, runs);
+  }
   for (const [packId, runs] of byPack) {
     const indices = new Set(runs.map((run) => run.runIndex));
     const whole =
