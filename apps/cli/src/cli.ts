@@ -9,6 +9,7 @@ import { envCheckHelp, runEnvCheck } from './commands/env-check';
 import { runServe, serveHelp } from './commands/serve';
 import { evalHelp, runEval } from './commands/eval';
 import { runServePolicy, servePolicyHelp } from './commands/serve-policy';
+import { runServeTrainer, serveTrainerHelp } from './commands/serve-trainer';
 import { reportHelp, runReport } from './commands/report';
 import { runView, viewHelp } from './commands/view';
 import { runWarmstart, warmstartHelp } from './commands/warmstart';
@@ -69,6 +70,12 @@ export const commands: Record<string, Command> = {
       'serve a model directory behind an OpenAI-compatible API (default port 8000)',
     help: servePolicyHelp,
     run: runServePolicy,
+  },
+  'serve-trainer': {
+    summary:
+      'serve the engine as a Tinker-compatible training service (default port 8088)',
+    help: serveTrainerHelp,
+    run: runServeTrainer,
   },
   report: {
     summary:

@@ -52,7 +52,7 @@ export type CreateTinkerServerSettings = {
   createPolicy: () => Promise<PolicyV1>;
   /** Interface (default 127.0.0.1). */
   host?: string;
-  /** Port (default 8090; 0 picks a free one). */
+  /** Port (default 8088; 0 picks a free one). */
   port?: number;
   /** `max_context_length` in `get_server_capabilities` (default: the first policy's). */
   maxContextLength?: number;
@@ -905,7 +905,7 @@ export async function createTinkerServer(
   const listening = await listen({
     server,
     host: settings.host ?? '127.0.0.1',
-    port: settings.port ?? 8090,
+    port: settings.port ?? 8088,
   });
   return {
     url: listening.url,
