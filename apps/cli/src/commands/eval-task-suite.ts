@@ -6,7 +6,12 @@ import {
   type BfclCategory,
   type BfclRuntimeData,
 } from '@seal/bfcl';
-import { createGeneratorRuntime } from '@seal/bfcl-tasks';
+import {
+  confirmationSuiteSeed,
+  createGeneratorRuntime,
+  generateConfirmationTasks,
+  taskFamilies,
+} from '@seal/bfcl-tasks';
 import {
   embeddedPresets,
   embeddedTasks,
@@ -32,6 +37,8 @@ export type TaskSuiteFlags = {
   preset?: 'default' | 'smoke' | undefined;
   data?: string | undefined;
   split?: 'eval' | 'train' | 'all' | 'test-id' | 'test-ood' | undefined;
+  /** The embedded suite's development tasks (default) or the confirmation suite's. */
+  suite?: 'development' | 'confirmation' | undefined;
   category?: string | undefined;
   limit?: number | undefined;
 };
@@ -51,6 +58,13 @@ export async function loadTaskSuite({
 }): Promise<TaskSuite> {
   const categories = parseCategories(flags.category);
   if (flags['task-source'] === 'bfcl') {
+    if (flags.suite === 'confirmation') {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message:
+          '--suite confirmation is a generated suite: use it with --task-source embedded',
+      });
+    }
     const split = flags.split ?? 'eval';
     if (split !== 'eval' && split !== 'train' && split !== 'all') {
       throw new SealError({
@@ -87,14 +101,38 @@ export async function loadTaskSuite({
       ? hints.preset.seed
       : embeddedPresets[name].seed;
   const preset: EmbeddedPreset = { ...embeddedPresets[name], seed };
-  const suite = embeddedTasks(preset);
+  const development = embeddedTasks(preset);
+  const confirmation = flags.suite === 'confirmation';
+  // The confirmation suite: the development suite's sizes and families at
+  // the reserved generator seed, leaving out the development suite's tasks.
+  const families = taskFamilies
+    .filter((family) => preset.difficulties.includes(family.difficulty))
+    .map((family) => family.id);
+  const held = (which: 'test-id' | 'test-ood', tasks: Task[]): Task[] =>
+    confirmation
+      ? generateConfirmationTasks({
+          split: which,
+          count: tasks.length,
+          families,
+          excluding: tasks,
+        })
+      : tasks;
   const pool = [
-    ...(split === 'test-ood' ? [] : suite.testId),
-    ...(split === 'test-id' ? [] : suite.testOod),
+    ...(split === 'test-ood' ? [] : held('test-id', development.testId)),
+    ...(split === 'test-id' ? [] : held('test-ood', development.testOod)),
   ];
   return {
-    description: `embedded ${name} suite (seed ${seed}), ${split === 'all' ? 'test-id and test-ood' : split}`,
-    identity: { source: 'embedded', preset: name, seed },
+    description: confirmation
+      ? `embedded ${name} confirmation suite (generator seed ${confirmationSuiteSeed}, development seed ${seed} left out), ${split === 'all' ? 'test-id and test-ood' : split}`
+      : `embedded ${name} suite (seed ${seed}), ${split === 'all' ? 'test-id and test-ood' : split}`,
+    identity: {
+      source: 'embedded',
+      preset: name,
+      seed,
+      ...(confirmation
+        ? { suite: 'confirmation', suiteSeed: confirmationSuiteSeed }
+        : {}),
+    },
     tasks: selectTasks({ tasks: pool, categories, limit: flags.limit }),
     runtime: createGeneratorRuntime(),
   };

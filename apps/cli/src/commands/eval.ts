@@ -63,6 +63,7 @@ const flagsSchema = z.object({
   preset: z.enum(['default', 'smoke']).optional(),
   data: z.string().optional(),
   split: z.enum(['eval', 'train', 'all', 'test-id', 'test-ood']).optional(),
+  suite: z.enum(['development', 'confirmation']).optional(),
   category: z.string().optional(),
   limit: whole(1),
   concurrency: whole(1),
@@ -128,6 +129,10 @@ Tasks
   --preset P             embedded suite: default or smoke (default: the model's)
   --split S              bfcl: eval (default), train, all; embedded: test-id,
                          test-ood, all (default)
+  --suite S              embedded: development (default: the preset's suite) or
+                         confirmation (the same sizes and families drawn at the
+                         generator seed reserved for final figures, none of the
+                         development suite's tasks; never choose a setting on it)
   --category LIST        e.g. base,miss_param (default: all four)
   --limit N              the first N tasks of each category
 Run
@@ -186,6 +191,7 @@ export async function runEval({
       preset: { type: 'string' },
       data: { type: 'string' },
       split: { type: 'string' },
+      suite: { type: 'string' },
       category: { type: 'string' },
       limit: { type: 'string' },
       concurrency: { type: 'string' },
