@@ -3,24 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { learnedLogitScale } from './logit-scale';
-import { encodeSafetensors } from './safetensors';
+import { encodeSafetensors, type NamedTensor } from './safetensors';
 
 function modelFile(directory: string, name: string, gain?: number[]): string {
   const file = join(directory, name);
-  const tensors = new Map([
+  const tensors: [string, NamedTensor][] = [
     [
       'model.embed_tokens.weight',
       { shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) },
     ],
-    ...(gain === undefined
-      ? []
-      : [
-          [
-            'model.norm.weight',
-            { shape: [gain.length], data: new Float32Array(gain) },
-          ] as const,
-        ]),
-  ]);
+  ];
+  if (gain !== undefined)
+    tensors.push([
+      'model.norm.weight',
+      { shape: [gain.length], data: new Float32Array(gain) },
+    ]);
   writeFileSync(file, encodeSafetensors({ tensors }));
   return file;
 }
