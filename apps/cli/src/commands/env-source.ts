@@ -3,8 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   SealError,
-  parseJsonText,
-  parseWithSchema,
+  parseJsonLineEntries,
   taskV2Schema,
   type EnvironmentV2,
   type TaskV2,
@@ -104,14 +103,11 @@ export async function readTasksV2(file: string): Promise<TaskV2[]> {
   }
   const tasks: TaskV2[] = [];
   const lines = new Map<string, number>();
-  for (const [index, line] of text.split('\n').entries()) {
-    if (line.trim() === '') continue;
-    const source = `${file}:${index + 1}`;
-    const task = parseWithSchema({
-      schema: taskV2Schema,
-      value: parseJsonText({ text: line, source }),
-      source,
-    });
+  for (const { value: task, lineNumber, source } of parseJsonLineEntries({
+    text,
+    source: file,
+    schema: taskV2Schema,
+  })) {
     const earlier = lines.get(task.id);
     if (earlier !== undefined) {
       throw new SealError({
@@ -120,7 +116,7 @@ export async function readTasksV2(file: string): Promise<TaskV2[]> {
         details: { source },
       });
     }
-    lines.set(task.id, index + 1);
+    lines.set(task.id, lineNumber);
     tasks.push(task);
   }
   if (tasks.length === 0) {

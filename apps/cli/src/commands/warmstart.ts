@@ -11,7 +11,12 @@ import {
   type WarmStartFigures,
 } from '@seal/embedded';
 import { wilsonInterval, writeJsonAtomic } from '@seal/rl';
-import { SealError } from '@seal/spec';
+import {
+  SealError,
+  parseJsonWithSchema,
+  warmStartFiguresFile,
+  warmStartFiguresSchema,
+} from '@seal/spec';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
@@ -237,7 +242,7 @@ export async function runWarmstart({
   });
   printFigures(output, figures);
   await writeJsonAtomic(
-    join(assets.warmStartDirectory, 'figures.json'),
+    join(assets.warmStartDirectory, warmStartFiguresFile),
     figures,
   );
 
@@ -261,10 +266,13 @@ export async function runWarmstart({
         'check: the same SHA-256 as the shipped base model (bit-identical weights)',
       );
     } else {
-      const shippedFigures = existsSync(join(shipped, 'figures.json'))
-        ? (JSON.parse(
-            await readFile(join(shipped, 'figures.json'), 'utf8'),
-          ) as WarmStartFigures)
+      const shippedFiguresPath = join(shipped, warmStartFiguresFile);
+      const shippedFigures: WarmStartFigures = existsSync(shippedFiguresPath)
+        ? parseJsonWithSchema({
+            text: await readFile(shippedFiguresPath, 'utf8'),
+            schema: warmStartFiguresSchema,
+            source: shippedFiguresPath,
+          })
         : await measureWarmStart({ directory: shipped, preset });
       const { agree, disagreements } = figuresAgree(shippedFigures, figures);
       output.line(

@@ -107,3 +107,49 @@ export type WarmStartManifest = z.infer<typeof warmStartManifestSchema>;
 
 /** The warm start's manifest file, beside its model. */
 export const warmStartManifestFile = 'warmstart.json';
+
+/** Greedy copy figures of a warm start on held-out turn drills. */
+export const warmStartCopyFiguresSchema = z.object({
+  /** Held-out turn drills tried. */
+  drills: z.number().int().nonnegative(),
+  /** Drills answered with exactly the ground-truth call. */
+  exact: z.number().int().nonnegative(),
+  /** Literal values the ground-truth calls hold. */
+  literals: z.number().int().nonnegative(),
+  /** Of those, how many the answer holds verbatim. */
+  literalsCopied: z.number().int().nonnegative(),
+});
+
+/**
+ * A warm start's `figures.json` (written by `seal warmstart`, shipped with
+ * the base model): copy drills, first turns, greedy success on held-out
+ * tasks per category and under each SEAL training overlay.
+ */
+export const warmStartFiguresSchema = z.object({
+  copy: warmStartCopyFiguresSchema,
+  firstTurn: warmStartCopyFiguresSchema,
+  heldOut: z.record(
+    z.string(),
+    z.object({
+      correct: z.number().int().nonnegative(),
+      total: z.number().int().nonnegative(),
+    }),
+  ),
+  overlays: z
+    .record(
+      z.string(),
+      z.object({
+        correct: z.number().int().nonnegative(),
+        total: z.number().int().nonnegative(),
+        won: z.number().int().nonnegative(),
+        lost: z.number().int().nonnegative(),
+      }),
+    )
+    .optional(),
+});
+
+/** See {@link warmStartFiguresSchema}. */
+export type WarmStartFiguresRecord = z.infer<typeof warmStartFiguresSchema>;
+
+/** The warm start's figures file, beside its model. */
+export const warmStartFiguresFile = 'figures.json';
