@@ -67,7 +67,7 @@ function differenceGrid(rows: readonly SeedRow[]): number[][] {
  * Crossed two-way paired percentile bootstrap for a seeds × tasks design,
  * where every seed (training run) is scored on the same tasks. Each resample
  * draws S seeds and T tasks with replacement, independently (seeds first,
- * then tasks, from one {@link PyRandom} stream), and averages the per-cell
+ * then tasks, from one `PyRandom` stream), and averages the per-cell
  * differences over the drawn seeds × drawn tasks. Unlike the nested
  * {@link clusteredPairedBootstrap} (tasks drawn afresh within each drawn
  * seed), a task drawn once counts under every drawn seed, as it does in the
@@ -216,7 +216,7 @@ export type CrossedComparison = {
   crossed: CrossedEstimate;
   /** Each seed's mean paired difference, in row order. */
   seedGains: number[];
-  /** The t-interval over {@link seedGains}; undefined ("n/a") with one seed. */
+  /** The t-interval over `seedGains`; undefined ("n/a") with one seed. */
   tInterval: PairedEstimate | undefined;
   /**
    * The minimum detectable effect at power 0.8, two-sided α = 0.05, from the
