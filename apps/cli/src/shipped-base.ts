@@ -5,6 +5,7 @@ import {
   prepareEmbedded as prepareEmbeddedAssets,
   type EmbeddedAssets,
 } from '@seal/embedded';
+import { warmStartManifestFile } from '@seal/spec';
 
 /**
  * The shipped base model: the warm start of the `base` preset, trained once
@@ -18,7 +19,9 @@ export function shippedBaseDirectory(): string | undefined {
   const here = dirname(fileURLToPath(import.meta.url));
   // Sources live in src/, the build in dist/: the assets folder is beside both.
   const directory = join(here, '..', 'assets', 'base');
-  return existsSync(join(directory, 'warmstart.json')) ? directory : undefined;
+  return existsSync(join(directory, warmStartManifestFile))
+    ? directory
+    : undefined;
 }
 
 /**

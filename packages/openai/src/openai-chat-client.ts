@@ -5,6 +5,7 @@ import {
   type ChatModelV1,
   type ChatModelV1Request,
   type ChatModelV1Result,
+  type PromptMode,
 } from '@seal/spec';
 import {
   fromOpenAiResponse,
@@ -159,7 +160,7 @@ export async function listOpenAiModels({
   {
     id: string;
     protocol?: string;
-    promptMode?: 'full' | 'compact';
+    promptMode?: PromptMode;
     maxSequenceLength?: number;
     /** `seal serve-policy`'s evaluation defaults for the model. */
     evalDefaults?: unknown;

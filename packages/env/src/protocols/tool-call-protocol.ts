@@ -1,12 +1,17 @@
 import { PyDict, formatCall, toJsonValue, type PyValue } from '@seal/python';
-import type { ChatMessage, ToolCall, ToolDoc } from '@seal/spec';
+import type {
+  ChatMessage,
+  PromptMode as SpecPromptMode,
+  ToolCall,
+  ToolDoc,
+} from '@seal/spec';
 
-/** How tool docs are rendered into prompts. */
-export type PromptMode =
-  /** Full JSON docs (what real models are prompted with). */
-  | 'full'
-  /** One line per tool: signature and the first sentence (for small models). */
-  | 'compact';
+/**
+ * How tool docs are rendered into prompts (`@seal/spec`'s `promptModeSchema`):
+ * `full`, BFCL's JSON docs (what real models are prompted with), or `compact`,
+ * one line per tool with its signature and first sentence (for small models).
+ */
+export type PromptMode = SpecPromptMode;
 
 /** A call as a protocol decoded it, before the availability check. */
 export type DecodedCall = {
