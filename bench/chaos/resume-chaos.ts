@@ -3,6 +3,12 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  parseJsonLines,
+  runDirectoryLayout,
+  safeParseJsonLines,
+} from '@seal/spec';
+import * as z from 'zod';
 import { sealCliEntry, sealCliNodeArguments } from '../_cli';
 
 /**
@@ -78,7 +84,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repositoryRoot = join(here, '..', '..');
 const hookPath = join(here, 'chaos-kill-hook.ts');
 const latestMark = 'checkpoints/latest.json';
-const startupMark = 'tasks.jsonl';
+const startupMark = runDirectoryLayout.tasks;
 
 function readTrace(path: string): TraceEntry[] {
   if (!existsSync(path)) return [];
@@ -257,28 +263,31 @@ export async function compareRunDirectories({
       const text = bytes.toString('utf8');
       if (text !== '' && !text.endsWith('\n'))
         differences.push(`${file}: last line torn (no newline)`);
-      const lines = text.split('\n').filter((line) => line !== '');
+      // Every line JSON (a torn one is a warning), none twice.
+      const { lines, warnings } = safeParseJsonLines({
+        text,
+        source: file,
+        schema: z.unknown(),
+      });
+      jsonlLines += lines.length + warnings.length;
+      for (const warning of warnings)
+        differences.push(
+          `torn line: ${warning.type === 'other' ? warning.message : ''}`,
+        );
       const seen = new Set<string>();
-      for (const [index, line] of lines.entries()) {
-        jsonlLines++;
-        try {
-          JSON.parse(line);
-        } catch {
-          differences.push(`${file}:${index + 1}: torn line`);
-        }
-        if (seen.has(line))
-          differences.push(`${file}:${index + 1}: duplicated line`);
-        seen.add(line);
+      for (const line of lines) {
+        if (seen.has(line.text))
+          differences.push(`${file}:${line.lineNumber}: duplicated line`);
+        seen.add(line.text);
       }
     }
     if (!referenceSet.has(file)) continue;
     const expected = await readFile(join(reference, file));
-    if (file === 'events.jsonl') {
+    if (file === runDirectoryLayout.events) {
       const parse = (text: string) =>
-        text
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.stringify(withoutTimings(JSON.parse(line))));
+        parseJsonLines({ text, source: file, schema: z.unknown() }).map(
+          (value) => JSON.stringify(withoutTimings(value)),
+        );
       let ours: string[] = [];
       try {
         ours = parse(bytes.toString('utf8'));
