@@ -16,11 +16,13 @@ const flagsSchema = z.object({
   concurrency: z.coerce.number().int().min(1).max(64).default(2),
   'snapshot-call': z.string().optional(),
   'timeout-ms': z.coerce.number().int().positive().optional(),
+  'mcp-cwd': z.string().optional(),
   json: z.boolean().optional(),
 });
 
 export const envCheckHelp = `usage: seal env check --env SPEC --tasks FILE [--seed N] [--concurrency N]
-                      [--snapshot-call TOOL] [--timeout-ms MS] [--json]
+                      [--snapshot-call TOOL] [--timeout-ms MS]
+                      [--mcp-cwd DIR] [--json]
 
 Checks a bring-your-own environment against its tasks. SPEC is a module
 path exporting an environment (\`export const environment = fromAiSdkTools(...)\`
@@ -41,7 +43,10 @@ and exits 1 when either count falls short.
 
   --snapshot-call TOOL  (MCP) a read-only tool called with {} whose result is
                         the session's state for the state check
-  --timeout-ms MS       (MCP) the per-call deadline (default 30000)`;
+  --timeout-ms MS       (MCP) the per-call deadline (default 30000)
+  --mcp-cwd DIR         (MCP) the server's working directory; may be
+                        {session_dir} (e.g. so \`npx -y\` runs outside a
+                        workspace); default the current directory`;
 
 function describeFailure(check: TaskCheckV2): string[] {
   const lines: string[] = [];
@@ -76,6 +81,7 @@ export async function runEnvCheck({
       concurrency: { type: 'string' },
       'snapshot-call': { type: 'string' },
       'timeout-ms': { type: 'string' },
+      'mcp-cwd': { type: 'string' },
       json: { type: 'boolean' },
     },
     schema: flagsSchema,
@@ -89,6 +95,7 @@ export async function runEnvCheck({
     ...(flags['timeout-ms'] === undefined
       ? {}
       : { timeoutMs: flags['timeout-ms'] }),
+    ...(flags['mcp-cwd'] === undefined ? {} : { cwd: flags['mcp-cwd'] }),
   });
   // One session up front: a server that does not start fails once, clearly.
   const probe = await environment.openSession({

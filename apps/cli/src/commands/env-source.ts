@@ -18,6 +18,8 @@ export type LoadEnvironmentOptions = {
   snapshotCall?: string;
   /** For an MCP server: the per-call deadline. */
   timeoutMs?: number;
+  /** For an MCP server: its working directory (may name `{session_dir}`). */
+  cwd?: string;
 };
 
 function isEnvironment(value: unknown): value is EnvironmentV2 {
@@ -38,6 +40,7 @@ export async function loadEnvironment({
   spec,
   snapshotCall,
   timeoutMs,
+  cwd,
 }: LoadEnvironmentOptions): Promise<EnvironmentV2> {
   if (spec.startsWith('mcp:')) {
     return fromMcp({
@@ -47,6 +50,7 @@ export async function loadEnvironment({
         ? {}
         : { snapshotCall: { name: snapshotCall, arguments: {} } }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(cwd === undefined ? {} : { cwd }),
     });
   }
   const path = isAbsolute(spec) ? spec : resolve(process.cwd(), spec);
