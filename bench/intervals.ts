@@ -1,6 +1,6 @@
 /**
  * `pnpm bench intervals [--archive DIR] [--resamples N]`
- * `pnpm bench intervals --gains 11.3,1.2,8.2,14.8,0.4`
+ * `pnpm bench intervals --gains=11.3,1.2,8.2,14.8,0.4` (the `=` form lets a gain be negative)
  *
  * Recomputes a finished learning study's pooled differences from its
  * archive (`pnpm bench learning --archive DIR`: each run's result and each
