@@ -111,7 +111,9 @@ describe('createTinkerClient', () => {
   describe('retries', () => {
     it('should retry a 500 answer and succeed, sending the API key from TINKER_API_KEY', async () => {
       vi.stubEnv('TINKER_API_KEY', 'tml-test-key');
-      onTestFinished(() => vi.unstubAllEnvs());
+      onTestFinished(() => {
+        vi.unstubAllEnvs();
+      });
       const server = await serverWith(() => new Promise(() => undefined));
       const proxy = await faultyProxy({
         target: server.url,
