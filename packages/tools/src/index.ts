@@ -15,3 +15,9 @@ export {
   type FromToolBackendV1Options,
 } from './from-tool-backend-v1';
 export { callWithTimeout, defaultCallTimeoutMs } from './call-with-timeout';
+export {
+  holdoutTurnSentence,
+  runEpisodeV2,
+  visibleToolsV2,
+  type RunEpisodeV2Options,
+} from './run-episode-v2';
