@@ -1,6 +1,5 @@
-import { SealError } from '@seal/spec';
+import { parseJsonWithSchema, SealError } from '@seal/spec';
 import * as z from 'zod';
-import { parseJsonWithSchema } from '../io/parse-json';
 import type { ExecutionProvider } from './device';
 
 /** Where one node of an optimised graph ran, read from ORT's profile of a run. */
