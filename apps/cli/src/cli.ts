@@ -6,6 +6,7 @@ import { runTrain, trainHelp } from './commands/train';
 import { compareHelp, runCompare } from './commands/compare';
 import { diagnoseHelp, runDiagnose } from './commands/diagnose';
 import { envCheckHelp, runEnvCheck } from './commands/env-check';
+import { envEvalHelp, runEnvEval } from './commands/env-eval';
 import { runServe, serveHelp } from './commands/serve';
 import { evalHelp, runEval } from './commands/eval';
 import { runServePolicy, servePolicyHelp } from './commands/serve-policy';
@@ -46,6 +47,12 @@ export const commands: Record<string, Command> = {
       'replay the ground truth of your own environment (module or MCP server) and check that sabotaged replays are tagged',
     help: envCheckHelp,
     run: runEnvCheck,
+  },
+  'env eval': {
+    summary:
+      'evaluate a model behind an OpenAI-compatible endpoint on your own environment, with per-turn tags',
+    help: envEvalHelp,
+    run: runEnvEval,
   },
   diagnose: {
     summary:
