@@ -7,7 +7,14 @@ import {
   createOrtPolicy,
 } from '@seal/engine-ort';
 import type { PolicyV1, PolicyV1TrainOptions } from '@seal/spec';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  expect,
+  it,
+  onTestFinished,
+} from 'vitest';
 import { createTinkerPolicy, type TinkerPolicy } from './create-tinker-policy';
 import { createTinkerServer, type TinkerServer } from './create-tinker-server';
 import { createTinkerClient } from './tinker-client';
@@ -265,5 +272,66 @@ describe('createTinkerPolicy against createTinkerServer', () => {
       body: new Uint8Array([1, 2, 3]),
     });
     expect(response.status).toBe(415);
+  });
+});
+
+describe('a run resumes after the service restarts', () => {
+  it('should load a checkpoint saved before the server stopped into a new server', async () => {
+    const checkpointDirectory = mkdtempSync(
+      join(tmpdir(), 'seal-tinker-kept-'),
+    );
+    const runDirectory = mkdtempSync(join(tmpdir(), 'seal-tinker-run-'));
+    onTestFinished(() => {
+      rmSync(checkpointDirectory, { recursive: true, force: true });
+      rmSync(runDirectory, { recursive: true, force: true });
+    });
+    const local = await tinyPolicy();
+    onTestFinished(() => local.close());
+    const tokens = [[...sequences[0]!.prompt, ...sequences[0]!.response]];
+    const start = async () => {
+      const server = await createTinkerServer({
+        baseModel: 'tiny',
+        createPolicy: tinyPolicy,
+        port: 0,
+        checkpointDirectory,
+      });
+      const policy = await createTinkerPolicy({
+        client: createTinkerClient({ baseUrl: server.url }),
+        baseModel: 'tiny',
+        tokenizer: local.tokenizer,
+      });
+      return { server, policy };
+    };
+    const first = await start();
+    await first.policy.train({
+      objective: 'cross-entropy',
+      sequences: [
+        { tokenIds: tokens[0]!, tokenWeights: tokens[0]!.map(() => 1) },
+      ],
+      options: { learningRate: 5e-2 },
+    });
+    await first.policy.save({ directory: runDirectory });
+    const saved = await first.policy.score({ sequences: tokens });
+    await first.policy.close();
+    await first.server.close();
+
+    const second = await start();
+    onTestFinished(async () => {
+      await second.policy.close();
+      await second.server.close();
+    });
+    const fresh = await second.policy.score({ sequences: tokens });
+    expect(fresh.logprobs).not.toEqual(saved.logprobs);
+    await second.policy.load({ directory: runDirectory });
+    expect(await second.policy.score({ sequences: tokens })).toEqual(saved);
+    // The optimizer state came back too: the step counter resumes.
+    const next = await second.policy.train({
+      objective: 'cross-entropy',
+      sequences: [
+        { tokenIds: tokens[0]!, tokenWeights: tokens[0]!.map(() => 1) },
+      ],
+      options: { learningRate: 5e-2 },
+    });
+    expect(next.step).toBe(2);
   });
 });

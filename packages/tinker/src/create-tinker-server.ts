@@ -162,6 +162,7 @@ export async function createTinkerServer(
   let closing: Promise<void> | undefined;
   let basePolicy: Promise<PolicyV1> | undefined;
   let counter = 0;
+  const started = Date.now().toString(36);
   let maxContextLength = settings.maxContextLength;
 
   function newPolicy(): Promise<PolicyV1> {
@@ -446,7 +447,9 @@ export async function createTinkerServer(
             message: `LoRA is not supported here (lora_config with rank ${request.lora_config.rank}): this server trains all weights of '${baseModel}' (full fine-tuning); omit lora_config`,
           });
         }
-        const id = `model_${++counter}`;
+        // Unique across restarts: checkpoints outlive a server when
+        // checkpointDirectory is kept, and a restarted one must not reuse ids.
+        const id = `model_${started}_${++counter}`;
         const model: Model = {
           id,
           ready: newPolicy(),
@@ -629,7 +632,7 @@ export async function createTinkerServer(
       'POST /api/v1/save_weights': (body) => {
         const request = parse(tinkerSaveWeightsRequestSchema, body);
         const model = getModel(request.model_id);
-        const name = request.path ?? `checkpoint_${++counter}`;
+        const name = request.path ?? `checkpoint_${started}_${++counter}`;
         if (!namePattern.test(name)) {
           throw new HttpError({
             status: 400,
@@ -902,11 +905,18 @@ export async function createTinkerServer(
       sendJson({ response, status, body: { detail: sealError.message } });
     });
   });
-  const listening = await listen({
-    server,
-    host: settings.host ?? '127.0.0.1',
-    port: settings.port ?? 8088,
-  });
+  let listening: Awaited<ReturnType<typeof listen>>;
+  try {
+    listening = await listen({
+      server,
+      host: settings.host ?? '127.0.0.1',
+      port: settings.port ?? 8088,
+    });
+  } catch (error) {
+    if (ownCheckpoints)
+      await rm(checkpointRoot, { recursive: true, force: true });
+    throw error;
+  }
   return {
     url: listening.url,
     port: listening.port,

@@ -37,6 +37,7 @@ const flagsSchema = z.object({
   model: z.string().min(1).optional(),
   preset: z.enum(presetNames).optional(),
   cache: z.string().min(1).optional(),
+  checkpoints: z.string().min(1).optional(),
   port: whole(0, 65_535),
   host: z.string().min(1).optional(),
   name: z.string().min(1).optional(),
@@ -47,7 +48,8 @@ const flagsSchema = z.object({
 });
 
 export const serveTrainerHelp = `usage: seal serve-trainer [--model DIR | --preset P] [--port 8088] [--host 127.0.0.1]
-                          [--name NAME] [--cache DIR] [--max-body BYTES] [--json]
+                          [--name NAME] [--cache DIR] [--checkpoints DIR]
+                          [--max-body BYTES] [--json]
                           [--device cpu|webgpu|cuda|auto]
 
 Serves our engine as a Tinker-compatible training service (the JSON form of
@@ -61,12 +63,15 @@ Each create_model gets its own copy of the base model's weights.
 Supported: full fine-tuning only (a lora_config is refused with 400),
 losses cross_entropy, importance_sampling and ppo (clip_low_threshold,
 clip_high_threshold), token-id prompts; futures live in memory until the
-server stops, checkpoints in a temporary directory.
+server stops; checkpoints (save_weights) in --checkpoints DIR, kept across
+restarts so a client's run resumes after the service comes back, else in a
+temporary directory removed on exit.
 
   --model DIR       a model directory (config.json, model.safetensors, tokenizer files)
   --preset P        without --model: the embedded preset's warm start
                     (default, smoke, study, extended; default: default)
   --cache DIR       where the embedded warm start is cached (default .seal-cache)
+  --checkpoints DIR where save_weights writes (kept; default: a temporary directory)
   --port N          port (default 8088; 0 picks a free one)
   --host H          interface (default 127.0.0.1; 0.0.0.0 exposes it)
   --name NAME       the base_model name clients send (default: the directory's
@@ -96,6 +101,7 @@ export async function startServeTrainer({
       model: { type: 'string' },
       preset: { type: 'string' },
       cache: { type: 'string' },
+      checkpoints: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
       name: { type: 'string' },
@@ -155,6 +161,9 @@ export async function startServeTrainer({
     baseModel: name,
     createPolicy,
     maxContextLength,
+    ...(flags.checkpoints === undefined
+      ? {}
+      : { checkpointDirectory: resolve(flags.checkpoints) }),
     host: flags.host ?? '127.0.0.1',
     port: flags.port ?? 8088,
     ...(flags['max-body'] === undefined
