@@ -519,6 +519,11 @@ export async function createTinkerPolicy(
           step += 1;
           weightsVersion += 1;
         }
+        // A service that reports its optimizer's step (seal serve-trainer
+        // does, as the `step` metric) is the authority: it survives loads.
+        const reported = optimized.metrics?.step;
+        if (reported !== undefined && Number.isInteger(reported))
+          step = reported;
         return {
           loss: output.metrics?.['loss:sum'] ?? metrics.loss,
           gradNorm: optimized.metrics?.grad_norm ?? Number.NaN,
