@@ -53,7 +53,7 @@ export const codEmbeddedPretokenizerPattern =
  * for the demonstrator's longest replies (25 and 236 tokens with the stop
  * token, decision 0024's addendum), and the longest update prompt of
  * evaluation packs of 8 plus `updateMaxTokens` stays within the 1,024-token
- * context (checked in `cod-embedded-model.test.ts`).
+ * context (checked in `cod-embedded-model.slow.test.ts`).
  */
 export const codEmbeddedSampling = {
   maxTokens: 32,
