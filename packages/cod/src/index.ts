@@ -157,3 +157,23 @@ export {
   type TrainCodStepOptions,
   type TrainCodStepResult,
 } from './rollout/train-cod-step';
+export {
+  extractClaims,
+  extractTrajectoryFacts,
+  factId,
+  readinessEnvironmentIds,
+  type ReadinessClaim,
+  type ReadinessEnvironmentId,
+  type ReadinessFactKind,
+  type TrajectoryFacts,
+} from './readiness/readiness-facts';
+export {
+  measureReadiness,
+  readinessBar,
+  readinessUpdatesFromPackRuns,
+  solveTrajectoryFromRecord,
+  type ReadinessProportion,
+  type ReadinessResult,
+  type ReadinessUpdate,
+} from './readiness/measure-readiness';
+export { readinessWilsonInterval } from './readiness/wilson-interval';
