@@ -177,3 +177,14 @@ export {
   type ReadinessUpdate,
 } from './readiness/measure-readiness';
 export { readinessWilsonInterval } from './readiness/wilson-interval';
+export {
+  codResumeKeys,
+  codStateFile,
+  readCodResume,
+  runCodTraining,
+  type CodPackSource,
+  type CodResume,
+  type CodTrainingEvent,
+  type RunCodTrainingOptions,
+  type RunCodTrainingResult,
+} from './train/run-cod-training';

@@ -1,12 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import {
   evalPackSize,
   promptFormats,
-  runPacks,
-  summarizePackPositions,
-  trainCodStep,
+  readCodResume,
+  runCodTraining,
   trainPackSize,
 } from '@seal/cod';
 import {
@@ -16,21 +14,9 @@ import {
   embeddedPresets,
   prepareCodEmbeddedModel,
   prepareCodSmokeModel,
-  type CodPackSource,
 } from '@seal/embedded';
 import { createOrtPolicy } from '@seal/engine-ort';
-import { writeJsonAtomic } from '@seal/rl';
-import {
-  SealError,
-  codRunConfigSchema,
-  codTrainStateSchema,
-  parseJsonText,
-  parseWithSchema,
-  runDirectoryLayout,
-  type CodRunConfig,
-  type CodTrainState,
-  type PolicyV1,
-} from '@seal/spec';
+import { SealError, type CodRunConfig } from '@seal/spec';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
@@ -98,102 +84,6 @@ the same content in fewer words, so an update prompt and its reply fit
 1,024 tokens), --max-tokens 32 and --update-max-tokens 240. --one-by-one trains the control arm instead: GRPO on the same
 tasks one by one (each solved with Hints: null, no update calls, advantage
 r − group mean per task, no RED); its evaluations still run the CoD loop.`;
-
-/** The settings a resumed run must share with the run directory's. */
-const resumeKeys = [
-  'environment',
-  'seed',
-  'packsPerStep',
-  'groupSize',
-  'packSize',
-  'evalPacks',
-  'evalPackSize',
-  'evalRuns',
-  'format',
-  'arm',
-] as const;
-
-/** Refuses to resume a run directory started with other sizes (its pack runs would not match). */
-function checkResumable({
-  path,
-  config,
-}: {
-  path: string;
-  config: CodRunConfig;
-}): void {
-  if (!existsSync(path)) return;
-  const written = parseWithSchema({
-    schema: codRunConfigSchema,
-    value: parseJsonText({ text: readFileSync(path, 'utf8'), source: path }),
-    source: path,
-  });
-  // Runs written before format and arm existed used the paper's prompts and the CoD loop.
-  const previous = {
-    ...written,
-    format: written.format ?? 'paper',
-    arm: written.arm ?? 'cod',
-    evalRuns: written.evalRuns ?? config.evalRuns,
-  };
-  const changed = resumeKeys.filter((key) => previous[key] !== config[key]);
-  if (changed.length > 0) {
-    throw new SealError({
-      code: 'INVALID_ARGUMENT',
-      message: `${path} was written with other settings (${changed.map((key) => `${key} ${previous[key]}, now ${config[key]}`).join('; ')}): give the same flags to resume, or --fresh, or another --run-dir`,
-      details: { changed: [...changed] },
-    });
-  }
-}
-
-const stepName = (step: number) => String(step).padStart(6, '0');
-
-async function evaluate({
-  policy,
-  source,
-  count,
-  seed,
-  config,
-  file,
-  output,
-  label,
-}: {
-  policy: PolicyV1;
-  source: CodPackSource;
-  count: number;
-  seed: number;
-  config: CodRunConfig;
-  file: string;
-  output: Output;
-  label: string;
-}) {
-  const packs = source.packs({
-    count,
-    packSize: config.evalPackSize,
-    strategy: 'cod',
-    round: 0,
-  });
-  const { records } = await runPacks({
-    policy,
-    environment: source.environment,
-    packs,
-    groupSize: config.evalRuns ?? 1,
-    sampling: {
-      maxTokens: config.maxTokens,
-      updateMaxTokens: config.updateMaxTokens,
-      temperature: config.temperature,
-      seed,
-    },
-    hints: { format: config.format ?? 'paper' },
-    mode: 'eval',
-    policyStep: null,
-    runId: config.runId,
-    file,
-  });
-  const summary = summarizePackPositions(records);
-  output.line(`  ${label}: success per pack position`);
-  for (const line of positionLines(summary)) output.line(line);
-  output.line(hintParseLine(records));
-  return summary;
-}
 
 /** `seal train --method cod`. */
 export async function runTrainCod({
@@ -276,8 +166,6 @@ export async function runTrainCod({
     });
   const runId = `${flags.preset}-${oneByOne ? 'one-by-one' : 'cod'}-${envName}-s${flags.seed}`;
   const runDirectory = resolve(flags['run-dir'] ?? join('runs', runId));
-  const configPath = join(runDirectory, runDirectoryLayout.config);
-  const statePath = join(runDirectory, 'cod-state.json');
   if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
   const config: CodRunConfig = {
     schemaVersion: 1,
@@ -305,190 +193,60 @@ export async function runTrainCod({
     format,
     arm: oneByOne ? 'one-by-one' : 'cod',
   };
-  checkResumable({ path: configPath, config });
-  await mkdir(join(runDirectory, 'packs'), { recursive: true });
+  const resume = readCodResume({ runDirectory, config });
   output.line(
     `seal train: method cod, preset ${flags.preset}, env ${envName}, seed ${flags.seed}, run ${runDirectory}`,
   );
-
-  let state: CodTrainState = { schemaVersion: 1, nextStep: 0 };
-  let modelDirectory: string | undefined;
-  if (existsSync(statePath)) {
-    state = parseWithSchema({
-      schema: codTrainStateSchema,
-      value: parseJsonText({
-        text: readFileSync(statePath, 'utf8'),
-        source: statePath,
-      }),
-      source: statePath,
-    });
-    const checkpoint = join(runDirectory, state.checkpoint ?? 'checkpoint');
-    if (state.nextStep > 0) {
-      if (!existsSync(join(checkpoint, 'model.safetensors'))) {
-        throw new SealError({
-          code: 'FILE_NOT_FOUND',
-          message: `${statePath} says ${state.nextStep} steps are done, but their checkpoint ${checkpoint} is missing: seal train --fresh, or another --run-dir`,
-          details: { file: checkpoint },
-        });
-      }
-      modelDirectory = checkpoint;
-      output.line(`  resuming after step ${state.nextStep}`);
-    }
-  }
-  if (modelDirectory === undefined && flags.model !== undefined)
-    modelDirectory = resolve(flags.model);
-  if (modelDirectory === undefined && flags.preset === 'embedded') {
-    modelDirectory = (
-      await prepareCodEmbeddedModel({
-        cacheDirectory: resolve(flags.cache),
-        onProgress: (line) => output.line(line),
-      })
-    ).directory;
-  }
-  if (
-    modelDirectory === undefined &&
-    flags.preset === 'smoke' &&
-    envName === 'frozen-lake'
-  ) {
-    modelDirectory = await prepareCodSmokeModel({
-      cacheDirectory: resolve(flags.cache),
-    });
-  }
-  if (modelDirectory === undefined) {
-    const assets = await prepareEmbedded({
-      preset:
-        embeddedPresets[flags.preset === 'embedded' ? 'default' : flags.preset],
-      cacheDirectory: resolve(flags.cache),
-    });
-    modelDirectory = assets.warmStartDirectory;
-  }
-  if (existsSync(configPath)) {
-    // A resume keeps the recorded start; only the step count may grow.
-    const previous = parseWithSchema({
-      schema: codRunConfigSchema,
-      value: parseJsonText({
-        text: readFileSync(configPath, 'utf8'),
-        source: configPath,
-      }),
-      source: configPath,
-    });
-    config.initialModel = previous.initialModel;
-  } else if (flags.model === undefined) config.initialModel = modelDirectory;
-  await writeJsonAtomic(configPath, config);
+  if (resume.checkpoint !== undefined)
+    output.line(`  resuming after step ${resume.state.nextStep}`);
+  const modelDirectory =
+    resume.checkpoint ??
+    (flags.model === undefined
+      ? await startingModel({
+          preset: flags.preset,
+          envName,
+          cache: flags.cache,
+          output,
+        })
+      : resolve(flags.model));
+  // A resume keeps the recorded start; only the step count may grow.
+  config.initialModel =
+    resume.initialModel ??
+    (flags.model === undefined ? modelDirectory : config.initialModel);
 
   const policy = await createOrtPolicy({
     model: { directory: modelDirectory },
   });
   try {
-    const before =
-      state.nextStep === 0 && evalPacks > 0
-        ? await evaluate({
-            policy,
-            source: evalSource,
-            count: evalPacks,
-            seed: flags.seed,
-            config,
-            file: join(
-              runDirectory,
-              runDirectoryLayout.packs,
-              'eval-000000.jsonl',
-            ),
-            output,
-            label: 'before training',
-          })
-        : undefined;
-    for (let step = state.nextStep; step < steps; step++) {
-      const packs = trainSource.packs({
-        count: sizes.packsPerStep,
-        packSize: flags['pack-size'],
-        strategy: 'cod',
-        round: step,
-      });
-      const { results } = await runPacks({
-        policy,
-        environment: trainSource.environment,
-        packs,
-        groupSize,
-        sampling: {
-          maxTokens: config.maxTokens,
-          updateMaxTokens: config.updateMaxTokens,
-          temperature: flags.temperature,
-          seed: flags.seed * 1_000_003 + step,
-        },
-        hints: { format },
-        independentTasks: oneByOne,
-        mode: 'train',
-        policyStep: step,
-        runId,
-      });
-      // The control trains the same tasks one by one: GRPO's advantage r_i − mean over the group per task, no RED.
-      const update = await trainCodStep({
-        policy,
-        results,
-        train: { learningRate, temperature: flags.temperature },
-        ...(oneByOne
-          ? {
-              returns: { style: 'sliding-window', window: 1 } as const,
-              red: false as const,
-            }
-          : {}),
-      });
-      const records = results.map((result) => result.record);
-      await writeLinesAtomic(
-        join(
-          runDirectory,
-          runDirectoryLayout.packs,
-          `step-${stepName(step + 1)}.jsonl`,
-        ),
-        records.map((record) => JSON.stringify(record)),
-      );
-      const positions = summarizePackPositions(records);
-      output.line(
-        `  step ${step + 1}/${steps}: reward by position ${positions.map((p) => p.rewardMean.toFixed(2)).join(' ')}, hints parsed ${parsedFraction(records)}, loss ${update.loss.toFixed(4)}` +
-          (update.red?.active
-            ? `, RED τ ${update.red.temperature!.toFixed(2)}`
-            : ''),
-      );
-      // A new checkpoint per step, named by the state only once complete: a
-      // kill at any point resumes from weights that match cod-state.json.
-      const checkpoint = join(
-        runDirectory,
-        'checkpoints',
-        `step-${stepName(step + 1)}`,
-      );
-      await rm(checkpoint, { recursive: true, force: true });
-      await policy.save({ directory: checkpoint });
-      state = {
-        schemaVersion: 1,
-        nextStep: step + 1,
-        checkpoint: relative(runDirectory, checkpoint),
-      };
-      await writeJsonAtomic(statePath, state);
-      await removeCheckpointsBut({ runDirectory, keep: checkpoint });
-    }
-    const after =
-      evalPacks > 0
-        ? await evaluate({
-            policy,
-            source: evalSource,
-            count: evalPacks,
-            seed: flags.seed,
-            config,
-            file: join(
-              runDirectory,
-              runDirectoryLayout.packs,
-              `eval-${stepName(steps)}.jsonl`,
-            ),
-            output,
-            label: 'after training',
-          })
-        : undefined;
+    const { before, after } = await runCodTraining({
+      policy,
+      runDirectory,
+      config,
+      state: resume.state,
+      train: trainSource,
+      eval: evalSource,
+      onEvent: (event) => {
+        if (event.type === 'evaluation-end') {
+          output.line(`  ${event.when} training: success per pack position`);
+          for (const line of positionLines(event.summary)) output.line(line);
+          output.line(hintParseLine(event.records));
+          return;
+        }
+        const { update } = event;
+        output.line(
+          `  step ${event.step}/${event.steps}: reward by position ${event.summary.map((p) => p.rewardMean.toFixed(2)).join(' ')}, hints parsed ${parsedFraction(event.records)}, loss ${update.loss.toFixed(4)}` +
+            (update.red?.active
+              ? `, RED τ ${update.red.temperature!.toFixed(2)}`
+              : ''),
+        );
+      },
+    });
     output.result({
       runDirectory,
       environment: trainSource.environment.environmentId,
       steps,
-      before: before ?? null,
-      after: after ?? null,
+      before,
+      after,
     });
   } finally {
     await policy.close();
@@ -496,31 +254,33 @@ export async function runTrainCod({
   return exitCodes.success;
 }
 
-/** Removes the checkpoints of earlier steps (and the pre-schema `checkpoint/`) once a newer one is recorded. */
-async function removeCheckpointsBut({
-  runDirectory,
-  keep,
+/** The model a run without --model starts from: the preset's, built and cached under --cache. */
+async function startingModel({
+  preset,
+  envName,
+  cache,
+  output,
 }: {
-  runDirectory: string;
-  keep: string;
-}): Promise<void> {
-  const folder = join(runDirectory, 'checkpoints');
-  const stale = existsSync(folder)
-    ? (await readdir(folder))
-        .map((name) => join(folder, name))
-        .filter((path) => path !== keep)
-    : [];
-  for (const path of [...stale, join(runDirectory, 'checkpoint')])
-    await rm(path, { recursive: true, force: true });
-}
-
-async function writeLinesAtomic(
-  path: string,
-  lines: readonly string[],
-): Promise<void> {
-  const temporary = `${path}.tmp`;
-  await writeFile(temporary, lines.map((line) => `${line}\n`).join(''));
-  await rename(temporary, path);
+  preset: keyof typeof codPresets;
+  envName: string;
+  cache: string;
+  output: Output;
+}): Promise<string> {
+  const cacheDirectory = resolve(cache);
+  if (preset === 'embedded')
+    return (
+      await prepareCodEmbeddedModel({
+        cacheDirectory,
+        onProgress: (line) => output.line(line),
+      })
+    ).directory;
+  if (preset === 'smoke' && envName === 'frozen-lake')
+    return prepareCodSmokeModel({ cacheDirectory });
+  const assets = await prepareEmbedded({
+    preset: embeddedPresets[preset],
+    cacheDirectory,
+  });
+  return assets.warmStartDirectory;
 }
 
 /** Whether `seal train` arguments ask for Connect the Dots (`--method cod`). */
