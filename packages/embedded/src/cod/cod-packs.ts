@@ -5,9 +5,9 @@ import {
   createBfclPackEnvironment,
   createFrozenLakeEnvironment,
   generateFrozenLakeTasks,
+  type CodPackSource,
   type Pack,
   type PackEnvironment,
-  type PackStrategy,
   type PromptFormat,
 } from '@seal/cod';
 import type { Task } from '@seal/spec';
@@ -19,17 +19,8 @@ export const codEnvironments = ['frozen-lake', 'bfcl'] as const;
 /** See {@link codEnvironments}. */
 export type CodEnvironmentName = (typeof codEnvironments)[number];
 
-/** An environment with packs drawn for a run. */
-export type CodPackSource = {
-  environment: PackEnvironment<unknown>;
-  /** Draws `count` packs; `round` varies the tasks and seeds (a training step, or 0 for evaluation). */
-  packs(options: {
-    count: number;
-    packSize: number;
-    strategy: PackStrategy;
-    round: number;
-  }): Pack<unknown>[];
-};
+/** An environment with packs drawn for a run (`@seal/cod`'s, which `runCodTraining` takes). */
+export type { CodPackSource };
 
 /**
  * The embedded pack sources: FrozenLake-Obscure maps (train 4–5 wide; the
