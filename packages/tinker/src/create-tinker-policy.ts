@@ -16,7 +16,11 @@ import {
 import * as z from 'zod';
 import type { TinkerClient } from './tinker-client';
 import { tinkerModelInput, toTinkerDatum } from './tinker-datum';
-import type { TinkerDatum, TinkerLoraConfig } from './tinker-wire';
+import {
+  sealExactExtension,
+  type TinkerDatum,
+  type TinkerLoraConfig,
+} from './tinker-wire';
 
 /** Settings of {@link createTinkerPolicy}. */
 export type CreateTinkerPolicySettings = {
@@ -56,6 +60,15 @@ export type CreateTinkerPolicySettings = {
    * losses are at temperature 1.
    */
   unsupportedSettings?: 'throw' | 'ignore';
+  /**
+   * SEAL's exact extension (`seal serve-trainer` lists it at
+   * `GET /api/v1/seal_extensions`): batched sampling with one seed per batch
+   * and PolicyV1's train batch carried as is (token weights, KL term, dual
+   * clip, learning-rate scales), so a run reproduces the in-process engine.
+   * `auto` (default) uses it when the service lists it; `off` speaks the
+   * plain protocol only.
+   */
+  sealExtensions?: 'auto' | 'off';
   /** Session heartbeat period (SDK: 10 s). */
   heartbeatIntervalMs?: number;
   /** `ttl_seconds` of sampler weights, for services that keep them only that long. */
@@ -74,6 +87,8 @@ export type TinkerPolicy = PolicyV1 & {
   readonly modelId: string;
   /** Heartbeats that failed since the last one that succeeded. */
   readonly missedHeartbeats: number;
+  /** Whether SEAL's exact extension is in use (see `sealExtensions`). */
+  readonly exact: boolean;
 };
 
 /** The file `save` writes into a checkpoint directory. */
@@ -143,6 +158,9 @@ export async function createTinkerPolicy(
       });
     }
   }
+  const exact =
+    (settings.sealExtensions ?? 'auto') === 'auto' &&
+    (await client.extensions()).includes(sealExactExtension);
   const sessionId = await client.createSession({
     tags: settings.tags ?? ['seal'],
     userMetadata: settings.userMetadata ?? {},
@@ -248,6 +266,7 @@ export async function createTinkerPolicy(
     get missedHeartbeats() {
       return missedHeartbeats;
     },
+    exact,
 
     generate(options) {
       return serial(async (): Promise<PolicyV1GenerateResult> => {
@@ -276,6 +295,49 @@ export async function createTinkerPolicy(
         const path = await samplerPath();
         const stopTokenIds = parsed.stopTokenIds ?? [...tokenizer.stopTokenIds];
         const seed = parsed.seed ?? 0;
+        if (exact) {
+          // One generate for the batch: the same per-prompt seeds as in process.
+          const batch = await client.sampleBatch({
+            model_path: path,
+            prompts: prompts.map((prompt) => [...prompt]),
+            max_tokens: parsed.maxTokens,
+            temperature: parsed.temperature ?? 1,
+            top_p: parsed.topP ?? 1,
+            top_k: parsed.topK ?? 0,
+            seed,
+            stop_token_ids: stopTokenIds,
+            stop_strings: parsed.stopStrings ?? [],
+          });
+          if (batch.generations.length !== prompts.length) {
+            throw new SealError({
+              code: 'INVALID_DATA',
+              message: `the Tinker service returned ${batch.generations.length} generations for ${prompts.length} prompts`,
+            });
+          }
+          const generations = batch.generations.map(
+            (generation, index): PolicyV1Generation => ({
+              tokenIds: generation.tokens,
+              text: tokenizer.decode(generation.tokens),
+              logprobs: generation.logprobs,
+              modelLogprobs: generation.model_logprobs,
+              finishReason: generation.stop_reason,
+              promptTokenIds: [...prompts[index]!],
+            }),
+          );
+          return {
+            generations,
+            usage: {
+              promptTokens: prompts.reduce(
+                (sum, prompt) => sum + prompt.length,
+                0,
+              ),
+              completionTokens: generations.reduce(
+                (sum, generation) => sum + generation.tokenIds.length,
+                0,
+              ),
+            },
+          };
+        }
         const answers = await Promise.all(
           prompts.map((prompt, index) =>
             client.sample({
@@ -412,8 +474,11 @@ export async function createTinkerPolicy(
             ? 'outputNormLearningRateScale'
             : undefined,
           settingsIn.outputNormUniform ? 'outputNormUniform' : undefined,
+          (settingsIn.vectorLearningRateScale ?? 1) !== 1
+            ? 'vectorLearningRateScale'
+            : undefined,
         ].filter((name) => name !== undefined);
-        if (refused.length > 0 && unsupported === 'throw') {
+        if (refused.length > 0 && unsupported === 'throw' && !exact) {
           throw new SealError({
             code: 'INVALID_ARGUMENT',
             message: `the Tinker protocol cannot carry ${refused.join(', ')}; leave them at their defaults, or create the policy with unsupportedSettings: 'ignore'`,
@@ -469,8 +534,38 @@ export async function createTinkerPolicy(
                   clip_high_threshold: 1 + Math.min(clipHigh, off),
                 }
               : undefined;
-          const klShift = klAdvantageShift({ sequences, klCoef });
+          if (exact) {
+            // PolicyV1's batch as is: the server trains it like the engine.
+            lossConfig = {
+              ...lossConfig,
+              seal_exact: 1,
+              kl_coef: klCoef,
+              ...(settingsIn.dualClipC === undefined
+                ? {}
+                : { dual_clip_c: settingsIn.dualClipC }),
+            };
+          }
+          const klShift = exact ? [] : klAdvantageShift({ sequences, klCoef });
           datums = sequences.map((sequence, index) => {
+            if (exact) {
+              advantagesUsed.push(
+                sequence.tokenIds.map(
+                  (_, t) =>
+                    sequence.tokenWeights[t]! * sequence.advantages![t]!,
+                ),
+              );
+              return toTinkerDatum({
+                tokenIds: sequence.tokenIds,
+                inputs: {
+                  logprobs: sequence.oldLogprobs!,
+                  advantages: sequence.advantages!,
+                  weights: sequence.tokenWeights,
+                  ...(klCoef > 0 && sequence.refLogprobs
+                    ? { ref_logprobs: sequence.refLogprobs }
+                    : {}),
+                },
+              });
+            }
             const advantages = sequence.tokenIds.map(
               (_, t) =>
                 sequence.tokenWeights[t]! *
@@ -513,6 +608,18 @@ export async function createTinkerPolicy(
                 ? 0
                 : (settingsIn.maxGradNorm ?? 1),
           },
+          ...(exact
+            ? {
+                sealTrainOptions: {
+                  embeddingLearningRateScale:
+                    settingsIn.embeddingLearningRateScale,
+                  outputNormLearningRateScale:
+                    settingsIn.outputNormLearningRateScale,
+                  vectorLearningRateScale: settingsIn.vectorLearningRateScale,
+                  outputNormUniform: settingsIn.outputNormUniform,
+                },
+              }
+            : {}),
         });
         const skipped = optimized.metrics?.skipped === 1;
         if (!skipped) {
@@ -524,6 +631,26 @@ export async function createTinkerPolicy(
         const reported = optimized.metrics?.step;
         if (reported !== undefined && Number.isInteger(reported))
           step = reported;
+        const served = optimized.metrics;
+        if (exact && served?.['loss:sum'] !== undefined) {
+          // The engine's own loss and metrics, as the step computed them.
+          return {
+            loss: served['loss:sum'],
+            gradNorm: served.grad_norm ?? Number.NaN,
+            skipped,
+            step,
+            metrics: {
+              clipFraction:
+                served.clip_fraction ?? metrics.metrics.clipFraction,
+              kl: served.kl ?? metrics.metrics.kl,
+              ratioMean: served.ratio_mean ?? metrics.metrics.ratioMean,
+              negativeLogLikelihood:
+                served.negative_log_likelihood ??
+                metrics.metrics.negativeLogLikelihood,
+              tokens: served.tokens ?? metrics.metrics.tokens,
+            },
+          };
+        }
         return {
           loss: output.metrics?.['loss:sum'] ?? metrics.loss,
           gradNorm: optimized.metrics?.grad_norm ?? Number.NaN,

@@ -37,6 +37,8 @@ import {
   tinkerSaveWeightsRequestSchema,
   tinkerSessionHeartbeatRequestSchema,
   tinkerUnloadModelRequestSchema,
+  sealExactExtension,
+  sealSampleBatchRequestSchema,
   type tinkerForwardBackwardInputSchema,
 } from './tinker-wire';
 
@@ -86,7 +88,14 @@ export type TinkerServer = {
 const servedLosses = {
   cross_entropy: [],
   importance_sampling: [],
-  ppo: ['clip_low_threshold', 'clip_high_threshold'],
+  ppo: [
+    'clip_low_threshold',
+    'clip_high_threshold',
+    // SEAL's exact extension (see `sealExactExtension`).
+    'seal_exact',
+    'kl_coef',
+    'dual_clip_c',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 type ServedLoss = keyof typeof servedLosses;
@@ -110,6 +119,8 @@ type PendingBatch = {
   loss: ServedLoss;
   clipLow: number;
   clipHigh: number;
+  /** Set by the exact extension: PolicyV1's own KL and dual clip. */
+  exact?: { klCoef: number; dualClipC: number | undefined };
   sequences: PolicyV1TrainSequence[];
 };
 
@@ -271,6 +282,13 @@ export async function createTinkerServer(
     }
     const clipLow = served === 'ppo' ? 1 - lowThreshold : off;
     const clipHigh = served === 'ppo' ? highThreshold - 1 : off;
+    const exact =
+      served === 'ppo' && config.seal_exact === 1
+        ? {
+            klCoef: config.kl_coef ?? 0,
+            dualClipC: config.dual_clip_c,
+          }
+        : undefined;
     if (input.data.length === 0) {
       throw new SealError({
         code: 'INVALID_ARGUMENT',
@@ -305,6 +323,9 @@ export async function createTinkerServer(
           advantages.map((value, t) => (t > 0 && value !== 0 ? 1 : 0)),
         advantages,
         oldLogprobs: inputs.logprobs!,
+        ...(exact && inputs.ref_logprobs
+          ? { refLogprobs: inputs.ref_logprobs }
+          : {}),
       };
     });
     if (
@@ -361,9 +382,27 @@ export async function createTinkerServer(
         loss: served,
         clipLow,
         clipHigh,
+        ...(exact ? { exact } : {}),
         sequences,
       } satisfies PendingBatch,
     };
+  }
+
+  /** Sampler weights must have been saved at the model's current version. */
+  function checkSampler(model: Model, name: string): void {
+    const version = model.samplers.get(name);
+    if (version === undefined) {
+      throw new SealError({
+        code: 'NOT_FOUND',
+        message: `sampler weights '${name}' of ${model.id} were never saved (save_weights_for_sampler first)`,
+      });
+    }
+    if (version !== model.version) {
+      throw new SealError({
+        code: 'INVALID_STATE',
+        message: `sampler weights '${name}' of ${model.id} predate its latest optimizer step; this server samples a model's current weights only (save_weights_for_sampler again)`,
+      });
+    }
   }
 
   function samplerSource(path: string): { model: Model; name: string } {
@@ -383,6 +422,37 @@ export async function createTinkerServer(
   const routes: Record<string, (body: unknown) => Promise<unknown> | unknown> =
     {
       'GET /api/v1/healthz': () => ({ status: 'ok' }),
+      'GET /api/v1/seal_extensions': () => ({
+        extensions: [sealExactExtension],
+      }),
+      'POST /api/v1/seal_sample_batch': (body) => {
+        const request = parse(sealSampleBatchRequestSchema, body);
+        const { model, name } = samplerSource(request.model_path);
+        return futureAnswer(
+          modelFuture(model, async (policy) => {
+            checkSampler(model, name);
+            const result = await policy.generate({
+              prompts: request.prompts,
+              maxTokens: request.max_tokens,
+              temperature: request.temperature,
+              topP: request.top_p,
+              topK: request.top_k,
+              seed: request.seed,
+              stopTokenIds: request.stop_token_ids,
+              stopStrings: request.stop_strings,
+            });
+            return {
+              type: 'seal_sample_batch',
+              generations: result.generations.map((generation) => ({
+                stop_reason: generation.finishReason,
+                tokens: generation.tokenIds,
+                logprobs: generation.logprobs,
+                model_logprobs: generation.modelLogprobs,
+              })),
+            };
+          }),
+        );
+      },
       'GET /api/v1/get_server_capabilities': async () => {
         // The context length is the policy's: make the base policy once.
         if (maxContextLength === undefined) {
@@ -516,7 +586,8 @@ export async function createTinkerServer(
               pending &&
               (pending.loss !== batch.loss ||
                 pending.clipLow !== batch.clipLow ||
-                pending.clipHigh !== batch.clipHigh)
+                pending.clipHigh !== batch.clipHigh ||
+                JSON.stringify(pending.exact) !== JSON.stringify(batch.exact))
             ) {
               throw new SealError({
                 code: 'INVALID_ARGUMENT',
@@ -568,6 +639,25 @@ export async function createTinkerServer(
               dualClipC: off,
               klCoef: 0,
             };
+            if (pending.exact) {
+              // PolicyV1's own KL term and dual clip (the engine's default
+              // when the client set none), and the settings Tinker lacks.
+              options.klCoef = pending.exact.klCoef;
+              if (pending.exact.dualClipC === undefined)
+                delete options.dualClipC;
+              else options.dualClipC = pending.exact.dualClipC;
+              const extra = request.seal_train_options;
+              if (extra?.embeddingLearningRateScale != null)
+                options.embeddingLearningRateScale =
+                  extra.embeddingLearningRateScale;
+              if (extra?.outputNormLearningRateScale != null)
+                options.outputNormLearningRateScale =
+                  extra.outputNormLearningRateScale;
+              if (extra?.vectorLearningRateScale != null)
+                options.vectorLearningRateScale = extra.vectorLearningRateScale;
+              if (extra?.outputNormUniform != null)
+                options.outputNormUniform = extra.outputNormUniform;
+            }
             const result = await policy.train({
               objective: pending.objective,
               sequences: pending.sequences,
@@ -585,6 +675,17 @@ export async function createTinkerServer(
                   : {}),
                 skipped: result.skipped ? 1 : 0,
                 step: result.step,
+                // The engine's own metrics (the exact extension reads them).
+                ...(pending.exact
+                  ? {
+                      clip_fraction: result.metrics.clipFraction,
+                      kl: result.metrics.kl,
+                      ratio_mean: result.metrics.ratioMean,
+                      negative_log_likelihood:
+                        result.metrics.negativeLogLikelihood,
+                      tokens: result.metrics.tokens,
+                    }
+                  : {}),
               },
             };
           }),
@@ -773,19 +874,7 @@ export async function createTinkerServer(
         const { model, name } = samplerSource(modelPath!);
         return futureAnswer(
           modelFuture(model, async (policy) => {
-            const version = model.samplers.get(name);
-            if (version === undefined) {
-              throw new SealError({
-                code: 'NOT_FOUND',
-                message: `sampler weights '${name}' of ${model.id} were never saved (save_weights_for_sampler first)`,
-              });
-            }
-            if (version !== model.version) {
-              throw new SealError({
-                code: 'INVALID_STATE',
-                message: `sampler weights '${name}' of ${model.id} predate its latest optimizer step; this server samples a model's current weights only (save_weights_for_sampler again)`,
-              });
-            }
+            checkSampler(model, name);
             return sample(policy);
           }),
         );

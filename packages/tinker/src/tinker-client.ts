@@ -16,9 +16,13 @@ import {
   tinkerSaveWeightsResponseSchema,
   tinkerServerCapabilitiesSchema,
   tinkerUntypedFutureSchema,
+  sealExtensionsResponseSchema,
+  sealSampleBatchResponseSchema,
+  type SealSampleBatchRequest,
   type TinkerAdamParams,
   type TinkerCreateModelRequest,
   type TinkerForwardBackwardInput,
+  type TinkerOptimStepRequest,
   type TinkerSampleRequest,
 } from './tinker-wire';
 
@@ -101,7 +105,18 @@ export type TinkerClient = {
   optimStep(options: {
     modelId: string;
     adamParams: TinkerAdamParams;
+    /** SEAL's exact extension only (`seal_train_options`). */
+    sealTrainOptions?: TinkerOptimStepRequest['seal_train_options'];
   }): Promise<z.output<typeof tinkerOptimStepResponseSchema>>;
+  /**
+   * `GET /api/v1/seal_extensions`: the SEAL extensions the service speaks
+   * (none for a service that does not know the endpoint: 404).
+   */
+  extensions(): Promise<string[]>;
+  /** `POST /api/v1/seal_sample_batch` (SEAL's exact extension), then its future. */
+  sampleBatch(
+    request: SealSampleBatchRequest,
+  ): Promise<z.output<typeof sealSampleBatchResponseSchema>>;
   /** `POST /api/v1/save_weights_for_sampler`, then its future: the sampler path. */
   saveWeightsForSampler(options: {
     modelId: string;
@@ -561,11 +576,40 @@ export function createTinkerClient(
         { model_id: modelId, forward_input: input },
         tinkerForwardBackwardOutputSchema,
       ),
-    optimStep: ({ modelId, adamParams }) =>
+    optimStep: ({ modelId, adamParams, sealTrainOptions }) =>
       call(
         '/api/v1/optim_step',
-        { model_id: modelId, adam_params: adamParams, type: 'optim_step' },
+        {
+          model_id: modelId,
+          adam_params: adamParams,
+          ...(sealTrainOptions ? { seal_train_options: sealTrainOptions } : {}),
+          type: 'optim_step',
+        },
         tinkerOptimStepResponseSchema,
+      ),
+    async extensions() {
+      try {
+        const answer = await request({
+          method: 'GET',
+          path: '/api/v1/seal_extensions',
+          schema: sealExtensionsResponseSchema,
+        });
+        return answer.extensions;
+      } catch (error) {
+        // A service without SEAL's extensions answers 404 (or 405).
+        if (
+          SealError.isInstance(error) &&
+          (error.code === 'NOT_FOUND' || error.code === 'INVALID_ARGUMENT')
+        )
+          return [];
+        throw error;
+      }
+    },
+    sampleBatch: (body) =>
+      call(
+        '/api/v1/seal_sample_batch',
+        { ...body, type: 'seal_sample_batch' },
+        sealSampleBatchResponseSchema,
       ),
     async saveWeightsForSampler({ modelId, name, ttlSeconds }) {
       const result = await call(

@@ -153,7 +153,24 @@ export const tinkerOptimStepRequestSchema = z.object({
   adam_params: tinkerAdamParamsSchema,
   seq_id: z.number().int().nullish(),
   type: z.literal('optim_step').nullish(),
+  /**
+   * SEAL's exact extension (`seal serve-trainer`): PolicyV1 settings the
+   * protocol lacks. Sent only to a service that lists the extension.
+   */
+  seal_train_options: z
+    .object({
+      embeddingLearningRateScale: z.number().min(0).max(1).nullish(),
+      outputNormLearningRateScale: z.number().min(0).max(10000).nullish(),
+      vectorLearningRateScale: z.number().min(0).max(10000).nullish(),
+      outputNormUniform: z.boolean().nullish(),
+    })
+    .nullish(),
 });
+
+/** `OptimStepRequest` on the wire. */
+export type TinkerOptimStepRequest = z.input<
+  typeof tinkerOptimStepRequestSchema
+>;
 
 /** `OptimStepResponse`: optional metrics. */
 export const tinkerOptimStepResponseSchema = z.object({
@@ -371,3 +388,57 @@ export const tinkerServerCapabilitiesSchema = z.object({
 export const tinkerErrorBodySchema = z.object({
   detail: z.unknown().optional(),
 });
+
+/** `GET /api/v1/seal_extensions` (SEAL's own): the extensions a SEAL service speaks. */
+export const sealExtensionsResponseSchema = z.object({
+  extensions: z.array(z.string()),
+});
+
+/**
+ * `POST /api/v1/seal_sample_batch` (SEAL's exact extension): a batch of
+ * prompts sampled in one PolicyV1 `generate` from saved sampler weights, one
+ * seed for the batch (each prompt's stream derived from it as in process).
+ */
+export const sealSampleBatchRequestSchema = z.object({
+  model_path: z.string().min(1),
+  prompts: z.array(tokenIds.min(1)).min(1),
+  max_tokens: z.number().int().positive(),
+  temperature: z.number().nonnegative(),
+  top_p: z.number().gt(0).lte(1),
+  top_k: z.number().int().nonnegative(),
+  seed: z.number().int(),
+  stop_token_ids: tokenIds,
+  stop_strings: z.array(z.string()),
+  type: z.literal('seal_sample_batch').nullish(),
+});
+
+/** `seal_sample_batch` on the wire. */
+export type SealSampleBatchRequest = z.input<
+  typeof sealSampleBatchRequestSchema
+>;
+
+/** The result of `seal_sample_batch`: one generation per prompt. */
+export const sealSampleBatchResponseSchema = z.object({
+  generations: z.array(
+    z.object({
+      stop_reason: z.enum(['length', 'stop']),
+      tokens: tokenIds,
+      logprobs: z.array(z.number()),
+      model_logprobs: z.array(z.number()),
+    }),
+  ),
+});
+
+/**
+ * The name of SEAL's own protocol extension, listed by
+ * `GET /api/v1/seal_extensions`: with it a SEAL client reproduces the
+ * in-process engine exactly. `forward_backward` with `ppo` and
+ * `loss_fn_config.seal_exact = 1` carries PolicyV1's train batch as is
+ * (`weights` are the token weights, `advantages` unweighted, `ref_logprobs`
+ * with `kl_coef` for PolicyV1's k3 KL term, `dual_clip_c` when set);
+ * `optim_step` takes `seal_train_options` (the learning-rate scales and
+ * `outputNormUniform`) and reports the engine's metrics; and
+ * `POST /api/v1/seal_sample_batch` samples a batch of prompts in one
+ * PolicyV1 `generate` (one seed for the batch, as in process).
+ */
+export const sealExactExtension = 'seal-exact-v1';

@@ -74,6 +74,8 @@ describe('seal serve-trainer', () => {
     const remote = await createTinkerPolicy({
       client: createTinkerClient({ baseUrl: handle.server.url }),
       baseModel: 'tiny',
+      // The plain protocol (the exact extension is tested apart).
+      sealExtensions: 'off',
       tokenizer: local.tokenizer,
     });
     try {

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import {
   bfclTasks,
   createBfclBackend,
@@ -48,6 +48,14 @@ import {
 import { exitCodes } from '../exit-codes';
 import { prepareEmbedded } from '../shipped-base';
 import { requestsCod, runTrainCod, trainCodHelp } from './train-cod';
+import {
+  checkTrainerFlags,
+  createTrainerPolicies,
+  probeTrainerService,
+  trainerFlagHelp,
+  trainerFlagOptions,
+  trainerFlagSchemas,
+} from './train-trainer';
 import { formatLogitScale, summaryHeadline } from './train-summary';
 import type { Output } from '../ui/output';
 
@@ -122,6 +130,7 @@ const flagsSchema = z.object({
   json: z.boolean().optional(),
   device: deviceFlagSchema,
   precision: precisionFlagSchema,
+  ...trainerFlagSchemas,
 });
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
@@ -132,6 +141,7 @@ export const trainHelp = `usage: seal train [--preset default|smoke|extended] [-
                   [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
+                  [--trainer local|tinker [--trainer-url URL] [--base-model NAME] [--lora-rank R]]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
        seal train --method cod [...]   (Connect the Dots; see below)
 
@@ -228,6 +238,7 @@ ${deviceFlagHelp}
 ${precisionFlagHelp}
                    (the RL policy and its reference; the embedded warm start
                    trains on the CPU)
+${trainerFlagHelp}
 
 ${trainCodHelp}`;
 
@@ -441,9 +452,12 @@ export async function runTrain({
       json: { type: 'boolean' },
       ...deviceFlagOption,
       ...precisionFlagOption,
+      ...trainerFlagOptions,
     },
     schema: flagsSchema,
   });
+  checkTrainerFlags(flags);
+  await probeTrainerService(flags);
   // Checked before any model loads: --refill-rounds without --dynamic-sampling.
   const dynamicSampling = dynamicSamplingConfig(flags);
   const turnAdvantageWeight = turnAdvantageWeightOf({
@@ -470,15 +484,17 @@ export async function runTrain({
         join('runs', `bfcl-${flags.method}-s${flags.seed ?? 0}`),
     );
     if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
-    const policy = await createOrtPolicy({
-      model: { directory: resolve(flags.model) },
-      executionProvider: device,
-      ...precision,
-    });
-    const referencePolicy = await createOrtPolicy({
-      model: { directory: resolve(flags.model) },
-      executionProvider: device,
-      ...precision,
+    const { policy, referencePolicy } = await createTrainerPolicies({
+      flags,
+      directory: resolve(flags.model),
+      defaultBaseModel: basename(resolve(flags.model)),
+      withReference: true,
+      createLocal: () =>
+        createOrtPolicy({
+          model: { directory: resolve(flags.model!) },
+          executionProvider: device,
+          ...precision,
+        }),
     });
     try {
       const summary = await runLoop({
@@ -509,7 +525,7 @@ export async function runTrain({
       });
       report({ output, summary, started, runDirectory, seed: flags.seed ?? 0 });
     } finally {
-      await Promise.all([policy.close(), referencePolicy.close()]);
+      await Promise.all([policy.close(), referencePolicy?.close()]);
     }
     return exitCodes.success;
   }
@@ -614,19 +630,23 @@ export async function runTrain({
         ? '  warm start loaded from the cache'
         : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`,
   );
-  const policy = await createOrtPolicy({
-    model: { directory: assets.warmStartDirectory },
-    executionProvider: device,
-    ...precision,
+  // The policy in process, or (--trainer tinker) in a Tinker service.
+  const { policy, referencePolicy } = await createTrainerPolicies({
+    flags,
+    directory: assets.warmStartDirectory,
+    defaultBaseModel: `seal-${preset.name}`,
+    withReference: preset.rl.klCoef > 0 || preset.rl.frozenBaseline === true,
+    createLocal: () =>
+      createOrtPolicy({
+        model: { directory: assets.warmStartDirectory },
+        executionProvider: device,
+        ...precision,
+      }),
   });
-  const referencePolicy =
-    preset.rl.klCoef > 0 || preset.rl.frozenBaseline
-      ? await createOrtPolicy({
-          model: { directory: assets.warmStartDirectory },
-          executionProvider: device,
-          ...precision,
-        })
-      : undefined;
+  if (flags.trainer === 'tinker')
+    output.line(
+      `  trainer: ${policy.policyId} at ${flags['trainer-url']}${'exact' in policy && policy.exact ? " (SEAL's exact extension: the local run's episodes and weights)" : ''}`,
+    );
   try {
     const summary = await runLoop({
       output,
