@@ -2,6 +2,7 @@ import { SealError } from '@seal/spec';
 import type { Command } from './command';
 import { bfclCheckHelp, runBfclCheck } from './commands/bfcl-check';
 import { bfclReplayHelp, runBfclReplay } from './commands/bfcl-replay';
+import { codReadinessHelp, runCodReadiness } from './commands/cod-readiness';
 import { runTrain, trainHelp } from './commands/train';
 import { compareHelp, runCompare } from './commands/compare';
 import { diagnoseHelp, runDiagnose } from './commands/diagnose';
@@ -41,6 +42,12 @@ export const commands: Record<string, Command> = {
       'replay BFCL ground truth against golden result strings and states',
     help: bfclReplayHelp,
     run: runBfclReplay,
+  },
+  'cod readiness': {
+    summary:
+      "before Connect the Dots training: how often the policy's hints restate facts of the trajectory it saw, against chance (ready at 80%)",
+    help: codReadinessHelp,
+    run: runCodReadiness,
   },
   'env check': {
     summary:
