@@ -120,6 +120,10 @@ export {
   type TrainingComparison,
   type TrainingMeasure,
 } from './stats/compare-training';
+export {
+  readTrainingCells,
+  type TrainingEpisodeDiagnoser,
+} from './stats/read-training-cells';
 export { heldOutGains, type HeldOutGain } from './stats/held-out-gains';
 export { parseSeedList } from './stats/seed-list';
 export { wilsonInterval } from './stats/wilson-interval';

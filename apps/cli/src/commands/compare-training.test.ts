@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runFixtureDirectory } from '@seal/report/test';
+import { readTrainingCells } from '@seal/rl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunDiagnoser } from '../run-diagnoser';
 import { createOutput } from '../ui/output';
 import { runCompare } from './compare';
-import { readTrainingCells } from './compare-training';
 
 describe('readTrainingCells', () => {
   let root: string;

@@ -6,6 +6,7 @@ import {
   compareRuns,
   compareTraining,
   formatPoints,
+  readTrainingCells,
   trainingMeasures,
   type ComparedMeasure,
   type ComparedRun,
@@ -18,7 +19,6 @@ import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
 import { table } from '../ui/table';
 import { createRunDiagnoser } from '../run-diagnoser';
-import { readTrainingCells } from './compare-training';
 
 const stepSchema = z.coerce.number().int().nonnegative().optional();
 

@@ -1,17 +1,29 @@
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJsonLines, type EpisodeDiagnoser } from '@seal/report';
+import {
+  episodeRecordSchema,
+  runDirectoryLayout,
+  safeParseJsonLines,
+  SealError,
+  type EpisodeDiagnosis,
+  type EpisodeRecord,
+} from '@seal/spec';
 import {
   trainingMeasures,
   type TrainingCell,
   type TrainingMeasure,
-} from '@seal/rl';
-import {
-  episodeRecordSchema,
-  type EpisodeDiagnosis,
-  type EpisodeRecord,
-} from '@seal/spec';
+} from './compare-training';
+
+/**
+ * Re-verifies one recorded episode: its diagnosis, or why there is none
+ * (`@seal/report`'s `EpisodeDiagnoser` is one).
+ */
+export type TrainingEpisodeDiagnoser = (options: {
+  record: EpisodeRecord;
+}) =>
+  | { type: 'diagnosed'; diagnosis: EpisodeDiagnosis }
+  | { type: 'unavailable'; reason: string };
 
 const stepFilePattern = /^(step|baseline)-(\d{6})\.jsonl$/;
 
@@ -61,7 +73,7 @@ export async function readTrainingCells({
   fromStep = 1,
 }: {
   runDirectory: string;
-  diagnose: EpisodeDiagnoser;
+  diagnose: TrainingEpisodeDiagnoser;
   /** Leave out steps before this one. */
   fromStep?: number;
 }): Promise<{
@@ -69,7 +81,7 @@ export async function readTrainingCells({
   unpaired: number;
   unavailable: string[];
 }> {
-  const folder = join(runDirectory, 'episodes');
+  const folder = join(runDirectory, runDirectoryLayout.episodes);
   const names = existsSync(folder) ? await readdir(folder) : [];
   const steps = new Map<number, { step?: string; baseline?: string }>();
   for (const name of names) {
@@ -85,13 +97,23 @@ export async function readTrainingCells({
   const cells: TrainingCell[] = [];
   const unavailable = new Set<string>();
   let unpaired = 0;
-  const read = async (name: string) =>
-    (
-      await readJsonLines({
-        path: join(folder, name),
-        schema: episodeRecordSchema,
-      })
-    ).values;
+  // A torn or foreign line (a run still being written) is skipped, as the report does.
+  const read = async (name: string) => {
+    const path = join(folder, name);
+    const text = await readFile(path, 'utf8').catch((error: unknown) => {
+      throw new SealError({
+        code: 'FILE_NOT_FOUND',
+        message: `cannot read ${path}`,
+        cause: error,
+        details: { file: path },
+      });
+    });
+    return safeParseJsonLines({
+      text,
+      source: path,
+      schema: episodeRecordSchema,
+    }).values;
+  };
   const assess = (record: EpisodeRecord): EpisodeDiagnosis | undefined => {
     const assessment = diagnose({ record });
     if (assessment.type === 'diagnosed') return assessment.diagnosis;
