@@ -15,7 +15,8 @@ import { observedDirectionFacts } from '../frozen-lake/frozen-lake-expert';
  * BFCL aliases (`bfcl-aliases`):
  * - `tool`: a name in call position `name(`, or listed by the deployment
  *   (`The functions of this deployment are: a, b`);
- * - `argument`: a keyword name `name=`, or listed (`Its arguments here: a, b`);
+ * - `argument`: a keyword name `name=`, a parameter of a compact tool doc
+ *   (`cd(folder: str)`), or listed (`Its arguments here: a, b`);
  * - `value`: a quoted literal (`'x'`, `"x"`), or a number after `=`.
  */
 export type ReadinessFactKind =
@@ -129,6 +130,8 @@ const keywordNumberPattern = /=\s*(-?\d+(?:\.\d+)?)\b/g;
 const functionListPattern =
   /The functions of this deployment are: ([A-Za-z0-9_, ]*)/g;
 const argumentListPattern = /Its arguments here: ([A-Za-z0-9_, ]*)/g;
+/** A parameter of a compact tool doc line: `cd(folder: str, depth?: int = 1): …`. */
+const documentedParameterPattern = /[(,]\s*([A-Za-z_][A-Za-z0-9_]*)\??: /g;
 
 function bfclClaims(text: string): ReadinessClaim[] {
   const claims: ReadinessClaim[] = [];
@@ -155,6 +158,8 @@ function bfclFacts(text: string): Set<string> {
   };
   listed(functionListPattern, 'tool');
   listed(argumentListPattern, 'argument');
+  for (const m of text.matchAll(documentedParameterPattern))
+    facts.add(`argument:${m[1]}`);
   // A quoted number is the same value as the bare number.
   for (const fact of [...facts]) {
     if (!fact.startsWith('value:')) continue;

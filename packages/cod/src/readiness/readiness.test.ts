@@ -121,7 +121,7 @@ describe('extractClaims (FrozenLake-Obscure)', () => {
 
 describe('extractTrajectoryFacts and extractClaims (BFCL aliases)', () => {
   const shown = [
-    "Task:\nCall tools by writing only a Python list of calls, e.g. [tool(arg='value')].\nTools:\ncd(folder: str): Change directory.",
+    "Task:\nCall tools by writing only a Python list of calls, e.g. [tool(arg='value')].\nTools:\ncd(folder: str, recursive?: bool = false): Change directory.",
     "Step 1:\nObservation: Go to the folder docs.\nAction: [cd(folder='docs')]",
     "Step 2:\nObservation: Error: NameError: name 'cd' is not defined. The functions of this deployment are: api_cd, api_ls\nAction: [api_cd(folder='docs', depth=2)]",
     "Step 3:\nObservation: Error: TypeError: api_cd() got an unexpected keyword argument 'folder'. Its arguments here: FOLDER\nAction: [api_cd(FOLDER='docs')]",
@@ -139,6 +139,7 @@ describe('extractTrajectoryFacts and extractClaims (BFCL aliases)', () => {
       'argument:folder',
       'argument:FOLDER',
       'argument:depth',
+      'argument:recursive',
       'value:docs',
       'value:2',
     ])
