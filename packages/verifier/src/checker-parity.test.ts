@@ -12,7 +12,13 @@ import {
 } from '@seal/spec';
 import { sharedFixture } from '@seal/spec/test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import {
+  bfclCheckerVerdictSchema,
+  checkerResultDifferences,
+  checkerVerdictDifferences,
+  sortSetLiterals,
+  type BfclCheckerVerdict,
+} from './checker-verdict';
 import { verifyTrajectory } from './verify-trajectory';
 
 // The 300 checker cases of ../shared/bfcl-checker: mutated trajectories and
@@ -21,25 +27,7 @@ import { verifyTrajectory } from './verify-trajectory';
 // the execution result strings BFCL recorded.
 const verdictsFixture = sharedFixture({ path: 'bfcl-checker/verdicts.jsonl' });
 
-/** One line of `verdicts.jsonl` (`../shared/bfcl-checker/README.md`); the fields we compare. */
-const verdictCaseSchema = z.object({
-  case_id: z.string(),
-  id: z.string(),
-  model_result_decoded: z.array(z.array(z.array(z.string()))),
-  expected: z.object({
-    valid: z.boolean(),
-    error_type: z.string().nullish(),
-    error_message: z.string().nullish(),
-    checked_by: z.enum(['runner', 'multi_turn_checker']).nullish(),
-    failed_turn: z.number().int().nullish(),
-    mismatch_class: z.string().nullish(),
-    mismatch_attributes: z.array(z.string()).nullish(),
-    missing_items: z.array(z.string()).nullish(),
-  }),
-  model_execution_results: z.array(z.array(z.array(z.string()))).nullish(),
-  result_text_depends_on_hash_seed: z.boolean().nullish(),
-});
-type VerdictCase = z.infer<typeof verdictCaseSchema>;
+type VerdictCase = BfclCheckerVerdict;
 
 function readCases(path: string): VerdictCase[] {
   return readFileSync(path, 'utf8')
@@ -48,22 +36,11 @@ function readCases(path: string): VerdictCase[] {
     .filter(({ line }) => line.trim() !== '')
     .map(({ line, source }) =>
       parseWithSchema({
-        schema: verdictCaseSchema,
+        schema: bfclCheckerVerdictSchema,
         value: parseJsonText({ text: line, source }),
         source,
       }),
     );
-}
-
-/**
- * Sorts the items of Python set literals: their order in a result string
- * follows PYTHONHASHSEED (the fixture marks such cases), the verdict does not.
- */
-function sortSetLiterals(text: string): string {
-  return text.replace(
-    /\{('[^']*'(?:, '[^']*')+)\}/g,
-    (_match, body: string) => `{${body.split(', ').sort().join(', ')}}`,
-  );
 }
 
 /** A verdict in one shape for both sides: attributes as a set, set literals sorted where the hash seed shows. */
@@ -162,6 +139,33 @@ describe.skipIf(!verdictsFixture.present || !hasSharedBfclData)(
       ).toEqual(
         comparableVerdict({ verdict: testCase.expected, hashSeedDependent }),
       );
+      // seal bfcl check's comparison agrees.
+      expect(checkerVerdictDifferences({ verdict: testCase, result })).toEqual(
+        [],
+      );
+    });
+
+    it("should name each field where a verdict differs from BFCL's", () => {
+      const testCase = cases.find(
+        (c) => c.expected.error_type === 'multi_turn:instance_state_mismatch',
+      )!;
+      const result = verify(testCase);
+      expect(
+        checkerVerdictDifferences({
+          verdict: {
+            ...testCase,
+            expected: { valid: true, missing_items: ["'x'"] },
+          },
+          result,
+        }).map((line) => line.split(':')[0]),
+      ).toEqual([
+        'valid',
+        'error_type',
+        'failed_turn',
+        'mismatch_class',
+        'mismatch_attributes',
+        'missing_items',
+      ]);
     });
 
     it.each(
@@ -179,10 +183,12 @@ describe.skipIf(!verdictsFixture.present || !hasSharedBfclData)(
       'should produce the execution results BFCL recorded on %s',
       (_label, testCase) => {
         const recorded = testCase.model_execution_results!;
-        const turns = verify(testCase).turns.slice(0, recorded.length);
+        const result = verify(testCase);
+        const turns = result.turns.slice(0, recorded.length);
         expect(turns.map((turn) => turn.modelResults)).toEqual(
           recorded.map((turn) => turn.flat()),
         );
+        expect(checkerResultDifferences({ verdict: testCase, result })).toBe(0);
       },
     );
   },

@@ -14,4 +14,11 @@ export {
   type BfclScores,
   type CategoryScore,
 } from './aggregate-scores';
+export {
+  bfclCheckerVerdictSchema,
+  checkerResultDifferences,
+  checkerVerdictDifferences,
+  sortSetLiterals,
+  type BfclCheckerVerdict,
+} from './checker-verdict';
 export * from './generic';
