@@ -158,6 +158,7 @@ export {
   type TrainCodStepResult,
 } from './rollout/train-cod-step';
 export {
+  derivedFacts,
   extractClaims,
   extractTrajectoryFacts,
   factId,

@@ -7,6 +7,7 @@ import {
 } from '../hints/serialize-trajectory';
 import { createPackRandom, mixSeed } from '../packs/pack-random';
 import {
+  derivedFacts,
   extractClaims,
   extractTrajectoryFacts,
   factId,
@@ -45,7 +46,7 @@ export type ReadinessResult = {
   updates: number;
   /** Updates whose response states at least one counted fact. */
   updatesWithClaims: number;
-  /** Claims left out because the previous hints state the same fact. */
+  /** Claims left out because the previous hints state the same fact, or it follows from them and the trajectory together. */
   carried: number;
   /** Counted claims that state a fact of the trajectory shown. */
   measured: ReadinessProportion;
@@ -87,7 +88,9 @@ function proportion(restated: number, claims: number): ReadinessProportion {
  * Each response is read into claims ({@link extractClaims}: a move, a
  * position, a direction mapping, a tool or argument name, a literal value).
  * A claim whose fact the previous hints already state is carried over, not
- * read off the trajectory: it is left out of both figures. Every other
+ * read off the trajectory, and one that follows only from the previous
+ * hints and the trajectory together ({@link derivedFacts}) is an inference:
+ * both are left out of both figures. Every other
  * claim counts once: `measured` is the fraction whose fact is among the
  * facts of the trajectory shown ({@link extractTrajectoryFacts}); `chance`
  * is the fraction of the same claims whose fact is among the facts of the
@@ -122,6 +125,11 @@ export function measureReadiness({
       extractClaims({ environmentId, text: update.previousHints }).map(factId),
     );
     const shown = extractTrajectoryFacts({ environmentId, text: update.shown });
+    const derived = derivedFacts({
+      environmentId,
+      previousHints: update.previousHints,
+      shown: update.shown,
+    });
     const control =
       update.control === undefined
         ? undefined
@@ -133,7 +141,7 @@ export function measureReadiness({
       text: update.response,
     })) {
       const id = factId(claim);
-      if (previous.has(id)) {
+      if (previous.has(id) || derived.has(id)) {
         carried++;
         continue;
       }

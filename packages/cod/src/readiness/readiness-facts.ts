@@ -1,5 +1,9 @@
 import { SealError } from '@seal/spec';
-import { observedDirectionFacts } from '../frozen-lake/frozen-lake-expert';
+import {
+  mergeDirectionFacts,
+  observedDirectionFacts,
+  readDirectionFacts,
+} from '../frozen-lake/frozen-lake-expert';
 
 /**
  * The kinds of fact the readiness check reads.
@@ -206,4 +210,35 @@ export function extractClaims({
           ? { ...claim, key: String(Number(claim.key)) }
           : claim,
       );
+}
+
+/**
+ * Facts the policy could state only by combining its previous hints with the
+ * trajectory, not by reading the trajectory alone: in FrozenLake-Obscure, a
+ * direction's move completed from the mapping the notes state and the moves
+ * reveal (two noted and one seen give the fourth). None in BFCL aliases.
+ * The readiness check leaves claims of these out, like carried ones.
+ */
+export function derivedFacts({
+  environmentId,
+  previousHints,
+  shown,
+}: {
+  environmentId: string;
+  previousHints: string;
+  shown: string;
+}): TrajectoryFacts {
+  if (checkEnvironment(environmentId) !== 'frozen-lake-obscure')
+    return new Set();
+  const own = frozenLakeFacts(shown);
+  const derived = new Set<string>();
+  const merged = mergeDirectionFacts(
+    readDirectionFacts(previousHints),
+    observedDirectionFacts(shown),
+  );
+  for (const [number, move] of merged) {
+    const id = `mapping:${number}:${move}`;
+    if (!own.has(id)) derived.add(id);
+  }
+  return derived;
 }

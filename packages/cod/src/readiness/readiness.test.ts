@@ -26,7 +26,11 @@ import {
   solveTrajectoryFromRecord,
   type ReadinessUpdate,
 } from './measure-readiness';
-import { extractClaims, extractTrajectoryFacts } from './readiness-facts';
+import {
+  derivedFacts,
+  extractClaims,
+  extractTrajectoryFacts,
+} from './readiness-facts';
 import { readinessWilsonInterval } from './wilson-interval';
 
 const frozen = 'frozen-lake-obscure';
@@ -89,6 +93,22 @@ describe('extractTrajectoryFacts (FrozenLake-Obscure)', () => {
     expect(extractTrajectoryFacts({ environmentId: frozen, text }).size).toBe(
       0,
     );
+  });
+});
+
+describe('derivedFacts', () => {
+  it('should give the mapping entries that only notes and moves together reveal, and none for BFCL', () => {
+    expect([
+      ...derivedFacts({
+        environmentId: frozen,
+        previousHints: 'Hints: - Direction 1 = up',
+        shown: shownFrozen,
+      }),
+    ]).toEqual(['mapping:1:up', 'mapping:4:left']);
+    expect(
+      derivedFacts({ environmentId: bfcl, previousHints: 'x', shown: 'y' })
+        .size,
+    ).toBe(0);
   });
 });
 
@@ -266,6 +286,34 @@ describe('measureReadiness', () => {
     });
     expect(result.carried).toBe(1);
     expect(result.measured).toMatchObject({ restated: 1, claims: 1 });
+  });
+
+  it('should leave out a direction completed from the previous hints and the trajectory together', () => {
+    const response = block([
+      '- Direction 1 = up',
+      '- Direction 2 = down',
+      '- Direction 3 = right',
+      '- Direction 4 = left',
+    ]);
+    // The notes state 1 = up and 4 = left; the trajectory reveals 3 = right and 2 = down.
+    const notes = measureReadiness({
+      updates: [
+        {
+          ...update(response),
+          previousHints: 'Hints: - Direction 1 = up\n- Direction 4 = left',
+        },
+      ],
+    });
+    expect(notes.carried).toBe(2);
+    expect(notes.measured).toMatchObject({ restated: 2, claims: 2 });
+    // One note (1 = up) and two seen moves give the fourth, 4 = left: derived, not read off.
+    const completed = measureReadiness({
+      updates: [
+        { ...update(response), previousHints: 'Hints: - Direction 1 = up' },
+      ],
+    });
+    expect(completed.carried).toBe(2);
+    expect(completed.measured).toMatchObject({ restated: 2, claims: 2 });
   });
 
   it('should give null fractions and warnings, never NaN, for no updates, responses without facts, or a trajectory without facts', () => {
