@@ -11,8 +11,12 @@ import {
   createFrozenLakeEnvironment,
   frozenLakeMapping,
 } from '../frozen-lake/frozen-lake-environment';
+import { playFrozenLakeExpertPack } from '../frozen-lake/frozen-lake-demonstrations';
 import { describeObservedMoves } from '../frozen-lake/frozen-lake-expert';
-import type { FrozenLakeTask } from '../frozen-lake/frozen-lake-tasks';
+import {
+  generateFrozenLakeTasks,
+  type FrozenLakeTask,
+} from '../frozen-lake/frozen-lake-tasks';
 import {
   hintEndDelimiter,
   hintStartDelimiter,
@@ -571,5 +575,53 @@ describe('readinessUpdatesFromPackRuns', () => {
     expect(() =>
       readinessUpdatesFromPackRuns({ records: [record], seed: 0 }),
     ).toThrow(/no solve there/);
+  });
+});
+
+describe('measureReadiness on the FrozenLake demonstrator', () => {
+  it('should read the demonstrator, which writes down what it saw, as ready, far above chance', async () => {
+    const tasks = generateFrozenLakeTasks({ seed: 9, count: 16 });
+    const packs = buildPacks({
+      tasks,
+      taskId: (t) => t.taskId,
+      tasksetId: (t) => t.tasksetId,
+      packSize: 4,
+      seed: 21,
+    }).slice(0, 3);
+    expect(packs).toHaveLength(3);
+    // Per pack, its update episodes: the previous hints and the trajectory shown, and the response.
+    const perPack = await Promise.all(
+      packs.map(async (pack) =>
+        (
+          await playFrozenLakeExpertPack({
+            pack,
+            settings: { randomMoveRate: 0.25 },
+          })
+        )
+          .filter((c) => c.kind === 'update')
+          .map((c) => {
+            const body = c.messages.find((m) => m.role === 'user')!.content;
+            const cut = body.lastIndexOf('Task:');
+            return {
+              previousHints: body.slice(0, cut),
+              shown: body.slice(cut),
+              response: c.messages.find((m) => m.role === 'assistant')!.content,
+            };
+          }),
+      ),
+    );
+    const updates: ReadinessUpdate[] = perPack.flatMap((list, pack) =>
+      list.map((u, index) => ({
+        environmentId: frozen,
+        ...u,
+        control: perPack[(pack + 1) % perPack.length]![index]!.shown,
+      })),
+    );
+    expect(updates).toHaveLength(9);
+    const result = measureReadiness({ updates });
+    expect(result.measured.claims).toBeGreaterThan(10);
+    expect(result.measured.fraction).toBe(1);
+    expect(result.ready).toBe(true);
+    expect(result.chance!.fraction!).toBeLessThan(0.5);
   });
 });
