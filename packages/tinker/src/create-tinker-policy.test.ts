@@ -84,6 +84,8 @@ describe('createTinkerPolicy', () => {
       baseModel: 'tiny',
       tokenizer: local.tokenizer,
       heartbeatIntervalMs: 20,
+      // The plain protocol's bodies (the exact extension is tested apart).
+      sealExtensions: 'off',
     });
   });
   afterAll(async () => {

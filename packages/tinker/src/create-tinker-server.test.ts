@@ -337,3 +337,92 @@ describe('a run resumes after the service restarts', () => {
     expect(next.step).toBe(2);
   });
 });
+
+describe("SEAL's exact extension", () => {
+  it('should sample a batch and take a ppo step exactly as the engine does in process', async () => {
+    const server = await createTinkerServer({
+      baseModel: 'tiny',
+      createPolicy: tinyPolicy,
+      port: 0,
+      retrieveHoldMs: 2_000,
+    });
+    onTestFinished(() => server.close());
+    const direct = await tinyPolicy();
+    onTestFinished(() => direct.close());
+    const remote = await createTinkerPolicy({
+      client: createTinkerClient({ baseUrl: server.url }),
+      baseModel: 'tiny',
+      tokenizer: direct.tokenizer,
+    });
+    onTestFinished(() => remote.close());
+    expect(remote.exact).toBe(true);
+
+    // A sampled batch: one seed, each prompt's stream derived in the engine.
+    const request = {
+      prompts: sequences.map((s) => s.prompt),
+      maxTokens: 6,
+      temperature: 1,
+      seed: 11,
+      stopTokenIds: [],
+    };
+    const [sampled, expected] = [
+      await remote.generate(request),
+      await direct.generate(request),
+    ];
+    expect(sampled.generations.map((g) => g.tokenIds)).toEqual(
+      expected.generations.map((g) => g.tokenIds),
+    );
+    expect(sampled.generations.map((g) => g.logprobs)).toEqual(
+      expected.generations.map((g) => g.logprobs),
+    );
+    expect(sampled.generations.map((g) => g.modelLogprobs)).toEqual(
+      expected.generations.map((g) => g.modelLogprobs),
+    );
+
+    // A ppo step with what the plain protocol cannot carry: fractional
+    // token weights, the k3 KL term, the dual clip and a learning-rate scale.
+    const tokens = sampled.generations.map((g, i) => [
+      ...sequences[i]!.prompt,
+      ...g.tokenIds,
+    ]);
+    const old = await direct.score({ sequences: tokens });
+    const batch: PolicyV1TrainOptions['sequences'] = tokens.map((row, i) => ({
+      tokenIds: row,
+      tokenWeights: row.map((_, t) =>
+        t < sequences[i]!.prompt.length ? 0 : 0.25 + 0.1 * (t % 3),
+      ),
+      advantages: row.map(() => (i === 0 ? 1.5 : -0.75)),
+      oldLogprobs: old.logprobs[i]!.map((value, t) =>
+        t === 0 ? 0 : value + (t % 2 === 0 ? 0.4 : -0.4),
+      ),
+      refLogprobs: old.logprobs[i]!.map((value) => value - 0.1),
+    }));
+    const options = {
+      learningRate: 1e-2,
+      clipHigh: 0.28,
+      klCoef: 0.05,
+      dualClipC: 3,
+      outputNormLearningRateScale: 10,
+    };
+    const viaProtocol = await remote.train({
+      objective: 'ppo',
+      sequences: batch,
+      options,
+    });
+    const inProcess = await direct.train({
+      objective: 'ppo',
+      sequences: batch,
+      options,
+    });
+    expect(viaProtocol).toEqual(inProcess);
+    const [after, afterDirect] = [
+      await remote.score({ sequences: tokens }),
+      await direct.score({ sequences: tokens }),
+    ];
+    expect(after.logprobs).toEqual(afterDirect.logprobs);
+    // The step moved the weights.
+    expect(
+      Math.abs(afterDirect.logprobs[0]![5]! - old.logprobs[0]![5]!),
+    ).toBeGreaterThan(1e-4);
+  });
+});
