@@ -16,6 +16,11 @@ export {
 } from './warm-start';
 export { measureWarmStart, type WarmStartFigures } from './measure-warm-start';
 export {
+  compareWarmStartFigures,
+  type WarmStartFigureDisagreement,
+  type WarmStartProportion,
+} from './compare-warm-start-figures';
+export {
   buildCodEmbeddedTokenizer,
   codEmbeddedConversations,
   codEmbeddedCorpus,
