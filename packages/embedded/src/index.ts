@@ -7,6 +7,12 @@ export {
   type EmbeddedPreset,
 } from './embedded-preset';
 export {
+  parsePolicyHints,
+  policyHintsSchema,
+  readPolicyHints,
+  type PolicyHints,
+} from './policy-hints';
+export {
   copyDirectory,
   prepareEmbedded,
   readWarmStartManifest,

@@ -13,14 +13,14 @@ import {
   createPolicyChatModel,
   listOpenAiModels,
 } from '@seal/openai';
-import { SealError, type ChatModelV1, type PolicyV1 } from '@seal/spec';
-import { precisionSetting, resolveDevice } from '../device-flag';
-import type { Output } from '../ui/output';
 import {
   parsePolicyHints,
   readPolicyHints,
   type PolicyHints,
-} from './policy-hints';
+} from '@seal/embedded';
+import { SealError, type ChatModelV1, type PolicyV1 } from '@seal/spec';
+import { precisionSetting, resolveDevice } from '../device-flag';
+import type { Output } from '../ui/output';
 
 /** The policy of one evaluation: a chat model, its name and identity, and what to close. */
 export type PolicySource = {

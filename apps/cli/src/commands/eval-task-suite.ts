@@ -16,9 +16,9 @@ import {
   embeddedPresets,
   embeddedTasks,
   type EmbeddedPreset,
+  type PolicyHints,
 } from '@seal/embedded';
 import { SealError, type Task } from '@seal/spec';
-import type { PolicyHints } from './policy-hints';
 
 /** The task suite of one evaluation. */
 export type TaskSuite = {

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { readPolicyHints } from '@seal/embedded';
 import { createOrtPolicy } from '@seal/engine-ort';
 import { protocolNames } from '@seal/env';
 import {
@@ -22,7 +23,6 @@ import {
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
-import { readPolicyHints } from './policy-hints';
 
 const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z

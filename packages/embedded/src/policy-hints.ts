@@ -5,7 +5,7 @@ import {
   embeddedPresets,
   embeddedTasks,
   type EmbeddedPreset,
-} from '@seal/embedded';
+} from './embedded-preset';
 import { protocolNames, type ProtocolName } from '@seal/env';
 import {
   parseJsonText,

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { embeddedPresets, embeddedTasks } from '@seal/embedded';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { embeddedPresets, embeddedTasks } from './embedded-preset';
 import { readPolicyHints } from './policy-hints';
 
 const smoke = embeddedPresets.smoke;
