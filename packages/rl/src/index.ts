@@ -52,6 +52,10 @@ export {
   type ScoredTask,
 } from './evaluate/bfcl-score-files';
 export {
+  writeBfclScoreFiles,
+  type BfclScorePaths,
+} from './evaluate/write-bfcl-score-files';
+export {
   runTraining,
   type EvalSet,
   type RunTrainingOptions,

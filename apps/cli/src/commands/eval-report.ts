@@ -1,13 +1,10 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { bfclCategories, type BfclCategory } from '@seal/bfcl';
 import { summarizeDiagnoses } from '@seal/diagnose';
 import { emptyOverlayHash } from '@seal/env';
 import {
   buildBfclScoreFiles,
   displayAccuracy,
-  writeFileAtomic,
-  writeJsonAtomic,
+  writeBfclScoreFiles,
   type EvalResultRecord,
   type ScoredTask,
 } from '@seal/rl';
@@ -79,20 +76,12 @@ export async function reportEval({
       ]),
     ),
   };
-  await writeJsonAtomic(join(outDirectory, 'scores.json'), summary);
-  await writeFileAtomic(join(outDirectory, 'scores.csv'), `${files.csv}\n`);
-  const scoreDirectory = join(
+  await writeBfclScoreFiles({
     outDirectory,
-    'score',
-    source.name.replace(/[/\\]/g, '_'),
-  );
-  await mkdir(scoreDirectory, { recursive: true });
-  for (const [category, rows] of Object.entries(files.categoryFiles)) {
-    await writeFileAtomic(
-      join(scoreDirectory, `BFCL_v3_${category}_score.json`),
-      `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`,
-    );
-  }
+    modelName: source.name,
+    files,
+    summary,
+  });
 
   output.line();
   for (const line of scoreTable(files)) output.line(line);
