@@ -58,6 +58,8 @@ create_model, forward_backward, forward, optim_step, save_weights,
 load_weights, save_weights_for_sampler, asample, retrieve_future), so a
 Tinker client (@seal/tinker's createTinkerPolicy, SkyRL's or the tinker SDK
 in its JSON mode) trains the model out of process or on another machine.
+SEAL's exact extension (GET /api/v1/seal_extensions, seal_sample_batch)
+lets seal train --trainer tinker reproduce the in-process run exactly.
 Each create_model gets its own copy of the base model's weights.
 
 Supported: full fine-tuning only (a lora_config is refused with 400),

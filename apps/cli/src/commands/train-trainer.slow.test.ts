@@ -7,6 +7,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutput } from '../ui/output';
@@ -83,15 +84,22 @@ function records(file: string): unknown[] {
     .map((line) => strip(JSON.parse(line)));
 }
 
-describe('seal train --trainer tinker against seal serve-trainer (smoke preset)', () => {
+describe('seal train --trainer tinker against seal serve-trainer', () => {
   it('should reproduce the in-process run: the same episodes and the same weights', async () => {
+    // The default preset: the shipped base model earns mixed rewards, so the
+    // step trains (the smoke preset's tiny warm start earns none, and a run
+    // with no advantage leaves the weights alone). It also carries what the
+    // plain protocol cannot: the k3 KL term, the uniform logit scale at
+    // 100 × the learning rate.
     const common = [
       '--preset',
-      'smoke',
+      'default',
       '--seed',
       '3',
       '--steps',
       '1',
+      '--tasks-per-step',
+      '2',
       '--test-id',
       '4',
       '--test-ood',
@@ -113,7 +121,7 @@ describe('seal train --trainer tinker against seal serve-trainer (smoke preset)'
     handle = await startServeTrainer({
       argv: [
         '--preset',
-        'smoke',
+        'default',
         '--cache',
         cache,
         '--port',
@@ -143,6 +151,24 @@ describe('seal train --trainer tinker against seal serve-trainer (smoke preset)'
       }),
     ).rejects.toThrow(/LoRA is not supported here.*full fine-tuning/);
 
+    // A service that serves another model: one clear error naming both.
+    await expect(
+      runTrain({
+        argv: [
+          ...common,
+          '--run-dir',
+          join(root, 'other'),
+          '--trainer',
+          'tinker',
+          '--trainer-url',
+          url,
+          '--base-model',
+          'other',
+        ],
+        output: capture().output,
+      }),
+    ).rejects.toThrow(/serves 'seal-default', not 'other'/);
+
     const remote = capture();
     const remoteRun = join(root, 'remote');
     expect(
@@ -160,7 +186,7 @@ describe('seal train --trainer tinker against seal serve-trainer (smoke preset)'
       }),
     ).toBe(0);
     expect(remote.text()).toContain(
-      `trainer: tinker:seal-smoke at ${url} (SEAL's exact extension`,
+      `trainer: tinker:seal-default at ${url} (SEAL's exact extension`,
     );
 
     // Episodes: token for token, action for action, verdict for verdict.
@@ -201,5 +227,18 @@ describe('seal train --trainer tinker against seal serve-trainer (smoke preset)'
     }
     // Identical: the same engine computes the same batch in both runs.
     expect(maxAbsDiff).toBe(0);
+    // And the step trained: the weights left the shipped base.
+    const base = readSafetensors(
+      fileURLToPath(
+        new URL('../../assets/base/model.safetensors', import.meta.url),
+      ),
+    );
+    let moved = 0;
+    for (const [name, values] of expected) {
+      const start = base.get(name)!;
+      for (let i = 0; i < values.length; i++)
+        moved = Math.max(moved, Math.abs(values[i]! - start[i]!));
+    }
+    expect(moved).toBeGreaterThan(1e-6);
   }, 600_000);
 });

@@ -141,6 +141,16 @@ export async function createTrainerPolicies({
   const client = createTinkerClient({ baseUrl });
   const tokenizer = await loadTokenizer(directory);
   const baseModel = flags['base-model'] ?? defaultBaseModel;
+  const served = (await client.capabilities()).supported_models
+    .map((model) => model.model_name)
+    .filter((name) => typeof name === 'string');
+  if (!served.includes(baseModel)) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--trainer tinker: the service at ${baseUrl} serves ${served.map((name) => `'${name}'`).join(', ') || 'no model it names'}, not '${baseModel}'${flags['base-model'] === undefined ? ` (this run's model; start seal serve-trainer with the same --preset or --model)` : ''}; --base-model NAME picks a served model with the same tokenizer`,
+      details: { baseUrl, baseModel, served },
+    });
+  }
   const create = () =>
     createTinkerPolicy({
       client,
