@@ -378,6 +378,20 @@ describe("SEAL's exact extension", () => {
     expect(sampled.generations.map((g) => g.modelLogprobs)).toEqual(
       expected.generations.map((g) => g.modelLogprobs),
     );
+    // Why the extension: the plain protocol's one request per prompt (seed
+    // + i) draws other tokens than the engine's batch with the same seed.
+    const plain = await createTinkerPolicy({
+      client: createTinkerClient({ baseUrl: server.url }),
+      baseModel: 'tiny',
+      tokenizer: direct.tokenizer,
+      sealExtensions: 'off',
+    });
+    onTestFinished(() => plain.close());
+    expect(plain.exact).toBe(false);
+    const plainSampled = await plain.generate(request);
+    expect(plainSampled.generations.map((g) => g.tokenIds)).not.toEqual(
+      expected.generations.map((g) => g.tokenIds),
+    );
 
     // A ppo step with what the plain protocol cannot carry: fractional
     // token weights, the k3 KL term, the dual clip and a learning-rate scale.
