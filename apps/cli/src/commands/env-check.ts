@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
-import { loadEnvironment, readTasksV2 } from './env-source';
+import { loadEnvironmentFromFlags, readTasksV2 } from './env-source';
 
 const flagsSchema = z.object({
   env: z.string({
@@ -87,16 +87,7 @@ export async function runEnvCheck({
     schema: flagsSchema,
   });
   const tasks = await readTasksV2(flags.tasks);
-  const environment = await loadEnvironment({
-    spec: flags.env,
-    ...(flags['snapshot-call'] === undefined
-      ? {}
-      : { snapshotCall: flags['snapshot-call'] }),
-    ...(flags['timeout-ms'] === undefined
-      ? {}
-      : { timeoutMs: flags['timeout-ms'] }),
-    ...(flags['mcp-cwd'] === undefined ? {} : { cwd: flags['mcp-cwd'] }),
-  });
+  const environment = await loadEnvironmentFromFlags(flags);
   // One session up front: a server that does not start fails once, clearly.
   const probe = await environment.openSession({
     task: tasks[0]!,

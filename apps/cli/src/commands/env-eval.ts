@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
-import { loadEnvironment, readTasksV2 } from './env-source';
+import { loadEnvironmentFromFlags, readTasksV2 } from './env-source';
 
 const flagsSchema = z.object({
   env: z.string({
@@ -80,16 +80,7 @@ export async function runEnvEval({
     schema: flagsSchema,
   });
   const tasks = await readTasksV2(flags.tasks);
-  const environment = await loadEnvironment({
-    spec: flags.env,
-    ...(flags['snapshot-call'] === undefined
-      ? {}
-      : { snapshotCall: flags['snapshot-call'] }),
-    ...(flags['timeout-ms'] === undefined
-      ? {}
-      : { timeoutMs: flags['timeout-ms'] }),
-    ...(flags['mcp-cwd'] === undefined ? {} : { cwd: flags['mcp-cwd'] }),
-  });
+  const environment = await loadEnvironmentFromFlags(flags);
   const apiKey = flags['api-key'] ?? process.env['OPENAI_API_KEY'];
   const model = createOpenAiChatModel({
     baseUrl: flags.endpoint,

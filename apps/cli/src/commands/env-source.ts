@@ -22,6 +22,28 @@ export type LoadEnvironmentOptions = {
   cwd?: string;
 };
 
+/**
+ * {@link loadEnvironment} from the flags `seal env check` and `seal env eval`
+ * share: `--env`, `--snapshot-call`, `--timeout-ms`, `--mcp-cwd`.
+ */
+export function loadEnvironmentFromFlags(flags: {
+  env: string;
+  'snapshot-call'?: string | undefined;
+  'timeout-ms'?: number | undefined;
+  'mcp-cwd'?: string | undefined;
+}): Promise<EnvironmentV2> {
+  return loadEnvironment({
+    spec: flags.env,
+    ...(flags['snapshot-call'] === undefined
+      ? {}
+      : { snapshotCall: flags['snapshot-call'] }),
+    ...(flags['timeout-ms'] === undefined
+      ? {}
+      : { timeoutMs: flags['timeout-ms'] }),
+    ...(flags['mcp-cwd'] === undefined ? {} : { cwd: flags['mcp-cwd'] }),
+  });
+}
+
 function isEnvironment(value: unknown): value is EnvironmentV2 {
   return (
     typeof value === 'object' &&

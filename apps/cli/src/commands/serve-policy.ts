@@ -23,6 +23,7 @@ import {
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
+import { waitForStopSignal } from '../stop-signal';
 
 const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -225,21 +226,7 @@ function event(
 export async function runServePolicy(context: CommandContext): Promise<number> {
   const handle = await startServePolicy(context);
   try {
-    // bin.ts exits at once on SIGINT; a server first finishes what is in flight.
-    const previous = process.listeners('SIGINT');
-    process.removeAllListeners('SIGINT');
-    const handlers: Partial<Record<NodeJS.Signals, () => void>> = {};
-    const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
-      for (const name of ['SIGINT', 'SIGTERM'] as const) {
-        handlers[name] = () => resolveSignal(name);
-        process.once(name, handlers[name]);
-      }
-    });
-    for (const [name, handler] of Object.entries(handlers))
-      process.off(name, handler);
-    // A second Ctrl-C while closing gets bin.ts's immediate exit back.
-    for (const listener of previous)
-      process.on('SIGINT', listener as NodeJS.SignalsListener);
+    const signal = await waitForStopSignal();
     await handle.close();
     event(
       context.output,

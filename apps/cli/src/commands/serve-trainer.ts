@@ -19,6 +19,7 @@ import {
 } from '../device-flag';
 import { exitCodes } from '../exit-codes';
 import { prepareEmbedded } from '../shipped-base';
+import { waitForStopSignal } from '../stop-signal';
 
 const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -205,20 +206,7 @@ export async function runServeTrainer(
 ): Promise<number> {
   const handle = await startServeTrainer(context);
   try {
-    // bin.ts exits at once on SIGINT; the server first finishes what is in flight.
-    const previous = process.listeners('SIGINT');
-    process.removeAllListeners('SIGINT');
-    const handlers: Partial<Record<NodeJS.Signals, () => void>> = {};
-    const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
-      for (const name of ['SIGINT', 'SIGTERM'] as const) {
-        handlers[name] = () => resolveSignal(name);
-        process.once(name, handlers[name]);
-      }
-    });
-    for (const [name, handler] of Object.entries(handlers))
-      process.off(name, handler);
-    for (const listener of previous)
-      process.on('SIGINT', listener as NodeJS.SignalsListener);
+    const signal = await waitForStopSignal();
     await handle.close();
     event(
       context.output,

@@ -19,6 +19,7 @@ import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
 import type { ServeSettingsOptions } from './serve-settings';
+import { waitForStopSignal } from '../stop-signal';
 
 const integer = (name: string, min: number) =>
   z
@@ -199,21 +200,7 @@ export async function runServe({
       .join(', ')}); Ctrl-C stops it`,
   );
 
-  // bin.ts exits at once on SIGINT; a server first finishes what is in flight.
-  const previous = process.listeners('SIGINT');
-  process.removeAllListeners('SIGINT');
-  const handlers: Partial<Record<NodeJS.Signals, () => void>> = {};
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    for (const name of ['SIGINT', 'SIGTERM'] as const) {
-      handlers[name] = () => resolve(name);
-      process.once(name, handlers[name]);
-    }
-  });
-  for (const [name, handler] of Object.entries(handlers))
-    process.off(name, handler);
-  // A second Ctrl-C while closing gets bin.ts's immediate exit back.
-  for (const listener of previous)
-    process.on('SIGINT', listener as NodeJS.SignalsListener);
+  const signal = await waitForStopSignal();
   const live = server.service.size;
   await server.close();
   event(

@@ -5,6 +5,7 @@ import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
 import { exitCodes } from '../exit-codes';
 import { createRunDiagnoser } from '../run-diagnoser';
+import { waitForStopSignal } from '../stop-signal';
 
 const flagsSchema = z.object({
   port: z
@@ -103,20 +104,7 @@ export async function runView({
     `seal view: listening on ${viewer.url} (${run.episodeFiles.length} episode files${run.packRuns.length > 0 ? `, ${run.packRuns.length} pack-run files` : ''} in ${run.root}); Ctrl-C stops it`,
   );
 
-  // bin.ts exits at once on SIGINT; a server first finishes what is in flight.
-  const previous = process.listeners('SIGINT');
-  process.removeAllListeners('SIGINT');
-  const handlers: Partial<Record<NodeJS.Signals, () => void>> = {};
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    for (const name of ['SIGINT', 'SIGTERM'] as const) {
-      handlers[name] = () => resolve(name);
-      process.once(name, handlers[name]);
-    }
-  });
-  for (const [name, handler] of Object.entries(handlers))
-    process.off(name, handler);
-  for (const listener of previous)
-    process.on('SIGINT', listener as NodeJS.SignalsListener);
+  const signal = await waitForStopSignal();
   await viewer.close();
   event('stopped', { signal }, `seal view: stopped (${signal})`);
   return exitCodes.success;
