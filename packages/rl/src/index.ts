@@ -139,3 +139,10 @@ export {
   type GapMonitorSettings,
 } from './train/gap-monitor';
 export { randomSealOverlay } from './warmstart/random-overlay';
+export {
+  bfclTrainingEnvironment,
+  type LoopVerdict,
+  type RolloutEpisode,
+  type TrainingEnvironment,
+  type TrainingEpisodeOptions,
+} from './train/training-environment';

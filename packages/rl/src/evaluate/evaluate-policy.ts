@@ -1,9 +1,4 @@
-import {
-  createEpisode,
-  type EpisodeLimits,
-  type PromptMode,
-  type ProtocolName,
-} from '@seal/env';
+import type { EpisodeLimits, PromptMode, ProtocolName } from '@seal/env';
 import type {
   EpisodeRecord,
   PolicyV1,
@@ -12,39 +7,61 @@ import type {
   ToolBackendV1,
   VerifierV1Result,
 } from '@seal/spec';
-import { aggregateBfclScores, type BfclScores } from '@seal/verifier';
+import type { BfclScores } from '@seal/verifier';
 import { runRollouts } from '../rollout/run-rollouts';
+import {
+  bfclTrainingEnvironment,
+  type LoopVerdict,
+  type TrainingEnvironment,
+} from '../train/training-environment';
 
 /** One evaluated episode. */
-export type EvaluatedEpisode = {
+export type EvaluatedEpisode<V extends LoopVerdict = VerifierV1Result> = {
   task: Task;
   record: EpisodeRecord;
-  result: VerifierV1Result;
+  result: V;
 };
 
 /** The outcome of {@link evaluatePolicy}. */
-export type PolicyEvaluation = {
-  /** BFCL's accounting: accuracy per category and the multi-turn overall. */
+export type PolicyEvaluation<V extends LoopVerdict = VerifierV1Result> = {
+  /**
+   * Accuracy per category and the overall: BFCL's accounting (the
+   * multi-turn overall) on BFCL; a v2 environment's own categories pooled.
+   */
   scores: BfclScores;
   /** Mean accuracy over the episodes (all categories pooled). */
   accuracy: number;
   /** Tag counts over all turns. */
   tagCounts: Record<string, number>;
-  episodes: EvaluatedEpisode[];
+  episodes: EvaluatedEpisode<V>[];
   /** Per task id, the share of its episodes that succeeded (0 or 1 with one sample). */
   taskSuccess: Record<string, number>;
 };
 
+/** Where {@link evaluatePolicy} runs its episodes: BFCL's backend and verifier, or any training environment. */
+export type EvaluationTarget<V extends LoopVerdict> =
+  | {
+      backend: ToolBackendV1;
+      verifier: SyncVerifierV1;
+      environment?: undefined;
+    }
+  | {
+      environment: TrainingEnvironment<V>;
+      backend?: undefined;
+      verifier?: undefined;
+    };
+
 /**
  * Evaluates a policy on the untouched interface: eval mode (the empty
  * overlay), one greedy episode per task by default, verified with BFCL's
- * official rules.
+ * official rules (or the environment's verifier).
  */
-export async function evaluatePolicy({
+export async function evaluatePolicy<V extends LoopVerdict = VerifierV1Result>({
   policy,
   tasks,
   backend,
   verifier,
+  environment: target,
   protocol = 'qwen-xml',
   promptMode = 'full',
   maxTokens = 64,
@@ -54,11 +71,9 @@ export async function evaluatePolicy({
   limits,
   episodeIdPrefix = 'eval',
   onRound,
-}: {
+}: EvaluationTarget<V> & {
   policy: PolicyV1;
   tasks: readonly Task[];
-  backend: ToolBackendV1;
-  verifier: SyncVerifierV1;
   protocol?: ProtocolName;
   promptMode?: PromptMode;
   maxTokens?: number;
@@ -77,16 +92,21 @@ export async function evaluatePolicy({
     finished: number;
     total: number;
   }) => void;
-}): Promise<PolicyEvaluation> {
+}): Promise<PolicyEvaluation<V>> {
+  const environment =
+    target ??
+    (bfclTrainingEnvironment({
+      backend: backend!,
+      verifier: verifier!,
+    }) as unknown as TrainingEnvironment<V>);
   const rollouts = await runRollouts({
     policy,
     tasks,
     groupSize: samples,
     sampling: { maxTokens, temperature, seed },
     createEpisode: ({ task, index }) =>
-      createEpisode({
+      environment.createEpisode({
         task,
-        backend,
         protocol,
         promptMode,
         mode: 'eval',
@@ -95,16 +115,21 @@ export async function evaluatePolicy({
           samples > 1
             ? `${episodeIdPrefix}:${task.id}:${index}`
             : `${episodeIdPrefix}:${task.id}`,
-        stamps: { verifierVersion: verifier.verifierId, seed },
+        stamps: { verifierVersion: environment.verifierId, seed },
       }),
     onRound,
   });
-  const episodes = rollouts.map((rollout) => ({
-    task: rollout.task,
-    record: rollout.record,
-    result: verifier.verifySync({ task: rollout.task, record: rollout.record }),
-  }));
-  const scores = aggregateBfclScores(
+  const episodes: EvaluatedEpisode<V>[] = [];
+  for (const rollout of rollouts)
+    episodes.push({
+      task: rollout.task,
+      record: rollout.record,
+      result: await environment.verify({
+        task: rollout.task,
+        record: rollout.record,
+      }),
+    });
+  const scores = environment.score(
     episodes.map((e) => ({
       category: e.task.category,
       valid: e.result.official.valid,

@@ -1,4 +1,3 @@
-import type { Episode } from '@seal/env';
 import type {
   ChatMessage,
   EpisodeRecord,
@@ -6,6 +5,7 @@ import type {
   PolicyV1ChatMessage,
   Task,
 } from '@seal/spec';
+import type { RolloutEpisode } from '../train/training-environment';
 
 /** Sampling settings of a rollout batch. */
 export type RolloutSampling = {
@@ -39,7 +39,7 @@ export type Rollout = {
 
 type Live = {
   rollout: Omit<Rollout, 'record'>;
-  episode: Episode;
+  episode: RolloutEpisode;
   /** Messages already in the token context. */
   messagesInContext: number;
 };
@@ -86,8 +86,11 @@ export async function runRollouts({
   tasks: readonly Task[];
   /** Rollouts per task (GRPO's n). */
   groupSize: number;
-  /** Creates one episode of a task (binds backend, protocol, mode, overlay, limits). */
-  createEpisode: (options: { task: Task; index: number }) => Episode;
+  /**
+   * Creates one episode of a task (binds the environment, protocol, mode,
+   * overlay, limits); its `reset` and `step` may be async (a v2 session).
+   */
+  createEpisode: (options: { task: Task; index: number }) => RolloutEpisode;
   sampling: RolloutSampling;
   maxSequenceLength?: number;
   /** Called after each generate round with the number of episodes still running. */
@@ -107,7 +110,7 @@ export async function runRollouts({
   for (const task of tasks) {
     for (let index = 0; index < groupSize; index++) {
       const episode = createEpisode({ task, index });
-      const messages = episode.reset();
+      const messages = await episode.reset();
       const tools = episode.protocol.toolsOutOfBand
         ? episode.tools().map((doc) => ({
             type: 'function',
@@ -184,7 +187,7 @@ export async function runRollouts({
       seed: deriveSeed(sampling.seed, round),
     });
     const next: Live[] = [];
-    result.generations.forEach((generation, i) => {
+    for (const [i, generation] of result.generations.entries()) {
       const item = runnable[i]!;
       const { rollout } = item;
       let tokens = generation.tokenIds;
@@ -210,7 +213,7 @@ export async function runRollouts({
         ...(tokens.length > generation.tokenIds.length ? [0] : []),
       );
       rollout.samplingLogprobs.push(...logprobs);
-      const step = item.episode.step(content, {
+      const step = await item.episode.step(content, {
         completionTokens: generation.tokenIds.length,
         promptTokens: rollout.tokenIds.length - tokens.length,
       });
@@ -219,7 +222,7 @@ export async function runRollouts({
       const previousMessageCount = item.messagesInContext + 1;
       if (step.done) {
         finish(item);
-        return;
+        continue;
       }
       const delta = tokenizer.renderChatDelta({
         messages: toPolicyMessages(messages),
@@ -231,7 +234,7 @@ export async function runRollouts({
       rollout.samplingLogprobs.push(...delta.map(() => 0));
       item.messagesInContext = messages.length;
       next.push(item);
-    });
+    }
     round++;
     active = next;
     onRound?.({

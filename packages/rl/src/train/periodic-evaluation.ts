@@ -1,15 +1,10 @@
 import { emptyOverlayHash } from '@seal/env';
-import {
-  SealError,
-  type EvalEvent,
-  type PolicyV1,
-  type SyncVerifierV1,
-  type ToolBackendV1,
-} from '@seal/spec';
+import { SealError, type EvalEvent, type PolicyV1 } from '@seal/spec';
 import type { TrainConfig } from '../config/train-config';
 import { evaluatePolicy } from '../evaluate/evaluate-policy';
 import { deriveSeed } from '../rollout/run-rollouts';
 import type { RunDirectory } from '../run/run-directory';
+import type { TrainingEnvironment } from './training-environment';
 import {
   episodeLimits,
   type EvalSet,
@@ -27,8 +22,7 @@ export async function evaluateSets({
   evalSets,
   config,
   policy,
-  backend,
-  verifier,
+  environment,
   run,
   summary,
   onProgress,
@@ -37,8 +31,7 @@ export async function evaluateSets({
   evalSets: readonly EvalSet[];
   config: TrainConfig;
   policy: PolicyV1;
-  backend: ToolBackendV1;
-  verifier: SyncVerifierV1;
+  environment: TrainingEnvironment;
   run: RunDirectory;
   summary: TrainSummary;
   onProgress: ((progress: TrainProgress) => void) | undefined;
@@ -59,8 +52,7 @@ export async function evaluateSets({
     const common = {
       policy,
       tasks: set.tasks,
-      backend,
-      verifier,
+      environment,
       protocol: config.episode.protocol,
       promptMode: config.episode.promptMode,
       maxTokens: config.sampling.maxTokens,

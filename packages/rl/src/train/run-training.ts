@@ -35,6 +35,10 @@ import {
 } from './step-outcomes';
 import { stepOverlay, unionTools } from './step-overlay';
 import { rolloutStep } from './step-rollouts';
+import {
+  bfclTrainingEnvironment,
+  type TrainingEnvironment,
+} from './training-environment';
 import type { RunTrainingOptions, TrainSummary } from './train-types';
 
 export type {
@@ -64,7 +68,8 @@ export async function runTraining(
     source: 'train config',
   });
   const components = methodComponents(config.method);
-  assertRunnable({ config, components, options });
+  const environment = trainingEnvironmentOf(options);
+  assertRunnable({ config, components, options, environment });
   const evalSets = options.evalSets ?? [];
   const initialEvaluations = options.initialEvaluations
     ? checkInitialEvaluations({
@@ -114,8 +119,7 @@ export async function runTraining(
       evalSets,
       config,
       policy,
-      backend: options.backend,
-      verifier: options.verifier,
+      environment,
       run,
       summary,
       onProgress,
@@ -129,8 +133,9 @@ export async function runTraining(
       state,
       config,
       policy,
-      backend: options.backend,
-      verifier: options.verifier,
+      // Environment Tuning runs on BFCL only (assertRunnable).
+      backend: environment.v1!.backend,
+      verifier: environment.v1!.verifier,
       run,
       summary,
       onProgress,
@@ -191,17 +196,16 @@ export async function runTraining(
           config,
           policy,
           baselinePolicy: config.frozenBaseline ? referencePolicy : undefined,
-          backend: options.backend,
-          verifier: options.verifier,
+          environment,
           attemptCap: curriculum !== undefined,
           onProgress,
         }),
       );
       const started = performance.now();
-      const outcomes = verifyOutcomes({
+      const outcomes = await verifyOutcomes({
         rollouts,
         baselineRollouts,
-        verifier: options.verifier,
+        environment,
         config,
         stageReward: stage?.reward,
       });
@@ -375,16 +379,44 @@ export async function runTraining(
   return summary;
 }
 
+/**
+ * The run's dispatch: `options.environment`, or BFCL's backend and verifier
+ * through {@link bfclTrainingEnvironment}.
+ */
+function trainingEnvironmentOf(
+  options: RunTrainingOptions,
+): TrainingEnvironment {
+  if (options.environment) return options.environment;
+  if (!options.backend || !options.verifier)
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message:
+        'runTraining needs an environment, or a backend and a verifier (BFCL)',
+    });
+  return bfclTrainingEnvironment({
+    backend: options.backend,
+    verifier: options.verifier,
+  });
+}
+
 /** Refuses settings the run cannot honour, before the run directory is touched. */
 function assertRunnable({
   config,
   components,
   options,
+  environment,
 }: {
   config: TrainConfig;
   components: MethodComponents;
   options: RunTrainingOptions;
+  environment: TrainingEnvironment;
 }): void {
+  if (components.envTuning && !environment.v1) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `method envtuning runs on BFCL's classes only (its curriculum validates with BFCL's verifier); environment ${environment.environmentId} takes seal, grpo, no-env, no-reweight or no-loop`,
+    });
+  }
   if (config.ppo.klCoef > 0 && !options.referencePolicy) {
     throw new SealError({
       code: 'INVALID_ARGUMENT',

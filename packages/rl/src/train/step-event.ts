@@ -1,14 +1,8 @@
-import type {
-  PolicyV1TrainResult,
-  SyncVerifierV1,
-  TrainStepEvent,
-} from '@seal/spec';
+import type { PolicyV1TrainResult, TrainStepEvent } from '@seal/spec';
 import type { TrainConfig } from '../config/train-config';
 import type { Rollout } from '../rollout/run-rollouts';
 import type { StepAdvantages } from './step-advantages';
-
-/** A verifier's verdict on one rollout. */
-type Verdict = ReturnType<SyncVerifierV1['verifySync']>;
+import type { LoopVerdict as Verdict } from './training-environment';
 
 /**
  * The `train-step` event of a step: rewards, success, tags, the update's

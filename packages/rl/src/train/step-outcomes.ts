@@ -1,11 +1,12 @@
-import type { SyncVerifierV1, VerifierV1Result } from '@seal/spec';
+import type { VerifierV1Result } from '@seal/spec';
 import type { TrainConfig } from '../config/train-config';
 import type { Rollout } from '../rollout/run-rollouts';
 import type { GroupOutcomes } from './dynamic-sampling';
+import type { LoopVerdict, TrainingEnvironment } from './training-environment';
 import { trainingReward } from './training-reward';
 
-/** A verifier's verdict on one rollout. */
-export type Verdict = ReturnType<SyncVerifierV1['verifySync']>;
+/** A verifier's verdict on one rollout (BFCL's, or a v2 environment's generic verdict). */
+export type Verdict = LoopVerdict;
 
 /** A step's rollouts (or one refill round's) with their verdicts and rewards. */
 export type StepOutcomes = GroupOutcomes & {
@@ -39,30 +40,38 @@ export function turnVerdicts(verdict: {
   return Array.from(rewardsByTurn, (reward) => reward ?? 0);
 }
 
-/** Verifies rollouts (and the frozen baseline's) and computes their training rewards. */
-export function verifyOutcomes({
+/**
+ * Verifies rollouts (and the frozen baseline's) in order and computes their
+ * training rewards.
+ */
+export async function verifyOutcomes({
   rollouts,
   baselineRollouts,
-  verifier,
+  environment,
   config,
   stageReward,
 }: {
   rollouts: Rollout[];
   baselineRollouts: Rollout[] | undefined;
-  verifier: SyncVerifierV1;
+  environment: TrainingEnvironment;
   config: TrainConfig;
   /** The Environment Tuning stage's reward, if a stage is running. */
   stageReward: 'format' | 'progress' | undefined;
-}): StepOutcomes {
-  const verdicts = rollouts.map((rollout) =>
-    verifier.verifySync({ task: rollout.task, record: rollout.record }),
-  );
+}): Promise<StepOutcomes> {
+  const verdicts: Verdict[] = [];
+  for (const rollout of rollouts)
+    verdicts.push(
+      await environment.verify({ task: rollout.task, record: rollout.record }),
+    );
   const baselineSuccess = new Map<string, boolean>();
   for (const rollout of baselineRollouts ?? []) {
+    const verdict = await environment.verify({
+      task: rollout.task,
+      record: rollout.record,
+    });
     baselineSuccess.set(
       `${rollout.task.id}#${rollout.index}`,
-      verifier.verifySync({ task: rollout.task, record: rollout.record })
-        .official.valid,
+      verdict.official.valid,
     );
   }
   const rewards = verdicts.map((verdict) =>

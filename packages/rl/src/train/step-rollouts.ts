@@ -1,14 +1,8 @@
-import { createEpisode } from '@seal/env';
-import type {
-  InterfaceOverlay,
-  PolicyV1,
-  SyncVerifierV1,
-  Task,
-  ToolBackendV1,
-} from '@seal/spec';
+import type { InterfaceOverlay, PolicyV1, Task } from '@seal/spec';
 import type { TrainConfig } from '../config/train-config';
 import { runRollouts, type Rollout } from '../rollout/run-rollouts';
 import { stepSamplingSeed } from './dynamic-sampling';
+import type { TrainingEnvironment } from './training-environment';
 import { episodeLimits, type TrainProgress } from './train-types';
 
 /**
@@ -27,8 +21,7 @@ export async function rolloutStep({
   config,
   policy,
   baselinePolicy,
-  backend,
-  verifier,
+  environment,
   attemptCap,
   onProgress,
 }: {
@@ -40,8 +33,8 @@ export async function rolloutStep({
   config: TrainConfig;
   policy: PolicyV1;
   baselinePolicy: PolicyV1 | undefined;
-  backend: ToolBackendV1;
-  verifier: SyncVerifierV1;
+  /** Where the episodes run and what stamps them (BFCL's backend and verifier, or a v2 environment). */
+  environment: TrainingEnvironment;
   /** Environment Tuning's training environment moves on after the per-turn attempt cap. */
   attemptCap: boolean;
   onProgress: ((progress: TrainProgress) => void) | undefined;
@@ -62,9 +55,8 @@ export async function rolloutStep({
         seed: stepSamplingSeed({ seed: config.seed, step, round }),
       },
       createEpisode: ({ task, index }) =>
-        createEpisode({
+        environment.createEpisode({
           task,
-          backend,
           protocol: config.episode.protocol,
           promptMode: config.episode.promptMode,
           mode: 'train',
@@ -78,7 +70,7 @@ export async function rolloutStep({
           episodeId: `${config.runId}:s${step}:${baseline ? 'baseline:' : ''}${task.id}:${index}`,
           stamps: {
             policyStep: baseline ? 0 : step - 1,
-            verifierVersion: verifier.verifierId,
+            verifierVersion: environment.verifierId,
             seed: config.seed,
             runId: config.runId,
           },

@@ -12,6 +12,7 @@ import type {
 } from '@seal/spec';
 import type { TrainConfig, TrainConfigInput } from '../config/train-config';
 import type { PolicyEvaluation } from '../evaluate/evaluate-policy';
+import type { LoopVerdict, TrainingEnvironment } from './training-environment';
 
 /** An evaluation set: a name and its tasks. */
 export type EvalSet = { name: string; tasks: Task[] };
@@ -26,7 +27,7 @@ export type TrainProgress =
       type: 'eval-end';
       step: number;
       set: string;
-      evaluation: PolicyEvaluation;
+      evaluation: PolicyEvaluation<LoopVerdict>;
       /** The recorded event (as in `events.jsonl`): an evaluation, or Environment Tuning's validation. */
       event: EvalEvent | ValidationEvent;
     }
@@ -42,8 +43,15 @@ export type RunTrainingOptions = {
   referencePolicy?: PolicyV1;
   trainTasks: readonly Task[];
   evalSets?: readonly EvalSet[];
-  backend: ToolBackendV1;
-  verifier: SyncVerifierV1;
+  /**
+   * The generic dispatch: where rollouts run and how they are verified
+   * (`bfclTrainingEnvironment`, `v2TrainingEnvironment`). Without it,
+   * `backend` and `verifier` are BFCL's and run through
+   * `bfclTrainingEnvironment`.
+   */
+  environment?: TrainingEnvironment;
+  backend?: ToolBackendV1;
+  verifier?: SyncVerifierV1;
   /** The run directory (created if missing; resumed if it holds a checkpoint). */
   runDirectory: string;
   /** SEAL interface modules for methods with environment adaptation (default: the headline, φ_schema). */

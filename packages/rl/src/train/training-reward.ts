@@ -1,4 +1,4 @@
-import type { VerifierV1Result } from '@seal/spec';
+import type { Rewards } from '@seal/spec';
 
 /**
  * The scalar reward of one episode (pure).
@@ -17,7 +17,8 @@ export function trainingReward({
   strictAbstention,
   stageReward,
 }: {
-  verdict: Pick<VerifierV1Result, 'rewards' | 'turns'>;
+  /** BFCL's verdict, or a v2 environment's (open-string tags). */
+  verdict: { rewards: Rewards; turns: readonly { tag: string }[] };
   progressWeight: number;
   strictAbstention: boolean;
   /** The Environment Tuning stage's reward, if a stage is running. */
