@@ -196,8 +196,13 @@ if (values.against !== undefined && !values['report-only']) {
   });
 }
 
-/** An arm of the study: a method, or the frozen control (GRPO's loop at learning rate 0). */
-type Arm = TrainMethod | 'frozen';
+/**
+ * An arm of the study: a method, the frozen control (GRPO's loop at learning
+ * rate 0), or temperature-only RL (GRPO's loop where only the final norm's
+ * gain learns, as one logit scale: the control any claim of learning must
+ * beat on greedy, issue 44).
+ */
+type Arm = TrainMethod | 'frozen' | 'temperature-only';
 const arms: Arm[] = [
   'seal',
   'grpo',
@@ -206,6 +211,7 @@ const arms: Arm[] = [
   'no-loop',
   'envtuning',
   'frozen',
+  'temperature-only',
 ];
 const known = new Set<string>(arms);
 const only = values.only?.split(',');
@@ -220,7 +226,9 @@ type Run = { arm: Arm; seed: number };
 const plan: Run[] = seeds.flatMap((seed) =>
   arms
     .filter((arm) =>
-      only === undefined ? arm !== 'frozen' : only.includes(arm),
+      only === undefined
+        ? arm !== 'frozen' && arm !== 'temperature-only'
+        : only.includes(arm),
     )
     .map((arm) => ({ arm, seed })),
 );
@@ -560,7 +568,8 @@ async function executeRun(run: Run): Promise<void> {
   // The write of the shared step-0 evaluation (atomic; awaited after the run).
   let sharing: Promise<void> = Promise.resolve();
   try {
-    const method: TrainMethod = run.arm === 'frozen' ? 'grpo' : run.arm;
+    const method: TrainMethod =
+      run.arm === 'frozen' || run.arm === 'temperature-only' ? 'grpo' : run.arm;
     const config = embeddedTrainConfig({ preset, method, steps });
     const summary = await runTraining({
       // Same tasks and warm start for every run; the RL seed drives sampling and batch order.
@@ -570,6 +579,16 @@ async function executeRun(run: Run): Promise<void> {
           ...config.ppo,
           zeroAdvantageShare,
           ...(run.arm === 'frozen' ? { learningRate: 0 } : {}),
+          ...(run.arm === 'temperature-only'
+            ? {
+                matrixLearningRateScale: 0,
+                embeddingLearningRateScale: 0,
+                vectorLearningRateScale: 0,
+                outputNormUniform: true,
+                outputNormLearningRateScale:
+                  config.ppo.outputNormLearningRateScale ?? 100,
+              }
+            : {}),
         },
         // The interface modules apply to the arms with an environment side.
         ...(overlays !== undefined &&

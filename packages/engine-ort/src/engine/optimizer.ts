@@ -131,7 +131,9 @@ export function optimizerScalars(
   const [beta1, beta2] = settings.betas;
   const scalar = (x: number): ort.Tensor => floatTensor(Float32Array.of(x), []);
   return {
-    learning_rate: scalar(settings.learningRate),
+    learning_rate: scalar(
+      settings.learningRate * (settings.matrixLearningRateScale ?? 1),
+    ),
     embedding_learning_rate: scalar(
       settings.learningRate * (settings.embeddingLearningRateScale ?? 1),
     ),

@@ -64,6 +64,8 @@ export type EngineTrainSettings = {
    * (default 1).
    */
   vectorLearningRateScale?: number;
+  /** Learning-rate multiplier of the weight matrices (0 freezes them; default 1). */
+  matrixLearningRateScale?: number;
   /**
    * The final norm's gain moves only as a whole: one scale for every logit,
    * stepped multiplicatively (default false: each element on its own).

@@ -758,6 +758,46 @@ describe('OrtEngine', () => {
     expect(moves.get(1)!.matrix.some((d) => Math.abs(d) > 0.5e-3)).toBe(true);
   });
 
+  it('should move only the final norm when the matrices, embeddings and vectors are frozen (temperature-only RL)', async () => {
+    const engine = new OrtEngine({
+      config,
+      weights: initializeWeights({ config, seed: 9 }),
+      settings: { threads: 1 },
+    });
+    const before = new Map(
+      engine.currentWeights.specs.map(({ name }) => [
+        name,
+        Array.from(engine.currentWeights.get(name)),
+      ]),
+    );
+    await engine.train({
+      objective: 'cross-entropy',
+      sequences: [{ tokenIds: [1, 2, 3, 4], tokenWeights: [0, 1, 1, 1] }],
+      settings: {
+        ...adamSettings,
+        learningRate: 1e-3,
+        matrixLearningRateScale: 0,
+        embeddingLearningRateScale: 0,
+        vectorLearningRateScale: 0,
+        outputNormLearningRateScale: 10,
+        outputNormUniform: true,
+      },
+    });
+    const moved: string[] = [];
+    for (const [name, was] of before) {
+      const now = engine.currentWeights.get(name);
+      if (was.some((x, i) => x !== now[i])) moved.push(name);
+    }
+    expect(moved).toEqual(['model.norm.weight']);
+    // One logit scale: every element of the gain moved by the same factor.
+    const now = Array.from(engine.currentWeights.get('model.norm.weight'));
+    const was = before.get('model.norm.weight')!;
+    const ratio = now[0]! / was[0]!;
+    expect(ratio).not.toBeCloseTo(1, 6);
+    now.forEach((x, i) => expect(x / was[i]!).toBeCloseTo(ratio, 5));
+    await engine.close();
+  });
+
   it('should scale the final norm as a whole by one multiplicative step with outputNormUniform', async () => {
     const engine = new OrtEngine({
       config,

@@ -508,6 +508,7 @@ class OrtPolicy implements PolicyV1 {
         embeddingLearningRateScale: o.embeddingLearningRateScale ?? 1,
         outputNormLearningRateScale: o.outputNormLearningRateScale ?? 1,
         vectorLearningRateScale: o.vectorLearningRateScale ?? 1,
+        matrixLearningRateScale: o.matrixLearningRateScale ?? 1,
         outputNormUniform: o.outputNormUniform ?? false,
         betas: o.betas ?? [0.9, 0.999],
         eps: o.eps ?? 1e-8,

@@ -130,6 +130,11 @@ export async function updatePolicy({
             embeddingLearningRateScale: config.ppo.embeddingLearningRateScale,
             outputNormLearningRateScale: config.ppo.outputNormLearningRateScale,
             vectorLearningRateScale: config.ppo.vectorLearningRateScale,
+            ...(config.ppo.matrixLearningRateScale === undefined
+              ? {}
+              : {
+                  matrixLearningRateScale: config.ppo.matrixLearningRateScale,
+                }),
             outputNormUniform: config.ppo.outputNormUniform,
             temperature,
           },

@@ -75,6 +75,13 @@ export const policyV1TrainSettingsSchema = z.strictObject({
    */
   vectorLearningRateScale: z.number().min(0).max(10000).optional(),
   /**
+   * Multiplies the learning rate of the weight matrices (the attention and
+   * MLP projections): 0 freezes them, so that with the embeddings and
+   * vectors frozen too only the final norm's gain learns (temperature-only
+   * RL, the control arm of issue 44). Default 1.
+   */
+  matrixLearningRateScale: z.number().min(0).max(1).optional(),
+  /**
    * The final norm's gain moves only as a whole: one learned scale of every
    * logit (the policy's inverse temperature), stepped multiplicatively at
    * `learningRate × outputNormLearningRateScale` per unit of Adam's update.

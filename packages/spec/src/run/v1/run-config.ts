@@ -212,6 +212,13 @@ export const runConfigSchema = z
          */
         vectorLearningRateScale: z.number().min(0).max(10000).default(1),
         /**
+         * Learning-rate multiplier of the weight matrices. 0 with the
+         * embeddings and vectors frozen leaves only the final norm's gain to
+         * learn: temperature-only RL, the control arm that any claim of
+         * learning must beat (issue 44). Absent: 1.
+         */
+        matrixLearningRateScale: z.number().min(0).max(1).optional(),
+        /**
          * The final norm's gain moves only as a whole, as one learned logit
          * scale, stepped multiplicatively (decision 0038).
          */
