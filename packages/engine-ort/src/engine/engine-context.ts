@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { MatmulPrecision } from '../graph/graph-builder';
+import type { DecodeAttention } from '../model/graph-families';
 import type { ModelConfig } from '../model/model-config';
 import type { ExecutionProvider, WebGpuValidation } from './ort-session';
 import type { LossScalingSettings, Precision } from './precision';
@@ -79,6 +80,14 @@ export type OrtEngineSettings = {
    */
   resident?: boolean;
   /**
+   * How decode steps attend to the KV cache and write it (decision
+   * engine-013): `where`, the engine's own attention with a `Where` that
+   * writes the step's slot by copying the whole cache (engine-010); or
+   * `gqa`, ONNX Runtime's `GroupQueryAttention`, which writes the slot in
+   * place. Default: `gqa` on a GPU, `where` on the CPU.
+   */
+  decodeAttention?: DecodeAttention;
+  /**
    * Precision of the matrix products (projections, attention products, LM
    * head; forward and backward): `fp32` (default), or `fp16` / `bf16` with
    * the weights, Adam moments and update in fp32 (decision engine-008). On
@@ -114,6 +123,9 @@ export function resolveEngineSettings(
     recordPlacement: settings.recordPlacement ?? false,
     resident:
       settings.resident ?? (settings.executionProvider ?? 'cpu') !== 'cpu',
+    decodeAttention:
+      settings.decodeAttention ??
+      ((settings.executionProvider ?? 'cpu') === 'cpu' ? 'where' : 'gqa'),
     precision: settings.precision ?? 'fp32',
     webgpuValidation: settings.webgpuValidation,
   };

@@ -4,6 +4,7 @@ import {
   buildExtendGraph,
   buildPrefillGraph,
   type BuiltGraph,
+  type DecodeAttention,
 } from '../model/graph-families';
 import type { MatmulPrecision } from '../graph/graph-builder';
 import type { ModelConfig } from '../model/model-config';
@@ -64,6 +65,14 @@ export type GenerationRuntime = {
    * its own copy current for the prefix cache and compaction).
    */
   residentCache: boolean;
+  /**
+   * How decode steps attend (decision engine-013): `where` writes the slot
+   * with a `Where` over the whole cache (with `residentCache`); `gqa` runs
+   * ONNX Runtime's `GroupQueryAttention`, which writes the slot in place: the
+   * cache is kept as with `residentCache` (whatever that says), and from the
+   * second step on the cache buffers are bound as the step's own outputs.
+   */
+  decodeAttention: DecodeAttention;
   /** The model weights as feeds. */
   modelWeightFeeds(): Promise<Record<string, ort.Tensor>>;
   /** The session of a graph, built once per key. */
@@ -171,7 +180,9 @@ export async function generateChunk({
   };
   for (let r = 0; r < count; r++) accept(r, r, start.logits(r));
 
-  const resident = runtime.residentCache;
+  const attention = runtime.decodeAttention;
+  const gqa = attention === 'gqa';
+  const resident = runtime.residentCache || gqa;
   // With `resident`, the cache the device holds (the last step's
   // `present_*` outputs); undefined until the first step and after a
   // compaction, when the host copy is uploaded.
@@ -192,7 +203,7 @@ export async function generateChunk({
       const slot = base + step;
       const batchRows = cache.rows;
       const decode = await runtime.session(
-        `decode:${batchRows}:${cache.cacheLength}${resident ? ':resident' : ''}`,
+        `decode:${batchRows}:${cache.cacheLength}${gqa ? ':gqa' : resident ? ':resident' : ''}`,
         () =>
           buildDecodeGraph({
             config,
@@ -200,6 +211,7 @@ export async function generateChunk({
             cacheLength: cache.cacheLength,
             matmulPrecision: runtime.matmulPrecision,
             residentCache: resident,
+            attention,
           }),
         batchRows >= 8 ? runtime.threads : runtime.decodeThreads,
         resident
@@ -221,7 +233,37 @@ export async function generateChunk({
         pads: rows.pads,
         slot,
         withCache: deviceCache === undefined,
+        attention,
       });
+      if (gqa) {
+        const inPlace = deviceCache !== undefined;
+        Object.assign(feeds, deviceCache);
+        const out = await runGqaDecode({
+          session: decode,
+          feeds: { ...modelWeights, ...feeds },
+          cache: inPlace ? deviceCache : undefined,
+          config,
+        });
+        if (!out.inPlace) {
+          disposeTensors(deviceCache);
+          deviceCache = cacheFeeds(out.outputs, config);
+        }
+        cache.writeSlot({
+          slot,
+          ...unpackNewKv(
+            out.outputs.new_kv!.data as Float32Array,
+            config,
+            batchRows,
+          ),
+        });
+        const logits = out.outputs.logits!.data as Float32Array;
+        for (let r = 0; r < batchRows; r++) {
+          const prompt = rows.prompts[r]!;
+          if (prompt < 0 || !active.has(prompt)) continue;
+          accept(prompt, r, logits.subarray(r * vocab, (r + 1) * vocab));
+        }
+        continue;
+      }
       if (resident) {
         const onehot = new Float32Array(cache.cacheLength);
         onehot[slot] = 1;
@@ -251,6 +293,60 @@ export async function generateChunk({
     disposeTensors(deviceCache);
   }
   return generations;
+}
+
+/**
+ * Whether binding the cache buffers as a `gqa` decode step's outputs failed
+ * once in this process (an execution provider whose binding takes no
+ * pre-allocated outputs): later steps then let the operator write a new
+ * cache (one copy per step) instead of failing.
+ */
+let gqaBindingFailed: string | undefined;
+
+/** Why in-place `gqa` decode steps are off in this process, if they are. */
+export function gqaInPlaceUnavailable(): string | undefined {
+  return gqaBindingFailed;
+}
+
+/**
+ * One `gqa` decode step. With `cache` (the device cache of the previous
+ * step), its `cache_*` tensors are also bound as the `present_*` outputs, so
+ * `GroupQueryAttention` shares the buffers and writes only this step's slot;
+ * `inPlace` says whether that happened (`cache` is then current).
+ */
+async function runGqaDecode({
+  session,
+  feeds,
+  cache,
+  config,
+}: {
+  session: ort.InferenceSession;
+  feeds: Record<string, ort.Tensor>;
+  cache: TensorSet | undefined;
+  config: ModelConfig;
+}): Promise<{
+  outputs: ort.InferenceSession.OnnxValueMapType;
+  inPlace: boolean;
+}> {
+  if (cache !== undefined && gqaBindingFailed === undefined) {
+    const fetches: Record<string, ort.Tensor | null> = {
+      logits: null,
+      new_kv: null,
+    };
+    for (let layer = 0; layer < config.numLayers; layer++) {
+      fetches[`present_keys.${layer}`] = cache[`cache_keys.${layer}`]!;
+      fetches[`present_values.${layer}`] = cache[`cache_values.${layer}`]!;
+    }
+    try {
+      return { outputs: await session.run(feeds, fetches), inPlace: true };
+    } catch (error) {
+      gqaBindingFailed = String(error).split('\n')[0];
+      process.emitWarning(
+        `gqa decode: binding the KV cache as the step's outputs failed (${gqaBindingFailed}); each step now writes a new cache`,
+      );
+    }
+  }
+  return { outputs: await session.run(feeds), inPlace: false };
 }
 
 /** Names of a resident decode graph's cache outputs. */

@@ -90,6 +90,7 @@ function generationRuntime({
     decodeThreads: settings.decodeThreads,
     matmulPrecision,
     residentCache: settings.resident,
+    decodeAttention: settings.decodeAttention,
     modelWeightFeeds: () => residency.modelWeightFeeds(),
     session: (key, build, threads, options) =>
       sessions.get(key, build, threads, options),

@@ -1,3 +1,4 @@
+import type { DecodeAttention } from '../model/graph-families';
 import type { ModelConfig } from '../model/model-config';
 import {
   gatherPrefixes,
@@ -181,6 +182,7 @@ export function decodeFeeds({
   pads,
   slot,
   withCache = true,
+  attention = 'where',
 }: {
   config: ModelConfig;
   cache: DecodeCache;
@@ -191,6 +193,13 @@ export function decodeFeeds({
   slot: number;
   /** Feed the host cache (default true); false when the device holds it. */
   withCache?: boolean;
+  /**
+   * The decode graph's attention (`buildDecodeGraph`): `gqa` feeds
+   * `attention_bias` (the row's slots up to and with `slot`), `seqlens_k` and
+   * `total_sequence_length` instead of `past_bias`, and the cache keys in the
+   * values' layout `[B,kvh,P,d]` (a transposed copy of the host cache).
+   */
+  attention?: DecodeAttention;
 }): Feeds {
   const { rows, cacheLength } = cache;
   const kvh = config.numKeyValueHeads;
@@ -205,7 +214,11 @@ export function decodeFeeds({
       ids[r] = BigInt(token.tokenId);
       positions[r] = token.position;
     }
-    pastBias.fill(0, r * cacheLength + pads[r]!, r * cacheLength + slot);
+    pastBias.fill(
+      0,
+      r * cacheLength + pads[r]!,
+      r * cacheLength + slot + (attention === 'gqa' ? 1 : 0),
+    );
   }
   const cos = new Float32Array(rows * half);
   const sin = new Float32Array(rows * half);
@@ -214,10 +227,37 @@ export function decodeFeeds({
     input_ids: new ort.Tensor('int64', ids, [rows]),
     rope_cos: floatTensor(cos, [rows, 1, 1, half]),
     rope_sin: floatTensor(sin, [rows, 1, 1, half]),
-    past_bias: floatTensor(pastBias, [rows, 1, 1, cacheLength]),
   };
+  if (attention === 'gqa') {
+    feeds['attention_bias'] = floatTensor(pastBias, [rows, 1, 1, cacheLength]);
+    feeds['seqlens_k'] = new ort.Tensor(
+      'int32',
+      new Int32Array(rows).fill(slot),
+      [rows],
+    );
+    feeds['total_sequence_length'] = new ort.Tensor(
+      'int32',
+      Int32Array.of(slot + 1),
+      [1],
+    );
+  } else {
+    feeds['past_bias'] = floatTensor(pastBias, [rows, 1, 1, cacheLength]);
+  }
   if (!withCache) return feeds;
   for (let layer = 0; layer < config.numLayers; layer++) {
+    if (attention === 'gqa') {
+      feeds[`cache_keys.${layer}`] = floatTensor(
+        keysSlotMajor(cache.keys[layer]!, rows * kvh, d, cacheLength),
+        [rows, kvh, cacheLength, d],
+      );
+      feeds[`cache_values.${layer}`] = floatTensor(cache.values[layer]!, [
+        rows,
+        kvh,
+        cacheLength,
+        d,
+      ]);
+      continue;
+    }
     feeds[`cache_keys.${layer}`] = floatTensor(cache.keys[layer]!, [
       rows,
       kvh,
@@ -232,4 +272,26 @@ export function decodeFeeds({
     ]);
   }
   return feeds;
+}
+
+/**
+ * Host cache keys `[heads, d, P]` (transposed, engine-002) as `[heads, P, d]`,
+ * the layout `GroupQueryAttention` reads: a new array.
+ */
+export function keysSlotMajor(
+  keys: Float32Array,
+  heads: number,
+  d: number,
+  cacheLength: number,
+): Float32Array {
+  const out = new Float32Array(keys.length);
+  for (let head = 0; head < heads; head++) {
+    const base = head * d * cacheLength;
+    for (let i = 0; i < d; i++) {
+      const row = base + i * cacheLength;
+      for (let slot = 0; slot < cacheLength; slot++)
+        out[base + slot * d + i] = keys[row + slot]!;
+    }
+  }
+  return out;
 }

@@ -1089,7 +1089,13 @@ export class GraphBuilder {
     const model = {
       ir_version: 10,
       producer_name: '@seal/engine-ort',
-      opset_import: [{ domain: '', version: 21 }],
+      opset_import: [
+        { domain: '', version: 21 },
+        // ONNX Runtime's contrib operators (GroupQueryAttention), when used.
+        ...(this.nodes.some((node) => node.domain === 'com.microsoft')
+          ? [{ domain: 'com.microsoft', version: 1 }]
+          : []),
+      ],
       graph: {
         name,
         node: this.nodes.map((node, i) => ({

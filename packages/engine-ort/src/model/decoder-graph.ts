@@ -630,6 +630,7 @@ export function buildDecodeStep({
   cacheValues,
   batch,
   cacheLength,
+  gqa,
 }: {
   builder: GraphBuilder;
   config: ModelConfig;
@@ -640,17 +641,33 @@ export function buildDecodeStep({
   cos: Value;
   /** `[B, 1, 1, headDim/2]`. */
   sin: Value;
-  /** `[B, 1, 1, P]`: 0 for filled cache slots, a large negative number otherwise. */
-  pastBias: Value;
-  /** Per layer `[B, kvh, headDim, P]`. */
+  /** `[B, 1, 1, P]`: 0 for filled cache slots, a large negative number otherwise (unused with `gqa`). */
+  pastBias: Value | undefined;
+  /** Per layer `[B, kvh, headDim, P]` (with `gqa`: `[B, kvh, P, headDim]`). */
   cacheKeys: Value[];
   /** Per layer `[B, kvh, P, headDim]`. */
   cacheValues: Value[];
   batch: number;
   cacheLength: number;
-}): { hidden: Value; newKeys: Value[]; newValues: Value[] } {
+  /**
+   * Attend through ONNX Runtime's `GroupQueryAttention` (com.microsoft)
+   * instead: the cache keys are then `[B, kvh, P, headDim]` like the values,
+   * the operator writes this step's key and value at slot `seqlensK` and
+   * returns the written caches as `presentKeys`/`presentValues` (in place
+   * when the caller binds them to the cache's own buffers).
+   */
+  gqa?: GqaDecodeInputs;
+}): {
+  hidden: Value;
+  newKeys: Value[];
+  newValues: Value[];
+  presentKeys: Value[];
+  presentValues: Value[];
+} {
   const { numHeads, numKeyValueHeads, headDim } = config;
   const rep = numHeads / numKeyValueHeads;
+  const presentKeys: Value[] = [];
+  const presentValues: Value[] = [];
   const decodeLayer = (layer: number, hidden: Value): LayerOutput => {
     const p = `model.layers.${layer}`;
     const x = g.rmsNorm(
@@ -669,10 +686,46 @@ export function buildDecodeStep({
       cos,
       sin,
     });
-    const q4 = g.reshape(q, [batch, numKeyValueHeads, rep, headDim]);
     const k4 = g.reshape(k, [batch, numKeyValueHeads, 1, headDim]);
     const v4 = g.reshape(v, [batch, numKeyValueHeads, 1, headDim]);
-    const pastScores = g.add(g.matmul(q4, cacheKeys[layer]!), pastBias);
+    if (gqa !== undefined) {
+      const [attended, presentKey, presentValue] = groupQueryAttention({
+        builder: g,
+        config,
+        // [B,1,nh,d] is [B,1,nh·d] in memory, the operator's BSNH layout.
+        query: g.reshape(q, [batch, 1, numHeads * headDim]),
+        key: g.reshape(k, [batch, 1, numKeyValueHeads * headDim]),
+        value: g.reshape(v, [batch, 1, numKeyValueHeads * headDim]),
+        pastKey: cacheKeys[layer]!,
+        pastValue: cacheValues[layer]!,
+        inputs: gqa,
+        batch,
+        length: 1,
+        presentLength: cacheLength,
+      });
+      presentKeys.push(presentKey);
+      presentValues.push(presentValue);
+      const residual = g.add(
+        hidden,
+        g.linear(
+          g.reshape(attended, [batch, numHeads * headDim]),
+          weight(weights, `${p}.self_attn.o_proj.weight`),
+        ),
+      );
+      return {
+        hidden: mlpBlock({
+          builder: g,
+          config,
+          weights,
+          layer,
+          hidden: residual,
+        }),
+        keys: k4,
+        values: v4,
+      };
+    }
+    const q4 = g.reshape(q, [batch, numKeyValueHeads, rep, headDim]);
+    const pastScores = g.add(g.matmul(q4, cacheKeys[layer]!), pastBias!);
     const newScore = g.reduceSum(g.mul(q4, k4), [-1], true);
     const probabilities = g.softmax(g.concat([pastScores, newScore], -1));
     const pastProbabilities = g.slice(probabilities, -1, 0, cacheLength);
@@ -710,7 +763,93 @@ export function buildDecodeStep({
     inputIds,
     layer: decodeLayer,
   });
-  return { hidden, newKeys: keys, newValues: values };
+  return {
+    hidden,
+    newKeys: keys,
+    newValues: values,
+    presentKeys,
+    presentValues,
+  };
+}
+
+/** The extra inputs of a decode or extend step through `GroupQueryAttention`. */
+export type GqaDecodeInputs = {
+  /**
+   * `[B, 1, T, P']` additive bias over the slots `[0, P')` the step sees
+   * (`P'` = `totalLength`): 0 where a token may attend (its own slot included),
+   * a large negative number elsewhere (left padding).
+   */
+  attentionBias: Value;
+  /** `[B]` int32: the last slot each row's step writes (its total length − 1). */
+  seqlensK: Value;
+  /** `[1]` int32: the slots the step attends over, `P'`. */
+  totalLength: Value;
+};
+
+/**
+ * ONNX Runtime's `GroupQueryAttention` (com.microsoft) over a past cache of
+ * `[B, kvh, P, d]` keys and values (BNSH) and `length` new tokens (BSNH,
+ * queries already scaled, so `scale` is 1). Returns the attended rows
+ * `[B, T, nh·d]` and the present caches `[B, kvh, presentLength, d]`.
+ */
+export function groupQueryAttention({
+  builder: g,
+  config,
+  query,
+  key,
+  value,
+  pastKey,
+  pastValue,
+  inputs,
+  batch,
+  length,
+  presentLength,
+}: {
+  builder: GraphBuilder;
+  config: ModelConfig;
+  query: Value;
+  key: Value;
+  value: Value;
+  pastKey: Value;
+  pastValue: Value;
+  inputs: GqaDecodeInputs;
+  batch: number;
+  length: number;
+  presentLength: number;
+}): [Value, Value, Value] {
+  const { numHeads, numKeyValueHeads, headDim } = config;
+  const present = {
+    dtype: pastKey.dtype,
+    shape: [batch, numKeyValueHeads, presentLength, headDim],
+  };
+  const [attended, presentKey, presentValue] = g.node(
+    'GroupQueryAttention',
+    [
+      query,
+      key,
+      value,
+      pastKey,
+      pastValue,
+      inputs.seqlensK,
+      inputs.totalLength,
+      undefined, // cos_cache: RoPE is applied before
+      undefined, // sin_cache
+      undefined, // position_ids
+      inputs.attentionBias,
+    ],
+    [
+      { dtype: query.dtype, shape: [batch, length, numHeads * headDim] },
+      present,
+      present,
+    ],
+    {
+      num_heads: numHeads,
+      kv_num_heads: numKeyValueHeads,
+      scale: { float: 1 },
+    },
+    'com.microsoft',
+  );
+  return [attended!, presentKey!, presentValue!];
 }
 
 /**

@@ -35,6 +35,7 @@ export function buildDecodeGraph({
   floatType = 'float32',
   matmulPrecision,
   residentCache = false,
+  attention = 'where',
 }: {
   config: ModelConfig;
   batch: number;
@@ -44,7 +45,28 @@ export function buildDecodeGraph({
   matmulPrecision?: MatmulPrecision | undefined;
   /** Output the updated cache (see above); default false. */
   residentCache?: boolean;
+  /**
+   * How the step attends and writes the cache: `where` (default, above) or
+   * `gqa`, ONNX Runtime's `GroupQueryAttention` (decision engine-013), which
+   * writes the slot itself, in place when the caller binds `present_*` to
+   * the buffers it feeds as `cache_*`. A `gqa` graph always outputs the
+   * cache (as with `residentCache`) and takes, instead of `past_bias` and
+   * `slot_onehot`: `attention_bias` `[B,1,1,P]` (0 on each row's slots
+   * `[pad, slot]`, this step's included), `seqlens_k` `[B]` int32 (the slot)
+   * and `total_sequence_length` `[1]` int32 (slot + 1). Its `cache_keys.<l>`
+   * are `[B,kvh,P,d]`, the layout of the values.
+   */
+  attention?: DecodeAttention;
 }): BuiltGraph {
+  if (attention === 'gqa') {
+    return buildGqaDecodeGraph({
+      config,
+      batch,
+      cacheLength,
+      floatType,
+      matmulPrecision,
+    });
+  }
   const g = new GraphBuilder({ floatType, matmulPrecision });
   const weights = declareWeights({ builder: g, config, requiresGrad: false });
   const half = config.headDim / 2;
@@ -108,4 +130,104 @@ export function buildDecodeGraph({
   });
   g.output(g.concat(packed, 0), 'new_kv');
   return { model: g.toOnnx({ name: 'decode' }), nodeCount: g.nodeCount };
+}
+
+/** How a decode or extend graph attends (see {@link buildDecodeGraph}). */
+export type DecodeAttention = 'where' | 'gqa';
+
+/** Every accepted value of {@link DecodeAttention}. */
+export const decodeAttentions = [
+  'where',
+  'gqa',
+] as const satisfies readonly DecodeAttention[];
+
+/** The decode graph through `GroupQueryAttention` (see {@link buildDecodeGraph}). */
+function buildGqaDecodeGraph({
+  config,
+  batch,
+  cacheLength,
+  floatType,
+  matmulPrecision,
+}: {
+  config: ModelConfig;
+  batch: number;
+  cacheLength: number;
+  floatType: FloatType;
+  matmulPrecision: MatmulPrecision | undefined;
+}): BuiltGraph {
+  const g = new GraphBuilder({ floatType, matmulPrecision });
+  const weights = declareWeights({ builder: g, config, requiresGrad: false });
+  const { numKeyValueHeads: kvh, headDim: d, numLayers } = config;
+  const half = d / 2;
+  const cacheKeys: Value[] = [];
+  const cacheValues: Value[] = [];
+  for (let layer = 0; layer < numLayers; layer++) {
+    cacheKeys.push(
+      g.input({
+        name: `cache_keys.${layer}`,
+        shape: [batch, kvh, cacheLength, d],
+      }),
+    );
+    cacheValues.push(
+      g.input({
+        name: `cache_values.${layer}`,
+        shape: [batch, kvh, cacheLength, d],
+      }),
+    );
+  }
+  const totalLength = g.input({
+    name: 'total_sequence_length',
+    shape: [1],
+    dtype: 'int32',
+  });
+  const fullBias = g.input({
+    name: 'attention_bias',
+    shape: [batch, 1, 1, cacheLength],
+  });
+  // The operator reads a bias over the slots it attends, [0, slot + 1).
+  const [attentionBias] = g.node(
+    'Slice',
+    [
+      fullBias,
+      g.constant({ dtype: 'int64', shape: [1], values: [0] }),
+      g.cast(totalLength, 'int64'),
+      g.constant({ dtype: 'int64', shape: [1], values: [3] }),
+    ],
+    [{ dtype: fullBias.dtype, shape: [batch, 1, 1, cacheLength] }],
+  );
+  const { hidden, newKeys, newValues, presentKeys, presentValues } =
+    buildDecodeStep({
+      builder: g,
+      config,
+      weights,
+      inputIds: g.input({ name: 'input_ids', shape: [batch], dtype: 'int64' }),
+      cos: g.input({ name: 'rope_cos', shape: [batch, 1, 1, half] }),
+      sin: g.input({ name: 'rope_sin', shape: [batch, 1, 1, half] }),
+      pastBias: undefined,
+      cacheKeys,
+      cacheValues,
+      batch,
+      cacheLength,
+      gqa: {
+        attentionBias: attentionBias!,
+        seqlensK: g.input({
+          name: 'seqlens_k',
+          shape: [batch],
+          dtype: 'int32',
+        }),
+        totalLength,
+      },
+    });
+  g.output(g.linear(hidden, lmHeadWeight({ config, weights })), 'logits');
+  const packed: Value[] = [];
+  for (let layer = 0; layer < numLayers; layer++) {
+    g.output(presentKeys[layer]!, `present_keys.${layer}`);
+    g.output(presentValues[layer]!, `present_values.${layer}`);
+    packed.push(
+      g.reshape(newKeys[layer]!, [1, batch, kvh, d]),
+      g.reshape(newValues[layer]!, [1, batch, kvh, d]),
+    );
+  }
+  g.output(g.concat(packed, 0), 'new_kv');
+  return { model: g.toOnnx({ name: 'decode-gqa' }), nodeCount: g.nodeCount };
 }

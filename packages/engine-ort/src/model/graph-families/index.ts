@@ -25,6 +25,10 @@ export { buildGradGraph } from './grad-graph';
 export { buildSharedPrefixScoreGraph } from './shared-prefix-score-graph';
 export { buildSharedPrefixGradGraph } from './shared-prefix-grad-graph';
 export { buildPrefillGraph } from './prefill-graph';
-export { buildDecodeGraph } from './decode-graph';
+export {
+  buildDecodeGraph,
+  decodeAttentions,
+  type DecodeAttention,
+} from './decode-graph';
 export { buildExtendGraph } from './extend-graph';
 export { buildOptimizerGraph } from './optimizer-graph';
