@@ -38,3 +38,22 @@ export {
   type OpenAiToolCall,
   type ParsedOpenAiRequest,
 } from './openai-wire';
+export { completeTokens, type CompletionPolicy } from './openai-completions';
+export {
+  openAiCompletionChoiceSchema,
+  openAiCompletionRequestSchema,
+  openAiCompletionResponseSchema,
+  type OpenAiCompletionRequest,
+  type OpenAiCompletionResponse,
+} from './openai-completions-wire';
+export {
+  createOpenAiSampler,
+  createSampledPolicy,
+  type OpenAiSample,
+  type OpenAiSampler,
+  type OpenAiSamplerSettings,
+  type SampledPolicy,
+  type SampledPolicySettings,
+  type SamplerWeightSync,
+} from './openai-sampler';
+export { postJsonWithRetries, type RetrySettings } from './openai-http';

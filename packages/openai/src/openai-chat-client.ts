@@ -7,6 +7,7 @@ import {
   type ChatModelV1Result,
   type PromptMode,
 } from '@seal/spec';
+import { defaultSleep, httpError, retryAfterMs } from './openai-http';
 import {
   fromOpenAiResponse,
   openAiChatResponseSchema,
@@ -53,93 +54,6 @@ export function apiRoot(baseUrl: string): string {
   const path = url.pathname.replace(/\/+$/, '');
   url.pathname = path === '' ? '/v1' : path;
   return url.href.replace(/\/+$/, '');
-}
-
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function retryAfterMs(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-/** The error of a non-2xx answer; retryable for 408, 409, 429 and 5xx. */
-function httpError({
-  status,
-  text,
-  url,
-}: {
-  status: number;
-  text: string;
-  url: string;
-}): SealError {
-  let message = text.slice(0, 500);
-  let code: unknown;
-  try {
-    const body = parseJsonText({ text }) as {
-      error?: { message?: unknown; code?: unknown } | string;
-      message?: unknown;
-      detail?: unknown;
-    };
-    const error = body.error;
-    if (typeof error === 'string') message = error;
-    else if (error !== undefined && typeof error.message === 'string') {
-      message = error.message;
-      code = error.code;
-    } else if (typeof body.message === 'string') message = body.message;
-    else if (typeof body.detail === 'string') message = body.detail;
-  } catch {
-    // Not JSON: keep the text.
-  }
-  if (
-    status === 400 &&
-    (code === 'context_length_exceeded' ||
-      /maximum context length|context length|too many tokens/i.test(message))
-  ) {
-    return new SealError({
-      code: 'CONTEXT_LENGTH_EXCEEDED',
-      message: `${url}: ${message}`,
-      details: { status },
-    });
-  }
-  const retryable =
-    status === 408 || status === 409 || status === 429 || status >= 500;
-  const details = {
-    status,
-    url,
-    ...(typeof code === 'string' ? { errorCode: code } : {}),
-  };
-  if (retryable) {
-    return new SealError({
-      code: 'NETWORK_ERROR',
-      message: `${url} answered ${status}: ${message}`,
-      details,
-      isRetryable: true,
-    });
-  }
-  return new SealError({
-    code: status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT',
-    message: `${url} answered ${status}: ${message}`,
-    details,
-  });
 }
 
 /**

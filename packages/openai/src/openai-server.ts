@@ -7,6 +7,9 @@ import {
 } from 'node:http';
 import { HttpError, listen, readBody, sendJson } from '@seal/http';
 import { SealError, parseJsonText, toSealError } from '@seal/spec';
+import * as z from 'zod';
+import { completeTokens, type CompletionPolicy } from './openai-completions';
+import { openAiCompletionRequestSchema } from './openai-completions-wire';
 import {
   fromOpenAiRequest,
   openAiChatRequestSchema,
@@ -36,6 +39,20 @@ export type OpenAiServerOptions = {
    * budget, task suite), listed in `/v1/models` as `seal.evalDefaults`.
    */
   evalDefaults?: Record<string, unknown>;
+  /**
+   * Serves `POST /v1/completions` (token-id prompts, vLLM's
+   * `return_token_ids` and per-token `logprobs`) from this policy: the
+   * rollout path of `seal train --sampler-url`. Absent: 404.
+   */
+  completionPolicy?: CompletionPolicy;
+  /**
+   * Serves SGLang's `POST /update_weights_from_disk` (`{model_path}` →
+   * `{success, message}`): loads a checkpoint directory written by the
+   * trainer, so the sampler samples from the trainer's weights. Absent: 404
+   * (the endpoint reads a path the client names; `seal serve-policy` turns it
+   * on only with `--weight-updates`).
+   */
+  updateWeights?: (directory: string) => Promise<void>;
   /** Receives every internal error with the reference its 500 body names. */
   onInternalError?: (info: { error: unknown; reference: string }) => void;
   /** Receives one line per finished request (method, path, status, milliseconds). */
@@ -167,7 +184,7 @@ export async function startOpenAiServer(
     },
   };
 
-  const completions = async (request: IncomingMessage): Promise<unknown> => {
+  const readJson = async (request: IncomingMessage): Promise<unknown> => {
     const read = await readBody({
       request,
       limit: maxBodyBytes,
@@ -182,9 +199,8 @@ export async function startOpenAiServer(
         closeConnection: read.cut,
       });
     }
-    let json: unknown;
     try {
-      json = parseJsonText({ text: read.text, source: 'request body' });
+      return parseJsonText({ text: read.text, source: 'request body' });
     } catch (error) {
       throw new OpenAiHttpError({
         status: 400,
@@ -192,31 +208,26 @@ export async function startOpenAiServer(
         code: 'invalid_json',
       });
     }
-    const parsed = openAiChatRequestSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const param = issue?.path.map(String).join('.') ?? '';
-      throw new OpenAiHttpError({
-        status: 400,
-        message: `${param === '' ? 'body' : param}: ${issue?.message ?? 'invalid value'}`,
-        code: 'invalid_value',
-        param: param === '' ? null : param,
-      });
-    }
-    const {
-      request: chat,
-      model: asked,
-      toolChoice,
-      unsupported,
-    } = fromOpenAiRequest(parsed.data);
-    if (unsupported.length > 0) {
-      throw new OpenAiHttpError({
-        status: 400,
-        message: `unsupported: ${unsupported.join('; ')}`,
-        code: 'unsupported_value',
-      });
-    }
-    if (asked !== undefined && asked !== modelName) {
+  };
+
+  const parseRequest = <TOutput>(
+    schema: z.ZodType<TOutput>,
+    json: unknown,
+  ): TOutput => {
+    const parsed = schema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    const param = issue?.path.map(String).join('.') ?? '';
+    throw new OpenAiHttpError({
+      status: 400,
+      message: `${param === '' ? 'body' : param}: ${issue?.message ?? 'invalid value'}`,
+      code: 'invalid_value',
+      param: param === '' ? null : param,
+    });
+  };
+
+  const checkModel = (asked: string | null | undefined): void => {
+    if (asked !== undefined && asked !== null && asked !== modelName) {
       throw new OpenAiHttpError({
         status: 404,
         message: `the model '${asked}' does not exist; this server serves '${modelName}'`,
@@ -224,6 +235,24 @@ export async function startOpenAiServer(
         param: 'model',
       });
     }
+  };
+
+  const completions = async (request: IncomingMessage): Promise<unknown> => {
+    const json = await readJson(request);
+    const {
+      request: chat,
+      model: asked,
+      toolChoice,
+      unsupported,
+    } = fromOpenAiRequest(parseRequest(openAiChatRequestSchema, json));
+    if (unsupported.length > 0) {
+      throw new OpenAiHttpError({
+        status: 400,
+        message: `unsupported: ${unsupported.join('; ')}`,
+        code: 'unsupported_value',
+      });
+    }
+    checkModel(asked);
     const result = await model.complete(chat, { toolChoice });
     return toOpenAiResponse({
       result,
@@ -233,6 +262,66 @@ export async function startOpenAiServer(
       fingerprint: model.modelId,
     });
   };
+
+  const textCompletions = async (
+    request: IncomingMessage,
+    policy: CompletionPolicy,
+  ): Promise<unknown> => {
+    const body = parseRequest(
+      openAiCompletionRequestSchema,
+      await readJson(request),
+    );
+    checkModel(body.model);
+    const unsupported = [
+      ...(body.stream ? ['stream: true'] : []),
+      ...((body.n ?? 1) > 1 ? ['n > 1 (send one request per sample)'] : []),
+      ...(body.echo ? ['echo: true'] : []),
+    ];
+    if (unsupported.length > 0) {
+      throw new OpenAiHttpError({
+        status: 400,
+        message: `unsupported: ${unsupported.join('; ')}`,
+        code: 'unsupported_value',
+      });
+    }
+    return completeTokens({
+      policy,
+      request: body,
+      modelName,
+      id: `cmpl-${randomBytes(12).toString('hex')}`,
+      created: Math.floor(Date.now() / 1000),
+    });
+  };
+
+  const weightUpdate = async (
+    request: IncomingMessage,
+    update: (directory: string) => Promise<void>,
+  ): Promise<unknown> => {
+    const { model_path: directory } = parseRequest(
+      z.object({ model_path: z.string().min(1) }),
+      await readJson(request),
+    );
+    try {
+      await update(directory);
+    } catch (error) {
+      const sealError = toSealError(error);
+      throw new OpenAiHttpError({
+        status: 400,
+        message: `cannot load ${directory}: ${sealError.message}`,
+        code: 'invalid_value',
+        param: 'model_path',
+      });
+    }
+    return { success: true, message: `loaded ${directory}` };
+  };
+
+  const routes = [
+    'POST /v1/chat/completions',
+    ...(options.completionPolicy ? ['POST /v1/completions'] : []),
+    'GET /v1/models',
+    'GET /health',
+    ...(options.updateWeights ? ['POST /update_weights_from_disk'] : []),
+  ].join(', ');
 
   const route = async (
     request: IncomingMessage,
@@ -266,9 +355,19 @@ export async function startOpenAiServer(
     if (path === '/v1/chat/completions') {
       return method === 'POST' ? completions(request) : allow('POST');
     }
+    if (path === '/v1/completions' && options.completionPolicy) {
+      return method === 'POST'
+        ? textCompletions(request, options.completionPolicy)
+        : allow('POST');
+    }
+    if (path === '/update_weights_from_disk' && options.updateWeights) {
+      return method === 'POST'
+        ? weightUpdate(request, options.updateWeights)
+        : allow('POST');
+    }
     throw new OpenAiHttpError({
       status: 404,
-      message: `unknown route ${method} ${path}; routes: POST /v1/chat/completions, GET /v1/models, GET /health`,
+      message: `unknown route ${method} ${path}; routes: ${routes}`,
       code: 'not_found',
     });
   };

@@ -6,6 +6,7 @@ import type {
 } from '@seal/spec';
 import type { TrainConfig } from '../config/train-config';
 import { deriveSeed, type Rollout } from '../rollout/run-rollouts';
+import { truncatedImportanceWeights } from './truncated-importance-sampling';
 
 /**
  * The policy update of a step: old log-probabilities (the rollouts' own, or
@@ -93,10 +94,23 @@ export async function updatePolicy({
     ({ rollout: rolloutIndex, miniBatch, miniBatchSize, weight }, k) => {
       const rollout = rollouts[rolloutIndex]!;
       const masked = rollout.generatedMask.reduce((a, b) => a + b, 0);
+      // Rollouts from another engine: the trainer-to-sampler ratio, truncated.
+      const cap = config.ppo.truncatedImportanceSamplingCap;
+      const importance =
+        cap === undefined
+          ? undefined
+          : truncatedImportanceWeights({
+              trainerLogprobs: old.logprobs[k]!,
+              samplerLogprobs: rollout.samplingLogprobs,
+              mask: rollout.generatedMask,
+              cap,
+            });
       batches[miniBatch]!.push({
         tokenIds: rollout.tokenIds,
-        tokenWeights: rollout.generatedMask.map((m) =>
-          masked > 0 ? (weight * m) / masked / miniBatchSize : 0,
+        tokenWeights: rollout.generatedMask.map(
+          (m, t) =>
+            (masked > 0 ? (weight * m) / masked / miniBatchSize : 0) *
+            (importance?.[t] ?? 1),
         ),
         advantages: tokenAdvantages
           ? [...tokenAdvantages[rolloutIndex]!]
@@ -216,12 +230,15 @@ export function chooseUpdateRollouts({
  * Where a run's PPO old log-probabilities come from (`ppo.oldLogprobs`,
  * with `auto` resolved): the rollouts' sampling log-probabilities equal a
  * score pass at the sampling temperature only when sampling is untruncated
- * and not greedy (greedy rollouts report 0).
+ * and not greedy (greedy rollouts report 0). With truncated importance
+ * sampling (rollouts from another engine) always `rescore`.
  */
 export function oldLogprobSource(
   config: Pick<TrainConfig, 'ppo' | 'sampling'>,
 ): 'rollout' | 'rescore' {
   const { oldLogprobs } = config.ppo;
+  // Importance sampling needs the trainer's own probabilities.
+  if (config.ppo.truncatedImportanceSamplingCap !== undefined) return 'rescore';
   if (oldLogprobs !== 'auto') return oldLogprobs;
   const { temperature, topP, topK } = config.sampling;
   return temperature > 0 && topP === 1 && topK === 0 ? 'rollout' : 'rescore';

@@ -246,6 +246,18 @@ export const runConfigSchema = z
          */
         oldLogprobs: z.enum(['auto', 'rollout', 'rescore']).default('auto'),
         /**
+         * Truncated importance sampling (TIS; Yao et al. 2025, "Your
+         * efficient RL framework secretly brings you off-policy RL
+         * training"), for rollouts sampled by another engine (`seal train
+         * --sampler-url`): the old log-probabilities are the trainer's (a
+         * score pass, whatever `oldLogprobs` says), and each generated
+         * token's loss weight is multiplied by `min(exp(old - sampler), cap)`,
+         * the trainer-to-sampler probability ratio truncated at this cap
+         * (verl's and the paper's default: 2). Absent: off (the rollouts
+         * come from the trainer itself).
+         */
+        truncatedImportanceSamplingCap: z.number().min(1).max(1000).optional(),
+        /**
          * The share of zero-advantage rollouts that go into the update. Such a
          * rollout moves the policy only through the KL term, yet costs a
          * reference score and a forward and backward pass like any other (41–52%
@@ -366,6 +378,17 @@ export const runConfigSchema = z
   })
   .superRefine((config, context) => {
     const { temperature, topP, topK } = config.sampling;
+    if (
+      config.ppo.oldLogprobs === 'rollout' &&
+      config.ppo.truncatedImportanceSamplingCap !== undefined
+    ) {
+      context.addIssue({
+        code: 'custom',
+        path: ['ppo', 'oldLogprobs'],
+        message:
+          "ppo.oldLogprobs 'rollout' contradicts ppo.truncatedImportanceSamplingCap: truncated importance sampling takes the old log-probabilities from the trainer (use 'rescore' or 'auto')",
+      });
+    }
     if (
       config.ppo.oldLogprobs === 'rollout' &&
       !(temperature > 0 && topP === 1 && topK === 0)
