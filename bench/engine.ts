@@ -1,5 +1,5 @@
 /**
- * `pnpm bench engine [--configs 2m,10m,50m] [--quick] [--device cpu|webgpu|cuda|auto] [--resident on|off] [--precision fp32|fp16|bf16] [--webgpu-validation disabled|wgpuOnly|basic|full]`:
+ * `pnpm bench engine [--configs 2m,10m,50m] [--quick] [--device cpu|webgpu|cuda|auto] [--resident on|off] [--precision fp32|fp16|bf16] [--webgpu-validation disabled|wgpuOnly|basic|full] [--attention gqa|where] [--decode-only] [--new-tokens N]`:
  * throughput of the ONNX Runtime policy engine on this machine's CPU (default)
  * or GPU.
  *
@@ -31,6 +31,13 @@
  * or bf16, with fp32 weights, moments and update (decision engine-008); the
  * CPU EP only emulates them (their rounding, at fp32 speed or below), and a
  * device that cannot run them exits with one line saying so.
+ * `--attention` chooses how decode steps attend and write the KV cache
+ * (decision engine-013): `gqa` (ONNX Runtime's GroupQueryAttention, the slot
+ * written in place; the default on a GPU) or `where` (the engine's own, a
+ * `Where` over the whole cache; the default on the CPU). `--decode-only`
+ * skips training and prefill (their columns read –), to compare decode
+ * variants side by side; `--new-tokens` sets the decode length (default 64,
+ * 16 with `--quick`).
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -45,11 +52,14 @@ import {
   GraphBuilder,
   initializeWeights,
   offDeviceNodes,
+  decodeAttentions,
+  gqaInPlaceUnavailable,
   OrtEngine,
   parseDeviceRequest,
   parsePrecision,
   selectDevice,
   webgpuValidationModes,
+  type DecodeAttention,
   type ExecutionProvider,
   type GraphPlacement,
   type ModelConfig,
@@ -183,15 +193,34 @@ type ConfigResult = {
   loadAverage: number;
   /** Where the nodes of each graph family ran. */
   placements: GraphPlacement[];
+  /** Why `gqa` decode steps could not bind the cache in place, if they could not. */
+  gqaFallback?: string | undefined;
+};
+
+/** What one child measures, beyond the config. */
+type MeasureOptions = {
+  quick: boolean;
+  device: ExecutionProvider;
+  resident: boolean | undefined;
+  precision: Precision;
+  webgpuValidation: WebGpuValidation | undefined;
+  attention: DecodeAttention | undefined;
+  decodeOnly: boolean;
+  newTokens: number;
 };
 
 async function measureConfig(
   name: string,
-  quick: boolean,
-  device: ExecutionProvider,
-  resident: boolean | undefined,
-  precision: Precision,
-  webgpuValidation: WebGpuValidation | undefined,
+  {
+    quick,
+    device,
+    resident,
+    precision,
+    webgpuValidation,
+    attention,
+    decodeOnly,
+    newTokens,
+  }: MeasureOptions,
 ): Promise<ConfigResult> {
   const config = configs[name]!;
   const engine = new OrtEngine({
@@ -209,6 +238,7 @@ async function measureConfig(
       precision,
       webgpuValidation,
       ...(resident === undefined ? {} : { resident }),
+      ...(attention === undefined ? {} : { decodeAttention: attention }),
     },
   });
   const settings = {
@@ -240,7 +270,7 @@ async function measureConfig(
   const train = () =>
     engine.train({ objective: 'cross-entropy', sequences, settings });
   const large = config.numLayers * config.hiddenSize > 2000;
-  await train();
+  if (!decodeOnly) await train();
   // Training steps alternate with a 2048³ MatMul, and MFU is the median of
   // the ratios of adjacent measurements: on a shared machine the load changes
   // over a run, and each step is compared with a peak taken under the same load.
@@ -255,7 +285,7 @@ async function measureConfig(
   let localPeak = 0;
   const flopsPerStep =
     trainBatch * trainLength * trainFlopsPerToken(config, trainLength);
-  for (let i = 0; i < (quick ? 2 : large ? 4 : 8); i++) {
+  for (let i = 0; i < (decodeOnly ? 0 : quick ? 2 : large ? 4 : 8); i++) {
     const matmulSeconds = await time(() => peakSession.run());
     const stepSeconds = await time(train);
     const peakHere = cpu ? (2 * 2048 ** 3) / matmulSeconds : Number.NaN;
@@ -264,7 +294,7 @@ async function measureConfig(
     ratios.push(flopsPerStep / stepSeconds / peakHere);
   }
   await peakSession.release();
-  const trainStepSeconds = median(trainTimes);
+  const trainStepSeconds = decodeOnly ? Number.NaN : median(trainTimes);
   const tokens = trainBatch * trainLength;
 
   const generate = (batch: number, promptLength: number, maxTokens: number) =>
@@ -277,14 +307,17 @@ async function measureConfig(
       stopTokenIds: [],
       seed: 0,
     });
-  await generate(8, 256, 1);
   const prefillTimes: number[] = [];
-  for (let i = 0; i < (quick ? 2 : 5); i++)
-    prefillTimes.push(await time(() => generate(8, 256, 1)));
-  const prefillTokensPerSecond = (8 * 256) / median(prefillTimes);
+  if (!decodeOnly) {
+    await generate(8, 256, 1);
+    for (let i = 0; i < (quick ? 2 : 5); i++)
+      prefillTimes.push(await time(() => generate(8, 256, 1)));
+  }
+  const prefillTokensPerSecond = decodeOnly
+    ? Number.NaN
+    : (8 * 256) / median(prefillTimes);
 
   const decodeTokensPerSecond: Record<string, number> = {};
-  const newTokens = quick ? 16 : 64;
   for (const batch of [1, 8, 64]) {
     await generate(batch, 32, newTokens);
     const full: number[] = [];
@@ -308,10 +341,16 @@ async function measureConfig(
     decodeTokensPerSecond,
     peakRssMegabytes: process.resourceUsage().maxRSS / 1024,
     localPeak,
-    pairedMfu: median(ratios),
+    pairedMfu: decodeOnly ? Number.NaN : median(ratios),
     loadAverage: loadavg()[0]!,
     placements: engine.placements,
+    gqaFallback: gqaInPlaceUnavailable(),
   };
+}
+
+/** A rate with `digits` decimals; '–' where it was not measured (`--decode-only`). */
+function fixed(value: number, digits: number): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : '–';
 }
 
 /** A ratio as a whole percentage; '–' where it was not measured (GPU). */
@@ -334,27 +373,64 @@ function parseWebGpuValidation(
   return mode;
 }
 
+/** `--attention`: gqa or where, or undefined for the device's default. */
+function parseAttention(
+  value: string | undefined,
+): DecodeAttention | undefined {
+  if (value === undefined) return undefined;
+  const attention = decodeAttentions.find((candidate) => candidate === value);
+  if (attention === undefined) {
+    console.error(
+      `bench engine: unknown --attention '${value}'; expected one of ${decodeAttentions.join(', ')}`,
+    );
+    process.exit(2);
+  }
+  return attention;
+}
+
 const flags = benchFlags(
-  ['child', 'configs', 'device', 'precision', 'resident', 'webgpu-validation'],
-  ['quick'],
+  [
+    'child',
+    'configs',
+    'device',
+    'precision',
+    'resident',
+    'webgpu-validation',
+    'attention',
+    'new-tokens',
+  ],
+  ['quick', 'decode-only'],
 );
 const option = flags.value;
 
 const child = option('child');
 const quick = flags.has('quick');
+const decodeOnly = flags.has('decode-only');
+const attention = parseAttention(option('attention'));
+const newTokens = Number(option('new-tokens') ?? (quick ? 16 : 64));
+if (!Number.isInteger(newTokens) || newTokens < 2) {
+  console.error(
+    `bench engine: --new-tokens must be an integer >= 2, got '${option('new-tokens')}'`,
+  );
+  process.exit(2);
+}
 if (child !== undefined) {
   // Child mode: measure one config and print it as JSON.
   const resident = option('resident');
   console.log(
     JSON.stringify(
-      await measureConfig(
-        child,
+      await measureConfig(child, {
         quick,
-        parseDeviceRequest(option('device') ?? 'cpu') as ExecutionProvider,
-        resident === undefined ? undefined : resident === 'on',
-        parsePrecision(option('precision') ?? 'fp32'),
-        parseWebGpuValidation(option('webgpu-validation')),
-      ),
+        device: parseDeviceRequest(
+          option('device') ?? 'cpu',
+        ) as ExecutionProvider,
+        resident: resident === undefined ? undefined : resident === 'on',
+        precision: parsePrecision(option('precision') ?? 'fp32'),
+        webgpuValidation: parseWebGpuValidation(option('webgpu-validation')),
+        attention,
+        decodeOnly,
+        newTokens,
+      }),
     ),
   );
 } else {
@@ -390,7 +466,7 @@ if (child !== undefined) {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`engine benchmark — ${new Date().toISOString()}`);
   console.log(
-    `machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}${device === 'webgpu' ? `, WebGPU validation ${validation ?? 'basic (default)'}` : ''}`,
+    `machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}, decode attention ${attention ?? (device === 'cpu' ? 'where' : 'gqa')} (default ${device === 'cpu' ? 'where' : 'gqa'})${device === 'webgpu' ? `, WebGPU validation ${validation ?? 'basic (default)'}` : ''}`,
   );
   console.log(
     `intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`,
@@ -409,6 +485,10 @@ if (child !== undefined) {
         '--device',
         device,
         ...(quick ? ['--quick'] : []),
+        ...(decodeOnly ? ['--decode-only'] : []),
+        '--new-tokens',
+        String(newTokens),
+        ...(attention === undefined ? [] : ['--attention', attention]),
         ...(option('resident') === undefined
           ? []
           : ['--resident', option('resident')!]),
@@ -423,8 +503,9 @@ if (child !== undefined) {
         maxBuffer: 256 << 20,
       },
     );
-    const result = JSON.parse(
-      output.trim().split('\n').at(-1)!,
+    // JSON writes the rates a child did not measure (NaN) as null.
+    const result = JSON.parse(output.trim().split('\n').at(-1)!, (_, value) =>
+      value === null ? Number.NaN : (value as unknown),
     ) as ConfigResult;
     results.push(result);
   }
@@ -452,12 +533,12 @@ if (child !== undefined) {
   const rows = results.map((r) => [
     r.name,
     `${(r.parameters / 1e6).toFixed(2)}M`,
-    r.trainTokensPerSecond.toFixed(0),
-    r.trainStepSeconds.toFixed(3),
-    (r.trainFlopsPerSecond / 1e9).toFixed(1),
+    fixed(r.trainTokensPerSecond, 0),
+    fixed(r.trainStepSeconds, 3),
+    fixed(r.trainFlopsPerSecond / 1e9, 1),
     percent(r.trainFlopsPerSecond / peak),
     percent(r.pairedMfu),
-    r.prefillTokensPerSecond.toFixed(0),
+    fixed(r.prefillTokensPerSecond, 0),
     r.decodeTokensPerSecond['1']!.toFixed(0),
     r.decodeTokensPerSecond['8']!.toFixed(0),
     r.decodeTokensPerSecond['64']!.toFixed(0),
@@ -468,8 +549,14 @@ if (child !== undefined) {
   console.log(`|${header.map(() => '---').join('|')}|`);
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
   console.log(
-    `\ntrain: ${trainBatch}×${trainLength} tokens per step (one grad micro-batch + AdamW); prefill: 8×256; decode: 32-token prompts, ${quick ? 16 : 64} new tokens`,
+    `\ntrain: ${trainBatch}×${trainLength} tokens per step (one grad micro-batch + AdamW); prefill: 8×256; decode: 32-token prompts, ${newTokens} new tokens${decodeOnly ? ' (--decode-only: no training or prefill)' : ''}`,
   );
+  for (const result of results) {
+    if (result.gqaFallback !== undefined)
+      console.log(
+        `${result.name}: gqa decode could not bind the cache in place (${result.gqaFallback}); its steps wrote a new cache each`,
+      );
+  }
   console.log(
     'MFU = tokens·(6·N + 12·L·S·A) / step time / MatMul peak (N: matrix-product weights incl. LM head).',
   );

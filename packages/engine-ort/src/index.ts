@@ -137,8 +137,11 @@ export {
   type FloatType,
   type SequenceBucket,
   type SharedPrefixBucket,
+  decodeAttentions,
+  type DecodeAttention,
   type TrainObjective,
 } from './model/graph-families';
+export { gqaInPlaceUnavailable } from './engine/generate-chunk';
 /** @internal */
 export {
   GraphBuilder,
