@@ -11,7 +11,13 @@
  * - the weights after one full training step (grad + AdamW; on a GPU with
  *   weights, moments and gradients resident on the device): max |Δ|;
  * - greedy generation of 4 prompts × 16 tokens: tokens equal or not;
- * - where each graph's nodes ran on the device (ORT's profile).
+ * - where each graph's nodes ran on the device (ORT's profile);
+ * - decode parity (decision engine-013): generation through
+ *   GroupQueryAttention (`gqa`, the GPU default) against the engine's own
+ *   decode (`where`) on the same device and against the CPU EP, greedy and
+ *   sampled, through compactions: tokens and log-probabilities, and whether
+ *   the cache was written in place.
+ * `--decode-only` runs only the decode parity (no gradients or training).
  * `--device cpu` runs the same comparisons of the CPU EP with itself.
  * `--precision fp16|bf16` runs the device's side in mixed precision (its
  * native reduced-precision products; fp16 with a loss scale of 2¹⁶) and
@@ -24,9 +30,11 @@
 import {
   buildGradGraph,
   createModelConfig,
+  gqaInPlaceUnavailable,
   initializeWeights,
   listWeightSpecs,
   OrtEngine,
+  type DecodeAttention,
   type ModelConfig,
 } from '../../packages/engine-ort/src/index';
 import {
@@ -66,6 +74,15 @@ const configs: Record<string, ModelConfig> = {
     intermediateSize: 896,
     numLayers: 6,
     numHeads: 6,
+    numKeyValueHeads: 2,
+    maxPositionEmbeddings: 1024,
+  }),
+  '50m': createModelConfig({
+    vocabSize: 8192,
+    hiddenSize: 640,
+    intermediateSize: 1728,
+    numLayers: 10,
+    numHeads: 10,
     numKeyValueHeads: 2,
     maxPositionEmbeddings: 1024,
   }),
@@ -294,7 +311,77 @@ async function engineRun(
   };
 }
 
+/**
+ * Generation of 8 prompts of different lengths, 32 new tokens, greedy then
+ * sampled (T = 1); stop tokens end rows early, so the batch compacts.
+ */
+async function decodeRun(
+  config: ModelConfig,
+  device: ExecutionProvider,
+  attention: DecodeAttention,
+  precision: Precision = 'fp32',
+) {
+  const engine = new OrtEngine({
+    config,
+    weights: initializeWeights({ config, seed: 1 }),
+    settings: {
+      executionProvider: device,
+      threads: 8,
+      prefixCacheBytes: 0,
+      precision,
+      decodeAttention: attention,
+    },
+  });
+  const prompts = Array.from({ length: 8 }, (_, row) =>
+    Array.from(
+      { length: 20 + 5 * row },
+      (_, t) => (row * 7919 + t * 104729 + 3) % config.vocabSize,
+    ),
+  );
+  const stopTokenIds = Array.from({ length: 24 }, (_, i) => 5 + 37 * i);
+  const runs = [];
+  for (const temperature of [0, 1]) {
+    runs.push(
+      ...(await engine.generate({
+        prompts,
+        maxTokens: 32,
+        sampling: { temperature, topP: 1, topK: 0 },
+        stopTokenIds,
+        seed: 7,
+      })),
+    );
+  }
+  await engine.close();
+  return runs;
+}
+
+type DecodeGenerations = Awaited<ReturnType<typeof decodeRun>>;
+
+/** Tokens equal or not, and the largest log-probability difference over the tokens both drew alike. */
+function compareGenerations(a: DecodeGenerations, b: DecodeGenerations) {
+  let identical = true;
+  let maxAbsolute = 0;
+  let compared = 0;
+  a.forEach((generation, i) => {
+    const other = b[i]!;
+    for (let t = 0; t < generation.tokenIds.length; t++) {
+      if (generation.tokenIds[t] !== other.tokenIds[t]) {
+        identical = false;
+        break;
+      }
+      compared++;
+      maxAbsolute = Math.max(
+        maxAbsolute,
+        Math.abs(generation.modelLogprobs[t]! - other.modelLogprobs[t]!),
+      );
+    }
+    if (generation.tokenIds.length !== other.tokenIds.length) identical = false;
+  });
+  return { identical, maxAbsolute, compared };
+}
+
 const device = parseDeviceRequest(option('device') ?? 'webgpu');
+const decodeOnly = process.argv.includes('--decode-only');
 // `--device cpu` compares the CPU EP with itself: a check of this script (every Δ is 0).
 if (device === 'auto') {
   console.error(
@@ -330,10 +417,48 @@ const check = (name: string, value: number, limit: number): void => {
 };
 for (const name of (option('configs') ?? '2m,10m').split(',')) {
   const config = configs[name]!;
+  if (config === undefined) {
+    console.error(
+      `gpu-check: unknown config '${name}'; known: ${Object.keys(configs).join(', ')}`,
+    );
+    process.exit(2);
+  }
   console.log(
     `\n${name} (${device}${precision === 'fp32' ? '' : ` ${precision}`} vs cpu fp32):`,
   );
   const started = performance.now();
+  {
+    // Decode parity (engine-013): gqa against where, on the device and the CPU EP.
+    const decodeStarted = performance.now();
+    const [cpuWhere, deviceWhere, deviceGqa] = [
+      await decodeRun(config, 'cpu', 'where'),
+      await decodeRun(config, device, 'where', precision),
+      await decodeRun(config, device, 'gqa', precision),
+    ];
+    const tokens = cpuWhere.reduce((sum, g) => sum + g.tokenIds.length, 0);
+    const lengths = new Set(cpuWhere.map((g) => g.tokenIds.length)).size;
+    const limit = precision === 'fp32' ? 1e-4 : 100 * tolerance.logprobRelative;
+    for (const [label, got, reference] of [
+      [`gqa vs where on ${device}`, deviceGqa, deviceWhere],
+      [`gqa on ${device} vs where on cpu`, deviceGqa, cpuWhere],
+      [`where on ${device} vs where on cpu`, deviceWhere, cpuWhere],
+    ] as const) {
+      const result = compareGenerations(got, reference);
+      console.log(
+        `  ${result.identical ? 'ok  ' : 'note'} decode ${label}: tokens ${result.identical ? 'identical' : 'differ (near-tied logits can flip)'} (${tokens} tokens, 16 rows greedy + sampled, ${lengths} lengths)`,
+      );
+      check(
+        `decode ${label}: log-probabilities max |Δ| over ${result.compared} equal tokens`,
+        result.maxAbsolute,
+        limit,
+      );
+    }
+    const fallback = gqaInPlaceUnavailable();
+    console.log(
+      `  ${fallback === undefined ? 'ok  ' : 'note'} gqa cache writes ${fallback === undefined ? 'in place (bound outputs)' : `not in place: ${fallback}`}; decode parity ${((performance.now() - decodeStarted) / 1000).toFixed(1)} s`,
+    );
+    if (decodeOnly) continue;
+  }
   const [cpuGrad, deviceGrad] = [
     await gradients(config, 'cpu'),
     await gradients(config, device, precision),
