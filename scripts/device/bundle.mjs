@@ -22,6 +22,8 @@ await esbuild.build({
     'gpu-check': join(root, 'scripts', 'device', 'gpu-check.ts'),
     'bench-engine': join(root, 'bench', 'engine.ts'),
     'webgpu-ceiling': join(root, 'scripts', 'device', 'webgpu-ceiling.ts'),
+    'compare-summary': join(root, 'scripts', 'device', 'compare-summary.ts'),
+    'payload-parts': join(root, 'scripts', 'device', 'payload-parts.ts'),
     seal: join(root, 'apps', 'cli', 'src', 'bin.ts'),
     // create-ort-policy starts ./policy-worker.mjs beside the bundle.
     'policy-worker': join(

@@ -4,6 +4,11 @@ generation shape (64 prompts of 32 tokens, 64 new tokens), in fp32 and bf16
 on the GPU. Prints one JSON line per (config, dtype) and a table.
 
 Usage: python3 torch_bench.py [--configs 2m,10m,50m,350m] [--json FILE]
+       [--batches 64] [--new-tokens 64] [--precisions fp32,bf16]
+
+Decode is HF `generate` (greedy, KV cache) at each batch of --batches:
+(time of --new-tokens tokens - time of 1) / (batch * (new tokens - 1)),
+like `bench engine`'s decode.
 """
 import argparse
 import json
@@ -48,7 +53,7 @@ def timed(fn, repeats):
     return times[len(times) // 2]
 
 
-def measure(name, precision):
+def measure(name, precision, batches=(64,), new_tokens=64):
     model, params = model_for(name, precision)
     vocab = CONFIGS[name]["vocab_size"]
     ids = (torch.arange(TRAIN_BATCH)[:, None] * 7919 + torch.arange(TRAIN_LENGTH)[None, :] * 104729) % vocab
@@ -68,21 +73,27 @@ def measure(name, precision):
         step()
     step_seconds = timed(step, 10)
     model.eval()
-    prompts = ((torch.arange(64)[:, None] + 100) * 7919 + torch.arange(32)[None, :] * 104729) % vocab
-    prompts = prompts.cuda()
+    decode = {}
+    for batch in batches:
+        prompts = ((torch.arange(batch)[:, None] + 100) * 7919 + torch.arange(32)[None, :] * 104729) % vocab
+        prompts = prompts.cuda()
 
-    def gen(new_tokens):
-        with torch.no_grad(), autocast:
-            model.generate(input_ids=prompts, attention_mask=torch.ones_like(prompts), max_new_tokens=new_tokens,
-                           min_new_tokens=new_tokens, do_sample=False, pad_token_id=0)
+        def gen(count):
+            with torch.no_grad(), autocast:
+                model.generate(input_ids=prompts, attention_mask=torch.ones_like(prompts), max_new_tokens=count,
+                               min_new_tokens=count, do_sample=False, pad_token_id=0)
 
-    gen(4)
-    full = timed(lambda: gen(64), 3)
-    one = timed(lambda: gen(1), 3)
+        gen(4)
+        full = timed(lambda: gen(new_tokens), 3)
+        one = timed(lambda: gen(1), 3)
+        decode[str(batch)] = batch * (new_tokens - 1) / (full - one)
     result = dict(config=name, precision=precision, params=params,
                   train_tokens_per_second=TRAIN_BATCH * TRAIN_LENGTH / step_seconds,
                   train_step_seconds=step_seconds,
-                  decode_tokens_per_second_b64=64 * 63 / (full - one))
+                  new_tokens=new_tokens,
+                  decode_tokens_per_second=decode)
+    if "64" in decode:
+        result["decode_tokens_per_second_b64"] = decode["64"]
     del model, optimizer
     torch.cuda.empty_cache()
     return result
@@ -92,14 +103,18 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--configs", default="2m,10m,50m,350m")
     parser.add_argument("--json")
+    parser.add_argument("--batches", default="64")
+    parser.add_argument("--new-tokens", type=int, default=64)
+    parser.add_argument("--precisions", default="fp32,bf16")
     args = parser.parse_args()
+    batches = [int(b) for b in args.batches.split(",")]
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, fp32 without TF32; bf16 = autocast")
     results = []
     for name in args.configs.split(","):
-        for precision in ("fp32", "bf16"):
-            result = measure(name, precision)
+        for precision in args.precisions.split(","):
+            result = measure(name, precision, batches, args.new_tokens)
             print(json.dumps(result), flush=True)
             results.append(result)
     if args.json:
