@@ -146,3 +146,16 @@ export {
   type TrainingEnvironment,
   type TrainingEpisodeOptions,
 } from './train/training-environment';
+export {
+  createRolloutEpisodeV2,
+  type RolloutEpisodeV2,
+  type RolloutEpisodeV2Options,
+} from './environment-v2/rollout-episode-v2';
+export {
+  loopTaskOfV2,
+  loopVerdictOfV2,
+  prepareTrainingEnvironmentV2,
+  scoreByCategory,
+  toolDocOfV2,
+  type LoopVerdictV2,
+} from './environment-v2/training-environment-v2';

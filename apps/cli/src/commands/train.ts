@@ -16,9 +16,11 @@ import {
 import { createOrtPolicy, learnedLogitScale } from '@seal/engine-ort';
 import {
   RunDirectory,
+  bfclTrainingEnvironment,
   runTraining,
   trainMethodSchema,
   type EvalSet,
+  type TrainingEnvironment,
   type TrainConfigInput,
   type TrainSummary,
 } from '@seal/rl';
@@ -48,6 +50,13 @@ import {
 import { exitCodes } from '../exit-codes';
 import { prepareEmbedded } from '../shipped-base';
 import { requestsCod, runTrainCod, trainCodHelp } from './train-cod';
+import {
+  envFlagHelp,
+  envFlagOptions,
+  envFlagSchemas,
+  prepareEnvTraining,
+  type EnvTraining,
+} from './train-env';
 import {
   checkTrainerFlags,
   createTrainerPolicies,
@@ -131,7 +140,19 @@ const flagsSchema = z.object({
   device: deviceFlagSchema,
   precision: precisionFlagSchema,
   ...trainerFlagSchemas,
+  ...envFlagSchemas,
 });
+
+/**
+ * BFCL (or the generated suite, on BFCL's classes) as the loop's training
+ * environment: the generic dispatch over BFCL's backend and verifier.
+ */
+function bfclEnvironment(runtime: BfclRuntimeData): TrainingEnvironment {
+  return bfclTrainingEnvironment({
+    backend: createBfclBackend({ runtime }),
+    verifier: createBfclVerifier({ runtime }),
+  });
+}
 
 export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X] [--output-norm free|uniform]
@@ -143,6 +164,7 @@ export const trainHelp = `usage: seal train [--preset default|smoke|extended] [-
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
                   [--trainer local|tinker [--trainer-url URL] [--base-model NAME] [--lora-rank R]]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
+       seal train --env SPEC --tasks FILE [--preset smoke] [--eval-tasks N] [--method ...]
        seal train --method cod [...]   (Connect the Dots; see below)
 
 Runs the closed co-evolution loop. With no arguments: the embedded default on
@@ -234,6 +256,7 @@ unless --fresh is given.
                    for bfcl, where it doubles the cost of a large model)
   --task-source    generated (default) or bfcl (needs --data and --model)
   --model DIR      a Hugging Face-format model directory (config.json, model.safetensors, tokenizer files)
+${envFlagHelp}
 ${deviceFlagHelp}
 ${precisionFlagHelp}
                    (the RL policy and its reference; the embedded warm start
@@ -311,7 +334,7 @@ async function runLoop({
   referencePolicy,
   trainTasks,
   evalSets,
-  runtime,
+  environment,
   runDirectory,
 }: {
   output: Output;
@@ -320,7 +343,8 @@ async function runLoop({
   referencePolicy?: PolicyV1;
   trainTasks: Task[];
   evalSets: EvalSet[];
-  runtime: BfclRuntimeData;
+  /** The generic dispatch: BFCL's classes, or a v2 environment (`--env`). */
+  environment: TrainingEnvironment;
   runDirectory: string;
 }): Promise<TrainSummary> {
   const steps = config.steps;
@@ -337,8 +361,7 @@ async function runLoop({
     ...(referencePolicy ? { referencePolicy } : {}),
     trainTasks,
     evalSets,
-    backend: createBfclBackend({ runtime }),
-    verifier: createBfclVerifier({ runtime }),
+    environment,
     runDirectory,
     onProgress: (progress) => {
       switch (progress.type) {
@@ -453,6 +476,7 @@ export async function runTrain({
       ...deviceFlagOption,
       ...precisionFlagOption,
       ...trainerFlagOptions,
+      ...envFlagOptions,
     },
     schema: flagsSchema,
   });
@@ -520,7 +544,7 @@ export async function runTrain({
         evalSets: [
           { name: 'eval', tasks: bfclTasks({ dataset, split: 'eval' }) },
         ],
-        runtime: dataset.runtime,
+        environment: bfclEnvironment(dataset.runtime),
         runDirectory,
       });
       report({ output, summary, started, runDirectory, seed: flags.seed ?? 0 });
@@ -597,95 +621,117 @@ export async function runTrain({
     },
   };
   const rlSeed = flags.seed ?? preset.seed;
-  const runDirectory = resolve(
-    flags['run-dir'] ??
-      join('runs', `${preset.name}-${flags.method}-s${rlSeed}`),
-  );
-  if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
-  output.line(
-    `seal train: preset ${preset.name}, method ${flags.method}, seed ${rlSeed}, run ${runDirectory}`,
-  );
-  let warmBar: ReturnType<Output['progress']> | undefined;
-  const assets = await prepareEmbedded({
-    preset,
-    cacheDirectory: resolve(flags.cache),
-    onProgress: (progress) => {
-      if (progress.type === 'phase') output.line(`  ${progress.phase}…`);
-      else {
-        if (progress.step === 1)
-          warmBar = output.progress(
-            progress.stage === 'drill' ? 'copy drills' : 'warm start',
-            progress.steps,
-          );
-        warmBar?.tick(1, `loss ${progress.loss.toFixed(3)}`);
-        if (progress.step === progress.steps) warmBar?.done();
-      }
-    },
-  });
-  warmBar?.done();
-  output.line(
-    assets.source === 'shipped'
-      ? '  starting from the shipped base model (apps/cli/assets/base; seal warmstart --preset base rebuilds it)'
-      : assets.cached
-        ? '  warm start loaded from the cache'
-        : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`,
-  );
-  // The policy in process, or (--trainer tinker) in a Tinker service.
-  const { policy, referencePolicy } = await createTrainerPolicies({
-    flags,
-    directory: assets.warmStartDirectory,
-    defaultBaseModel: `seal-${preset.name}`,
-    withReference: preset.rl.klCoef > 0 || preset.rl.frozenBaseline === true,
-    createLocal: () =>
-      createOrtPolicy({
-        model: { directory: assets.warmStartDirectory },
-        executionProvider: device,
-        ...precision,
-      }),
-  });
-  if (flags.trainer === 'tinker')
-    output.line(
-      `  trainer: ${policy.policyId} at ${flags['trainer-url']}${'exact' in policy && policy.exact ? " (SEAL's exact extension: the local run's episodes and weights)" : ''}`,
-    );
+  // --env: SEAL's loop on a bring-your-own environment, loaded (and its
+  // tasks checked) before any model work.
+  const envTraining: EnvTraining | undefined = flags.env
+    ? await prepareEnvTraining({
+        flags,
+        defaultEvalCount: preset.tasks.testId,
+        seed: preset.seed,
+      })
+    : undefined;
+  if (!flags.env && flags.tasks !== undefined)
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: '--tasks needs --env SPEC (the environment the tasks run on)',
+    });
+  const runName = `${envTraining ? 'env-' : ''}${preset.name}-${flags.method}-s${rlSeed}`;
+  const runDirectory = resolve(flags['run-dir'] ?? join('runs', runName));
   try {
-    const summary = await runLoop({
-      output,
-      config: {
-        ...embeddedTrainConfig({
-          preset,
-          method: flags.method,
-          seed: rlSeed,
-          ...(flags.steps ? { steps: flags.steps } : {}),
-          ...(flags.temperature ? { temperature: flags.temperature } : {}),
-        }),
-        ...(overlays ? { overlays } : {}),
-        ...dynamicSampling,
+    if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
+    output.line(
+      `seal train: preset ${preset.name}, method ${flags.method}, seed ${rlSeed}, run ${runDirectory}`,
+    );
+    if (envTraining)
+      output.line(
+        `  environment ${envTraining.environment.environmentId}: ${envTraining.trainTasks.length} training tasks, ${envTraining.evalSets[0]?.tasks.length ?? 0} held out`,
+      );
+    let warmBar: ReturnType<Output['progress']> | undefined;
+    const assets = await prepareEmbedded({
+      preset,
+      cacheDirectory: resolve(flags.cache),
+      onProgress: (progress) => {
+        if (progress.type === 'phase') output.line(`  ${progress.phase}…`);
+        else {
+          if (progress.step === 1)
+            warmBar = output.progress(
+              progress.stage === 'drill' ? 'copy drills' : 'warm start',
+              progress.steps,
+            );
+          warmBar?.tick(1, `loss ${progress.loss.toFixed(3)}`);
+          if (progress.step === progress.steps) warmBar?.done();
+        }
       },
-      policy,
-      ...(referencePolicy ? { referencePolicy } : {}),
-      trainTasks: assets.trainTasks,
-      evalSets: assets.evalSets,
-      runtime: createGeneratorRuntime(),
-      runDirectory,
     });
-    const ppo = summary.config.ppo;
-    const scaleLine =
-      ppo.outputNormUniform || ppo.outputNormLearningRateScale !== 1
-        ? await logitScaleLine({
-            warmStartDirectory: assets.warmStartDirectory,
-            runDirectory,
-          })
-        : undefined;
-    report({
-      output,
-      summary,
-      started,
-      runDirectory,
-      seed: rlSeed,
-      ...(scaleLine ? { logitScaleLine: scaleLine } : {}),
+    warmBar?.done();
+    output.line(
+      assets.source === 'shipped'
+        ? '  starting from the shipped base model (apps/cli/assets/base; seal warmstart --preset base rebuilds it)'
+        : assets.cached
+          ? '  warm start loaded from the cache'
+          : `  warm start done (final loss ${assets.warmupLosses.at(-1)?.toFixed(3)})`,
+    );
+    // The policy in process, or (--trainer tinker) in a Tinker service.
+    const { policy, referencePolicy } = await createTrainerPolicies({
+      flags,
+      directory: assets.warmStartDirectory,
+      defaultBaseModel: `seal-${preset.name}`,
+      withReference: preset.rl.klCoef > 0 || preset.rl.frozenBaseline === true,
+      createLocal: () =>
+        createOrtPolicy({
+          model: { directory: assets.warmStartDirectory },
+          executionProvider: device,
+          ...precision,
+        }),
     });
+    if (flags.trainer === 'tinker')
+      output.line(
+        `  trainer: ${policy.policyId} at ${flags['trainer-url']}${'exact' in policy && policy.exact ? " (SEAL's exact extension: the local run's episodes and weights)" : ''}`,
+      );
+    try {
+      const summary = await runLoop({
+        output,
+        config: {
+          ...embeddedTrainConfig({
+            preset,
+            method: flags.method,
+            seed: rlSeed,
+            ...(flags.steps ? { steps: flags.steps } : {}),
+            ...(flags.temperature ? { temperature: flags.temperature } : {}),
+          }),
+          ...(envTraining ? { runId: runName } : {}),
+          ...(overlays ? { overlays } : {}),
+          ...dynamicSampling,
+        },
+        policy,
+        ...(referencePolicy ? { referencePolicy } : {}),
+        trainTasks: envTraining?.trainTasks ?? assets.trainTasks,
+        evalSets: envTraining?.evalSets ?? assets.evalSets,
+        environment:
+          envTraining?.training ?? bfclEnvironment(createGeneratorRuntime()),
+        runDirectory,
+      });
+      const ppo = summary.config.ppo;
+      const scaleLine =
+        ppo.outputNormUniform || ppo.outputNormLearningRateScale !== 1
+          ? await logitScaleLine({
+              warmStartDirectory: assets.warmStartDirectory,
+              runDirectory,
+            })
+          : undefined;
+      report({
+        output,
+        summary,
+        started,
+        runDirectory,
+        seed: rlSeed,
+        ...(scaleLine ? { logitScaleLine: scaleLine } : {}),
+      });
+    } finally {
+      await Promise.all([policy.close(), referencePolicy?.close()]);
+    }
   } finally {
-    await Promise.all([policy.close(), referencePolicy?.close()]);
+    await envTraining?.close();
   }
   return exitCodes.success;
 }

@@ -89,6 +89,8 @@ export type TrainingEnvironment<V extends LoopVerdict = LoopVerdict> = {
    * them (Environment Tuning's curriculum validation); absent elsewhere.
    */
   readonly v1?: { backend: ToolBackendV1; verifier: SyncVerifierV1 };
+  /** Closes what episodes left open (sessions of episodes never verified). */
+  close?(): Promise<void>;
 };
 
 /**
