@@ -47,6 +47,7 @@ const flagsSchema = z.object({
   'max-queue': whole(1),
   'max-body': whole(1024),
   json: z.boolean().optional(),
+  'weight-updates': z.boolean().optional(),
   device: deviceFlagSchema,
   precision: precisionFlagSchema,
 });
@@ -54,17 +55,23 @@ const flagsSchema = z.object({
 export const servePolicyHelp = `usage: seal serve-policy --model DIR [--port 8000] [--host 127.0.0.1] [--name NAME]
                          [--protocol P] [--prompt-mode M] [--max-batch N]
                          [--max-queue N] [--max-body BYTES] [--json]
-                         [--device cpu|webgpu|cuda|auto]
+                         [--weight-updates] [--device cpu|webgpu|cuda|auto]
 
 Serves a local model (a checkpoint or warm start saved by seal train) behind
-an OpenAI-compatible API: POST /v1/chat/completions, GET /v1/models, GET
-/health. Requests with \`tools\` get \`tool_calls\` back: the tools are rendered
+an OpenAI-compatible API: POST /v1/chat/completions, POST /v1/completions,
+GET /v1/models, GET /health. Requests with \`tools\` get \`tool_calls\` back: the tools are rendered
 into the system prompt with the model's tool-call protocol and its reply is
 parsed with it (assistant tool calls and tool results in later requests are
 rendered back the same way). temperature, top_p, max_tokens, seed and stop
 are honoured; temperature 0 is greedy. Greedy requests that arrive while the
 model is busy are decoded in one batch. Malformed bodies get 400 with an
 OpenAI error body, bodies over --max-body get 413.
+
+POST /v1/completions answers as vLLM does for RL rollouts (seal train
+--sampler-url): prompts as token ids (or text), \`return_token_ids\` puts
+\`prompt_token_ids\` and \`token_ids\` in each choice, and \`logprobs\` gives
+each sampled token's log-probability under the distribution it was drawn
+from (after temperature, top-k and top-p: vLLM's processed_logprobs).
 
   --model DIR       the model directory (config.json, model.safetensors, tokenizer files)
   --port N          port (default 8000; 0 picks a free one)
@@ -78,6 +85,10 @@ OpenAI error body, bodies over --max-body get 413.
   --max-queue N     waiting requests at most; more get 503 (default 1024)
   --max-body BYTES  largest request body (default 4194304)
   --json            print events as JSON Lines
+  --weight-updates  also serve POST /update_weights_from_disk ({model_path}, as
+                    SGLang): loads a checkpoint directory the client names, so
+                    seal train --sampler-url samples the trainer's weights.
+                    Off by default: it reads any path this process can
 ${deviceFlagHelp}
 ${precisionFlagHelp}
 
@@ -116,6 +127,7 @@ export async function startServePolicy({
       'max-queue': { type: 'string' },
       'max-body': { type: 'string' },
       json: { type: 'boolean' },
+      'weight-updates': { type: 'boolean' },
       ...deviceFlagOption,
       ...precisionFlagOption,
     },
@@ -169,6 +181,21 @@ export async function startServePolicy({
       ...(flags['max-body'] === undefined
         ? {}
         : { maxBodyBytes: flags['max-body'] }),
+      completionPolicy: policy,
+      ...(flags['weight-updates']
+        ? {
+            updateWeights: async (weights: string) => {
+              await policy.load({ directory: resolve(weights) });
+              await policy.resetCache?.();
+              event(
+                output,
+                'weights-loaded',
+                { directory: resolve(weights) },
+                `seal serve-policy: loaded ${resolve(weights)}`,
+              );
+            },
+          }
+        : {}),
       evalDefaults: {
         protocol,
         promptMode,

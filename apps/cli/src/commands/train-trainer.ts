@@ -1,5 +1,15 @@
 import { loadTokenizer } from '@seal/engine-ort';
-import { SealError, toSealError, type PolicyV1 } from '@seal/spec';
+import {
+  createOpenAiSampler,
+  createSampledPolicy,
+  type SampledPolicy,
+} from '@seal/openai';
+import {
+  SealError,
+  toSealError,
+  type PolicyV1,
+  type RunConfigInput,
+} from '@seal/spec';
 import {
   createTinkerClient,
   createTinkerPolicy,
@@ -16,7 +26,14 @@ export const trainerFlagOptions = {
   'trainer-url': { type: 'string' },
   'base-model': { type: 'string' },
   'lora-rank': { type: 'string' },
+  'sampler-url': { type: 'string' },
+  'sampler-model': { type: 'string' },
+  'sampler-sync': { type: 'string' },
+  'tis-cap': { type: 'string' },
 } as const;
+
+/** How `--sampler-url` gets the trainer's weights. */
+export const samplerSyncKinds = ['disk', 'none'] as const;
 
 /** Their schema (merged into `seal train`'s). */
 export const trainerFlagSchemas = {
@@ -29,6 +46,15 @@ export const trainerFlagSchemas = {
   'trainer-url': z.url({ protocol: /^https?$/ }).optional(),
   'base-model': z.string().min(1).optional(),
   'lora-rank': z.coerce.number().int().positive().max(4096).optional(),
+  'sampler-url': z.url({ protocol: /^https?$/ }).optional(),
+  'sampler-model': z.string().min(1).optional(),
+  'sampler-sync': z
+    .enum(samplerSyncKinds, {
+      error: (issue) =>
+        `unknown sampler sync '${String(issue.input)}' (valid: ${samplerSyncKinds.join(', ')})`,
+    })
+    .optional(),
+  'tis-cap': z.coerce.number().min(1).max(1000).optional(),
 };
 
 /** The trainer flags, parsed. */
@@ -37,7 +63,14 @@ export type TrainerFlags = {
   'trainer-url'?: string | undefined;
   'base-model'?: string | undefined;
   'lora-rank'?: number | undefined;
+  'sampler-url'?: string | undefined;
+  'sampler-model'?: string | undefined;
+  'sampler-sync'?: (typeof samplerSyncKinds)[number] | undefined;
+  'tis-cap'?: number | undefined;
 };
+
+/** The truncated importance sampling cap `--sampler-url` uses by default (the TIS paper's and verl's). */
+export const defaultTisCap = 2;
 
 export const trainerFlagHelp = `  --trainer local|tinker
                    local (default): the policy trains in this process.
@@ -55,10 +88,31 @@ export const trainerFlagHelp = `  --trainer local|tinker
                    name for the same model, seal-<preset> or the --model
                    directory's name)
   --lora-rank R    train a LoRA adapter of rank R in the service (seal
-                   serve-trainer refuses it: full fine-tuning only)`;
+                   serve-trainer refuses it: full fine-tuning only)
+  --sampler-url URL
+                   take every generation (rollouts and evaluation) from an
+                   OpenAI-compatible server that returns token ids and
+                   log-probabilities (vLLM 0.10.2+ with --logprobs-mode
+                   processed_logprobs, seal serve-policy): prompts go as
+                   token ids, the loop trains on exactly the returned
+                   tokens, and truncated importance sampling corrects the
+                   sampler/trainer mismatch (--tis-cap)
+  --sampler-model NAME
+                   the sampler's model name (default: its first listed)
+  --sampler-sync disk|none
+                   disk (default): before each step's rollouts the trainer
+                   saves its weights into <run>/sampler-weights and the
+                   sampler loads them (POST /update_weights_from_disk, as
+                   SGLang and seal serve-policy --weight-updates; the
+                   server must read this machine's disk). none: the
+                   sampler keeps its own weights (sync them yourself)
+  --tis-cap C      each sampled token's loss weight is multiplied by the
+                   trainer-to-sampler probability ratio truncated at C
+                   (default 2, as the TIS paper and verl)`;
 
 /** Checks the trainer flags' combinations before anything loads. */
 export function checkTrainerFlags(flags: TrainerFlags): void {
+  checkSamplerFlags(flags);
   if ((flags.trainer ?? 'local') === 'tinker') {
     if (flags['trainer-url'] === undefined) {
       throw new SealError({
@@ -78,6 +132,50 @@ export function checkTrainerFlags(flags: TrainerFlags): void {
       message: `${stray.map((name) => `--${name}`).join(', ')} ${stray.length === 1 ? 'needs' : 'need'} --trainer tinker (the local trainer keeps the policy in this process)`,
     });
   }
+}
+
+function checkSamplerFlags(flags: TrainerFlags): void {
+  if (flags['sampler-url'] === undefined) {
+    const stray = (
+      ['sampler-model', 'sampler-sync', 'tis-cap'] as const
+    ).filter((name) => flags[name] !== undefined);
+    if (stray.length > 0) {
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `${stray.map((name) => `--${name}`).join(', ')} ${stray.length === 1 ? 'needs' : 'need'} --sampler-url URL`,
+      });
+    }
+    return;
+  }
+  if (
+    (flags['sampler-sync'] ?? 'disk') === 'disk' &&
+    (flags.trainer ?? 'local') === 'tinker'
+  ) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message:
+        '--sampler-sync disk needs --trainer local (a Tinker service keeps its weights; pass --sampler-sync none and sync the sampler yourself)',
+    });
+  }
+}
+
+/**
+ * With `--sampler-url`: the run's configuration with truncated importance
+ * sampling on (`ppo.truncatedImportanceSamplingCap`, default
+ * {@link defaultTisCap}); unchanged otherwise.
+ */
+export function withSamplerCorrection<TConfig extends RunConfigInput>(
+  flags: TrainerFlags,
+  config: TConfig,
+): TConfig {
+  if (flags['sampler-url'] === undefined) return config;
+  return {
+    ...config,
+    ppo: {
+      ...config.ppo,
+      truncatedImportanceSamplingCap: flags['tis-cap'] ?? defaultTisCap,
+    },
+  };
 }
 
 /**
@@ -105,7 +203,8 @@ export async function probeTrainerService(flags: TrainerFlags): Promise<void> {
  * or, with `--trainer tinker`, two models in the Tinker service (the
  * reference is never trained), tokenised here with the model directory's
  * tokenizer. The service is checked first: an unreachable one is one clear
- * error before training starts.
+ * error before training starts. With `--sampler-url` the policy generates
+ * through the sampler (the reference stays the trainer's).
  */
 export async function createTrainerPolicies({
   flags,
@@ -113,6 +212,7 @@ export async function createTrainerPolicies({
   defaultBaseModel,
   withReference,
   createLocal,
+  samplerSyncDirectory,
 }: {
   flags: TrainerFlags;
   /** The model directory (its tokenizer is the service model's). */
@@ -122,6 +222,99 @@ export async function createTrainerPolicies({
   /** Whether the loop needs a reference policy. */
   withReference: boolean;
   /** An in-process policy of the model. */
+  createLocal: () => Promise<PolicyV1>;
+  /** Where `--sampler-sync disk` writes the trainer's weights for the sampler. */
+  samplerSyncDirectory?: string;
+}): Promise<{ policy: PolicyV1; referencePolicy: PolicyV1 | undefined }> {
+  const policies = await createTrainers({
+    flags,
+    directory,
+    defaultBaseModel,
+    withReference,
+    createLocal,
+  });
+  if (flags['sampler-url'] === undefined) return policies;
+  try {
+    return {
+      policy: await createSamplerPolicy({
+        flags,
+        trainer: policies.policy,
+        syncDirectory: samplerSyncDirectory,
+      }),
+      referencePolicy: policies.referencePolicy,
+    };
+  } catch (error) {
+    await Promise.all([
+      policies.policy.close(),
+      policies.referencePolicy?.close(),
+    ]);
+    throw error;
+  }
+}
+
+/**
+ * With `--sampler-url`: the trainer behind an OpenAI-compatible sampler
+ * (see `createSampledPolicy`), after one check that the server answers
+ * with token ids and log-probabilities (a server that does not is one clear
+ * error before training starts).
+ */
+async function createSamplerPolicy({
+  flags,
+  trainer,
+  syncDirectory,
+}: {
+  flags: TrainerFlags;
+  trainer: PolicyV1;
+  syncDirectory: string | undefined;
+}): Promise<SampledPolicy> {
+  const baseUrl = flags['sampler-url']!;
+  const sampler = createOpenAiSampler({
+    baseUrl,
+    ...(flags['sampler-model'] === undefined
+      ? {}
+      : { model: flags['sampler-model'] }),
+    ...(process.env.OPENAI_API_KEY === undefined
+      ? {}
+      : { apiKey: process.env.OPENAI_API_KEY }),
+  });
+  try {
+    // One token of the stop token's context: answers with token ids and
+    // log-probabilities, or one error naming what is missing.
+    await sampler.sample({
+      prompt: [trainer.tokenizer.stopTokenIds[0] ?? 0],
+      maxTokens: 1,
+      temperature: 1,
+      seed: 0,
+    });
+  } catch (error) {
+    const sealError = toSealError(error);
+    throw new SealError({
+      code: sealError.code,
+      message: `--sampler-url: ${sealError.message}`,
+      cause: error,
+      details: { samplerUrl: baseUrl },
+    });
+  }
+  const sync = flags['sampler-sync'] ?? 'disk';
+  return createSampledPolicy({
+    trainer,
+    sampler,
+    sync,
+    ...(syncDirectory === undefined ? {} : { syncDirectory }),
+  });
+}
+
+async function createTrainers({
+  flags,
+  directory,
+  defaultBaseModel,
+  withReference,
+  createLocal,
+}: {
+  flags: TrainerFlags;
+  directory: string;
+  defaultBaseModel: string;
+  withReference: boolean;
   createLocal: () => Promise<PolicyV1>;
 }): Promise<{ policy: PolicyV1; referencePolicy: PolicyV1 | undefined }> {
   if ((flags.trainer ?? 'local') === 'local') {

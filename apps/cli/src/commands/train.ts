@@ -64,6 +64,7 @@ import {
   trainerFlagHelp,
   trainerFlagOptions,
   trainerFlagSchemas,
+  withSamplerCorrection,
 } from './train-trainer';
 import { formatLogitScale, summaryHeadline } from './train-summary';
 import type { Output } from '../ui/output';
@@ -163,6 +164,7 @@ export const trainHelp = `usage: seal train [--preset default|smoke|extended] [-
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
                   [--trainer local|tinker [--trainer-url URL] [--base-model NAME] [--lora-rank R]]
+                  [--sampler-url URL [--sampler-model NAME] [--sampler-sync disk|none] [--tis-cap C]]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
        seal train --env SPEC --tasks FILE [--preset smoke] [--eval-tasks N] [--method ...]
        seal train --method cod [...]   (Connect the Dots; see below)
@@ -519,11 +521,12 @@ export async function runTrain({
           executionProvider: device,
           ...precision,
         }),
+      samplerSyncDirectory: join(runDirectory, 'sampler-weights'),
     });
     try {
       const summary = await runLoop({
         output,
-        config: {
+        config: withSamplerCorrection(flags, {
           runId: `bfcl-${flags.method}`,
           seed: flags.seed ?? 0,
           initialPolicy: resolve(flags.model),
@@ -537,7 +540,7 @@ export async function runTrain({
           sampling: { maxTokens: 512, temperature: flags.temperature ?? 1 },
           frozenBaseline: flags.baseline === 'on',
           ...dynamicSampling,
-        },
+        }),
         policy,
         referencePolicy,
         trainTasks: bfclTasks({ dataset, split: 'train' }),
@@ -683,15 +686,20 @@ export async function runTrain({
           executionProvider: device,
           ...precision,
         }),
+      samplerSyncDirectory: join(runDirectory, 'sampler-weights'),
     });
     if (flags.trainer === 'tinker')
       output.line(
         `  trainer: ${policy.policyId} at ${flags['trainer-url']}${'exact' in policy && policy.exact ? " (SEAL's exact extension: the local run's episodes and weights)" : ''}`,
       );
+    if (flags['sampler-url'] !== undefined)
+      output.line(
+        `  sampler: ${flags['sampler-url']} (token-exact rollouts, truncated importance sampling at ${flags['tis-cap'] ?? 2}, weights sync ${flags['sampler-sync'] ?? 'disk'})`,
+      );
     try {
       const summary = await runLoop({
         output,
-        config: {
+        config: withSamplerCorrection(flags, {
           ...embeddedTrainConfig({
             preset,
             method: flags.method,
@@ -702,7 +710,7 @@ export async function runTrain({
           ...(envTraining ? { runId: runName } : {}),
           ...(overlays ? { overlays } : {}),
           ...dynamicSampling,
-        },
+        }),
         policy,
         ...(referencePolicy ? { referencePolicy } : {}),
         trainTasks: envTraining?.trainTasks ?? assets.trainTasks,
