@@ -22,8 +22,10 @@ import {
 import {
   parseJsonLines,
   runDirectoryLayout,
+  taskCategorySchema,
   taskSchema,
   toSealError,
+  type EnvironmentEpisodeRecord,
   type EpisodeRecord,
   type Task,
 } from '@seal/spec';
@@ -51,6 +53,35 @@ async function firstRecordedTaskId(
     if (values[0]) return values[0].taskId;
   }
   return undefined;
+}
+
+/** A record of BFCL's categories (a v2 environment's carry their own). */
+function isBfclRecord(
+  record: EnvironmentEpisodeRecord,
+): record is EpisodeRecord {
+  return taskCategorySchema.safeParse(record.category).success;
+}
+
+/**
+ * The environment of a `seal train --env` run, from its tasks file (the
+ * loop's view of v2 tasks names it in `meta.environmentV2`); undefined for
+ * BFCL and generated runs.
+ */
+async function environmentOfRun(
+  tasksFile: string,
+): Promise<string | undefined> {
+  const text = await readFile(tasksFile, 'utf8').catch(() => '');
+  const first = text.split('\n', 1)[0]?.trim();
+  if (!first) return undefined;
+  try {
+    const meta = (JSON.parse(first) as { meta?: { environmentV2?: unknown } })
+      .meta;
+    return typeof meta?.environmentV2 === 'string'
+      ? meta.environmentV2
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function firstUserText(record: EpisodeRecord): string | undefined {
@@ -82,6 +113,14 @@ export async function createRunDiagnoser({
   // A run directory written by runTraining holds its tasks; --tasks overrides them.
   const runTasksFile = join(runDirectory, runDirectoryLayout.tasks);
   tasksFile ??= existsSync(runTasksFile) ? runTasksFile : undefined;
+  // A v2 environment's run: its verdicts are the generic verifier's,
+  // recorded per sample in events.jsonl (tags), not BFCL's to redo here.
+  const environment =
+    tasksFile === undefined ? undefined : await environmentOfRun(tasksFile);
+  if (environment !== undefined) {
+    const reason = `a run on environment ${environment} (seal train --env): its per-turn tags are the generic verifier's, recorded in events.jsonl; episodes are not re-verified`;
+    return () => ({ type: 'unavailable', reason });
+  }
   const fromFile =
     tasksFile === undefined ? undefined : await readTasksFile(tasksFile);
   const generatorRuntime = createGeneratorRuntime();
@@ -154,6 +193,11 @@ export async function createRunDiagnoser({
 
   const cache = new Map<string, Resolved>();
   return ({ record }): EpisodeAssessment => {
+    if (!isBfclRecord(record))
+      return {
+        type: 'unavailable',
+        reason: `${record.taskId}: category ${record.category} is not BFCL's; only BFCL and generated episodes are re-verified`,
+      };
     try {
       let resolved = cache.get(record.taskId);
       if (!resolved) {

@@ -1,4 +1,4 @@
-import type { EpisodeDiagnosis, EpisodeRecord } from '@seal/spec';
+import type { EpisodeDiagnosis, EnvironmentEpisodeRecord } from '@seal/spec';
 
 /**
  * What is known about one episode's outcome. Run directories record episodes
@@ -22,5 +22,5 @@ export type EpisodeAssessment =
  * the record, diagnose it). Must not throw: failures are `unavailable`.
  */
 export type EpisodeDiagnoser = (options: {
-  record: EpisodeRecord;
+  record: EnvironmentEpisodeRecord;
 }) => EpisodeAssessment;

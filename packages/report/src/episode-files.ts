@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  episodeRecordSchema,
+  environmentEpisodeRecordSchema,
   runDirectoryLayout,
-  type EpisodeRecord,
+  type EnvironmentEpisodeRecord,
 } from '@seal/spec';
 import { readJsonLines, type JsonLinesResult } from './read-json-lines';
 
@@ -51,16 +51,20 @@ export async function listEpisodeFiles(
   );
 }
 
-/** Reads the EpisodeRecords of one episode file (a torn last line is skipped with a warning). */
+/**
+ * Reads the episode records of one episode file (a torn last line is
+ * skipped with a warning): BFCL's, or a v2 environment's with its own
+ * categories (`seal train --env`).
+ */
 export function readEpisodeFile({
   runDirectory,
   file,
 }: {
   runDirectory: string;
   file: EpisodeFile;
-}): Promise<JsonLinesResult<EpisodeRecord>> {
+}): Promise<JsonLinesResult<EnvironmentEpisodeRecord>> {
   return readJsonLines({
     path: join(runDirectory, runDirectoryLayout.episodes, file.name),
-    schema: episodeRecordSchema,
+    schema: environmentEpisodeRecordSchema,
   });
 }

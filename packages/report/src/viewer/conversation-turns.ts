@@ -1,7 +1,7 @@
 import type {
   ChatMessage,
   EpisodeEvent,
-  EpisodeRecord,
+  EnvironmentEpisodeRecord,
   EpisodeStep,
 } from '@seal/spec';
 
@@ -97,7 +97,9 @@ function stepCalls(
  * only if that step made calls (the turn then ended on a limit): they are
  * taken, except the last message, which opens the next turn.
  */
-export function conversationTurns(record: EpisodeRecord): Conversation {
+export function conversationTurns(
+  record: EnvironmentEpisodeRecord,
+): Conversation {
   const messages = record.messages;
   let i = 0;
   const system = messages[0]?.role === 'system' ? messages[0] : undefined;

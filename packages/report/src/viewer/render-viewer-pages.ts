@@ -1,7 +1,7 @@
 import {
   isEmptyOverlay,
   type ChatMessage,
-  type EpisodeRecord,
+  type EnvironmentEpisodeRecord,
   type InterfaceOverlay,
   type TurnDiagnosis,
 } from '@seal/spec';
@@ -169,7 +169,7 @@ export function renderIndexPage({
   /** Connect the Dots pack-run files, listed under the episode files. */
   packFiles?: { file: PackRunFile; packRuns: number }[];
   file?: EpisodeFile;
-  records: EpisodeRecord[];
+  records: EnvironmentEpisodeRecord[];
   assessments: EpisodeAssessment[];
   category?: string;
   warnings: string[];
@@ -279,7 +279,7 @@ function overlayBlock({
   overlay,
   overlaySteps,
 }: {
-  record: EpisodeRecord;
+  record: EnvironmentEpisodeRecord;
   overlay?: InterfaceOverlay;
   overlaySteps: number[];
 }): RawHtml {
@@ -324,7 +324,7 @@ export function renderEpisodePage({
   file: EpisodeFile;
   index: number;
   count: number;
-  record: EpisodeRecord;
+  record: EnvironmentEpisodeRecord;
   assessment: EpisodeAssessment;
   overlay?: InterfaceOverlay;
   overlaySteps: number[];

@@ -12,7 +12,7 @@ import {
   overlayLineSchema,
   runDirectoryLayout,
   toSealError,
-  type EpisodeRecord,
+  type EnvironmentEpisodeRecord,
   type InterfaceOverlay,
   type PackRunRecord,
 } from '@seal/spec';
@@ -74,7 +74,11 @@ const securityHeaders = {
   'cache-control': 'no-store',
 };
 
-type CachedFile = { key: string; records: EpisodeRecord[]; warnings: string[] };
+type CachedFile = {
+  key: string;
+  records: EnvironmentEpisodeRecord[];
+  warnings: string[];
+};
 type CachedPackFile = {
   key: string;
   records: PackRunRecord[];
@@ -218,7 +222,7 @@ export async function startViewer(
   const assess = (
     file: EpisodeFile,
     index: number,
-    record: EpisodeRecord,
+    record: EnvironmentEpisodeRecord,
   ): EpisodeAssessment => {
     const key = `${file.name}#${index}#${record.episodeId}`;
     let assessment = assessmentCache.get(key);

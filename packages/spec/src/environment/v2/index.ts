@@ -54,3 +54,7 @@ export type {
   TaskCheckerV2,
   TaskCheckerV2Options,
 } from './environment-v2';
+export {
+  environmentEpisodeRecordSchema,
+  type EnvironmentEpisodeRecord,
+} from './episode-record-v2';
