@@ -116,7 +116,7 @@ for (const config of configs) {
 }
 console.log('\n## training tokens/s (8 × 256, AdamW)\n');
 console.log(
-  '| config | ORT webgpu | ORT cuda | torch fp32 | torch bf16 | webgpu/fp32 | cuda/fp32 |',
+  '| config | ORT (gqa run) | ORT cuda | torch fp32 | torch bf16 | ORT/fp32 | cuda/fp32 |',
 );
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const config of configs) {

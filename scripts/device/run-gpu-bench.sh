@@ -215,12 +215,109 @@ run() {
   return "$status"
 }
 
+# The decode comparison of decision engine-013 in one call (README.md here):
+# parity of the GroupQueryAttention decode (gqa) against the Where decode and
+# the CPU EP, bench engine with gqa (training, prefill, decode) and with where
+# (decode only) side by side, HF generate on the same GPU, and the CUDA EP when
+# its provider library can be assembled from parts. Every stage has its own
+# limit and the whole run a BUDGET; each writes one log to LOGS (at most 8
+# files: a lent machine returns no more), and summary.md gathers the figures.
+# DRY=1 prints the stages instead of running them (a check of this script).
+compare() {
+  local logs=${LOGS:-${OUT:-$root/.device/out}}
+  local device=${DEVICE:-webgpu} configs=${CONFIGS:-50m,350m}
+  local check_configs=${CHECK_CONFIGS:-2m,10m} new_tokens=${NEW_TOKENS:-64}
+  local torch_configs=${TORCH_CONFIGS:-$configs}
+  local node=$work/node
+  mkdir -p "$logs"
+  rm -f "$logs"/{parity,bench-gqa,bench-where,torch,cuda}.log "$logs"/{torch.json,summary.md}
+  if [[ ${DRY:-0} == 1 ]]; then
+    node=node
+  else
+    unpack
+    vulkan_env
+  fi
+  local summary=$logs/summary.md
+  {
+    echo "# decode comparison (engine-013), $(date -u +%FT%TZ)"
+    echo
+    echo "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi'); CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p'), $(nproc) cores; node $("$node" --version)"
+    echo "device $device; configs $configs; parity $check_configs; $new_tokens new tokens; BUDGET ${BUDGET:-none}"
+  } >"$summary"
+  cd "$payload/app"
+  local status=0 deadline=$((SECONDS + ${BUDGET:-420}))
+  # step LIMIT LOG COMMAND...: at most LIMIT seconds, and never past the budget
+  # (a stage with under 20 s left is skipped); appends the outcome to the summary.
+  step() {
+    local cap=$1 log=$2 left=$((deadline - SECONDS)) started=$SECONDS rc=0
+    shift 2
+    if ((left < 20)); then
+      echo "- skipped (budget spent): $*" | tee -a "$summary" "$log"
+      status=1
+      return
+    fi
+    ((cap > left)) && cap=$left
+    echo "== $(date -u +%T) [${cap}s] $*" | tee -a "$log"
+    if [[ ${DRY:-0} == 1 ]]; then
+      echo "(dry run)" >>"$log"
+    else
+      timeout "$cap" "$@" >>"$log" 2>&1 || rc=$?
+    fi
+    ((rc == 0)) || status=1
+    local outcome="exit $rc"
+    ((rc == 124)) && outcome="stopped at its ${cap}s limit"
+    echo "- $(basename "$log"): $outcome after $((SECONDS - started)) s" >>"$summary"
+  }
+  # 1. Parity: gqa vs where on the GPU and vs the CPU EP (tokens, log-probabilities).
+  step "${PARITY_LIMIT:-90}" "$logs/parity.log" "$node" gpu-check.mjs --device "$device" --configs "$check_configs" --decode-only
+  # 2. bench engine with gqa (the GPU default): training, prefill and decode.
+  step "${GQA_LIMIT:-170}" "$logs/bench-gqa.log" "$node" bench-engine.mjs --device "$device" --configs "$configs" --quick --new-tokens "$new_tokens" --attention gqa
+  # 3. The same decode with where, side by side.
+  step "${WHERE_LIMIT:-110}" "$logs/bench-where.log" "$node" bench-engine.mjs --device "$device" --configs "$configs" --quick --new-tokens "$new_tokens" --attention where --decode-only
+  # 4. HF generate and PyTorch training on the same GPU.
+  if [[ $torch_configs != none ]]; then
+    PYTHONUNBUFFERED=1 step "${TORCH_LIMIT:-130}" "$logs/torch.log" python3 "$payload/torch_bench.py" --configs "$torch_configs" --new-tokens "$new_tokens" --batches 1,8,64 --json "$logs/torch.json"
+  fi
+  # 5. The CUDA EP, where its provider library arrived in parts.
+  cuda_stage "$logs/cuda.log" "$configs" "$new_tokens"
+  # The table: decode per batch (gqa, where, HF fp32/bf16) and training.
+  if [[ ${DRY:-0} != 1 ]]; then
+    "$node" compare-summary.mjs --logs "$logs" >>"$summary" 2>&1 || status=1
+  fi
+  cat "$summary"
+  return "$status"
+}
+
+# The CUDA EP's provider library, assembled from parts (payload-parts.mjs)
+# into onnxruntime-node's folder, and the CUDA 13 libraries of the machine's
+# PyTorch on LD_LIBRARY_PATH; then parity and bench engine on cuda. Without a
+# manifest it only says why CUDA is skipped.
+cuda_stage() {
+  local log=$1 configs=$2 new_tokens=$3
+  local parts=${CUDA_PARTS:-$root/.device/cuda-parts}
+  local ort_bin=$payload/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64
+  if [[ ! -f $parts/manifest.json ]]; then
+    echo "- cuda skipped: no CUDA EP provider library (no $parts/manifest.json; onnxruntime-node 1.30 fetches libonnxruntime_providers_cuda.so from nuget.org, which the build machine cannot reach)" | tee -a "$summary" "$log"
+    return
+  fi
+  step 60 "$log" "$node" payload-parts.mjs assemble "$parts" "$ort_bin"
+  if [[ ! -f $ort_bin/libonnxruntime_providers_cuda.so ]]; then
+    echo "- cuda skipped: the provider library did not assemble (cuda.log)" | tee -a "$summary" "$log"
+    return
+  fi
+  local venv_libs
+  venv_libs=$(find "${TORCH_NVIDIA:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}" -maxdepth 3 -type d -name lib 2>/dev/null | paste -sd:)
+  LD_LIBRARY_PATH=$ort_bin${venv_libs:+:$venv_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} step "${CUDA_PARITY_LIMIT:-60}" "$log" "$node" gpu-check.mjs --device cuda --configs "$check_configs" --decode-only
+  LD_LIBRARY_PATH=$ort_bin${venv_libs:+:$venv_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} step "${CUDA_BENCH_LIMIT:-120}" "$log" "$node" bench-engine.mjs --device cuda --configs "$configs" --quick --new-tokens "$new_tokens"
+}
+
 case ${1:-} in
   build) build ;;
   run) run ;;
   train) train ;;
+  compare) compare ;;
   *)
-    echo "usage: $0 build|run|train" >&2
+    echo "usage: $0 build|run|train|compare" >&2
     exit 2
     ;;
 esac
