@@ -68,6 +68,36 @@ describe('explainDeviceFailure', () => {
     expect(cudnn.message).toContain('libcudnn.so.9');
   });
 
+  it('should name the CUDA major version of the missing library (CUDA 13 for onnxruntime-node 1.30) and how to get it', () => {
+    for (const library of [
+      'libcudart.so.13',
+      'libcublas.so.13',
+      'libcublasLt.so.13',
+    ]) {
+      const { missing, message } = explainDeviceFailure({
+        device: 'cuda',
+        error: `Error: Failed to load library libonnxruntime_providers_cuda.so with error: ${library}: cannot open shared object file: No such file or directory`,
+      });
+      expect(missing).toBe('cuda-runtime');
+      expect(message).toContain(`(${library})`);
+      expect(message).toContain('the CUDA 13 runtime');
+      expect(message).toContain('cuDNN 9 for CUDA 13');
+      expect(message).toContain('PyTorch cu130');
+      expect(message).toContain('LD_LIBRARY_PATH');
+    }
+    // libcurand keeps .so.10 in CUDA 13: the default major is named.
+    expect(
+      explainDeviceFailure({
+        device: 'cuda',
+        error:
+          'Failed to load library libonnxruntime_providers_cuda.so with error: libcurand.so.10: cannot open shared object file',
+      }).message,
+    ).toMatch(/\(libcurand\.so\.10\).*CUDA 13/);
+    const cudnn = explainDeviceFailure({ device: 'cuda', error: noCudnn });
+    expect(cudnn.message).toContain('cuDNN 9 for CUDA 13');
+    expect(cudnn.message).toContain('nvidia-cudnn-cu13');
+  });
+
   it('should say how to install the CUDA EP libraries when they are absent', () => {
     const { missing, message } = explainDeviceFailure({
       device: 'cuda',
@@ -75,6 +105,8 @@ describe('explainDeviceFailure', () => {
     });
     expect(missing).toBe('cuda-ep-libraries');
     expect(message).toContain('ONNXRUNTIME_NODE_INSTALL=cuda12');
+    expect(message).toContain('--onnxruntime-node-install=cuda12');
+    expect(message).toContain('libonnxruntime_providers_cuda.so');
   });
 
   it('should keep every message on one line and point to the CPU', () => {

@@ -31,8 +31,10 @@ export const autoDeviceOrder = [
  * - `vulkan-loader`: `libvulkan.so.1` could not be loaded (WebGPU runs Dawn over Vulkan);
  * - `webgpu-adapter`: the loader is there but finds no GPU adapter (no GPU, or no Vulkan driver for it);
  * - `cuda-ep-libraries`: onnxruntime-node's CUDA EP libraries were not installed;
- * - `cuda-runtime`: the CUDA EP is there but the CUDA 12 runtime libraries or a driver are not;
- * - `cudnn`: the CUDA EP is there but cuDNN 9 is not;
+ * - `cuda-runtime`: the CUDA EP is there but the CUDA runtime libraries it was
+ *   built for (CUDA 13 for onnxruntime-node 1.30: `libcudart.so.13`,
+ *   `libcublas.so.13`, `libcublasLt.so.13`) or a driver are not;
+ * - `cudnn`: the CUDA EP is there but cuDNN 9 (for the same CUDA) is not;
  * - `execution-provider`: this onnxruntime-node build does not list the provider at all;
  * - `unknown`: the provider failed for another reason (the message keeps ORT's first line).
  */
@@ -58,7 +60,19 @@ export type DeviceProbe =
     };
 
 const cudaInstallHint =
-  'reinstall onnxruntime-node with them on a machine that can reach nuget.org (ONNXRUNTIME_NODE_INSTALL=cuda12 pnpm rebuild onnxruntime-node)';
+  "reinstall onnxruntime-node with them on a machine that can reach nuget.org (ONNXRUNTIME_NODE_INSTALL=cuda12 pnpm rebuild onnxruntime-node, or npm install onnxruntime-node --onnxruntime-node-install=cuda12: 'cuda12' is the flag's name in 1.30, whose package links CUDA 13), or copy libonnxruntime_providers_cuda.so and libonnxruntime_providers_shared.so of the same ONNX Runtime version beside onnxruntime-node's binding";
+
+/** The CUDA major version CUDA EP libraries of onnxruntime-node 1.30 link against. */
+export const cudaMajorVersion = 13;
+
+/**
+ * Where to find CUDA libraries of one major version: the NVIDIA toolkit's, or
+ * the `nvidia/<package>/lib` folders of a PyTorch built for it (cu130 for
+ * CUDA 13) on `LD_LIBRARY_PATH`.
+ */
+function cudaLibraryHint(major: number): string {
+  return `install the CUDA ${major} runtime (cudart, cuBLAS) and cuDNN 9 for CUDA ${major}, or put a PyTorch cu${major}0 environment's site-packages/nvidia/*/lib folders on LD_LIBRARY_PATH, and an NVIDIA driver that supports CUDA ${major}`;
+}
 
 /**
  * Turns the error of a failed session on `device` into what is missing and
@@ -110,7 +124,7 @@ export function explainDeviceFailure({
     if (/libcudnn/i.test(cause)) {
       return {
         missing: 'cudnn',
-        message: `${prefix} cuDNN 9 was not found (${firstMatch(cause, /libcudnn[\w.]*/i)}); install cuDNN 9 for CUDA 12 and put its libraries on LD_LIBRARY_PATH, ${fallback}`,
+        message: `${prefix} cuDNN 9 was not found (${firstMatch(cause, /libcudnn[\w.]*/i)}); install cuDNN 9 for CUDA ${cudaMajorVersion} and put its libraries on LD_LIBRARY_PATH (apt: cudnn9-cuda-${cudaMajorVersion}; pip: nvidia-cudnn-cu${cudaMajorVersion}), ${fallback}`,
       };
     }
     if (
@@ -118,9 +132,20 @@ export function explainDeviceFailure({
         cause,
       )
     ) {
+      const what = firstMatch(
+        cause,
+        /lib(?:cu|nv)\w*\.so[\w.]*|CUDA failure[^;]*|no CUDA-capable device[^;]*|cuda driver[^;]*/i,
+      );
+      // The missing library's soname names the CUDA it was linked against
+      // (libcublasLt.so.13: CUDA 13); libcurand keeps .so.10 across versions.
+      const soname =
+        /lib(?:cudart|cublas|cublasLt|cufft|cusparse|cusolver)\.so\.(\d+)/i.exec(
+          cause,
+        );
+      const major = soname === null ? cudaMajorVersion : Number(soname[1]);
       return {
         missing: 'cuda-runtime',
-        message: `${prefix} the CUDA 12 runtime or driver is missing or of the wrong version (${firstMatch(cause, /libcu\w*\.so[\w.]*|CUDA failure[^;]*|no CUDA-capable device[^;]*|cuda driver[^;]*/i)}); the CUDA execution provider of onnxruntime-node 1.30 needs CUDA 12 and cuDNN 9 libraries on LD_LIBRARY_PATH and an NVIDIA driver, ${fallback}`,
+        message: `${prefix} the CUDA ${major} runtime or driver is missing or of the wrong version (${what}); the CUDA execution provider needs the CUDA libraries it was built for on LD_LIBRARY_PATH: ${cudaLibraryHint(major)}, ${fallback}`,
       };
     }
   }
