@@ -87,10 +87,12 @@ export {
 export {
   createFrozenLakeEnvironment,
   frozenLakeDirections,
+  frozenLakeEnvironmentId,
   frozenLakeMapping,
   frozenLakeSystemPrompt,
   parseFrozenLakeAnswer,
   type FrozenLakeDirection,
+  type FrozenLakeObservations,
   type FrozenLakeSettings,
 } from './frozen-lake/frozen-lake-environment';
 export {

@@ -34,8 +34,11 @@ export {
   codEmbeddedPretokenizerPattern,
   codEmbeddedRecipe,
   codEmbeddedSampling,
+  codLiteralRecipe,
+  codLiteralSampling,
   prepareCodEmbeddedModel,
   type CodEmbeddedManifest,
+  type CodEmbeddedSetting,
 } from './cod/cod-embedded-model';
 export { prepareCodSmokeModel } from './cod/cod-smoke-model';
 export {

@@ -102,5 +102,33 @@ describe('seal cod readiness', () => {
     expect(readiness.updates).toBe(2);
     expect(readiness.ready).toBe(false);
     expect(run.lines.at(-1)).toBe('  not ready (bar 80.0%)');
+
+    // --records measures the same pack runs again without a model: the same result.
+    const again = capture();
+    const recorded = await runCodReadiness({
+      argv: ['--records', out, '--format', 'paper'],
+      output: again.output,
+    });
+    expect(recorded).toBe(exitCodes.checkFailed);
+    expect(again.result().readiness).toEqual(readiness);
+    expect(again.result().packRuns).toBe(2);
   }, 60_000);
+
+  it('should refuse --records with a model, and a missing records file', async () => {
+    for (const argv of [
+      ['--records', join(root, 'none.jsonl'), '--preset', 'smoke'],
+      ['--records', join(root, 'none.jsonl')],
+    ]) {
+      const error = await runCodReadiness({
+        argv,
+        output: capture().output,
+      }).then(
+        () => undefined,
+        (e: unknown) => toSealError(e),
+      );
+      expect(error?.code).toBe(
+        argv.length === 2 ? 'FILE_NOT_FOUND' : 'INVALID_ARGUMENT',
+      );
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import {
   measureReadiness,
@@ -19,7 +19,12 @@ import {
   prepareCodSmokeModel,
 } from '@seal/embedded';
 import { createOrtPolicy } from '@seal/engine-ort';
-import { SealError } from '@seal/spec';
+import {
+  SealError,
+  packRunRecordSchema,
+  parseJsonLines,
+  type PackRunRecord,
+} from '@seal/spec';
 import * as z from 'zod';
 import { parseFlags } from '../args';
 import type { CommandContext } from '../command';
@@ -27,11 +32,12 @@ import { exitCodes } from '../exit-codes';
 
 const flagsSchema = z.object({
   model: z.string().optional(),
-  preset: z.enum(['smoke', 'embedded']).optional(),
+  records: z.string().optional(),
+  preset: z.enum(['smoke', 'embedded', 'literal']).optional(),
   packs: z.coerce.number().int().positive().optional(),
   'pack-size': z.coerce.number().int().default(trainPackSize),
   runs: z.coerce.number().int().positive().default(1),
-  env: z.enum(codEnvironments).default('frozen-lake'),
+  env: z.enum(codEnvironments).optional(),
   split: z.enum(['train', 'eval', 'harder']).default('eval'),
   format: z.enum(promptFormats).optional(),
   seed: z.coerce.number().int().nonnegative().default(0),
@@ -44,8 +50,8 @@ const flagsSchema = z.object({
 });
 
 /** Help of `seal cod readiness`. */
-export const codReadinessHelp = `usage: seal cod readiness (--model DIR | --preset smoke|embedded) [--packs N] [--pack-size 4]
-                          [--runs 1] [--env frozen-lake|bfcl] [--split eval|train|harder]
+export const codReadinessHelp = `usage: seal cod readiness (--model DIR | --preset smoke|embedded|literal | --records FILE) [--packs N] [--pack-size 4]
+                          [--runs 1] [--env frozen-lake|frozen-lake-literal|bfcl] [--split eval|train|harder]
                           [--format paper|compact] [--seed N] [--temperature 1]
                           [--max-tokens N] [--update-max-tokens N] [--out FILE] [--json]
 
@@ -64,7 +70,13 @@ is at least 80%; the exit code is 1 when it is not.
 --preset smoke: the tiny random FrozenLake model of seal train --method cod
 --preset smoke, 2 packs, paper prompts, its token budgets. --preset embedded:
 the embedded CoD model (trained and cached on first use), compact prompts.
---out writes the pack runs (JSON Lines; a fresh file each time).`;
+--preset literal: the model of seal train --method cod --preset literal on
+--env frozen-lake-literal (observations name the real move, decision 0041),
+compact prompts, its token budgets.
+--out writes the pack runs (JSON Lines; a fresh file each time).
+--records FILE measures pack runs already written (seal eval --packs --out,
+a run's packs/*.jsonl) instead of running a model; give the --format they
+were run with (default paper) and --seed for the chance pairing.`;
 
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
@@ -89,6 +101,51 @@ export function readinessLines(result: ReadinessResult): string[] {
   ];
 }
 
+/** `seal cod readiness --records FILE`: the measure on pack runs already written. */
+async function readinessOfRecords({
+  file,
+  format,
+  seed,
+  output,
+}: {
+  file: string;
+  format: (typeof promptFormats)[number];
+  seed: number;
+  output: CommandContext['output'];
+}): Promise<number> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new SealError({
+      code: 'FILE_NOT_FOUND',
+      message: `no pack runs at ${file}`,
+      details: { file },
+    });
+  }
+  const records: PackRunRecord[] = parseJsonLines({
+    text,
+    source: file,
+    schema: packRunRecordSchema,
+  });
+  const result = measureReadiness({
+    updates: readinessUpdatesFromPackRuns({ records, seed, format }),
+    bar: readinessBar,
+  });
+  output.result({
+    file,
+    packRuns: records.length,
+    seed,
+    format,
+    readiness: result,
+  });
+  output.line(
+    `seal cod readiness: ${records.length} pack runs of ${file} (${format} prompts, seed ${seed})`,
+  );
+  for (const line of readinessLines(result)) output.line(line);
+  return result.ready ? exitCodes.success : exitCodes.checkFailed;
+}
+
 /** `seal cod readiness`. */
 export async function runCodReadiness({
   argv,
@@ -98,6 +155,7 @@ export async function runCodReadiness({
     argv,
     options: {
       model: { type: 'string' },
+      records: { type: 'string' },
       preset: { type: 'string' },
       packs: { type: 'string' },
       'pack-size': { type: 'string' },
@@ -115,19 +173,32 @@ export async function runCodReadiness({
     },
     schema: flagsSchema,
   });
-  if ((flags.model === undefined) === (flags.preset === undefined))
+  const given = [flags.model, flags.preset, flags.records].filter(
+    (value) => value !== undefined,
+  ).length;
+  if (given !== 1)
     throw new SealError({
       code: 'INVALID_ARGUMENT',
-      message: `give one of --model DIR and --preset smoke|embedded\n\n${codReadinessHelp}`,
+      message: `give one of --model DIR, --preset smoke|embedded|literal and --records FILE\n\n${codReadinessHelp}`,
     });
-  if (flags.preset !== undefined && flags.env !== 'frozen-lake')
+  if (flags.records !== undefined)
+    return readinessOfRecords({
+      file: resolve(flags.records),
+      format: flags.format ?? 'paper',
+      seed: flags.seed,
+      output,
+    });
+  const presetEnv =
+    flags.preset === 'literal' ? 'frozen-lake-literal' : 'frozen-lake';
+  const env = flags.env ?? presetEnv;
+  if (flags.preset !== undefined && env !== presetEnv)
     throw new SealError({
       code: 'INVALID_ARGUMENT',
-      message: `--preset ${flags.preset} is a FrozenLake-Obscure model: use --env frozen-lake, or --model DIR for --env ${flags.env}`,
+      message: `--preset ${flags.preset} is a model of --env ${presetEnv}: use it, or --model DIR for --env ${env}`,
     });
   const format =
     flags.format ??
-    (flags.preset === 'embedded'
+    (flags.preset === 'embedded' || flags.preset === 'literal'
       ? 'compact'
       : flags.preset === 'smoke'
         ? codPresets.smoke.format
@@ -135,12 +206,14 @@ export async function runCodReadiness({
   const budget =
     flags.preset === 'smoke'
       ? codPresets.smoke
-      : format === 'compact'
-        ? codEmbeddedSampling
-        : { maxTokens: 16, updateMaxTokens: 128 };
+      : flags.preset === 'literal'
+        ? codPresets.literal
+        : format === 'compact'
+          ? codEmbeddedSampling
+          : { maxTokens: 16, updateMaxTokens: 128 };
   const packCount = flags.packs ?? (flags.preset === 'smoke' ? 2 : 8);
   const source = createCodPackSource({
-    name: flags.env,
+    name: env,
     seed: flags.seed,
     split: flags.split,
     format,
@@ -156,11 +229,12 @@ export async function runCodReadiness({
   const modelDirectory =
     flags.model !== undefined
       ? resolve(flags.model)
-      : flags.preset === 'embedded'
+      : flags.preset === 'embedded' || flags.preset === 'literal'
         ? (
             await prepareCodEmbeddedModel({
               cacheDirectory,
               onProgress: (line) => output.line(line),
+              setting: flags.preset === 'literal' ? 'literal' : 'positions',
             })
           ).directory
         : await prepareCodSmokeModel({ cacheDirectory });

@@ -28,7 +28,7 @@ import { hintParseLine, parsedFraction, positionLines } from './eval-packs';
 const flagsSchema = z.object({
   method: z.literal('cod'),
   preset: z
-    .enum(['default', 'smoke', 'study', 'extended', 'embedded'])
+    .enum(['default', 'smoke', 'study', 'extended', 'embedded', 'literal'])
     .default('default'),
   'one-by-one': z.boolean().default(false),
   format: z.enum(promptFormats).optional(),
@@ -53,7 +53,8 @@ const flagsSchema = z.object({
 });
 
 /** Help of `seal train --method cod`. */
-export const trainCodHelp = `usage: seal train --method cod [--preset smoke|default|extended|embedded] [--env frozen-lake|bfcl]
+export const trainCodHelp = `usage: seal train --method cod [--preset smoke|default|extended|embedded|literal]
+                  [--env frozen-lake|frozen-lake-literal|bfcl]
                   [--model DIR] [--seed N] [--steps N] [--pack-size 4] [--group-size G] [--lr X]
                   [--eval-packs N] [--eval-pack-size 8] [--eval-runs 1] [--format paper|compact] [--one-by-one]
                   [--run-dir DIR] [--fresh] [--json]
@@ -83,7 +84,13 @@ cached under --cache in a few minutes), compact prompts (--format compact:
 the same content in fewer words, so an update prompt and its reply fit
 1,024 tokens), --max-tokens 32 and --update-max-tokens 240. --one-by-one trains the control arm instead: GRPO on the same
 tasks one by one (each solved with Hints: null, no update calls, advantage
-r − group mean per task, no RED); its evaluations still run the CoD loop.`;
+r − group mean per task, no RED); its evaluations still run the CoD loop.
+
+--preset literal (--env frozen-lake-literal, the default with it; decision
+0041): the same maps with observations that name the real move
+(\`Direction 2 = up: you moved from (1,3) to (0,3).\`), so a hint restates a
+span of the trajectory; the embedded model's shape warm-started on that
+setting (updates write the hint block alone), --update-max-tokens 96.`;
 
 /** `seal train --method cod`. */
 export async function runTrainCod({
@@ -120,7 +127,12 @@ export async function runTrainCod({
   });
   const sizes = codPresets[flags.preset];
   const envName =
-    flags.env ?? (flags['task-source'] === 'bfcl' ? 'bfcl' : 'frozen-lake');
+    flags.env ??
+    (flags['task-source'] === 'bfcl'
+      ? 'bfcl'
+      : flags.preset === 'literal'
+        ? 'frozen-lake-literal'
+        : 'frozen-lake');
   const steps = flags.steps ?? sizes.steps;
   const groupSize = flags['group-size'] ?? sizes.groupSize;
   const evalPacks = flags['eval-packs'] ?? sizes.evalPacks;
@@ -136,6 +148,17 @@ export async function runTrainCod({
       code: 'INVALID_ARGUMENT',
       message:
         '--preset embedded trains the embedded CoD model on --env frozen-lake in the compact format (or give --model DIR)',
+    });
+  }
+  if (
+    flags.preset === 'literal' &&
+    (envName !== 'frozen-lake-literal' || format !== 'compact') &&
+    flags.model === undefined
+  ) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message:
+        '--preset literal trains its model on --env frozen-lake-literal in the compact format (or give --model DIR)',
     });
   }
   const trainSource = createCodPackSource({
@@ -267,11 +290,12 @@ async function startingModel({
   output: Output;
 }): Promise<string> {
   const cacheDirectory = resolve(cache);
-  if (preset === 'embedded')
+  if (preset === 'embedded' || preset === 'literal')
     return (
       await prepareCodEmbeddedModel({
         cacheDirectory,
         onProgress: (line) => output.line(line),
+        setting: preset === 'literal' ? 'literal' : 'positions',
       })
     ).directory;
   if (preset === 'smoke' && envName === 'frozen-lake')

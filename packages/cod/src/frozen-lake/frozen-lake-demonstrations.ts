@@ -19,7 +19,10 @@ import { taskReward } from '../hints/rewards';
 import { buildUpdateContextMessages } from '../hints/update-context-prompt';
 import type { Pack } from '../packs/build-packs';
 import { createPackRandom, mixSeed } from '../packs/pack-random';
-import { createFrozenLakeEnvironment } from './frozen-lake-environment';
+import {
+  createFrozenLakeEnvironment,
+  type FrozenLakeObservations,
+} from './frozen-lake-environment';
 import {
   describeObservedMoves,
   formatDirectionHints,
@@ -64,6 +67,13 @@ export type FrozenLakeExpertPackSettings = {
   fallbackRate?: number;
   /** Seed of the random moves and fallbacks. */
   seed?: number;
+  /**
+   * The environment's observations ({@link FrozenLakeObservations}). With
+   * `literal` ones a compact update writes the hint block alone: each
+   * bullet copies a `Direction k = move` span of an observation or of the
+   * previous hints, so there is nothing to reason out. Default `positions`.
+   */
+  observations?: FrozenLakeObservations;
 };
 
 const position = (text: string): [number, number] | undefined => {
@@ -105,6 +115,9 @@ export async function playFrozenLakeExpertPack({
   const environment = createFrozenLakeEnvironment({
     ...(settings.maxSteps === undefined ? {} : { maxSteps: settings.maxSteps }),
     format,
+    ...(settings.observations === undefined
+      ? {}
+      : { observations: settings.observations }),
   });
   const random = createPackRandom(
     mixSeed(settings.seed ?? 0, pack.packSeed, 0xde70),
@@ -207,11 +220,12 @@ export async function playFrozenLakeExpertPack({
     });
     const block = formatDirectionHints(facts);
     // Compact: first one line per move of the trajectory (what each direction did), then the block.
-    const reasoning = compact
-      ? describeObservedMoves(seen)
-          .map((line) => `${line}\n`)
-          .join('')
-      : '';
+    const reasoning =
+      compact && settings.observations !== 'literal'
+        ? describeObservedMoves(seen)
+            .map((line) => `${line}\n`)
+            .join('')
+        : '';
     conversations.push({
       kind: 'update',
       position: index,

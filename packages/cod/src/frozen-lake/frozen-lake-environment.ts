@@ -43,7 +43,32 @@ export type FrozenLakeSettings = {
    * must end with it ({@link parseFrozenLakeAnswer}).
    */
   format?: 'paper' | 'compact';
+  /**
+   * What an observation says of a move: `positions` (default; FrozenLake-
+   * Obscure as the paper has it: `Direction 2: you moved from (1,3) to
+   * (0,3).`, so the real move is worked out from the two positions) or
+   * `literal` (the real move is a literal span of the observation, worded
+   * as a hint states it: `Direction 2 = up: you moved from (1,3) to
+   * (0,3).`, and a move into the edge names it too: `Direction 3 = left:
+   * your position (0,0) did not change (maybe the edge).`). The mapping is
+   * still hidden until a direction is tried; `literal` is the setting
+   * `frozen-lake-literal` (decision 0041), where carrying a fact to the next
+   * task is copying, not inference.
+   */
+  observations?: FrozenLakeObservations;
 };
+
+/** See {@link FrozenLakeSettings.observations}. */
+export type FrozenLakeObservations = 'positions' | 'literal';
+
+/** The environment id of {@link createFrozenLakeEnvironment} for its observations. */
+export function frozenLakeEnvironmentId(
+  observations: FrozenLakeObservations = 'positions',
+): 'frozen-lake-obscure' | 'frozen-lake-literal' {
+  return observations === 'literal'
+    ? 'frozen-lake-literal'
+    : 'frozen-lake-obscure';
+}
 
 /** The system prompt of a FrozenLake-Obscure solve episode (without hints). */
 export function frozenLakeSystemPrompt(
@@ -115,9 +140,10 @@ export function createFrozenLakeEnvironment(
 ): PackEnvironment<FrozenLakeTask> {
   const maxSteps = settings.maxSteps ?? 8;
   const format = settings.format ?? 'paper';
+  const observations = settings.observations ?? 'positions';
   const systemPrompt = frozenLakeSystemPrompt(maxSteps, format);
   return {
-    environmentId: 'frozen-lake-obscure',
+    environmentId: frozenLakeEnvironmentId(observations),
     taskId: (task) => task.taskId,
     tasksetId: (task) => task.tasksetId,
     describeRegularity: (packSeed) =>
@@ -160,7 +186,12 @@ export function createFrozenLakeEnvironment(
           end(0, invalidFormatFeedback[format]);
           return { observation: [], done: true };
         }
-        const [dr, dc] = delta[mapping[k - 1]!];
+        const move = mapping[k - 1]!;
+        const [dr, dc] = delta[move];
+        const named =
+          observations === 'literal'
+            ? `Direction ${k} = ${move}`
+            : `Direction ${k}`;
         const target: [number, number] = [position[0] + dr, position[1] + dc];
         let text: string;
         if (
@@ -169,9 +200,9 @@ export function createFrozenLakeEnvironment(
           target[0] >= rows.length ||
           target[1] >= rows[0]!.length
         ) {
-          text = `Direction ${k}: your position ${at(position)} did not change (maybe the edge).`;
+          text = `${named}: your position ${at(position)} did not change (maybe the edge).`;
         } else {
-          text = `Direction ${k}: you moved from ${at(position)} to ${at(target)}.`;
+          text = `${named}: you moved from ${at(position)} to ${at(target)}.`;
           position = target;
           const tile = rows[target[0]]![target[1]];
           if (tile === 'H') {

@@ -13,6 +13,9 @@ export type DirectionFacts = Map<number, FrozenLakeDirection>;
 const statementPattern = /Direction ([1-4]) = (up|down|left|right)\b/g;
 const movePattern =
   /Direction ([1-4]): you moved from \((\d+),(\d+)\) to \((\d+),(\d+)\)/g;
+/** A `literal` observation names the real move (`Direction 2 = up: you moved …`); the colon tells it from a hint bullet. */
+const literalObservationPattern =
+  /Direction ([1-4]) = (up|down|left|right): (?:you moved|your position)/g;
 
 /** The real move of a one-cell step, or undefined when the cells are not neighbours. */
 function moveBetween(
@@ -58,16 +61,31 @@ export function readDirectionFacts(text: string): DirectionFacts {
   return complete(facts);
 }
 
-/** The mapping entries revealed by move observations (`Direction k: you moved from (r,c) to (r',c')`). */
+/**
+ * The mapping entries revealed by move observations: `Direction k: you
+ * moved from (r,c) to (r',c')` (worked out from the positions), or a
+ * `literal` observation that names the move (`Direction k = up: you moved
+ * …`, `Direction k = left: your position (r,c) did not change …`).
+ */
 export function observedDirectionFacts(text: string): DirectionFacts {
   const facts: DirectionFacts = new Map();
+  const found: [number, number, FrozenLakeDirection][] = [];
   for (const match of text.matchAll(movePattern)) {
     const move = moveBetween(
       [Number(match[2]), Number(match[3])],
       [Number(match[4]), Number(match[5])],
     );
-    if (move !== undefined) assign(facts, Number(match[1]), move);
+    if (move !== undefined) found.push([match.index, Number(match[1]), move]);
   }
+  for (const match of text.matchAll(literalObservationPattern))
+    found.push([
+      match.index,
+      Number(match[1]),
+      match[2] as FrozenLakeDirection,
+    ]);
+  // In text order: a later observation wins over an earlier contradicting one.
+  found.sort(([a], [b]) => a - b);
+  for (const [, number, move] of found) assign(facts, number, move);
   return complete(facts);
 }
 

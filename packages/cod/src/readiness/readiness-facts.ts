@@ -8,7 +8,8 @@ import {
 /**
  * The kinds of fact the readiness check reads.
  *
- * FrozenLake-Obscure (`frozen-lake-obscure`):
+ * FrozenLake-Obscure (`frozen-lake-obscure`, and `frozen-lake-literal`, whose
+ * observations name the real move: `Direction k = up: you moved …`):
  * - `move`: direction k took the agent from (r,c) to (r′,c′)
  *   (`Direction k: you moved from (r,c) to (r′,c′)`);
  * - `position`: direction k was taken at (r,c) (a move from there, or
@@ -29,6 +30,7 @@ export type ReadinessFactKind =
 /** The environments whose facts the readiness check can read. */
 export const readinessEnvironmentIds = [
   'frozen-lake-obscure',
+  'frozen-lake-literal',
   'bfcl-aliases',
 ] as const;
 
@@ -64,9 +66,9 @@ function checkEnvironment(environmentId: string): ReadinessEnvironmentId {
 // FrozenLake-Obscure
 
 const frozenMovePattern =
-  /Direction ([1-4]): you moved from \((\d+),(\d+)\) to \((\d+),(\d+)\)/g;
+  /Direction ([1-4])(?: = (?:up|down|left|right))?: you moved from \((\d+),(\d+)\) to \((\d+),(\d+)\)/g;
 const frozenBumpPattern =
-  /Direction ([1-4]): your position \((\d+),(\d+)\) did not change/g;
+  /Direction ([1-4])(?: = (?:up|down|left|right))?: your position \((\d+),(\d+)\) did not change/g;
 const positionPattern = /\(\s*(\d+)\s*,\s*(\d+)\s*\)/g;
 const directionStart = /Direction\s*([1-4])\b/g;
 const mappingPattern = /^Direction\s*[1-4]\s*=\s*(up|down|left|right)\b/;
@@ -186,7 +188,7 @@ export function extractTrajectoryFacts({
   environmentId: string;
   text: string;
 }): TrajectoryFacts {
-  return checkEnvironment(environmentId) === 'frozen-lake-obscure'
+  return checkEnvironment(environmentId) !== 'bfcl-aliases'
     ? frozenLakeFacts(text)
     : bfclFacts(text);
 }
@@ -203,7 +205,7 @@ export function extractClaims({
   environmentId: string;
   text: string;
 }): ReadinessClaim[] {
-  return checkEnvironment(environmentId) === 'frozen-lake-obscure'
+  return checkEnvironment(environmentId) !== 'bfcl-aliases'
     ? frozenLakeClaims(text)
     : bfclClaims(text).map((claim) =>
         claim.kind === 'value' && /^-?\d+(?:\.\d+)?$/.test(claim.key)
@@ -228,8 +230,7 @@ export function derivedFacts({
   previousHints: string;
   shown: string;
 }): TrajectoryFacts {
-  if (checkEnvironment(environmentId) !== 'frozen-lake-obscure')
-    return new Set();
+  if (checkEnvironment(environmentId) === 'bfcl-aliases') return new Set();
   const own = frozenLakeFacts(shown);
   const derived = new Set<string>();
   const merged = mergeDirectionFacts(

@@ -12,6 +12,7 @@ import {
   trainPackSize,
   type CodDemonstration,
   type FrozenLakeDemonstrationConversation,
+  type FrozenLakeObservations,
 } from '@seal/cod';
 import {
   buildBpeTokenizer,
@@ -83,11 +84,54 @@ export const codEmbeddedRecipe = {
   modelSeed: 1,
 } as const;
 
+/**
+ * The warm-start recipe of the `frozen-lake-literal` setting (decision
+ * 0041): the same model, packs, noise and schedule as
+ * {@link codEmbeddedRecipe}, on FrozenLake-Obscure whose observations name
+ * the real move (`Direction 2 = up: you moved from (1,3) to (0,3).`). An
+ * update writes the hint block alone (each bullet a copy of a span of the
+ * trajectory or of the previous hints), and the loss also weighs the
+ * prompt tokens a little (`contextWeight`): predicting a repeated
+ * `Direction k = move` in the context is the same lookup as copying it.
+ */
+export const codLiteralRecipe = {
+  observations: 'literal',
+  demonstrations: 1,
+  seed: codEmbeddedRecipe.seed,
+  packs: codEmbeddedRecipe.packs,
+  randomMoveRate: codEmbeddedRecipe.randomMoveRate,
+  fallbackRate: codEmbeddedRecipe.fallbackRate,
+  epochs: 2,
+  batchSize: 8,
+  learningRate: 3e-3,
+  warmupSteps: 10,
+  contextWeight: 0.1,
+  modelSeed: 1,
+} as const;
+
+/**
+ * Tokens the literal-setting model samples per solve action and per update
+ * reply: the solve reply is as in {@link codEmbeddedSampling}; the update
+ * reply is the hint block alone (at most 50 tokens in the demonstrations).
+ */
+export const codLiteralSampling = {
+  maxTokens: 32,
+  updateMaxTokens: 96,
+} as const;
+
+/** The CoD settings an embedded model is warm-started for: their observations. */
+export type CodEmbeddedSetting = FrozenLakeObservations;
+
+type CodRecipe = typeof codEmbeddedRecipe | typeof codLiteralRecipe;
+
+const recipeOf = (setting: CodEmbeddedSetting): CodRecipe =>
+  setting === 'literal' ? codLiteralRecipe : codEmbeddedRecipe;
+
 /** What `cod-warmstart.json` in the warm-start directory records. */
 export type CodEmbeddedManifest = {
   schemaVersion: 1;
   model: typeof codEmbeddedModel;
-  recipe: typeof codEmbeddedRecipe;
+  recipe: CodRecipe;
   demonstrations: {
     solve: number;
     update: number;
@@ -98,11 +142,12 @@ export type CodEmbeddedManifest = {
   seconds: number;
 };
 
-/** The demonstration conversations of the recipe, deterministic. */
-export async function codEmbeddedConversations(): Promise<
-  FrozenLakeDemonstrationConversation[]
-> {
-  const { seed, packs: count } = codEmbeddedRecipe;
+/** The demonstration conversations of the setting's recipe, deterministic. */
+export async function codEmbeddedConversations(
+  setting: CodEmbeddedSetting = 'positions',
+): Promise<FrozenLakeDemonstrationConversation[]> {
+  const recipe = recipeOf(setting);
+  const { seed, packs: count } = recipe;
   const tasks = generateFrozenLakeTasks({ seed, count: count * trainPackSize });
   const packs = buildPacks({
     tasks,
@@ -119,10 +164,10 @@ export async function codEmbeddedConversations(): Promise<
         pack,
         settings: {
           format: 'compact',
-          randomMoveRate:
-            pack.packIndex % 3 === 2 ? codEmbeddedRecipe.randomMoveRate : 0,
-          fallbackRate: codEmbeddedRecipe.fallbackRate,
+          randomMoveRate: pack.packIndex % 3 === 2 ? recipe.randomMoveRate : 0,
+          fallbackRate: recipe.fallbackRate,
           seed,
+          ...(setting === 'literal' ? { observations: 'literal' } : {}),
         },
       })),
     );
@@ -166,24 +211,40 @@ export function buildCodEmbeddedTokenizer(
 export async function prepareCodEmbeddedModel({
   cacheDirectory,
   onProgress,
+  setting = 'positions',
 }: {
   cacheDirectory: string;
   onProgress?: (line: string) => void;
+  /** `positions` (default; `--preset embedded`) or `literal` (`--preset literal`, {@link codLiteralRecipe}). */
+  setting?: CodEmbeddedSetting;
 }): Promise<{ directory: string; manifest: CodEmbeddedManifest }> {
-  const conversations = await codEmbeddedConversations();
+  const recipe = recipeOf(setting);
+  const conversations = await codEmbeddedConversations(setting);
   const corpus = codEmbeddedCorpus(conversations);
   const key = createHash('sha256')
     .update(
-      JSON.stringify({
-        codEmbeddedModel,
-        codEmbeddedRecipe,
-        codEmbeddedPretokenizerPattern,
-        corpus,
-      }),
+      JSON.stringify(
+        setting === 'literal'
+          ? {
+              codEmbeddedModel,
+              codLiteralRecipe,
+              codEmbeddedPretokenizerPattern,
+              corpus,
+            }
+          : {
+              codEmbeddedModel,
+              codEmbeddedRecipe,
+              codEmbeddedPretokenizerPattern,
+              corpus,
+            },
+      ),
     )
     .digest('hex')
     .slice(0, 16);
-  const directory = join(cacheDirectory, `cod-embedded-${key}`);
+  const directory = join(
+    cacheDirectory,
+    `${setting === 'literal' ? 'cod-literal' : 'cod-embedded'}-${key}`,
+  );
   const manifestPath = join(directory, 'cod-warmstart.json');
   if (
     existsSync(join(directory, 'model.safetensors')) &&
@@ -206,7 +267,7 @@ export async function prepareCodEmbeddedModel({
   const policy = await createOrtPolicy({
     model: {
       config: createModelConfig(codEmbeddedModel),
-      seed: codEmbeddedRecipe.modelSeed,
+      seed: recipe.modelSeed,
     },
     tokenizer: files,
     worker: false,
@@ -218,11 +279,14 @@ export async function prepareCodEmbeddedModel({
     losses = await runSupervised({
       policy,
       demonstrations,
-      epochs: codEmbeddedRecipe.epochs,
-      batchSize: codEmbeddedRecipe.batchSize,
-      learningRate: codEmbeddedRecipe.learningRate,
-      warmupSteps: codEmbeddedRecipe.warmupSteps,
-      seed: codEmbeddedRecipe.modelSeed,
+      epochs: recipe.epochs,
+      batchSize: recipe.batchSize,
+      learningRate: recipe.learningRate,
+      warmupSteps: recipe.warmupSteps,
+      seed: recipe.modelSeed,
+      ...('contextWeight' in recipe
+        ? { contextWeight: recipe.contextWeight }
+        : {}),
       onProgress: ({ step, steps, loss }) => {
         if (step === 1 || step % 20 === 0 || step === steps)
           onProgress?.(
@@ -243,7 +307,7 @@ export async function prepareCodEmbeddedModel({
   const manifest: CodEmbeddedManifest = {
     schemaVersion: 1,
     model: codEmbeddedModel,
-    recipe: codEmbeddedRecipe,
+    recipe,
     demonstrations: {
       solve: solves.length,
       update: conversations.length - solves.length,

@@ -14,7 +14,11 @@ import type { Task } from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 
 /** The pack environments the CLI offers. */
-export const codEnvironments = ['frozen-lake', 'bfcl'] as const;
+export const codEnvironments = [
+  'frozen-lake',
+  'frozen-lake-literal',
+  'bfcl',
+] as const;
 
 /** See {@link codEnvironments}. */
 export type CodEnvironmentName = (typeof codEnvironments)[number];
@@ -24,7 +28,9 @@ export type { CodPackSource };
 
 /**
  * The embedded pack sources: FrozenLake-Obscure maps (train 4–5 wide; the
- * evaluation split uses other seeds, `harder` 6–7 wide), or the embedded
+ * evaluation split uses other seeds, `harder` 6–7 wide; `frozen-lake-literal`:
+ * the same maps and pack seeds, with observations that name the real move,
+ * decision 0041), or the embedded
  * generator's base tasks behind per-pack BFCL aliases.
  */
 export function createCodPackSource({
@@ -41,8 +47,11 @@ export function createCodPackSource({
 }): CodPackSource {
   // Evaluation tasks and pack seeds never overlap training ones.
   const splitSeed = { train: 0, eval: 1_000_003, harder: 2_000_003 }[split];
-  if (name === 'frozen-lake') {
-    const environment = createFrozenLakeEnvironment({ format });
+  if (name === 'frozen-lake' || name === 'frozen-lake-literal') {
+    const environment = createFrozenLakeEnvironment({
+      format,
+      observations: name === 'frozen-lake-literal' ? 'literal' : 'positions',
+    });
     return {
       environment: environment as PackEnvironment<unknown>,
       packs: ({ count, packSize, strategy, round }) => {

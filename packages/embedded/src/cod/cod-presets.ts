@@ -1,5 +1,5 @@
 import type { PromptFormat } from '@seal/cod';
-import { codEmbeddedSampling } from './cod-embedded-model';
+import { codEmbeddedSampling, codLiteralSampling } from './cod-embedded-model';
 
 /**
  * Per-preset sizes of `seal train --method cod`. `smoke` is a plumbing check
@@ -55,6 +55,17 @@ export const codPresets = {
     groupSize: 8,
     evalPacks: 24,
     ...codEmbeddedSampling,
+    learningRate: 2e-4,
+    format: 'compact',
+  },
+  // FrozenLake-Obscure with literal observations (`--env frozen-lake-literal`, decision 0041): the embedded model's
+  // shape warm-started on that setting; updates write the hint block alone.
+  literal: {
+    steps: 10,
+    packsPerStep: 2,
+    groupSize: 8,
+    evalPacks: 24,
+    ...codLiteralSampling,
     learningRate: 2e-4,
     format: 'compact',
   },
