@@ -328,7 +328,7 @@ function positionCurve(
 
 /** Connect the Dots: the position curves per file and the fate of the hint blocks. */
 function buildPacks(run: RunData): ReportData['packs'] {
-  if (run.packRuns.length === 0) return null;
+  if (run.packRuns.length === 0 && run.codArms === undefined) return null;
   const curves = run.packRuns.map(({ file, records }) => ({
     file: file.name,
     kind: file.kind,
@@ -351,6 +351,7 @@ function buildPacks(run: RunData): ReportData['packs'] {
   const blockLength = (hints: string) => hints.replace(/^Hints: /, '').length;
   return {
     evaluations: curves.filter((curve) => curve.kind === 'eval'),
+    arms: run.codArms ?? null,
     training: curves.filter((curve) => curve.kind === 'train'),
     hints: {
       updates: updates.length,

@@ -1,3 +1,4 @@
+import type { CodArms } from './cod-arms';
 import type { PackPositionCurve, ReportData, Series } from './report-data';
 
 /**
@@ -672,6 +673,7 @@ function packCharts(data: ReportData): ChartSpec[] {
       });
     }
   }
+  if (packs.arms !== null) charts.push(...armCharts(packs.arms));
   if (packs.training.length > 0) {
     const positions = Math.max(
       ...packs.training.map((step) => step.positions.length),
@@ -705,6 +707,83 @@ function packCharts(data: ReportData): ChartSpec[] {
     });
   }
   return charts;
+}
+
+const armColors: Record<string, string> = {
+  before: '#7f7f7f',
+  cod: '#d62728',
+  'one-by-one': '#1f77b4',
+};
+
+const armLabels: Record<string, string> = {
+  before: 'before training',
+  cod: 'after CoD',
+  'one-by-one': 'after one-by-one GRPO',
+};
+
+/** `#rrggbb` at opacity `alpha` (the interval bands). */
+function translucent(color: string, alpha: number): string {
+  const value = Number.parseInt(color.slice(1), 16);
+  return `rgba(${(value >> 16) & 255}, ${(value >> 8) & 255}, ${value & 255}, ${alpha})`;
+}
+
+const signed = (value: number) =>
+  `${value >= 0 ? '+' : '−'}${Math.abs(100 * value).toFixed(1)}`;
+
+/**
+ * Connect the Dots, a comparison of arms (`cod-arms.json`): success against
+ * the pack position for the warm start, after CoD and after one-by-one
+ * GRPO, each a line with its 95% interval as a band, for the CoD loop and
+ * (when measured) the Ralph loop.
+ */
+function armCharts(arms: CodArms): ChartSpec[] {
+  const loops = [
+    ['cod', 'CoD loop', arms.cod] as const,
+    ...(arms.ralph === undefined
+      ? []
+      : [['ralph', 'Ralph loop', arms.ralph] as const]),
+  ];
+  return loops.map(([id, name, loop]) => {
+    const datasets = loop.arms.flatMap((arm, i) => {
+      const color = armColors[arm.model] ?? palette[i % palette.length]!;
+      const label = armLabels[arm.model] ?? arm.model;
+      const at = (key: 'mean' | 'low' | 'high') =>
+        arm.curve.map((entry) => ({ x: entry.position, y: entry[key] }));
+      return [
+        lineDataset(label, color, at('mean')),
+        // The band: the low edge, then the high edge filled down to it.
+        lineDataset(`${label}, 95% interval`, color, at('low'), {
+          borderWidth: 0,
+          pointRadius: 0,
+          backgroundColor: translucent(color, 0.15),
+        }),
+        lineDataset(`${label}, 95% interval (high)`, color, at('high'), {
+          borderWidth: 0,
+          pointRadius: 0,
+          backgroundColor: translucent(color, 0.15),
+          fill: '-1',
+        }),
+      ];
+    });
+    const deltas = loop.arms
+      .map(
+        (arm) =>
+          `${armLabels[arm.model] ?? arm.model} ${signed(arm.delta.mean)} [${signed(arm.delta.low)}, ${signed(arm.delta.high)}]`,
+      )
+      .join('; ');
+    return {
+      id: `pack-position-arms-${id}`,
+      title: `Success against pack position, three arms (${name})`,
+      caption: `${name}: ${loop.arms[0]!.packs} packs, rows of seeds ${arms.seeds.join(', ')} (the warm start: one evaluation); bands are ${arms.intervals}. Δ(position 4 − position 1), points: ${deltas}. ${arms.command} (${arms.date.slice(0, 10)}).`,
+      format: 'percent',
+      config: lineConfig({
+        xTitle: 'position in the pack',
+        yTitle: 'success rate',
+        percent: true,
+        datasets,
+      }),
+    };
+  });
 }
 
 /** Every chart of the report, by section. */

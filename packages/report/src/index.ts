@@ -18,6 +18,7 @@ export {
   type RenderReportHtmlOptions,
 } from './render-report-html';
 export { loadChartLibrary, type ChartLibrary } from './chart-library';
+export { codArmsFileName, codArmsSchema, type CodArms } from './cod-arms';
 export { readRunDirectory, type RunData } from './read-run-directory';
 export {
   listEpisodeFiles,

@@ -27,6 +27,7 @@ import {
   type TrainStepEvent,
   type ValidationEvent,
 } from '@seal/spec';
+import { codArmsFileName, codArmsSchema, type CodArms } from './cod-arms';
 import { listEpisodeFiles, type EpisodeFile } from './episode-files';
 import {
   listPackRunFiles,
@@ -59,6 +60,8 @@ export type RunData = {
   episodeFiles: EpisodeFile[];
   /** Connect the Dots: the files of `packs/` with their pack runs (empty for other methods). */
   packRuns: { file: PackRunFile; records: PackRunRecord[] }[];
+  /** Connect the Dots: `cod-arms.json`, the comparison of arms a benchmark left here, when present. */
+  codArms?: CodArms;
   /** What was skipped or missing. */
   warnings: SealWarning[];
 };
@@ -252,6 +255,21 @@ export async function readRunDirectory({
     data.overlays = lastByKey(overlays.values, (line) => line.step).sort(
       (a, b) => a.step - b.step,
     );
+  }
+
+  const codArmsPath = join(root, codArmsFileName);
+  if (existsSync(codArmsPath)) {
+    try {
+      const parsed = safeParseWithSchema({
+        schema: codArmsSchema,
+        value: await readJsonFile(codArmsPath),
+        source: codArmsPath,
+      });
+      if (parsed.success) data.codArms = parsed.value;
+      else warnings.push({ type: 'other', message: parsed.error.message });
+    } catch (error) {
+      warnings.push({ type: 'other', message: (error as Error).message });
+    }
   }
 
   const capabilityPath = join(root, runDirectoryLayout.capabilityState);

@@ -1,3 +1,4 @@
+import type { CodArms } from './cod-arms';
 /** A series over steps; `null` where a step has no value. */
 export type Series = (number | null)[];
 
@@ -202,6 +203,12 @@ export type ReportData = {
   packs: {
     /** One curve per evaluation file, by step. */
     evaluations: PackPositionCurve[];
+    /**
+     * A comparison of arms left in the run directory (`cod-arms.json`, from
+     * `pnpm bench cod`): success by position with intervals for the warm
+     * start, after CoD and after one-by-one GRPO. Null when absent.
+     */
+    arms: CodArms | null;
     /** One curve per training step. */
     training: PackPositionCurve[];
     /** Update-context episodes over all pack runs. */
