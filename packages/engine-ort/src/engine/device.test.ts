@@ -1,10 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   chooseDevice,
+  elfNeededLibraries,
   explainDeviceFailure,
+  missingCudaLibraries,
+  ortNativeDirectory,
   parseDeviceRequest,
   probeDevice,
   selectDevice,
@@ -207,6 +210,56 @@ describe('vulkanLoaderFound', () => {
     );
     expect(vulkanLoaderFound({ libraryPath: '', cacheFile: cache })).toBe(true);
   });
+});
+
+describe('the CUDA provider library dependencies', () => {
+  it.runIf(process.platform === 'linux')(
+    "should read an ELF library's DT_NEEDED entries",
+    () => {
+      expect(elfNeededLibraries(process.execPath)).toContain('libc.so.6');
+    },
+  );
+
+  it('should refuse a file that is not an ELF library', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'seal-elf-'));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    writeFileSync(
+      join(folder, 'lib.so'),
+      'not an ELF file at all, but long enough to hold a header of sixty-four bytes',
+    );
+    expect(() => elfNeededLibraries(join(folder, 'lib.so'))).toThrow(
+      /not a 64-bit little-endian ELF file/,
+    );
+  });
+
+  it.runIf(process.platform === 'linux' && ortNativeDirectory() !== undefined)(
+    'should name the dependencies the dynamic linker would not find, and find those beside the library',
+    () => {
+      // onnxruntime-node's binding needs libonnxruntime.so.1: alone in a
+      // folder under the provider's name, that dependency is missing.
+      const folder = mkdtempSync(join(tmpdir(), 'seal-cuda-'));
+      onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+      copyFileSync(
+        join(ortNativeDirectory()!, 'onnxruntime_binding.node'),
+        join(folder, 'libonnxruntime_providers_cuda.so'),
+      );
+      expect(missingCudaLibraries(folder, '')).toEqual(['libonnxruntime.so.1']);
+      writeFileSync(join(folder, 'libonnxruntime.so.1'), '');
+      expect(missingCudaLibraries(folder, '')).toEqual([]);
+      expect(missingCudaLibraries(join(folder, 'absent'), '')).toEqual([]);
+      // The probe turns such a list into one line naming them.
+      const { missing, message } = explainDeviceFailure({
+        device: 'cuda',
+        error:
+          'Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.13, libcublas.so.13, libcudart.so.13: cannot open shared object file',
+      });
+      expect(missing).toBe('cuda-runtime');
+      expect(message).toContain(
+        '(libcublasLt.so.13, libcublas.so.13, libcudart.so.13)',
+      );
+      expect(message).toContain('the CUDA 13 runtime');
+    },
+  );
 });
 
 describe('probeDevice and selectDevice on this machine', () => {

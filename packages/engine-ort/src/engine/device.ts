@@ -1,5 +1,12 @@
 import { SealError } from '@seal/spec';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { GraphBuilder } from '../graph/graph-builder';
@@ -132,10 +139,20 @@ export function explainDeviceFailure({
         cause,
       )
     ) {
-      const what = firstMatch(
-        cause,
-        /lib(?:cu|nv)\w*\.so[\w.]*|CUDA failure[^;]*|no CUDA-capable device[^;]*|cuda driver[^;]*/i,
-      );
+      const libraries = [
+        ...new Set(
+          [...cause.matchAll(/lib(?:cu|nv)\w*\.so[\w.]*/gi)].map(
+            (match) => match[0],
+          ),
+        ),
+      ];
+      const what =
+        libraries.length > 0
+          ? libraries.join(', ')
+          : firstMatch(
+              cause,
+              /CUDA failure[^;]*|no CUDA-capable device[^;]*|cuda driver[^;]*/i,
+            );
       // The missing library's soname names the CUDA it was linked against
       // (libcublasLt.so.13: CUDA 13); libcurand keeps .so.10 across versions.
       const soname =
@@ -194,7 +211,28 @@ export function vulkanLoaderFound({
   cacheFile = '/etc/ld.so.cache',
 }: { libraryPath?: string; cacheFile?: string } = {}): boolean {
   if (process.platform !== 'linux') return true;
+  return sharedLibraryFound('libvulkan.so.1', { libraryPath, cacheFile });
+}
+
+/**
+ * Whether the dynamic linker would find the shared library `name`: in
+ * `folders` (a library's own folder, for its `$ORIGIN` run path), on
+ * `LD_LIBRARY_PATH`, in the usual library folders, or in the `ld.so` cache.
+ */
+export function sharedLibraryFound(
+  name: string,
+  {
+    libraryPath = process.env['LD_LIBRARY_PATH'] ?? '',
+    cacheFile = '/etc/ld.so.cache',
+    folders: extra = [],
+  }: {
+    libraryPath?: string;
+    cacheFile?: string;
+    folders?: readonly string[];
+  } = {},
+): boolean {
   const folders = [
+    ...extra,
     ...libraryPath.split(':').filter((folder) => folder !== ''),
     '/lib/x86_64-linux-gnu',
     '/usr/lib/x86_64-linux-gnu',
@@ -204,13 +242,105 @@ export function vulkanLoaderFound({
     '/usr/lib',
     '/usr/local/lib',
   ];
-  if (folders.some((folder) => existsSync(join(folder, 'libvulkan.so.1'))))
-    return true;
+  if (folders.some((folder) => existsSync(join(folder, name)))) return true;
   try {
-    return readFileSync(cacheFile).includes('libvulkan.so.1');
+    return readFileSync(cacheFile).includes(`\0${name}\0`);
   } catch {
     return false;
   }
+}
+
+/**
+ * The direct dependencies (`DT_NEEDED`) of a 64-bit little-endian ELF shared
+ * library, read from its program headers and dynamic section (a few reads,
+ * not the whole file). Throws `INVALID_DATA` for a file that is not one.
+ */
+export function elfNeededLibraries(path: string): string[] {
+  const file = openSync(path, 'r');
+  try {
+    const read = (offset: number, length: number): Buffer => {
+      const buffer = Buffer.alloc(length);
+      const got = readSync(file, buffer, 0, length, offset);
+      return buffer.subarray(0, got);
+    };
+    const header = read(0, 64);
+    if (
+      header.length < 64 ||
+      header.readUInt32BE(0) !== 0x7f454c46 ||
+      header[4] !== 2 ||
+      header[5] !== 1
+    ) {
+      throw new SealError({
+        code: 'INVALID_DATA',
+        message: `${path}: not a 64-bit little-endian ELF file`,
+      });
+    }
+    const phoff = Number(header.readBigUInt64LE(0x20));
+    const phentsize = header.readUInt16LE(0x36);
+    const phnum = header.readUInt16LE(0x38);
+    const table = read(phoff, phentsize * phnum);
+    const segments = Array.from({ length: phnum }, (_, i) => {
+      const at = i * phentsize;
+      return {
+        type: table.readUInt32LE(at),
+        offset: Number(table.readBigUInt64LE(at + 8)),
+        vaddr: Number(table.readBigUInt64LE(at + 16)),
+        filesz: Number(table.readBigUInt64LE(at + 32)),
+      };
+    });
+    const dynamic = segments.find((segment) => segment.type === 2);
+    if (dynamic === undefined) return [];
+    const entries = read(dynamic.offset, dynamic.filesz);
+    const needed: number[] = [];
+    let strtab = -1;
+    let strsz = 0;
+    for (let at = 0; at + 16 <= entries.length; at += 16) {
+      const tag = Number(entries.readBigInt64LE(at));
+      const value = Number(entries.readBigUInt64LE(at + 8));
+      if (tag === 0) break;
+      if (tag === 1) needed.push(value);
+      else if (tag === 5) strtab = value;
+      else if (tag === 10) strsz = value;
+    }
+    const load = segments.find(
+      (segment) =>
+        segment.type === 1 &&
+        strtab >= segment.vaddr &&
+        strtab < segment.vaddr + segment.filesz,
+    );
+    if (load === undefined || strsz === 0) return [];
+    const strings = read(strtab - load.vaddr + load.offset, strsz);
+    return needed.map((offset) => {
+      const end = strings.indexOf(0, offset);
+      return strings.toString('latin1', offset, end < 0 ? undefined : end);
+    });
+  } finally {
+    closeSync(file);
+  }
+}
+
+/**
+ * The direct dependencies of onnxruntime-node's CUDA provider library that
+ * the dynamic linker would not find, in the library's order (empty when it
+ * is absent or unreadable). ORT's own error says only "Failed to load shared
+ * library" (the library's name goes to its log), so the probe names it.
+ */
+export function missingCudaLibraries(
+  directory = ortNativeDirectory(),
+  libraryPath = process.env['LD_LIBRARY_PATH'] ?? '',
+): string[] {
+  if (directory === undefined) return [];
+  const provider = join(directory, 'libonnxruntime_providers_cuda.so');
+  if (!existsSync(provider)) return [];
+  let needed: string[];
+  try {
+    needed = elfNeededLibraries(provider);
+  } catch {
+    return [];
+  }
+  return needed.filter(
+    (name) => !sharedLibraryFound(name, { libraryPath, folders: [directory] }),
+  );
 }
 
 let probeModel: Uint8Array | undefined;
@@ -271,6 +401,17 @@ async function runProbe(device: ExecutionProvider): Promise<DeviceProbe> {
       ...explainDeviceFailure({
         device,
         error: 'libonnxruntime_providers_cuda.so is not installed',
+      }),
+    };
+  }
+  const unresolved = device === 'cuda' ? missingCudaLibraries() : [];
+  if (unresolved.length > 0) {
+    return {
+      device,
+      available: false,
+      ...explainDeviceFailure({
+        device,
+        error: `Failed to load library libonnxruntime_providers_cuda.so with error: ${unresolved.join(', ')}: cannot open shared object file`,
       }),
     };
   }
