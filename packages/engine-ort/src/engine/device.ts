@@ -404,17 +404,6 @@ async function runProbe(device: ExecutionProvider): Promise<DeviceProbe> {
       }),
     };
   }
-  const unresolved = device === 'cuda' ? missingCudaLibraries() : [];
-  if (unresolved.length > 0) {
-    return {
-      device,
-      available: false,
-      ...explainDeviceFailure({
-        device,
-        error: `Failed to load library libonnxruntime_providers_cuda.so with error: ${unresolved.join(', ')}: cannot open shared object file`,
-      }),
-    };
-  }
   try {
     const session = await ort.InferenceSession.create(probeGraph(), {
       executionProviders: [device],
@@ -429,10 +418,19 @@ async function runProbe(device: ExecutionProvider): Promise<DeviceProbe> {
     }
     return { device, available: true };
   } catch (error) {
+    // ORT's error for a provider library that does not load says only
+    // "Failed to load shared library"; name the dependencies that are missing.
+    const unresolved = device === 'cuda' ? missingCudaLibraries() : [];
     return {
       device,
       available: false,
-      ...explainDeviceFailure({ device, error: String(error) }),
+      ...explainDeviceFailure({
+        device,
+        error:
+          unresolved.length > 0
+            ? `Failed to load library libonnxruntime_providers_cuda.so with error: ${unresolved.join(', ')}: cannot open shared object file (${String(error)})`
+            : String(error),
+      }),
     };
   }
 }
