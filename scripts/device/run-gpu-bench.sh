@@ -288,27 +288,110 @@ compare() {
   return "$status"
 }
 
-# The CUDA EP's provider library, assembled from parts (payload-parts.mjs)
-# into onnxruntime-node's folder, and the CUDA 13 libraries of the machine's
-# PyTorch on LD_LIBRARY_PATH; then parity and bench engine on cuda. Without a
-# manifest it only says why CUDA is skipped.
+# The CUDA EP (issue 48). npm has no CUDA EP for onnxruntime-node 1.30, but it
+# has an official ORT 1.29.0 Linux CUDA 13 build repackaged
+# (com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9), and onnxruntime-node
+# 1.29.0: a matching pair. `cuda-build` here makes .device/cuda-app (the 1.29
+# binding and core library, the shared provider library) and the 230 MB CUDA
+# provider library, xz-compressed, in parts (payload-parts.mjs) grouped in
+# folders .device/cuda-parts-1..N of at most CUDA_CARRY_MIB (48) each, so that
+# each folder travels in its own call beside the repository. There, each call
+# runs `cuda-collect` (copies its folder's files to $cuda_store, kept while the
+# machine stays warm); `compare` then assembles the library, checks every part
+# and the whole, and runs parity and bench engine on cuda with the CUDA 13
+# libraries of the machine's PyTorch (cu130) on LD_LIBRARY_PATH.
+cuda_store=${CUDA_STORE:-/tmp/seal-cuda}
+cuda_build() {
+  local cache=${CUDA_CACHE:-/tmp/seal-cuda-build} limit=${CUDA_CARRY_MIB:-48}
+  local app=$root/.device/cuda-app
+  mkdir -p "$cache"
+  (
+    cd "$cache"
+    [[ -f onnxruntime-node-1.29.0.tgz ]] || npm pack --silent onnxruntime-node@1.29.0 >/dev/null
+    [[ -f onnxruntime-common-1.29.0.tgz ]] || npm pack --silent onnxruntime-common@1.29.0 >/dev/null
+    [[ -f com.github.asus4.onnxruntime.linux-x64-gpu-0.4.9.tgz ]] || npm pack --silent com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9 >/dev/null
+    rm -rf node common gpu && mkdir node common gpu
+    tar xzf onnxruntime-node-1.29.0.tgz -C node
+    tar xzf onnxruntime-common-1.29.0.tgz -C common
+    tar xzf com.github.asus4.onnxruntime.linux-x64-gpu-0.4.9.tgz -C gpu
+    [[ -f providers_cuda.so.xz ]] || xz -T0 -9 -c gpu/package/Plugins/Linux/x64/libonnxruntime_providers_cuda.so >providers_cuda.so.xz
+  )
+  rm -rf "$app" "$root"/.device/cuda-parts-*
+  local bin=$app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64
+  mkdir -p "$bin" "$app/node_modules/onnxruntime-common"
+  cp -r "$cache/node/package/dist" "$cache/node/package/package.json" "$app/node_modules/onnxruntime-node/"
+  cp "$cache/node/package/bin/napi-v6/linux/x64/onnxruntime_binding.node" "$bin/"
+  xz -T0 -6 -c "$cache/node/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" >"$app/libonnxruntime.so.1.xz"
+  cp "$cache/gpu/package/Plugins/Linux/x64/libonnxruntime_providers_shared.so" "$bin/"
+  cp -r "$cache/common/package/dist" "$cache/common/package/package.json" "$app/node_modules/onnxruntime-common/"
+  # Parts of 8 MiB, grouped into carry folders; the first also holds the app.
+  local parts=$cache/parts
+  rm -rf "$parts"
+  node "$payload/app/payload-parts.mjs" split "$cache/providers_cuda.so.xz" "$parts" --max-mib 8
+  local folder=1 used
+  used=$(du -sm "$app" | cut -f1)
+  mkdir -p "$root/.device/cuda-parts-1"
+  mv "$app" "$root/.device/cuda-parts-1/cuda-app"
+  cp "$parts/manifest.json" "$root/.device/cuda-parts-1/"
+  for part in "$parts"/*.part*; do
+    if ((used + 8 > limit)); then
+      folder=$((folder + 1))
+      used=0
+      mkdir -p "$root/.device/cuda-parts-$folder"
+    fi
+    mv "$part" "$root/.device/cuda-parts-$folder/"
+    used=$((used + 8))
+  done
+  du -sh "$root"/.device/cuda-parts-*
+  echo "carry each .device/cuda-parts-K in its own call (the machine must stay warm between them) with: bash scripts/device/run-gpu-bench.sh cuda-collect"
+}
+
+# There: copies the carried cuda-parts folders' files into $cuda_store.
+cuda_collect() {
+  mkdir -p "$cuda_store"
+  local folder
+  for folder in "$root"/.device/cuda-parts-*; do
+    [[ -d $folder ]] || continue
+    cp -r "$folder"/. "$cuda_store"/
+  done
+  ls "$cuda_store" | tr '\n' ' '
+  echo
+  du -sh "$cuda_store"
+}
+
+# Inside compare: with the parts collected, assemble and run on cuda; else one
+# line saying why CUDA is skipped.
 cuda_stage() {
   local log=$1 configs=$2 new_tokens=$3
-  local parts=${CUDA_PARTS:-$root/.device/cuda-parts}
-  local ort_bin=$payload/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64
-  if [[ ! -f $parts/manifest.json ]]; then
-    echo "- cuda skipped: no CUDA EP provider library (no $parts/manifest.json; onnxruntime-node 1.30 fetches libonnxruntime_providers_cuda.so from nuget.org, which the build machine cannot reach)" | tee -a "$summary" "$log"
+  cuda_collect >/dev/null 2>&1 || true
+  local app=$cuda_store/cuda-app
+  local bin=$app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64
+  if [[ ! -f $cuda_store/manifest.json || ! -d $app ]]; then
+    local found
+    found=$(find /opt /usr/local /usr/lib -name 'libonnxruntime_providers_cuda.so*' 2>/dev/null | head -3 | paste -sd' ')
+    echo "- cuda skipped: no CUDA EP provider library collected in $cuda_store (onnxruntime-node 1.30 fetches it from nuget.org, which neither machine reaches; see cuda-build)${found:+; this machine has $found}" | tee -a "$summary" "$log"
     return
   fi
-  step 60 "$log" "$node" payload-parts.mjs assemble "$parts" "$ort_bin"
-  if [[ ! -f $ort_bin/libonnxruntime_providers_cuda.so ]]; then
-    echo "- cuda skipped: the provider library did not assemble (cuda.log)" | tee -a "$summary" "$log"
-    return
+  [[ -f $bin/libonnxruntime.so.1 ]] || xz -dc "$app/libonnxruntime.so.1.xz" >"$bin/libonnxruntime.so.1"
+  if [[ ! -f $bin/libonnxruntime_providers_cuda.so ]]; then
+    step 60 "$log" "$node" "$payload/app/payload-parts.mjs" assemble "$cuda_store" "$cuda_store/assembled"
+    if [[ ! -f $cuda_store/assembled/providers_cuda.so.xz ]]; then
+      echo "- cuda skipped: the provider library did not assemble (cuda.log)" | tee -a "$summary" "$log"
+      return
+    fi
+    xz -T0 -dc "$cuda_store/assembled/providers_cuda.so.xz" >"$bin/libonnxruntime_providers_cuda.so"
   fi
+  cp "$payload/app"/{gpu-check,bench-engine}.mjs "$app/"
   local venv_libs
   venv_libs=$(find "${TORCH_NVIDIA:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}" -maxdepth 3 -type d -name lib 2>/dev/null | paste -sd:)
-  LD_LIBRARY_PATH=$ort_bin${venv_libs:+:$venv_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} step "${CUDA_PARITY_LIMIT:-60}" "$log" "$node" gpu-check.mjs --device cuda --configs "$check_configs" --decode-only
-  LD_LIBRARY_PATH=$ort_bin${venv_libs:+:$venv_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} step "${CUDA_BENCH_LIMIT:-120}" "$log" "$node" bench-engine.mjs --device cuda --configs "$configs" --quick --new-tokens "$new_tokens"
+  echo "onnxruntime-node 1.29.0 with the ORT 1.29.0 CUDA EP; LD_LIBRARY_PATH += ${venv_libs:-nothing (no PyTorch nvidia libraries found)}" | tee -a "$log"
+  local saved_path=${LD_LIBRARY_PATH:-}
+  cd "$app"
+  export LD_LIBRARY_PATH=$bin${venv_libs:+:$venv_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  step "${CUDA_PARITY_LIMIT:-60}" "$log" "$node" gpu-check.mjs --device cuda --configs "$check_configs" --decode-only
+  step "${CUDA_BENCH_LIMIT:-120}" "$log" "$node" bench-engine.mjs --device cuda --configs "$configs" --quick --new-tokens "$new_tokens"
+  export LD_LIBRARY_PATH=$saved_path
+  cd "$payload/app"
 }
 
 case ${1:-} in
@@ -316,8 +399,10 @@ case ${1:-} in
   run) run ;;
   train) train ;;
   compare) compare ;;
+  cuda-build) cuda_build ;;
+  cuda-collect) cuda_collect ;;
   *)
-    echo "usage: $0 build|run|train|compare" >&2
+    echo "usage: $0 build|run|train|compare|cuda-build|cuda-collect" >&2
     exit 2
     ;;
 esac
