@@ -33,8 +33,8 @@
  * device that cannot run them exits with one line saying so.
  * `--attention` chooses how decode steps attend and write the KV cache
  * (decision engine-013): `gqa` (ONNX Runtime's GroupQueryAttention, the slot
- * written in place; the default on a GPU) or `where` (the engine's own, a
- * `Where` over the whole cache; the default on the CPU). `--decode-only`
+ * written in place; the default on WebGPU) or `where` (the engine's own, a
+ * `Where` over the whole cache; the default on the CPU and CUDA). `--decode-only`
  * skips training and prefill (their columns read –), to compare decode
  * variants side by side; `--new-tokens` sets the decode length (default 64,
  * 16 with `--quick`).
@@ -466,7 +466,7 @@ if (child !== undefined) {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`engine benchmark — ${new Date().toISOString()}`);
   console.log(
-    `machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}, decode attention ${attention ?? (device === 'cpu' ? 'where' : 'gqa')} (default ${device === 'cpu' ? 'where' : 'gqa'})${device === 'webgpu' ? `, WebGPU validation ${validation ?? 'basic (default)'}` : ''}`,
+    `machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}, decode attention ${attention ?? (device === 'webgpu' ? 'gqa' : 'where')} (default ${device === 'webgpu' ? 'gqa' : 'where'})${device === 'webgpu' ? `, WebGPU validation ${validation ?? 'basic (default)'}` : ''}`,
   );
   console.log(
     `intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`,

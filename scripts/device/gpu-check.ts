@@ -13,7 +13,7 @@
  * - greedy generation of 4 prompts × 16 tokens: tokens equal or not;
  * - where each graph's nodes ran on the device (ORT's profile);
  * - decode parity (decision engine-013): generation through
- *   GroupQueryAttention (`gqa`, the GPU default) against the engine's own
+ *   GroupQueryAttention (`gqa`, the WebGPU default) against the engine's own
  *   decode (`where`) on the same device and against the CPU EP, greedy and
  *   sampled, through compactions: tokens and log-probabilities, and whether
  *   the cache was written in place.

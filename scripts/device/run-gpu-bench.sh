@@ -270,7 +270,7 @@ compare() {
   }
   # 1. Parity: gqa vs where on the GPU and vs the CPU EP (tokens, log-probabilities).
   step "${PARITY_LIMIT:-90}" "$logs/parity.log" "$node" gpu-check.mjs --device "$device" --configs "$check_configs" --decode-only
-  # 2. bench engine with gqa (the GPU default): training, prefill and decode.
+  # 2. bench engine with gqa (the WebGPU default): training, prefill and decode.
   step "${GQA_LIMIT:-170}" "$logs/bench-gqa.log" "$node" bench-engine.mjs --device "$device" --configs "$configs" --quick --new-tokens "$new_tokens" --attention gqa
   # 3. The same decode with where, side by side.
   step "${WHERE_LIMIT:-110}" "$logs/bench-where.log" "$node" bench-engine.mjs --device "$device" --configs "$configs" --quick --new-tokens "$new_tokens" --attention where --decode-only

@@ -84,7 +84,9 @@ export type OrtEngineSettings = {
    * engine-013): `where`, the engine's own attention with a `Where` that
    * writes the step's slot by copying the whole cache (engine-010); or
    * `gqa`, ONNX Runtime's `GroupQueryAttention`, which writes the slot in
-   * place. Default: `gqa` on a GPU, `where` on the CPU.
+   * place. Default: `gqa` on WebGPU; `where` on the CPU, and on CUDA, whose
+   * `GroupQueryAttention` takes only fp16/bf16 (our cache is fp32: the node
+   * would run on the CPU).
    */
   decodeAttention?: DecodeAttention;
   /**
@@ -125,7 +127,7 @@ export function resolveEngineSettings(
       settings.resident ?? (settings.executionProvider ?? 'cpu') !== 'cpu',
     decodeAttention:
       settings.decodeAttention ??
-      ((settings.executionProvider ?? 'cpu') === 'cpu' ? 'where' : 'gqa'),
+      ((settings.executionProvider ?? 'cpu') === 'webgpu' ? 'gqa' : 'where'),
     precision: settings.precision ?? 'fp32',
     webgpuValidation: settings.webgpuValidation,
   };

@@ -100,7 +100,7 @@ function expectSameGenerations(actual: Generation[], expected: Generation[]) {
 }
 
 describe('decode through GroupQueryAttention (engine-013)', () => {
-  it('should default to gqa on GPUs and keep where on the CPU', () => {
+  it('should default to gqa on WebGPU and keep where on the CPU and CUDA (fp16/bf16-only kernel there)', () => {
     expect(resolveEngineSettings({}).decodeAttention).toBe('where');
     expect(
       resolveEngineSettings({ executionProvider: 'cpu' }).decodeAttention,
@@ -110,7 +110,7 @@ describe('decode through GroupQueryAttention (engine-013)', () => {
     ).toBe('gqa');
     expect(
       resolveEngineSettings({ executionProvider: 'cuda' }).decodeAttention,
-    ).toBe('gqa');
+    ).toBe('where');
     expect(
       resolveEngineSettings({
         executionProvider: 'webgpu',
