@@ -158,4 +158,5 @@ export {
   scoreByCategory,
   toolDocOfV2,
   type LoopVerdictV2,
+  type TrainingEnvironmentV2,
 } from './environment-v2/training-environment-v2';

@@ -34,6 +34,7 @@ import {
 import { reportEval } from './eval-report';
 import { loadTaskSuite } from './eval-task-suite';
 import { requestsPacks, runEvalPacks } from './eval-packs';
+import { requestsEnv, runEvalEnv } from './eval-env';
 
 const whole = (min: number) =>
   z
@@ -93,6 +94,7 @@ const flagsSchema = z.object({
 export const evalHelp = `usage: seal eval --model DIR [flags]
        seal eval --endpoint URL [--model NAME] [--api-key KEY] [flags]
        seal eval --packs N --model DIR [--pack-size 8] [--ralph]   (Connect the Dots: success per pack position)
+       seal eval --env SPEC --tasks FILE (--model DIR | --endpoint URL)   (your own environment; seal eval --env --help)
 
 Evaluates a policy on BFCL v3 multi-turn with BFCL's official accounting, on
 the untouched interface (evaluation refuses any interface overlay). The policy
@@ -178,6 +180,8 @@ export async function runEval({
 }: RunEvalOptions): Promise<number> {
   // Connect the Dots pack evaluation (@seal/cod).
   if (requestsPacks(argv)) return runEvalPacks({ argv, output });
+  // A bring-your-own environment (--env SPEC --tasks FILE).
+  if (requestsEnv(argv)) return runEvalEnv({ argv, output });
   const { flags } = parseFlags({
     argv,
     options: {

@@ -2,7 +2,7 @@ import { PyRandom } from '@seal/python';
 import {
   prepareTrainingEnvironmentV2,
   type EvalSet,
-  type TrainingEnvironment,
+  type TrainingEnvironmentV2,
 } from '@seal/rl';
 import { SealError, type EnvironmentV2, type Task } from '@seal/spec';
 import * as z from 'zod';
@@ -54,7 +54,7 @@ type EnvFlags = {
 /** A v2 environment ready for SEAL's loop: its dispatch, the loop's tasks, and how to close it. */
 export type EnvTraining = {
   environment: EnvironmentV2;
-  training: TrainingEnvironment;
+  training: TrainingEnvironmentV2;
   trainTasks: Task[];
   evalSets: EvalSet[];
   /** Closes open sessions and the environment. */

@@ -494,6 +494,12 @@ export async function runTrain({
   const precision = precisionSetting({ flag: flags.precision, device, output });
   const started = Date.now();
 
+  if (flags.env !== undefined && flags['task-source'] === 'bfcl')
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message:
+        '--env trains on your environment; --task-source bfcl on BFCL: pass one of them',
+    });
   if (flags['task-source'] === 'bfcl') {
     if (!flags.model) {
       throw new SealError({

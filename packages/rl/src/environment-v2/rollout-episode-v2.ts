@@ -55,7 +55,17 @@ export type RolloutEpisodeV2Options = {
 };
 
 /** A running v2 episode: the rollout engine's side, and the trace and session for its verdict. */
-export type RolloutEpisodeV2 = RolloutEpisode & {
+export type RolloutEpisodeV2 = Omit<RolloutEpisode, 'step'> & {
+  /**
+   * One model response: text the protocol parses, or (function calling, the
+   * `openai-tools` protocol) the assistant message with its `toolCalls`.
+   */
+  step(
+    response: string | ChatMessage,
+    usage?: { promptTokens?: number; completionTokens?: number },
+  ): Promise<EpisodeV1StepResult>;
+  /** Model calls made so far. */
+  readonly modelCalls: number;
   /** The structured trace so far (`verifyEpisodeV2` reads it). */
   trace(): EpisodeTraceV2;
   /**
@@ -217,7 +227,7 @@ export function createRolloutEpisodeV2(
       [message, ...parseErrorHints(overlay, availableNames())].join('\n'),
     );
 
-  const parseSafely = (response: string): ProtocolParseResult => {
+  const parseSafely = (response: string | ChatMessage): ProtocolParseResult => {
     try {
       return protocol.parse(response);
     } catch (thrown) {
@@ -253,6 +263,9 @@ export function createRolloutEpisodeV2(
     },
     get session() {
       return session;
+    },
+    get modelCalls() {
+      return modelCalls;
     },
     tools: visibleTools,
     messages: () => messages.map((message) => ({ ...message })),
@@ -297,18 +310,22 @@ export function createRolloutEpisodeV2(
       const firstEvent = events.length;
       modelCalls++;
       stepInTurn++;
-      messages.push({ role: 'assistant', content: response });
+      const assistant: ChatMessage =
+        typeof response === 'string'
+          ? { role: 'assistant', content: response }
+          : { ...response, role: 'assistant' };
+      messages.push(assistant);
       events.push({
         type: 'model-response',
         turn: turnIndex,
         step: stepInTurn - 1,
-        text: response,
+        text: assistant.content,
         ...(usage?.completionTokens === undefined
           ? {}
           : { tokens: usage.completionTokens }),
       });
       const step: EpisodeStep = {
-        text: response,
+        text: assistant.content,
         calls: [],
         results: [],
         rejectedCalls: 0,
@@ -333,7 +350,7 @@ export function createRolloutEpisodeV2(
         });
         trace.steps.push({
           type: 'invalid',
-          text: response,
+          text: assistant.content,
           error: parsed.message,
         });
         observation = errorObservation(parsed.message);

@@ -12,6 +12,7 @@ import { verifyEpisodeV2, type BfclScores } from '@seal/verifier';
 import type {
   LoopVerdict,
   TrainingEnvironment,
+  TrainingEpisodeOptions,
 } from '../train/training-environment';
 import {
   createRolloutEpisodeV2,
@@ -20,6 +21,14 @@ import {
 
 /** A v2 environment's verdict as the loop reads it, with the generic verdict itself. */
 export type LoopVerdictV2 = LoopVerdict & { generic: VerifierV2Result };
+
+/** The dispatch of a v2 environment; its episodes also take function-calling messages. */
+export type TrainingEnvironmentV2 = Omit<
+  TrainingEnvironment<LoopVerdictV2>,
+  'createEpisode'
+> & {
+  createEpisode(options: TrainingEpisodeOptions): RolloutEpisodeV2;
+};
 
 /**
  * A v2 tool doc in the loop's doc shape (`{ name, description, parameters }`,
@@ -149,7 +158,7 @@ export async function prepareTrainingEnvironmentV2({
   environment: EnvironmentV2;
   tasks: readonly TaskV2[];
 }): Promise<{
-  training: TrainingEnvironment<LoopVerdictV2>;
+  training: TrainingEnvironmentV2;
   /** The loop's view of each task, in order. */
   loopTasks: Task[];
   tools: ToolDocV2[];
@@ -182,7 +191,7 @@ export async function prepareTrainingEnvironmentV2({
     loopTaskOfV2({ task, tools, environmentId: environment.environmentId }),
   );
   const live = new Map<string, RolloutEpisodeV2>();
-  const training: TrainingEnvironment<LoopVerdictV2> = {
+  const training: TrainingEnvironmentV2 = {
     environmentId: environment.environmentId,
     verifierId: `seal-generic-v2:${environment.environmentId}`,
     createEpisode: (options) => {
