@@ -4,12 +4,16 @@ import {
   createModelConfig,
   createOrtPolicy,
 } from '@seal/engine-ort';
-import { listen, readBody } from '@seal/http';
+import { listen } from '@seal/http';
 import { parseJsonText, type PolicyV1 } from '@seal/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTinkerPolicy, type TinkerPolicy } from './create-tinker-policy';
 import { createTinkerServer, type TinkerServer } from './create-tinker-server';
 import { createTinkerClient } from './tinker-client';
+import {
+  decodeTinkerForwardBackwardRequest,
+  tinkerProtobufContentType,
+} from './tinker-protobuf';
 import { tinkerForwardBackwardRequestSchema } from './tinker-wire';
 
 const tokenizer = buildBpeTokenizer({
@@ -37,28 +41,41 @@ function tinyPolicy(): Promise<PolicyV1> {
   });
 }
 
-/** A forwarding proxy that records each request's path and JSON body. */
+/**
+ * A forwarding proxy that records each request's path and body: JSON, or a
+ * protobuf forward_backward decoded into its JSON form.
+ */
 async function recordingProxy(target: string) {
   const seen: { path: string; body: unknown }[] = [];
   const server = createServer((request, response) => {
     void (async () => {
       const path = request.url ?? '/';
-      const read = await readBody({
-        request,
-        limit: 1 << 22,
-        drainLimit: 1 << 23,
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const bytes = Buffer.concat(chunks);
+      const type = String(request.headers['content-type'] ?? '');
+      const protobuf = type.includes(tinkerProtobufContentType);
+      seen.push({
+        path,
+        body: protobuf
+          ? decodeTinkerForwardBackwardRequest(bytes)
+          : bytes.length > 0
+            ? parseJsonText({ text: bytes.toString('utf8') })
+            : undefined,
       });
-      const text = 'text' in read ? read.text : '';
-      seen.push({ path, body: text ? parseJsonText({ text }) : undefined });
       const forwarded = await fetch(`${target}${path}`, {
         method: request.method ?? 'GET',
-        headers: { 'content-type': 'application/json' },
-        ...(request.method === 'POST' ? { body: text } : {}),
+        headers: {
+          'content-type': type || 'application/json',
+          accept: String(request.headers.accept ?? 'application/json'),
+        },
+        ...(request.method === 'POST' ? { body: bytes } : {}),
       });
       response.writeHead(forwarded.status, {
-        'content-type': 'application/json',
+        'content-type':
+          forwarded.headers.get('content-type') ?? 'application/json',
       });
-      response.end(await forwarded.text());
+      response.end(Buffer.from(await forwarded.arrayBuffer()));
     })();
   });
   const listening = await listen({ server, host: '127.0.0.1', port: 0 });
@@ -141,8 +158,10 @@ describe('createTinkerPolicy', () => {
     // d = old - ref on weighted tokens: 0.5, -1, 0.5; mean 0; A += 0.1·(0 - d).
     const expected = [0, 1 * (2 - 0.05), 0.5 * (2 + 0.1), 1 * (2 - 0.05)];
     const sent = datum.loss_fn_inputs.advantages!.data;
+    // The protobuf wire (SDK 0.25's) carries float32.
+    expect(call!.body).toMatchObject({ forward_only: false });
     for (const [t, value] of expected.entries())
-      expect(sent[t]).toBeCloseTo(value, 10);
+      expect(sent[t]).toBeCloseTo(value, 6);
     expect(datum.loss_fn_inputs.weights).toBeUndefined();
   });
 

@@ -428,6 +428,8 @@ export async function createTinkerPolicy(
             ? { loss_fn_outputs: [] }
             : await client.forward({
                 modelId,
+                // The exact extension keeps float64 log-probabilities.
+                ...(exact ? { wire: 'json' as const } : {}),
                 input: {
                   loss_fn: 'cross_entropy',
                   data: scored.map((tokenIds) =>
@@ -580,6 +582,7 @@ export async function createTinkerPolicy(
         }
         const output = await client.forwardBackward({
           modelId,
+          ...(exact ? { wire: 'json' as const } : {}),
           input: {
             loss_fn: lossFunction,
             data: datums,

@@ -267,13 +267,24 @@ describe('createTinkerPolicy against createTinkerServer', () => {
     ).rejects.toMatchObject({ code: 'INVALID_STATE' });
   });
 
-  it('should refuse a protobuf forward_backward with 415', async () => {
-    const response = await fetch(`${server.url}/api/v1/forward_backward`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf' },
-      body: new Uint8Array([1, 2, 3]),
-    });
-    expect(response.status).toBe(415);
+  it('should refuse malformed protobuf, protobuf elsewhere than forward_backward, and a compression it lacks', async () => {
+    const post = (path: string, headers: Record<string, string>) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', ...headers },
+        body: new Uint8Array([0x0a, 0x05, 0x6d]),
+      });
+    // A string field that runs past the end of the message.
+    const malformed = await post('/api/v1/forward_backward', {});
+    expect(malformed.status).toBe(422);
+    expect(((await malformed.json()) as { detail: string }).detail).toMatch(
+      /protobuf: .*runs past the end/,
+    );
+    expect((await post('/api/v1/optim_step', {})).status).toBe(415);
+    expect(
+      (await post('/api/v1/forward_backward', { 'content-encoding': 'br' }))
+        .status,
+    ).toBe(415);
   });
 });
 

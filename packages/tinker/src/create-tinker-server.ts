@@ -7,6 +7,7 @@ import {
 } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as zlib from 'node:zlib';
 import { HttpError, listen, readBody, sendJson } from '@seal/http';
 import {
   SealError,
@@ -23,6 +24,12 @@ import {
   modelInputTokens,
   tinkerTensor,
 } from './tinker-datum';
+import {
+  decodeTinkerForwardBackwardRequest,
+  encodeTinkerForwardBackwardOutput,
+  encodeTinkerSampleResponse,
+  tinkerProtobufContentType,
+} from './tinker-protobuf';
 import {
   tinkerCreateModelRequestSchema,
   tinkerCreateSamplingSessionRequestSchema,
@@ -470,7 +477,11 @@ export async function createTinkerServer(
           ],
         };
       },
-      'POST /api/v1/client/config': () => ({ pjwt_auth_enabled: false }),
+      'POST /api/v1/client/config': () => ({
+        pjwt_auth_enabled: false,
+        // SDK 0.25 then sends protobuf forward_backward bodies uncompressed.
+        proto_compress_fwdbwd: false,
+      }),
       'POST /api/v1/telemetry': () => ({ status: 'accepted' }),
       'POST /api/v1/create_session': (body) => {
         parse(tinkerCreateSessionRequestSchema, body);
@@ -881,7 +892,11 @@ export async function createTinkerServer(
       },
     };
 
-  async function retrieveFuture(body: unknown, response: ServerResponse) {
+  async function retrieveFuture(
+    body: unknown,
+    response: ServerResponse,
+    accept: string,
+  ) {
     const request = parse(tinkerFutureRetrieveRequestSchema, body);
     const future = futures.get(request.request_id);
     if (!future)
@@ -915,21 +930,98 @@ export async function createTinkerServer(
         status: 200,
         body: { error: future.error, category: future.category },
       });
+    } else if (
+      accept.includes(tinkerProtobufContentType) &&
+      protobufResult(future.value) !== undefined
+    ) {
+      const bytes = protobufResult(future.value)!;
+      response.writeHead(200, {
+        'content-type': tinkerProtobufContentType,
+        'content-length': String(bytes.length),
+      });
+      response.end(bytes);
     } else sendJson({ response, status: 200, body: future.value ?? null });
+  }
+
+  /**
+   * A `forward_backward` body sent as protobuf (SDK 0.25): decoded into the
+   * JSON form, forward-only passes routed to `forward`. A zstd body is
+   * decompressed where Node has zstd (22.15 and later); this server's
+   * `client/config` never asks for compression, so the SDK sends none.
+   */
+  async function protobufBody(
+    request: IncomingMessage,
+    path: string,
+  ): Promise<{ key: string; body: unknown }> {
+    if (path !== '/api/v1/forward_backward') {
+      request.resume();
+      throw new HttpError({
+        status: 415,
+        message: `${path} takes a JSON body; protobuf is spoken for /api/v1/forward_backward only (as the SDK sends it)`,
+      });
+    }
+    let bytes = await readBytes(request, maxBodyBytes);
+    const encoding = String(request.headers['content-encoding'] ?? '')
+      .trim()
+      .toLowerCase();
+    if (encoding === 'zstd') {
+      const decompress = (
+        zlib as { zstdDecompressSync?: (input: Uint8Array) => Buffer }
+      ).zstdDecompressSync;
+      if (decompress === undefined) {
+        throw new HttpError({
+          status: 415,
+          message: `this server's Node ${process.version} has no zstd (Node 22.15 or later has); send the body uncompressed (this server's client/config sets proto_compress_fwdbwd false)`,
+        });
+      }
+      try {
+        bytes = decompress(bytes);
+      } catch (error) {
+        throw new HttpError({
+          status: 422,
+          message: `failed to zstd-decompress the body: ${toSealError(error).message}`,
+        });
+      }
+    } else if (encoding !== '' && encoding !== 'identity') {
+      throw new HttpError({
+        status: 415,
+        message: `content-encoding '${encoding}' is not supported (zstd or none)`,
+      });
+    }
+    const decoded = decodeTinkerForwardBackwardRequest(bytes);
+    return decoded.forward_only
+      ? {
+          key: 'POST /api/v1/forward',
+          body: {
+            model_id: decoded.model_id,
+            forward_input: decoded.forward_backward_input,
+            seq_id: decoded.seq_id,
+          },
+        }
+      : {
+          key: 'POST /api/v1/forward_backward',
+          body: {
+            model_id: decoded.model_id,
+            forward_backward_input: decoded.forward_backward_input,
+            seq_id: decoded.seq_id,
+          },
+        };
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const path = (request.url ?? '/').split('?')[0]!;
-    const key = `${request.method ?? 'GET'} ${path}`;
+    let key = `${request.method ?? 'GET'} ${path}`;
     let body: unknown = {};
-    if (request.method === 'POST') {
-      const type = String(request.headers['content-type'] ?? '');
-      if (type.includes('protobuf') || request.headers['content-encoding']) {
+    const type = String(request.headers['content-type'] ?? '');
+    if (request.method === 'POST' && type.includes(tinkerProtobufContentType)) {
+      ({ key, body } = await protobufBody(request, path));
+    } else if (request.method === 'POST') {
+      if (request.headers['content-encoding']) {
         request.resume();
         throw new HttpError({
           status: 415,
           message:
-            'this server reads JSON request bodies (the form SkyRL accepts and the SDK sent before its protobuf forward_backward); protobuf and compressed bodies are not supported',
+            'compressed JSON bodies are not supported (only a protobuf forward_backward may be zstd-compressed)',
         });
       }
       const read = await readBody({
@@ -950,7 +1042,11 @@ export async function createTinkerServer(
           : parseJsonText({ text: read.text, source: path });
     }
     if (key === 'POST /api/v1/retrieve_future')
-      return retrieveFuture(body, response);
+      return retrieveFuture(
+        body,
+        response,
+        String(request.headers.accept ?? ''),
+      );
     const route = routes[key];
     if (!route) {
       const known = Object.keys(routes).some((name) =>
@@ -1040,4 +1136,45 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = safeParseWithSchema({ schema, value, source: 'request body' });
   if (!result.success) throw result.error;
   return result.value;
+}
+
+/**
+ * A finished future's value as protobuf, for the results SDK 0.25 asks for
+ * that way: forward / forward_backward (`ForwardBackwardOutput`) and sample
+ * (`SampleResponse`); undefined for every other result (sent as JSON).
+ */
+function protobufResult(value: unknown): Uint8Array | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if ('loss_fn_outputs' in value && Array.isArray(value.loss_fn_outputs))
+    return encodeTinkerForwardBackwardOutput(
+      value as Parameters<typeof encodeTinkerForwardBackwardOutput>[0],
+    );
+  if ('sequences' in value && Array.isArray(value.sequences))
+    return encodeTinkerSampleResponse(
+      value as Parameters<typeof encodeTinkerSampleResponse>[0],
+    );
+  return undefined;
+}
+
+/** A request body as bytes; over `limit` is 413. */
+function readBytes(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    request.on('end', () =>
+      size > limit
+        ? reject(
+            new HttpError({
+              status: 413,
+              message: `request body over ${limit} bytes`,
+            }),
+          )
+        : resolve(Buffer.concat(chunks)),
+    );
+    request.on('error', reject);
+  });
 }

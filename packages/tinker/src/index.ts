@@ -3,7 +3,18 @@ export {
   type TinkerClient,
   type TinkerClientSettings,
   type TinkerFuture,
+  type TinkerWire,
 } from './tinker-client';
+export {
+  decodeTinkerForwardBackwardOutput,
+  decodeTinkerForwardBackwardRequest,
+  decodeTinkerSampleResponse,
+  encodeTinkerForwardBackwardOutput,
+  encodeTinkerForwardBackwardRequest,
+  encodeTinkerSampleResponse,
+  tinkerProtobufContentType,
+  type TinkerForwardBackwardProtoRequest,
+} from './tinker-protobuf';
 export {
   createTinkerPolicy,
   tinkerCheckpointFileName,

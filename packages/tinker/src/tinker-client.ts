@@ -25,6 +25,20 @@ import {
   type TinkerOptimStepRequest,
   type TinkerSampleRequest,
 } from './tinker-wire';
+import {
+  decodeTinkerForwardBackwardOutput,
+  decodeTinkerSampleResponse,
+  encodeTinkerForwardBackwardRequest,
+  tinkerProtobufContentType,
+} from './tinker-protobuf';
+
+/**
+ * How forward, forward_backward and sample travel: `protobuf` as SDK 0.25
+ * (a protobuf `forward_backward` body, forward-only passes through it, and
+ * the three results asked for as protobuf, with JSON answers still read);
+ * `json` as SDK 0.20 and earlier (`POST /api/v1/forward` for forward passes).
+ */
+export type TinkerWire = 'protobuf' | 'json';
 
 /** Settings of {@link createTinkerClient}. */
 export type TinkerClientSettings = {
@@ -56,6 +70,11 @@ export type TinkerClientSettings = {
   seed?: number;
   /** The fetch implementation (default: the global one). */
   fetch?: typeof fetch;
+  /**
+   * The wire of forward, forward_backward and sample (default `protobuf`,
+   * SDK 0.25's; protobuf carries float32 values, JSON float64).
+   */
+  wire?: TinkerWire;
 };
 
 /** A submitted request: the future's id (and the model id, when the service names one). */
@@ -91,15 +110,23 @@ export type TinkerClient = {
   heartbeat(sessionId: string): Promise<void>;
   /** `POST /api/v1/create_model`, then its future: the model id. */
   createModel(request: TinkerCreateModelRequest): Promise<string>;
-  /** `POST /api/v1/forward_backward` (JSON), then its future. */
+  /** `POST /api/v1/forward_backward`, then its future. */
   forwardBackward(options: {
     modelId: string;
     input: TinkerForwardBackwardInput;
+    /** Overrides the client's wire for this call. */
+    wire?: TinkerWire;
   }): Promise<z.output<typeof tinkerForwardBackwardOutputSchema>>;
-  /** `POST /api/v1/forward` (no gradient), then its future. */
+  /**
+   * A forward pass without gradient, then its future: `POST
+   * /api/v1/forward_backward` with `forward_only` (protobuf) or `POST
+   * /api/v1/forward` (JSON).
+   */
   forward(options: {
     modelId: string;
     input: TinkerForwardBackwardInput;
+    /** Overrides the client's wire for this call. */
+    wire?: TinkerWire;
   }): Promise<z.output<typeof tinkerForwardBackwardOutputSchema>>;
   /** `POST /api/v1/optim_step`, then its future. */
   optimStep(options: {
@@ -136,14 +163,21 @@ export type TinkerClient = {
   /** `POST /api/v1/asample`, then its future. */
   sample(
     request: TinkerSampleRequest,
+    options?: { wire?: TinkerWire },
   ): Promise<z.output<typeof tinkerSampleResponseSchema>>;
   /** POSTs a request that answers with a future and returns its id. */
   submit(path: string, body: unknown): Promise<TinkerFuture>;
-  /** Long-polls `retrieve_future` until the result, a failure or the deadline. */
+  /**
+   * Long-polls `retrieve_future` until the result, a failure or the
+   * deadline. With `protobuf`, the result is asked for as protobuf and a
+   * protobuf answer is decoded with that decoder (a JSON answer is read as
+   * JSON).
+   */
   retrieve<T>(options: {
     requestId: string;
     schema: z.ZodType<T>;
     timeoutMs?: number;
+    protobuf?: (bytes: Uint8Array) => unknown;
   }): Promise<T>;
 };
 
@@ -168,6 +202,7 @@ export function createTinkerClient(
   const futureRetryUnitMs = settings.futureRetryUnitMs ?? 1_000;
   const futureTimeoutMs = settings.futureTimeoutMs ?? 30 * 60_000;
   const fetchImplementation = settings.fetch ?? fetch;
+  const defaultWire = settings.wire ?? 'protobuf';
   const random = seededRandom(settings.seed ?? 0);
 
   function headers(): Record<string, string> {
@@ -184,23 +219,35 @@ export function createTinkerClient(
     path,
     body,
     timeoutMs,
+    accept,
   }: {
     method: 'GET' | 'POST';
     path: string;
+    /** JSON, or protobuf bytes. */
     body: unknown;
     timeoutMs: number;
+    /** The `accept` header (default JSON). */
+    accept?: string;
   }): Promise<
-    | { response: Response; text: string }
+    | { response: Response; text: string; bytes: Uint8Array }
     | { failure: 'connection' | 'timeout'; cause: unknown }
   > {
     try {
+      const binary = body instanceof Uint8Array;
       const response = await fetchImplementation(`${baseUrl}${path}`, {
         method,
-        headers: headers(),
-        ...(method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}),
+        headers: {
+          ...headers(),
+          ...(binary ? { 'content-type': tinkerProtobufContentType } : {}),
+          ...(accept === undefined ? {} : { accept }),
+        },
+        ...(method === 'POST'
+          ? { body: binary ? body : JSON.stringify(body ?? {}) }
+          : {}),
         signal: AbortSignal.timeout(Math.max(1, timeoutMs)),
       });
-      return { response, text: await response.text() };
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      return { response, text: new TextDecoder().decode(bytes), bytes };
     } catch (cause) {
       const name = (cause as { name?: unknown } | null)?.name;
       return {
@@ -372,10 +419,12 @@ export function createTinkerClient(
     requestId,
     schema,
     timeoutMs = futureTimeoutMs,
+    protobuf,
   }: {
     requestId: string;
     schema: z.ZodType<T>;
     timeoutMs?: number;
+    protobuf?: (bytes: Uint8Array) => unknown;
   }): Promise<T> {
     const path = '/api/v1/retrieve_future';
     const deadline = Date.now() + timeoutMs;
@@ -397,6 +446,9 @@ export function createTinkerClient(
         path,
         body: { request_id: requestId, allow_metadata_only: false },
         timeoutMs: Math.min(retrieveTimeoutMs, remaining),
+        ...(protobuf
+          ? { accept: `${tinkerProtobufContentType}, application/json` }
+          : {}),
       });
       if ('failure' in result) {
         if (result.failure === 'timeout') {
@@ -415,6 +467,27 @@ export function createTinkerClient(
       }
       const { response, text } = result;
       const status = response.status;
+      if (
+        response.ok &&
+        protobuf &&
+        (response.headers.get('content-type') ?? '').includes(
+          tinkerProtobufContentType,
+        )
+      ) {
+        const source = `Tinker future ${requestId} (protobuf)`;
+        let decoded: unknown;
+        try {
+          decoded = protobuf(result.bytes);
+        } catch (cause) {
+          throw new SealError({
+            code: 'INVALID_DATA',
+            message: `${source}: ${(cause as Error).message}`,
+            cause,
+            details: { baseUrl, requestId },
+          });
+        }
+        return parseWithSchema({ schema, value: decoded, source });
+      }
       if (response.ok) {
         connectionRetries = 0;
         const value = parseAnswer({ text, schema: anySchema, path });
@@ -496,9 +569,51 @@ export function createTinkerClient(
     path: string,
     body: unknown,
     schema: z.ZodType<T>,
+    protobuf?: (bytes: Uint8Array) => unknown,
   ): Promise<T> {
     const future = await submit(path, body);
-    return retrieve({ requestId: future.requestId, schema });
+    return retrieve({
+      requestId: future.requestId,
+      schema,
+      ...(protobuf ? { protobuf } : {}),
+    });
+  }
+
+  /** forward_backward, or a forward pass, on the chosen wire. */
+  function forwardOrBackward({
+    modelId,
+    input,
+    wire = defaultWire,
+    forwardOnly,
+  }: {
+    modelId: string;
+    input: TinkerForwardBackwardInput;
+    wire?: TinkerWire | undefined;
+    forwardOnly: boolean;
+  }) {
+    if (wire === 'protobuf') {
+      return call(
+        '/api/v1/forward_backward',
+        encodeTinkerForwardBackwardRequest({
+          model_id: modelId,
+          forward_backward_input: input,
+          forward_only: forwardOnly,
+        }),
+        tinkerForwardBackwardOutputSchema,
+        decodeTinkerForwardBackwardOutput,
+      );
+    }
+    return forwardOnly
+      ? call(
+          '/api/v1/forward',
+          { model_id: modelId, forward_input: input },
+          tinkerForwardBackwardOutputSchema,
+        )
+      : call(
+          '/api/v1/forward_backward',
+          { model_id: modelId, forward_backward_input: input },
+          tinkerForwardBackwardOutputSchema,
+        );
   }
 
   return {
@@ -564,18 +679,10 @@ export function createTinkerClient(
       }
       return modelId;
     },
-    forwardBackward: ({ modelId, input }) =>
-      call(
-        '/api/v1/forward_backward',
-        { model_id: modelId, forward_backward_input: input },
-        tinkerForwardBackwardOutputSchema,
-      ),
-    forward: ({ modelId, input }) =>
-      call(
-        '/api/v1/forward',
-        { model_id: modelId, forward_input: input },
-        tinkerForwardBackwardOutputSchema,
-      ),
+    forwardBackward: ({ modelId, input, wire }) =>
+      forwardOrBackward({ modelId, input, wire, forwardOnly: false }),
+    forward: ({ modelId, input, wire }) =>
+      forwardOrBackward({ modelId, input, wire, forwardOnly: true }),
     optimStep: ({ modelId, adamParams, sealTrainOptions }) =>
       call(
         '/api/v1/optim_step',
@@ -653,11 +760,14 @@ export function createTinkerClient(
         anySchema,
       );
     },
-    sample: (body) =>
+    sample: (body, options = {}) =>
       call(
         '/api/v1/asample',
         { ...body, type: 'sample' },
         tinkerSampleResponseSchema,
+        (options.wire ?? defaultWire) === 'protobuf'
+          ? decodeTinkerSampleResponse
+          : undefined,
       ),
     submit,
     retrieve,
