@@ -279,7 +279,7 @@ compare() {
     PYTHONUNBUFFERED=1 step "${TORCH_LIMIT:-130}" "$logs/torch.log" python3 "$payload/torch_bench.py" --configs "$torch_configs" --new-tokens "$new_tokens" --batches 1,8,64 --json "$logs/torch.json"
   fi
   # 5. The CUDA EP, where its provider library arrived in parts.
-  cuda_stage "$logs/cuda.log" "$configs" "$new_tokens"
+  cuda_stage "$logs/cuda.log" "${CUDA_CONFIGS:-$configs}" "$new_tokens"
   # The table: decode per batch (gqa, where, HF fp32/bf16) and training.
   if [[ ${DRY:-0} != 1 ]]; then
     "$node" compare-summary.mjs --logs "$logs" >>"$summary" 2>&1 || status=1
@@ -368,7 +368,7 @@ cuda_stage() {
   local bin=$app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64
   if [[ ! -f $cuda_store/manifest.json || ! -d $app ]]; then
     local found
-    found=$(find /opt /usr/local /usr/lib -name 'libonnxruntime_providers_cuda.so*' 2>/dev/null | head -3 | paste -sd' ')
+    found=$(find /opt /usr/local /usr/lib -name 'libonnxruntime_providers_cuda.so*' 2>/dev/null | head -3 | paste -sd' ' || true)
     echo "- cuda skipped: no CUDA EP provider library collected in $cuda_store (onnxruntime-node 1.30 fetches it from nuget.org, which neither machine reaches; see cuda-build)${found:+; this machine has $found}" | tee -a "$summary" "$log"
     return
   fi
@@ -383,7 +383,7 @@ cuda_stage() {
   fi
   cp "$payload/app"/{gpu-check,bench-engine}.mjs "$app/"
   local venv_libs
-  venv_libs=$(find "${TORCH_NVIDIA:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}" -maxdepth 3 -type d -name lib 2>/dev/null | paste -sd:)
+  venv_libs=$(find "${TORCH_NVIDIA:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}" -maxdepth 3 -type d -name lib 2>/dev/null | paste -sd: || true)
   echo "onnxruntime-node 1.29.0 with the ORT 1.29.0 CUDA EP; LD_LIBRARY_PATH += ${venv_libs:-nothing (no PyTorch nvidia libraries found)}" | tee -a "$log"
   local saved_path=${LD_LIBRARY_PATH:-}
   cd "$app"
