@@ -542,7 +542,11 @@ export async function createTinkerServer(
         models.set(id, model);
         const requestId = startFuture(async () => {
           await model.ready;
-          return { type: 'create_model', model_id: id };
+          return {
+            type: 'create_model',
+            model_id: id,
+            base_model: baseModel,
+          };
         });
         return {
           model_id: id,
