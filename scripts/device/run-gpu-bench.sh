@@ -272,8 +272,14 @@ compare() {
   step "${PARITY_LIMIT:-90}" "$logs/parity.log" "$node" gpu-check.mjs --device "$device" --configs "$check_configs" --decode-only
   # 2. bench engine with gqa (the WebGPU default): training, prefill and decode.
   step "${GQA_LIMIT:-170}" "$logs/bench-gqa.log" "$node" bench-engine.mjs --device "$device" --configs "$configs" --quick --new-tokens "$new_tokens" --attention gqa
-  # 3. The same decode with where, side by side.
-  step "${WHERE_LIMIT:-110}" "$logs/bench-where.log" "$node" bench-engine.mjs --device "$device" --configs "$configs" --quick --new-tokens "$new_tokens" --attention where --decode-only
+  # 3. The same decode with where, side by side (with training and prefill too
+  # when the gqa run gave no table, so that those figures still come back).
+  local where_only=(--decode-only)
+  if [[ ${DRY:-0} != 1 ]] && ! grep -q '^| [0-9]*m |' "$logs/bench-gqa.log"; then
+    where_only=()
+    echo "- bench-gqa.log has no table: bench-where measures training and prefill too" >>"$summary"
+  fi
+  step "${WHERE_LIMIT:-110}" "$logs/bench-where.log" "$node" bench-engine.mjs --device "$device" --configs "$configs" --quick --new-tokens "$new_tokens" --attention where "${where_only[@]}"
   # 4. HF generate and PyTorch training on the same GPU.
   if [[ $torch_configs != none ]]; then
     PYTHONUNBUFFERED=1 step "${TORCH_LIMIT:-130}" "$logs/torch.log" python3 "$payload/torch_bench.py" --configs "$torch_configs" --new-tokens "$new_tokens" --batches 1,8,64 --json "$logs/torch.json"
@@ -363,6 +369,10 @@ cuda_collect() {
 # line saying why CUDA is skipped.
 cuda_stage() {
   local log=$1 configs=$2 new_tokens=$3
+  if [[ ${DRY:-0} == 1 ]]; then
+    echo "- cuda (dry run): collect .device/cuda-parts-* into $cuda_store, assemble, gpu-check and bench engine on cuda with ${TORCH_NVIDIA:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}/*/lib" | tee -a "$summary" "$log"
+    return
+  fi
   cuda_collect >/dev/null 2>&1 || true
   local app=$cuda_store/cuda-app
   local bin=$app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64
