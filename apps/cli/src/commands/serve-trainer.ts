@@ -53,12 +53,13 @@ export const serveTrainerHelp = `usage: seal serve-trainer [--model DIR | --pres
                           [--max-body BYTES] [--json]
                           [--device cpu|webgpu|cuda|auto]
 
-Serves our engine as a Tinker-compatible training service (the JSON form of
-the Tinker REST API under /api/v1: create_session, session_heartbeat,
-create_model, forward_backward, forward, optim_step, save_weights,
-load_weights, save_weights_for_sampler, asample, retrieve_future), so a
-Tinker client (@seal/tinker's createTinkerPolicy, SkyRL's or the tinker SDK
-in its JSON mode) trains the model out of process or on another machine.
+Serves our engine as a Tinker-compatible training service (the Tinker REST
+API under /api/v1: create_session, session_heartbeat, create_model,
+forward_backward, forward, optim_step, save_weights, load_weights,
+save_weights_for_sampler, asample, retrieve_future; JSON, and protobuf
+forward_backward bodies and results as the tinker SDK 0.25 sends and asks
+for them), so a Tinker client (@seal/tinker's createTinkerPolicy, the tinker
+SDK, SkyRL's clients) trains the model out of process or on another machine.
 SEAL's exact extension (GET /api/v1/seal_extensions, seal_sample_batch)
 lets seal train --trainer tinker reproduce the in-process run exactly.
 Each create_model gets its own copy of the base model's weights.
