@@ -59,7 +59,7 @@ beforeAll(async () => {
     model: createPolicyChatModel({ policy: served, modelId: 'tiny' }),
     port: 0,
     completionPolicy: served,
-    updateWeights: (directory) => served.load({ directory }),
+    updateWeights: async (directory) => served.load({ directory }),
   });
   bare = await startOpenAiServer({
     model: createPolicyChatModel({ policy: served, modelId: 'tiny' }),
