@@ -83,6 +83,8 @@ import { createOrtPolicy } from '@seal/engine-ort';
 import {
   clusteredPairedBootstrap,
   compareCrossed,
+  deriveSeed,
+  evaluatePolicy,
   formatPoints,
   minimumDetectableEffectOverRuns,
   parseSeedList,
@@ -93,7 +95,12 @@ import {
   type EvalSet,
   type TrainMethod,
 } from '@seal/rl';
-import { SealError, type EvalEvent, type TrainStepEvent } from '@seal/spec';
+import {
+  SealError,
+  type EvalEvent,
+  type Task,
+  type TrainStepEvent,
+} from '@seal/spec';
 import { createBfclVerifier } from '@seal/verifier';
 
 const { values } = parseArgs({
@@ -123,6 +130,16 @@ const { values } = parseArgs({
      * tasks) instead of the development suite. For closing figures only.
      */
     suite: { type: 'string', default: 'development' },
+    /**
+     * The temperatures at which the warm start is sampled on validation data
+     * (every fifth training task) to find the one that is best for it: sampled
+     * gains are reported against the warm start at that temperature (issue 44).
+     * `none` skips it.
+     */
+    'baseline-temperatures': {
+      type: 'string',
+      default: '0.5,0.6,0.7,0.8,0.9,1',
+    },
     /** Start over runs recorded under another setup instead of stopping. */
     restart: { type: 'boolean', default: false },
     /** Runs at once, each in its own process on its share of the cores (default 1). */
@@ -167,6 +184,18 @@ const outDirectory = resolve(values.out);
 const steps =
   values.steps === undefined ? preset.rl.steps : Number(values.steps);
 const evalSamples = Number(values.samples);
+const baselineTemperatures =
+  values['baseline-temperatures'] === 'none'
+    ? []
+    : values['baseline-temperatures'].split(',').map((text) => {
+        const value = Number(text);
+        if (!(value > 0 && value <= 2))
+          throw new SealError({
+            code: 'INVALID_ARGUMENT',
+            message: `--baseline-temperatures: each must be in (0, 2], got ${text}`,
+          });
+        return value;
+      });
 const zeroAdvantageShare = Number(values['zero-advantage-share']);
 if (!(zeroAdvantageShare > 0 && zeroAdvantageShare <= 1)) {
   throw new SealError({
@@ -586,7 +615,7 @@ async function executeRun(run: Run): Promise<void> {
                 vectorLearningRateScale: 0,
                 outputNormUniform: true,
                 outputNormLearningRateScale:
-                  config.ppo.outputNormLearningRateScale ?? 100,
+                  config.ppo?.outputNormLearningRateScale ?? 100,
               }
             : {}),
         },
@@ -866,6 +895,159 @@ if (!plan.some((run) => run.arm === 'frozen')) {
   }
 }
 
+// ---- The warm start at its own best temperature ----------------------------
+
+// A sampled gain is compared with the warm start sampled at the temperature
+// that is best for it (issue 44): RL that learns only a logit scale would
+// otherwise look like learning. The temperature is chosen on validation
+// data, every fifth training task (the warm start never trained on the
+// training split; no test task is used), with the study's samples per task;
+// then each seed's warm start is sampled at it on the test sets, with the
+// seed's own sampling streams (those of every run's sampled evaluation).
+type TemperatureChoice = {
+  setup: typeof setup;
+  temperatures: number[];
+  validationTasks: number;
+  samples: number;
+  /** Sampled pass@1 on the validation tasks, per temperature. */
+  accuracy: Record<string, number>;
+  best: number;
+};
+type MatchedBaseline = {
+  setup: typeof setup;
+  seed: number;
+  temperature: number;
+  /** Per set: per task, the share of its samples that succeeded. */
+  taskSuccess: Record<string, Record<string, number>>;
+};
+const temperatureFile = join(outDirectory, 'warmstart-temperature.json');
+const matchedFile = (seed: number): string =>
+  join(outDirectory, `warmstart-matched-s${seed}.json`);
+const sameSetup = (recorded: unknown): boolean =>
+  JSON.stringify(recorded) === JSON.stringify(setup);
+let temperatureChoice: TemperatureChoice | undefined;
+const matchedBaselines = new Map<number, MatchedBaseline>();
+if (evalSamples > 0 && baselineTemperatures.length > 0 && !values.worker) {
+  const recorded = existsSync(temperatureFile)
+    ? (JSON.parse(await readFile(temperatureFile, 'utf8')) as TemperatureChoice)
+    : undefined;
+  temperatureChoice =
+    recorded &&
+    sameSetup(recorded.setup) &&
+    recorded.temperatures.join(',') === baselineTemperatures.join(',')
+      ? recorded
+      : undefined;
+  const pending =
+    !values['report-only'] &&
+    (temperatureChoice === undefined ||
+      seeds.some((seed) => !existsSync(matchedFile(seed))));
+  const policy = pending
+    ? await createOrtPolicy({
+        model: { directory: assets.warmStartDirectory },
+        ...(threads === undefined ? {} : { threads }),
+      })
+    : undefined;
+  try {
+    const evaluate = (
+      tasks: readonly Task[],
+      temperature: number,
+      seed: number,
+    ) =>
+      evaluatePolicy({
+        policy: policy!,
+        tasks,
+        backend: createBfclBackend({ runtime }),
+        verifier: createBfclVerifier({ runtime }),
+        ...embeddedEpisode,
+        maxTokens: preset.rl.maxTokens,
+        limits: { maxModelCalls: preset.rl.maxModelCalls },
+        temperature,
+        samples: evalSamples,
+        seed,
+      });
+    if (temperatureChoice === undefined && policy) {
+      const validation = assets.trainTasks.filter((_, i) => i % 5 === 0);
+      const accuracy: Record<string, number> = {};
+      for (const temperature of baselineTemperatures) {
+        const evaluation = await evaluate(
+          validation,
+          temperature,
+          deriveSeed(0, 0x7e3, Math.round(temperature * 1000)),
+        );
+        accuracy[String(temperature)] = evaluation.accuracy;
+        console.error(
+          `warm start on validation (${validation.length} training tasks × ${evalSamples} samples) at T = ${temperature}: ${(100 * evaluation.accuracy).toFixed(1)}%`,
+        );
+      }
+      // The best; on a tie, the temperature nearest 1 (the plain sampler).
+      const best = [...baselineTemperatures].sort(
+        (a, b) =>
+          accuracy[String(b)]! - accuracy[String(a)]! ||
+          Math.abs(a - 1) - Math.abs(b - 1),
+      )[0]!;
+      temperatureChoice = {
+        setup,
+        temperatures: baselineTemperatures,
+        validationTasks: validation.length,
+        samples: evalSamples,
+        accuracy,
+        best,
+      };
+      await writeJsonAtomic(temperatureFile, temperatureChoice);
+    }
+    if (temperatureChoice) {
+      for (const seed of seeds) {
+        const file = matchedFile(seed);
+        const recordedBaseline = existsSync(file)
+          ? (JSON.parse(await readFile(file, 'utf8')) as MatchedBaseline)
+          : undefined;
+        if (
+          recordedBaseline &&
+          sameSetup(recordedBaseline.setup) &&
+          recordedBaseline.temperature === temperatureChoice.best
+        ) {
+          matchedBaselines.set(seed, recordedBaseline);
+          continue;
+        }
+        if (!policy) continue;
+        const taskSuccess: MatchedBaseline['taskSuccess'] = {};
+        for (const set of evalSets) {
+          // The sampling streams of every run's sampled evaluation of this seed.
+          const evaluation = await evaluate(
+            set.tasks,
+            temperatureChoice.best,
+            deriveSeed(seed, 0xe7a2, 0),
+          );
+          taskSuccess[set.name] = evaluation.taskSuccess;
+          console.error(
+            `warm start, seed ${seed}, ${set.name}, sampled at T = ${temperatureChoice.best}: ${(100 * evaluation.accuracy).toFixed(1)}%`,
+          );
+        }
+        const baseline: MatchedBaseline = {
+          setup,
+          seed,
+          temperature: temperatureChoice.best,
+          taskSuccess,
+        };
+        await writeJsonAtomic(file, baseline);
+        matchedBaselines.set(seed, baseline);
+      }
+    }
+  } finally {
+    await policy?.close();
+  }
+}
+
+/** Per (seed, task) cell of a set, the warm start sampled at its best temperature. */
+function matchedCells(set: string): Map<string, number> | undefined {
+  if (matchedBaselines.size === 0) return undefined;
+  const map = new Map<string, number>();
+  for (const [seed, baseline] of matchedBaselines)
+    for (const [task, value] of Object.entries(baseline.taskSuccess[set] ?? {}))
+      map.set(`${seed}:${task}`, value);
+  return map;
+}
+
 // ---- The table -------------------------------------------------------------
 
 const sets = evalSets.map((set) => set.name);
@@ -1026,7 +1208,14 @@ const lines: string[] = [];
 // Greedy first: it is the primary measure (issue 44); sampled beside it.
 const measures: Measure[] = ['greedy', 'sampled'];
 /** What a sampled difference against the warm start compares: both at T = 1, not matched. */
-const samplingNote = `arm − ${present.includes('frozen') ? 'frozen' : 'warm start'} is sampled at T=1 vs warm start at T=1, not temperature-matched: no warm-start temperature was chosen on validation data`;
+const samplingNote =
+  temperatureChoice === undefined
+    ? `arm − ${present.includes('frozen') ? 'frozen' : 'warm start'} is sampled at T=1 vs warm start at T=1, not temperature-matched: no warm-start temperature was chosen on validation data`
+    : `the last column compares with the warm start sampled at T = ${temperatureChoice.best}, its best on validation data (${temperatureChoice.validationTasks} training tasks; ${Object.entries(
+        temperatureChoice.accuracy,
+      )
+        .map(([t, a]) => `T ${t}: ${(100 * a).toFixed(1)}%`)
+        .join(', ')})`;
 for (const set of sets) {
   for (const measure of measures) {
     lines.push(
@@ -1034,10 +1223,16 @@ for (const set of sets) {
       `**${set}, ${measure === 'sampled' ? `sampled pass@1 (${evalSamples} samples at T = 1; ${samplingNote})` : 'greedy pass@1'}** — final success, mean over seeds ± s.e.; paired differences in points: crossed two-way bootstrap 95% interval (seeds and tasks resampled independently), then "t": the 95% t-interval over the per-seed gains`,
       '',
     );
+    const matched =
+      measure === 'sampled' && temperatureChoice !== undefined
+        ? matchedCells(set)
+        : undefined;
     lines.push(
-      `| arm | seeds | warm start | final | arm − GRPO | arm − ${present.includes('frozen') ? 'frozen' : 'warm start (its step 0)'} |`,
+      `| arm | seeds | warm start | final | arm − GRPO | arm − ${present.includes('frozen') ? 'frozen' : 'warm start (its step 0)'} |${matched ? ` arm − warm start at T = ${temperatureChoice!.best} |` : ''}`,
     );
-    lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+    lines.push(
+      `| --- | ---: | ---: | ---: | ---: | ---: |${matched ? ' ---: |' : ''}`,
+    );
     for (const arm of present) {
       const runs = results.filter((r) => r.arm === arm);
       const initial = runs
@@ -1053,8 +1248,11 @@ for (const set of sets) {
         .filter((v): v is number => v !== undefined);
       const versus = (other: Arm): string =>
         difference({ arm, other, set, measure });
+      const versusMatched = matched
+        ? ` ${pooledDifference(clustersBySeed(cells(arm, set, measure), matched))} |`
+        : '';
       lines.push(
-        `| ${arm} | ${runs.length} | ${meanAndError(initial)} | ${meanAndError(finals)} | ${versus('grpo')} | ${versus('frozen')} |`,
+        `| ${arm} | ${runs.length} | ${meanAndError(initial)} | ${meanAndError(finals)} | ${versus('grpo')} | ${versus('frozen')} |${versusMatched}`,
       );
     }
     // The design's minimum detectable effect, from the crossed standard error of
