@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { createOrtPolicy } from '@seal/engine-ort';
+import { createOpenAiSampler, createSampledPolicy } from '@seal/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutput } from '../ui/output';
 import { startServePolicy, type ServePolicyHandle } from './serve-policy';
@@ -276,4 +278,59 @@ describe('seal train --sampler-url against seal serve-policy', () => {
     }
     expect(runs).toBeGreaterThan(0);
   }, 600_000);
+});
+
+describe('--sampler-sync disk against seal serve-policy --weight-updates', () => {
+  it("should sample from the trainer's weights after each step", async () => {
+    const base = fileURLToPath(new URL('../../assets/base', import.meta.url));
+    const served = await startServePolicy({
+      argv: ['--model', base, '--port', '0', '--weight-updates'],
+      output: capture().output,
+    });
+    const trainer = await createOrtPolicy({ model: { directory: base } });
+    try {
+      const policy = createSampledPolicy({
+        trainer,
+        sampler: createOpenAiSampler({ baseUrl: served.server.url }),
+        sync: 'disk',
+        syncDirectory: join(root, 'sync'),
+      });
+      const prompt = trainer.tokenizer.renderChat({
+        messages: [{ role: 'user', content: 'List the files.' }],
+        addGenerationPrompt: true,
+      }).tokenIds;
+      const greedy = { prompts: [prompt], maxTokens: 12, temperature: 0 };
+      const before = await policy.generate(greedy);
+      // Teach the trainer another reply, hard enough to change its greedy one.
+      const target = trainer.tokenizer.encode('Sorry, I cannot.');
+      const sequence = [...prompt, ...target];
+      for (let step = 0; step < 5; step++) {
+        await policy.train({
+          objective: 'cross-entropy',
+          sequences: [
+            {
+              tokenIds: sequence,
+              tokenWeights: sequence.map((_, t) =>
+                t >= prompt.length ? 1 / target.length : 0,
+              ),
+            },
+          ],
+          options: { learningRate: 3e-3 },
+        });
+      }
+      const after = await policy.generate(greedy);
+      const own = await trainer.generate(greedy);
+      expect(policy.weightSyncs).toBe(2);
+      // The server samples what the trained weights sample.
+      expect(after.generations[0]!.tokenIds).toEqual(
+        own.generations[0]!.tokenIds,
+      );
+      expect(after.generations[0]!.tokenIds).not.toEqual(
+        before.generations[0]!.tokenIds,
+      );
+    } finally {
+      await trainer.close();
+      await served.close();
+    }
+  }, 300_000);
 });
