@@ -24,7 +24,8 @@
  * of the hot path fell back to the CPU. A `350m` config (not in the default
  * list) is for GPUs. The MatMul peak and MFU are measured on the CPU EP only.
  * `--resident` keeps weights, moments and gradients on the device between
- * runs (default: on for a GPU, off for the CPU; see OrtEngineSettings).
+ * runs (default: on for WebGPU, off for the CPU; always off on CUDA, whose
+ * outputs onnxruntime-node cannot keep on the device: see resolveResidency).
  * `--webgpu-validation` sets the WebGPU EP's validation mode (ORT's default
  * `basic` validates every command in Dawn too).
  * `--precision` runs the matrix products in fp16 (with dynamic loss scaling)
@@ -32,9 +33,10 @@
  * CPU EP only emulates them (their rounding, at fp32 speed or below), and a
  * device that cannot run them exits with one line saying so.
  * `--attention` chooses how decode steps attend and write the KV cache
- * (decision engine-013): `gqa` (ONNX Runtime's GroupQueryAttention, the slot
- * written in place; the default on WebGPU) or `where` (the engine's own, a
- * `Where` over the whole cache; the default on the CPU and CUDA). `--decode-only`
+ * (decision engine-013): `where` (the engine's own, a `Where` over the whole
+ * cache; the default everywhere) or `gqa` (ONNX Runtime's GroupQueryAttention,
+ * the slot written in place; matches `where` on the CPU EP, but not on ORT
+ * 1.30's WebGPU kernel, and no faster there). `--decode-only`
  * skips training and prefill (their columns read –), to compare decode
  * variants side by side; `--new-tokens` sets the decode length (default 64,
  * 16 with `--quick`).
@@ -54,9 +56,11 @@ import {
   offDeviceNodes,
   decodeAttentions,
   gqaInPlaceUnavailable,
+  onnxruntimeNodeVersion,
   OrtEngine,
   parseDeviceRequest,
   parsePrecision,
+  resolveResidency,
   selectDevice,
   webgpuValidationModes,
   type DecodeAttention,
@@ -388,6 +392,17 @@ function parseAttention(
   return attention;
 }
 
+function parseResident(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'on' && value !== 'off') {
+    console.error(
+      `bench engine: unknown --resident '${value}'; expected on or off`,
+    );
+    process.exit(2);
+  }
+  return value === 'on';
+}
+
 const flags = benchFlags(
   [
     'child',
@@ -416,7 +431,7 @@ if (!Number.isInteger(newTokens) || newTokens < 2) {
 }
 if (child !== undefined) {
   // Child mode: measure one config and print it as JSON.
-  const resident = option('resident');
+  const resident = parseResident(option('resident'));
   console.log(
     JSON.stringify(
       await measureConfig(child, {
@@ -424,7 +439,7 @@ if (child !== undefined) {
         device: parseDeviceRequest(
           option('device') ?? 'cpu',
         ) as ExecutionProvider,
-        resident: resident === undefined ? undefined : resident === 'on',
+        resident,
         precision: parsePrecision(option('precision') ?? 'fp32'),
         webgpuValidation: parseWebGpuValidation(option('webgpu-validation')),
         attention,
@@ -463,11 +478,16 @@ if (child !== undefined) {
     process.exit(4);
   }
   const validation = parseWebGpuValidation(option('webgpu-validation'));
+  const residency = resolveResidency({
+    device,
+    requested: parseResident(option('resident')),
+  });
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`engine benchmark — ${new Date().toISOString()}`);
   console.log(
-    `machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node 1.30.0, device ${device}, resident state ${option('resident') ?? (device === 'cpu' ? 'off' : 'on')}, precision ${precisionNote}, decode attention ${attention ?? (device === 'webgpu' ? 'gqa' : 'where')} (default ${device === 'webgpu' ? 'gqa' : 'where'})${device === 'webgpu' ? `, WebGPU validation ${validation ?? 'basic (default)'}` : ''}`,
+    `machine: ${cpu}, ${threads} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; onnxruntime-node ${onnxruntimeNodeVersion()}, device ${device}, resident state ${residency.resident ? 'on' : 'off'}, precision ${precisionNote}, decode attention ${attention ?? 'where'} (default where)${device === 'webgpu' ? `, WebGPU validation ${validation ?? 'basic (default)'}` : ''}`,
   );
+  if (residency.note !== undefined) console.log(`note: ${residency.note}`);
   console.log(
     `intra-op threads: ${threads} (train, prefill, decode batch >= 8), 1 (decode batch < 8)`,
   );

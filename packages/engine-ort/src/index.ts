@@ -4,14 +4,18 @@ export {
 } from './policy/create-ort-policy';
 export type { PolicyModelSource } from './policy/policy-core';
 export {
+  deviceOutputsSupported,
   deviceRequests,
+  onnxruntimeNodeVersion,
   parseDeviceRequest,
   probeDevice,
+  resolveResidency,
   selectDevice,
   type DeviceMissing,
   type DeviceProbe,
   type DeviceRequest,
   type ExecutionProvider,
+  type Residency,
 } from './engine/device';
 export { parsePrecision, precisions, type Precision } from './engine/precision';
 export {

@@ -1,7 +1,7 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   chooseDevice,
   elfNeededLibraries,
@@ -10,10 +10,17 @@ import {
   ortNativeDirectory,
   parseDeviceRequest,
   probeDevice,
+  resolveResidency,
   selectDevice,
+  deviceOutputsSupported,
+  onnxruntimeNodeVersion,
   vulkanLoaderFound,
   type DeviceProbe,
 } from './device';
+import { createModelConfig } from '../model/model-config';
+import { initializeWeights } from '../model/model-weights';
+import { resolveEngineSettings } from './engine-context';
+import { OrtEngine } from './ort-engine';
 
 // Messages captured from onnxruntime-node 1.30 (WebGPU on a machine without
 // a Vulkan loader, and with the loader but no driver) and the usual forms of
@@ -291,5 +298,103 @@ describe('probeDevice and selectDevice on this machine', () => {
     const { device, probes } = await selectDevice('auto');
     expect(probes.at(-1)).toEqual({ device, available: true });
     expect(probes.slice(0, -1).every((probe) => !probe.available)).toBe(true);
+  });
+});
+
+describe('resolveResidency', () => {
+  it('should keep state resident on WebGPU and host-fed on the CPU by default, as asked otherwise', () => {
+    expect(
+      resolveResidency({ device: 'webgpu', requested: undefined }),
+    ).toEqual({ resident: true, note: undefined });
+    expect(resolveResidency({ device: 'webgpu', requested: false })).toEqual({
+      resident: false,
+      note: undefined,
+    });
+    expect(resolveResidency({ device: 'cpu', requested: undefined })).toEqual({
+      resident: false,
+      note: undefined,
+    });
+    expect(resolveResidency({ device: 'cpu', requested: true })).toEqual({
+      resident: true,
+      note: undefined,
+    });
+  });
+
+  it('should make state host-fed on CUDA, with a one-line note unless off was asked for', () => {
+    const byDefault = resolveResidency({
+      device: 'cuda',
+      requested: undefined,
+    });
+    expect(byDefault.resident).toBe(false);
+    expect(byDefault.note).toMatch(/^device cuda: state is host-fed/);
+    expect(byDefault.note).toContain('WebGPU only');
+    expect(byDefault.note).not.toContain('\n');
+    const asked = resolveResidency({ device: 'cuda', requested: true });
+    expect(asked.resident).toBe(false);
+    expect(asked.note).toContain('although resident was asked for');
+    expect(resolveResidency({ device: 'cuda', requested: false })).toEqual({
+      resident: false,
+      note: undefined,
+    });
+  });
+
+  it('should apply it in the engine settings', () => {
+    const cuda = resolveEngineSettings({ executionProvider: 'cuda' });
+    expect(cuda.resident).toBe(false);
+    expect(cuda.residencyNote).toMatch(/host-fed/);
+    expect(
+      resolveEngineSettings({ executionProvider: 'cuda', resident: true })
+        .resident,
+    ).toBe(false);
+    expect(
+      resolveEngineSettings({ executionProvider: 'webgpu' }),
+    ).toMatchObject({ resident: true, residencyNote: undefined });
+    expect(resolveEngineSettings({})).toMatchObject({
+      resident: false,
+      residencyNote: undefined,
+    });
+  });
+
+  it('should warn of host-fed state once per process when an engine is made for CUDA', async () => {
+    const config = createModelConfig({
+      vocabSize: 64,
+      hiddenSize: 16,
+      intermediateSize: 32,
+      numLayers: 1,
+      numHeads: 2,
+      numKeyValueHeads: 1,
+      maxPositionEmbeddings: 64,
+      initializerRange: 0.2,
+    });
+    const weights = initializeWeights({ config, seed: 1 });
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    onTestFinished(() => warn.mockRestore());
+    // Constructing makes no session, so no CUDA EP is needed here.
+    const engines = [0, 1].map(
+      () =>
+        new OrtEngine({
+          config,
+          weights,
+          settings: { executionProvider: 'cuda', threads: 1 },
+        }),
+    );
+    expect(engines[0]!.residencyNote).toMatch(
+      /^device cuda: state is host-fed/,
+    );
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toBe(engines[0]!.residencyNote);
+    const cpu = new OrtEngine({ config, weights, settings: { threads: 1 } });
+    expect(cpu.residencyNote).toBeUndefined();
+    for (const engine of [...engines, cpu]) await engine.close();
+  });
+
+  it('should request device-located outputs on WebGPU only', () => {
+    expect(deviceOutputsSupported('webgpu')).toBe(true);
+    expect(deviceOutputsSupported('cuda')).toBe(false);
+    expect(deviceOutputsSupported('cpu')).toBe(false);
+  });
+
+  it('should name the onnxruntime-node version actually loaded', () => {
+    expect(onnxruntimeNodeVersion()).toMatch(/^\d+\.\d+\.\d+/);
   });
 });

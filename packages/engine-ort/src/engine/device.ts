@@ -519,3 +519,57 @@ export function parseDeviceRequest(value: string): DeviceRequest {
   }
   return request;
 }
+
+/**
+ * The version of the onnxruntime-node package actually loaded (its binding
+ * sets `env.versions.node`), e.g. `1.29.0` where a CUDA build of that version
+ * was installed beside this workspace's 1.30.
+ */
+export function onnxruntimeNodeVersion(): string {
+  return ort.env.versions.node ?? 'unknown';
+}
+
+/**
+ * Whether onnxruntime-node can keep a session's outputs on this device
+ * (`preferredOutputLocation: 'gpu-buffer'`) for later runs to take as inputs.
+ * Its Node binding has device-located outputs for WebGPU only: on CUDA an
+ * output requested there fails in ORT's copy of the value ("Failed to find
+ * allocator for device ... DeviceType:1", measured with onnxruntime-node
+ * 1.29.0 and ORT's 1.29.0 CUDA EP, 2026-11-28). The CPU's outputs are host
+ * memory anyway.
+ */
+export function deviceOutputsSupported(device: ExecutionProvider): boolean {
+  return device === 'webgpu';
+}
+
+/** The engine's `resident` setting resolved for a device, with a one-line note when the device overrides it or the default differs. */
+export type Residency = {
+  readonly resident: boolean;
+  /** Why state is host-fed on this device; undefined when the request (or the usual default) holds. */
+  readonly note: string | undefined;
+};
+
+/**
+ * Resolves `resident` (weights, Adam state, gradients and the decode cache
+ * kept on the device between runs) for a device: the request when given and
+ * possible; otherwise on by default on WebGPU and off on the CPU. On CUDA it
+ * is always off (see {@link deviceOutputsSupported}): every run uploads the
+ * weights and optimizer state (host-fed), and the note says so.
+ */
+export function resolveResidency({
+  device,
+  requested,
+}: {
+  device: ExecutionProvider;
+  requested: boolean | undefined;
+}): Residency {
+  if (device === 'cpu')
+    return { resident: requested ?? false, note: undefined };
+  if (deviceOutputsSupported(device))
+    return { resident: requested ?? true, note: undefined };
+  if (requested === false) return { resident: false, note: undefined };
+  return {
+    resident: false,
+    note: `device ${device}: state is host-fed (resident off${requested === true ? ', although resident was asked for' : ''}): onnxruntime-node keeps outputs on the device for WebGPU only, so every run uploads the weights and optimizer state`,
+  };
+}

@@ -3,6 +3,7 @@ import type { MatmulPrecision } from '../graph/graph-builder';
 import type { DecodeAttention } from '../model/graph-families';
 import type { ModelConfig } from '../model/model-config';
 import type { ExecutionProvider, WebGpuValidation } from './ort-session';
+import { resolveResidency } from './device';
 import type { LossScalingSettings, Precision } from './precision';
 import type { PrefixCache } from './prefix-cache';
 import type { ModelResidency } from './residency';
@@ -75,8 +76,11 @@ export type OrtEngineSettings = {
    * `optimizerState`) are then refreshed by `OrtEngine.syncToHost`.
    * Generation's decode steps keep their KV cache on the device likewise and
    * read back only logits and each step's new keys and values.
-   * Default: true on a GPU, false on the CPU (where it runs the same code
-   * with ORT-owned host tensors).
+   * Default: true on WebGPU, false on the CPU (where it runs the same code
+   * with ORT-owned host tensors). Always false on CUDA, whatever is asked:
+   * onnxruntime-node keeps outputs on the device for WebGPU only, so state
+   * there is host-fed (`OrtEngine.residencyNote` says so; see
+   * `resolveResidency`).
    */
   resident?: boolean;
   /**
@@ -84,9 +88,10 @@ export type OrtEngineSettings = {
    * engine-013): `where`, the engine's own attention with a `Where` that
    * writes the step's slot by copying the whole cache (engine-010); or
    * `gqa`, ONNX Runtime's `GroupQueryAttention`, which writes the slot in
-   * place. Default: `gqa` on WebGPU; `where` on the CPU, and on CUDA, whose
-   * `GroupQueryAttention` takes only fp16/bf16 (our cache is fp32: the node
-   * would run on the CPU).
+   * place. Default: `where` on every device. `gqa` matches `where` on the
+   * CPU EP, but ORT 1.30's WebGPU kernel gave log-probabilities 0.6–0.9 nats
+   * off (and no speed-up) on an H200, and CUDA's `GroupQueryAttention` takes
+   * only fp16/bf16 (our cache is fp32: the node would run on the CPU).
    */
   decodeAttention?: DecodeAttention;
   /**
@@ -106,14 +111,23 @@ export type OrtEngineSettings = {
 /** {@link OrtEngineSettings} with defaults applied (loss scaling is the loss scaler's, in `optimizer.ts`). */
 export type ResolvedEngineSettings = Required<
   Omit<OrtEngineSettings, 'lossScaling' | 'webgpuValidation'>
-> & { webgpuValidation: WebGpuValidation | undefined };
+> & {
+  webgpuValidation: WebGpuValidation | undefined;
+  /** Why `resident` is off on this device although it was asked for or is a GPU's default (CUDA); undefined otherwise. */
+  residencyNote: string | undefined;
+};
 
 /** Applies the defaults of {@link OrtEngineSettings}. */
 export function resolveEngineSettings(
   settings: OrtEngineSettings,
 ): ResolvedEngineSettings {
+  const executionProvider = settings.executionProvider ?? 'cpu';
+  const residency = resolveResidency({
+    device: executionProvider,
+    requested: settings.resident,
+  });
   return {
-    executionProvider: settings.executionProvider ?? 'cpu',
+    executionProvider,
     threads: settings.threads ?? availableParallelism(),
     decodeThreads: settings.decodeThreads ?? 1,
     microBatchTokens: settings.microBatchTokens ?? 2048,
@@ -123,11 +137,9 @@ export function resolveEngineSettings(
     maxSessions: settings.maxSessions ?? 512,
     prefixCacheBytes: settings.prefixCacheBytes ?? 256 * 2 ** 20,
     recordPlacement: settings.recordPlacement ?? false,
-    resident:
-      settings.resident ?? (settings.executionProvider ?? 'cpu') !== 'cpu',
-    decodeAttention:
-      settings.decodeAttention ??
-      ((settings.executionProvider ?? 'cpu') === 'webgpu' ? 'gqa' : 'where'),
+    resident: residency.resident,
+    residencyNote: residency.note,
+    decodeAttention: settings.decodeAttention ?? 'where',
     precision: settings.precision ?? 'fp32',
     webgpuValidation: settings.webgpuValidation,
   };

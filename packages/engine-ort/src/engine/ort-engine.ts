@@ -37,6 +37,9 @@ export type {
 export type { EngineGenerateOptions, EngineGeneration };
 export { minSharedPrefix, weightedSlots } from './micro-batches';
 
+/** Whether this process has warned of host-fed state (once per process). */
+let residencyNoted = false;
+
 /**
  * The in-process policy engine: owns the weights (one flat buffer with a view
  * per tensor, plus a spare buffer for ping-pong updates), the Adam moments,
@@ -82,6 +85,21 @@ export class OrtEngine {
     };
     this.lossScaler = new LossScaler(resolved.precision, settings.lossScaling);
     this.trainer = new Trainer(this.context, this.lossScaler);
+    if (resolved.residencyNote !== undefined && !residencyNoted) {
+      residencyNoted = true;
+      process.emitWarning(resolved.residencyNote, {
+        code: 'SEAL_HOST_FED_STATE',
+      });
+    }
+  }
+
+  /**
+   * Why the weights and optimizer state are host-fed although the device is
+   * a GPU (CUDA: see `resolveResidency`); undefined otherwise. Emitted once
+   * per process as a warning too.
+   */
+  get residencyNote(): string | undefined {
+    return this.context.settings.residencyNote;
   }
 
   // ------------------------------------------------------------------ state

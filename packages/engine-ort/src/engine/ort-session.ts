@@ -2,6 +2,7 @@ import { SealError } from '@seal/spec';
 import * as ort from 'onnxruntime-node';
 import {
   cudaLibrariesInstalled,
+  deviceOutputsSupported,
   explainDeviceFailure,
   type ExecutionProvider,
 } from './device';
@@ -29,7 +30,9 @@ export type SessionSettings = {
   /**
    * Outputs that stay on the device (`preferredOutputLocation: 'gpu-buffer'`)
    * so that later runs take them as inputs without a round trip through the
-   * host. On the CPU EP every output is host memory, so this changes nothing.
+   * host. On the CPU EP every output is host memory, so this changes nothing;
+   * on CUDA onnxruntime-node has no device-located outputs, so they are
+   * requested on WebGPU only (`deviceOutputsSupported`).
    */
   deviceOutputs?: readonly string[];
   /**
@@ -87,7 +90,7 @@ export async function createOrtSession({
             enableProfiling: true,
             profileFilePrefix: settings.profileFilePrefix,
           }),
-      ...(executionProvider === 'cpu' ||
+      ...(!deviceOutputsSupported(executionProvider) ||
       settings.deviceOutputs === undefined ||
       settings.deviceOutputs.length === 0
         ? {}
