@@ -775,7 +775,7 @@ export function buildDecodeStep({
 /** The extra inputs of a decode or extend step through `GroupQueryAttention`. */
 export type GqaDecodeInputs = {
   /**
-   * `[B, 1, T, P']` additive bias over the slots `[0, P')` the step sees
+   * `[B, 1 or nh, T, P']` additive bias over the slots `[0, P')` the step sees
    * (`P'` = `totalLength`): 0 where a token may attend (its own slot included),
    * a large negative number elsewhere (left padding).
    */

@@ -185,7 +185,7 @@ function buildGqaDecodeGraph({
     shape: [batch, 1, 1, cacheLength],
   });
   // The operator reads a bias over the slots it attends, [0, slot + 1).
-  const [attentionBias] = g.node(
+  const [slicedBias] = g.node(
     'Slice',
     [
       fullBias,
@@ -194,6 +194,28 @@ function buildGqaDecodeGraph({
       g.constant({ dtype: 'int64', shape: [1], values: [3] }),
     ],
     [{ dtype: fullBias.dtype, shape: [batch, 1, 1, cacheLength] }],
+  );
+  // One bias row per query head, `[B, nh, 1, slot + 1]`: the CPU kernel
+  // broadcasts a head dimension of 1, but WebGPU's flash-attention decode
+  // (as read in ORT's source before its bias-broadcast change) indexes the
+  // bias as `(b·nh + h)·T`, so with one row per batch entry a head would read
+  // another row's mask (decision engine-013).
+  const [attentionBias] = g.node(
+    'Expand',
+    [
+      slicedBias!,
+      g.constant({
+        dtype: 'int64',
+        shape: [4],
+        values: [1, config.numHeads, 1, 1],
+      }),
+    ],
+    [
+      {
+        dtype: fullBias.dtype,
+        shape: [batch, config.numHeads, 1, cacheLength],
+      },
+    ],
   );
   const { hidden, newKeys, newValues, presentKeys, presentValues } =
     buildDecodeStep({
