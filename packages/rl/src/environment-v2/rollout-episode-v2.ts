@@ -78,6 +78,23 @@ export type RolloutEpisodeV2 = Omit<RolloutEpisode, 'step'> & {
   close(): Promise<void>;
 };
 
+/** Clips an observation to `maxTokens` (as `createEpisode` does; default counter: a token per 4 characters). */
+function clip(
+  text: string,
+  maxTokens: number | undefined,
+  count: (text: string) => number,
+): string {
+  if (maxTokens === undefined || count(text) <= maxTokens) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (count(text.slice(0, mid)) <= maxTokens) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${text.slice(0, lo)}\n[... observation clipped ...]`;
+}
+
 function errorText(thrown: unknown): string {
   return thrown instanceof Error ? thrown.message : String(thrown);
 }
@@ -91,7 +108,7 @@ function errorText(thrown: unknown): string {
  * session (`session.call`, async); results and errors as observations (the
  * overlay's error hints in train mode); a reply without calls ends the turn;
  * holdout turns reveal their tools; the model-call budget and the per-turn
- * step limit. Positional arguments name no parameter of a JSON Schema tool:
+ * step limit, observation clipping and the context limit. Positional arguments name no parameter of a JSON Schema tool:
  * such a call is an invalid step. The record has `createEpisode`'s shape (so
  * `seal report` and `seal view` open it; its calls are the protocol's text);
  * the trace carries the structured calls, their outcomes and a snapshot
@@ -112,6 +129,8 @@ export function createRolloutEpisodeV2(
   const protocol = createProtocol(options.protocol);
   const limits = options.limits ?? {};
   const maxModelCalls = limits.maxModelCalls ?? 20;
+  const countTokens =
+    limits.countTokens ?? ((text: string) => Math.ceil(text.length / 4));
   const overlayHash = hashOverlay(overlay);
   const allToolNames = new Set(loopTask.tools.map((doc) => doc.name));
   const available = new Set(
@@ -454,7 +473,10 @@ export function createRolloutEpisodeV2(
                     tool: toolCall.name,
                     call: toolCall.callText,
                   });
-            results.push({ call: toolCall, result: shown });
+            results.push({
+              call: toolCall,
+              result: clip(shown, limits.maxObservationTokens, countTokens),
+            });
           }
           observation = protocol.renderResults(results);
           executedSteps++;
@@ -476,6 +498,13 @@ export function createRolloutEpisodeV2(
       messages.push(...observation);
       if (!done && modelCalls >= maxModelCalls)
         finish('budget-exhausted', 'budget-exhausted');
+      if (
+        !done &&
+        limits.maxContextTokens !== undefined &&
+        countTokens(messages.map((message) => message.content).join('\n')) >
+          limits.maxContextTokens
+      )
+        finish('context-limit', 'context-limit');
       return {
         observation: observation.map((message) => ({ ...message })),
         turn: turnIndex,

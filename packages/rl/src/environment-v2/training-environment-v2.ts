@@ -8,7 +8,12 @@ import {
   type ToolDocV2,
   type VerifierV2Result,
 } from '@seal/spec';
-import { verifyEpisodeV2, type BfclScores } from '@seal/verifier';
+import {
+  replayGroundTruthV2,
+  verifyEpisodeV2,
+  type BfclScores,
+  type GroundTruthTurnV2,
+} from '@seal/verifier';
 import type {
   LoopVerdict,
   TrainingEnvironment,
@@ -146,9 +151,10 @@ export function scoreByCategory(
  * one probe session (its `listTools`), the loop's view of every task, and
  * the dispatch — episodes on their own policy sessions
  * ({@link createRolloutEpisodeV2}), verdicts from the generic verifier
- * (`verifyEpisodeV2`: the ground truth replayed in its own session, or the
- * environment's checker on the still-open policy session, which closes
- * after), scores by the environment's categories. A server that does not
+ * (`verifyEpisodeV2`: the ground truth replayed in its own session, once per
+ * task and shared by the task's episodes, or the environment's checker on
+ * the still-open policy session, which closes after), scores by the
+ * environment's categories. A server that does not
  * start fails here, once, with the adapter's error.
  */
 export async function prepareTrainingEnvironmentV2({
@@ -191,6 +197,19 @@ export async function prepareTrainingEnvironmentV2({
     loopTaskOfV2({ task, tools, environmentId: environment.environmentId }),
   );
   const live = new Map<string, RolloutEpisodeV2>();
+  // One ground-truth replay per task (its own session), shared by every
+  // episode of the task: a replay depends on the task alone.
+  const replays = new Map<string, Promise<GroundTruthTurnV2[]>>();
+  const replayOf = (task: TaskV2): Promise<GroundTruthTurnV2[]> => {
+    let replay = replays.get(task.id);
+    if (replay === undefined) {
+      replay = replayGroundTruthV2({ environment, task });
+      // A replay that failed to run (a server gone) is tried again next time.
+      replay.catch(() => replays.delete(task.id));
+      replays.set(task.id, replay);
+    }
+    return replay;
+  };
   const training: TrainingEnvironmentV2 = {
     environmentId: environment.environmentId,
     verifierId: `seal-generic-v2:${environment.environmentId}`,
@@ -223,6 +242,9 @@ export async function prepareTrainingEnvironmentV2({
         const result = await verifyEpisodeV2({
           environment,
           task: taskV2,
+          ...(taskV2.groundTruth === undefined
+            ? {}
+            : { groundTruth: await replayOf(taskV2) }),
           trace: episode.trace(),
           ...(episode.session ? { session: episode.session } : {}),
         });
