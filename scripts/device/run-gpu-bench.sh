@@ -305,7 +305,10 @@ compare() {
 # runs `cuda-collect` (copies its folder's files to $cuda_store, kept while the
 # machine stays warm); `compare` then assembles the library, checks every part
 # and the whole, and runs parity and bench engine on cuda with the CUDA 13
-# libraries of the machine's PyTorch (cu130) on LD_LIBRARY_PATH.
+# libraries of the machine's PyTorch (cu130) on LD_LIBRARY_PATH. On CUDA the
+# engine keeps no state on the device between runs (host-fed, chosen by the
+# engine: onnxruntime-node's device-located outputs are WebGPU-only; the
+# 2026-11-28 H200 run failed with "Failed to find allocator" before that).
 cuda_store=${CUDA_STORE:-/tmp/seal-cuda}
 cuda_build() {
   local cache=${CUDA_CACHE:-/tmp/seal-cuda-build} limit=${CUDA_CARRY_MIB:-48}
