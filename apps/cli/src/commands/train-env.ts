@@ -37,9 +37,13 @@ export const envFlagHelp = `  --env SPEC --tasks FILE
                    environment's sessions, the generic verifier tags every
                    turn, and diagnose, the overlays (schema cues from the
                    JSON Schemas' required and enum) and A-Patch work on
-                   those tags. --eval-tasks N holds N tasks out for the
-                   evaluation (default: the preset's in-distribution count,
-                   at most a quarter of the tasks); --snapshot-call TOOL,
+                   those tags. The policy: the --preset's embedded model, or
+                   --model DIR (a Hugging Face-format directory; protocol and
+                   limits from its training run, else qwen-xml, BFCL's full
+                   prompt, 512 tokens; --steps default 24). --eval-tasks N
+                   holds N tasks out for the evaluation (default: the
+                   preset's in-distribution count, or 16, at most a quarter
+                   of the tasks); --snapshot-call TOOL,
                    --timeout-ms MS and --mcp-cwd DIR as for seal env check`;
 
 type EnvFlags = {

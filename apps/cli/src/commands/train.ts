@@ -11,6 +11,7 @@ import { createGeneratorRuntime } from '@seal/bfcl-tasks';
 import {
   embeddedPresets,
   embeddedTrainConfig,
+  readPolicyHints,
   type EmbeddedPreset,
 } from '@seal/embedded';
 import { createOrtPolicy, learnedLogitScale } from '@seal/engine-ort';
@@ -166,7 +167,7 @@ export const trainHelp = `usage: seal train [--preset default|smoke|extended] [-
                   [--trainer local|tinker [--trainer-url URL] [--base-model NAME] [--lora-rank R]]
                   [--sampler-url URL [--sampler-model NAME] [--sampler-sync disk|none] [--tis-cap C]]
        seal train --task-source bfcl --data DIR --model DIR [--method ...] [--steps N]
-       seal train --env SPEC --tasks FILE [--preset smoke] [--eval-tasks N] [--method ...]
+       seal train --env SPEC --tasks FILE [--preset smoke | --model DIR] [--eval-tasks N] [--method ...]
        seal train --method cod [...]   (Connect the Dots; see below)
 
 Runs the closed co-evolution loop. With no arguments: the embedded default on
@@ -570,6 +571,81 @@ export async function runTrain({
       code: 'INVALID_ARGUMENT',
       message: `--overlays: method ${flags.method} has no environment-side adaptation (use seal, no-reweight or no-loop)`,
     });
+  }
+  if (flags.env !== undefined && flags.model !== undefined) {
+    // A model directory on your environment: its training run's (or warm
+    // start's) protocol and limits when it names them, else BFCL's setting.
+    const directory = resolve(flags.model);
+    const hints = await readPolicyHints(directory);
+    const seed = flags.seed ?? 0;
+    const env = await prepareEnvTraining({
+      flags,
+      defaultEvalCount: 16,
+      seed,
+    });
+    try {
+      const runId = `env-${basename(directory)}-${flags.method}-s${seed}`;
+      const runDirectory = resolve(flags['run-dir'] ?? join('runs', runId));
+      if (flags.fresh) await rm(runDirectory, { recursive: true, force: true });
+      output.line(
+        `seal train: ${directory} on environment ${env.environment.environmentId} (${env.trainTasks.length} training tasks, ${env.evalSets[0]?.tasks.length ?? 0} held out), method ${flags.method}, seed ${seed}, run ${runDirectory}`,
+      );
+      const { policy, referencePolicy } = await createTrainerPolicies({
+        flags,
+        directory,
+        defaultBaseModel: basename(directory),
+        withReference: true,
+        createLocal: () =>
+          createOrtPolicy({
+            model: { directory },
+            executionProvider: device,
+            ...precision,
+          }),
+        samplerSyncDirectory: join(runDirectory, 'sampler-weights'),
+      });
+      try {
+        const summary = await runLoop({
+          output,
+          config: withSamplerCorrection(flags, {
+            runId,
+            seed,
+            initialPolicy: directory,
+            method: flags.method,
+            steps: flags.steps ?? 24,
+            ...(flags['tasks-per-step'] === undefined
+              ? {}
+              : { tasksPerStep: flags['tasks-per-step'] }),
+            episode: {
+              protocol: hints.protocol ?? 'qwen-xml',
+              promptMode: hints.promptMode ?? 'full',
+              maxModelCalls: hints.maxModelCalls ?? 20,
+            },
+            sampling: {
+              maxTokens: hints.maxTokens ?? 512,
+              temperature: flags.temperature ?? 1,
+            },
+            frozenBaseline: flags.baseline === 'on',
+            ...(flags['eval-every'] === undefined
+              ? {}
+              : { evalEvery: flags['eval-every'] }),
+            ...(overlays ? { overlays } : {}),
+            ...dynamicSampling,
+          }),
+          policy,
+          referencePolicy,
+          trainTasks: env.trainTasks,
+          evalSets: env.evalSets,
+          environment: env.training,
+          runDirectory,
+        });
+        report({ output, summary, started, runDirectory, seed });
+      } finally {
+        await Promise.all([policy.close(), referencePolicy?.close()]);
+      }
+    } finally {
+      await env.close();
+    }
+    return exitCodes.success;
   }
   const chosen = embeddedPresets[flags.preset];
   // --seed is the RL seed (sampling, batch order); the tasks and the warm
