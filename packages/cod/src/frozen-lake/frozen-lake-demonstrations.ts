@@ -218,7 +218,9 @@ export async function playFrozenLakeExpertPack({
       },
       format,
     });
-    const block = formatDirectionHints(facts);
+    const block = formatDirectionHints(facts, {
+      every: settings.observations === 'literal',
+    });
     // Compact: first one line per move of the trajectory (what each direction did), then the block.
     const reasoning =
       compact && settings.observations !== 'literal'

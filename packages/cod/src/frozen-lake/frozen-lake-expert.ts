@@ -99,8 +99,24 @@ export function mergeDirectionFacts(
   return complete(merged);
 }
 
-/** Hint bullets stating the known mapping, by direction number (a bullet saying none is known when empty). */
-export function formatDirectionHints(facts: DirectionFacts): string {
+/**
+ * Hint bullets stating the known mapping, by direction number (a bullet
+ * saying none is known when empty). `every`: a bullet for each of the four
+ * numbers, `- Direction k = unknown` where nothing is known (the literal
+ * setting's demonstrator, decision 0041: the k-th bullet is always about
+ * Direction k, so writing it is looking up that number's fact in the
+ * context).
+ */
+export function formatDirectionHints(
+  facts: DirectionFacts,
+  { every = false }: { every?: boolean } = {},
+): string {
+  if (every)
+    return [1, 2, 3, 4]
+      .map(
+        (number) => `- Direction ${number} = ${facts.get(number) ?? 'unknown'}`,
+      )
+      .join('\n');
   if (facts.size === 0) return '- No direction known yet.';
   return [...facts.entries()]
     .sort(([a], [b]) => a - b)

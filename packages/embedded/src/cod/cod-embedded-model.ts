@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import {
   buildPacks,
   compactUpdateContextSystemPrompt,
+  createPackRandom,
+  mixSeed,
   demonstrationTokens,
   fallbackHints,
   generateFrozenLakeTasks,
@@ -39,6 +41,19 @@ export const codEmbeddedModel = {
   numKeyValueHeads: 2,
   maxPositionEmbeddings: 1024,
   initializerRange: 0.02,
+} as const;
+
+/**
+ * The literal setting's model (decision 0041): the embedded CoD model's
+ * shape with decision 0013's wider initialisation (0.05). At Qwen2's 0.02
+ * and this width the model learned the form of every reply and copied
+ * nothing from its context: 24% of the facts its hints stated were facts
+ * of the trajectory shown, chance 21%, even with each fact one token and
+ * after 600 lookup drills.
+ */
+export const codLiteralModel = {
+  ...codEmbeddedModel,
+  initializerRange: 0.05,
 } as const;
 
 /**
@@ -130,7 +145,7 @@ const recipeOf = (setting: CodEmbeddedSetting): CodRecipe =>
 /** What `cod-warmstart.json` in the warm-start directory records. */
 export type CodEmbeddedManifest = {
   schemaVersion: 1;
-  model: typeof codEmbeddedModel;
+  model: typeof codEmbeddedModel | typeof codLiteralModel;
   recipe: CodRecipe;
   demonstrations: {
     solve: number;
@@ -140,14 +155,23 @@ export type CodEmbeddedManifest = {
   };
   losses: { first: number; last: number; steps: number };
   seconds: number;
+  /** The literal setting's drill stages ({@link codLiteralDrills}), in order. */
+  drills?: {
+    conversations: number;
+    losses: { first: number; last: number; steps: number };
+    seconds: number;
+  }[];
 };
 
 /** The demonstration conversations of the setting's recipe, deterministic. */
 export async function codEmbeddedConversations(
   setting: CodEmbeddedSetting = 'positions',
+  /** Another seed of maps and pack seeds (the literal setting's copy drills); default the recipe's. */
+  seedOverride?: number,
 ): Promise<FrozenLakeDemonstrationConversation[]> {
   const recipe = recipeOf(setting);
-  const { seed, packs: count } = recipe;
+  const seed = seedOverride ?? recipe.seed;
+  const count = recipe.packs;
   const tasks = generateFrozenLakeTasks({ seed, count: count * trainPackSize });
   const packs = buildPacks({
     tasks,
@@ -191,13 +215,39 @@ export function codEmbeddedCorpus(
 /** The embedded CoD tokenizer's files, trained on {@link codEmbeddedCorpus}. */
 export function buildCodEmbeddedTokenizer(
   corpus: readonly string[],
+  setting: CodEmbeddedSetting = 'positions',
 ): TokenizerFiles {
-  return buildBpeTokenizer({
-    corpus,
-    vocabSize: codEmbeddedModel.vocabSize,
-    pattern: codEmbeddedPretokenizerPattern,
-  });
+  return setting === 'literal'
+    ? buildBpeTokenizer({
+        corpus,
+        vocabSize: codEmbeddedModel.vocabSize,
+        pattern: codLiteralPretokenizerPattern,
+        wholeTokens: codLiteralFactTokens,
+      })
+    : buildBpeTokenizer({
+        corpus,
+        vocabSize: codEmbeddedModel.vocabSize,
+        pattern: codEmbeddedPretokenizerPattern,
+      });
 }
+
+/**
+ * The sixteen facts of the literal setting, `Direction k = move`: each one
+ * token of its tokenizer (decision 0041), as an observation states it and a
+ * hint bullet restates it. Carrying a fact is then copying one token of the
+ * context, which the model does by looking at what kind of token it is;
+ * split into seven tokens (`D`, `irection`, ` `, `2`, ` `, `=`, ` up`) the
+ * copy needs the lookup of a token two places before the one copied, which
+ * two supervised stages and 1,200 drill steps did not teach it (restated
+ * 11.5%, chance 15.8%).
+ */
+export const codLiteralFactTokens: readonly string[] = [1, 2, 3, 4].flatMap(
+  (k) =>
+    ['up', 'down', 'left', 'right'].map((move) => `Direction ${k} = ${move}`),
+);
+
+/** The literal setting's pre-tokenizer: a fact ({@link codLiteralFactTokens}) first, else as {@link codEmbeddedPretokenizerPattern}. */
+export const codLiteralPretokenizerPattern = `Direction [1-4] = (?:up|down|left|right)|${codEmbeddedPretokenizerPattern}`;
 
 /**
  * The starting model of `seal train --method cod --preset embedded` on
@@ -208,7 +258,19 @@ export function buildCodEmbeddedTokenizer(
  * Deterministic from its recipe; cached under `cacheDirectory` by a hash of
  * the recipe and the demonstrations. Trains in a few minutes on two cores.
  */
-export async function prepareCodEmbeddedModel({
+export async function prepareCodEmbeddedModel(options: {
+  cacheDirectory: string;
+  onProgress?: (line: string) => void;
+  /** `positions` (default; `--preset embedded`) or `literal` (`--preset literal`: {@link codLiteralRecipe}, then {@link codLiteralDrills}). */
+  setting?: CodEmbeddedSetting;
+}): Promise<{ directory: string; manifest: CodEmbeddedManifest }> {
+  const stage = await prepareDemonstrationStage(options);
+  if (options.setting !== 'literal') return stage;
+  return prepareLiteralDrills({ ...options, stage });
+}
+
+/** The warm start on the demonstrations alone (the whole recipe of `positions`; the first stage of `literal`). */
+async function prepareDemonstrationStage({
   cacheDirectory,
   onProgress,
   setting = 'positions',
@@ -226,9 +288,10 @@ export async function prepareCodEmbeddedModel({
       JSON.stringify(
         setting === 'literal'
           ? {
-              codEmbeddedModel,
+              codLiteralModel,
               codLiteralRecipe,
-              codEmbeddedPretokenizerPattern,
+              codLiteralPretokenizerPattern,
+              codLiteralFactTokens,
               corpus,
             }
           : {
@@ -259,14 +322,16 @@ export async function prepareCodEmbeddedModel({
     };
   }
   const started = performance.now();
-  const files = buildCodEmbeddedTokenizer(corpus);
+  const files = buildCodEmbeddedTokenizer(corpus, setting);
   const tokenizer = new HuggingFaceTokenizer(files);
   const demonstrations: CodDemonstration[] = conversations.map((conversation) =>
     demonstrationTokens({ tokenizer, conversation }),
   );
   const policy = await createOrtPolicy({
     model: {
-      config: createModelConfig(codEmbeddedModel),
+      config: createModelConfig(
+        setting === 'literal' ? codLiteralModel : codEmbeddedModel,
+      ),
       seed: recipe.modelSeed,
     },
     tokenizer: files,
@@ -306,7 +371,7 @@ export async function prepareCodEmbeddedModel({
   const positions = trainPackSize;
   const manifest: CodEmbeddedManifest = {
     schemaVersion: 1,
-    model: codEmbeddedModel,
+    model: setting === 'literal' ? codLiteralModel : codEmbeddedModel,
     recipe,
     demonstrations: {
       solve: solves.length,
@@ -339,6 +404,248 @@ export async function prepareCodEmbeddedModel({
   );
   // RL starts with fresh Adam moments: the supervised ones (gradients orders of magnitude larger than
   // RL's) would shrink every RL step about tenfold (weights moved 9e-5 rms in 6 steps at lr 2e-4).
+  await rm(join(temporary, 'optimizer.safetensors'), { force: true });
+  await rm(directory, { recursive: true, force: true });
+  await rename(temporary, directory);
+  return { directory, manifest };
+}
+
+/**
+ * The second stage of the literal setting's warm start (decision 0041):
+ * copy drills. Trained on the demonstrations alone, the model wrote hint
+ * blocks in the right form whose moves were no copy of the observations
+ * (11.5% restated, chance 15.8%): it had not learned to look a
+ * `Direction k = move` up in its context. A drill is an update
+ * demonstration cut down to what the lookup needs: the update instructions,
+ * the previous hints and the trajectory's observation lines alone
+ * (`Moves:`), answered by the demonstrator's hint block; short, so many fit
+ * a step (decision 0010's recipe for the BFCL model, here on this setting).
+ */
+export const codLiteralDrills: readonly CodLiteralDrillStage[] = [
+  {
+    seeds: [5_000_011, 5_000_023, 5_000_029],
+    steps: 600,
+    batchSize: 16,
+    learningRate: 2e-3,
+    warmupSteps: 20,
+    contextWeight: 0.1,
+    seed: 2,
+  },
+  {
+    // The drills alone unlearn the solve replies: the demonstrations again, briefly.
+    seeds: [5_000_011],
+    steps: 150,
+    batchSize: 8,
+    learningRate: 1e-3,
+    warmupSteps: 10,
+    contextWeight: 0.1,
+    seed: 4,
+    demonstrations: true,
+  },
+];
+
+/** One stage of {@link codLiteralDrills}. */
+type CodLiteralDrillStage = {
+  seeds: readonly number[];
+  steps: number;
+  batchSize: number;
+  learningRate: number;
+  warmupSteps: number;
+  contextWeight: number;
+  seed: number;
+  repeatPerLookup?: number;
+  demonstrations?: true;
+};
+
+/** `Repeat exactly: <words>` drills: 4–12 words of the demonstrations' vocabulary, drawn from `seed`, answered by the same words. */
+export function codRepeatDrills({
+  words,
+  count,
+  seed,
+}: {
+  words: readonly string[];
+  count: number;
+  seed: number;
+}): FrozenLakeDemonstrationConversation[] {
+  const random = createPackRandom(mixSeed(seed, 0x5e9));
+  return Array.from({ length: count }, (_, index) => {
+    const length = 4 + random.int(9);
+    const text = Array.from(
+      { length },
+      () => words[random.int(words.length)]!,
+    ).join(' ');
+    return {
+      kind: 'update',
+      position: 0,
+      taskId: `repeat/${seed}/${index}`,
+      messages: [
+        { role: 'user', content: `Repeat exactly: ${text}` },
+        { role: 'assistant', content: text },
+      ],
+      trained: [true],
+    };
+  });
+}
+
+const literalObservationLine =
+  /Direction [1-4] = (?:up|down|left|right): [^\n]*/g;
+
+/** A drill from an update demonstration of the literal setting: instructions, previous hints, the observation lines, the hint block. */
+export function codLiteralDrill(
+  conversation: FrozenLakeDemonstrationConversation,
+): FrozenLakeDemonstrationConversation {
+  const user = conversation.messages.find((m) => m.role === 'user')!.content;
+  const reply = conversation.messages.find(
+    (m) => m.role === 'assistant',
+  )!.content;
+  const previous = user.slice(0, user.indexOf('\n\n'));
+  const lines = [...user.matchAll(literalObservationLine)].map((m) => m[0]);
+  return {
+    kind: 'update',
+    position: conversation.position,
+    taskId: conversation.taskId,
+    messages: [
+      { role: 'system', content: compactUpdateContextSystemPrompt },
+      { role: 'user', content: `${previous}\n\nMoves:\n${lines.join('\n')}` },
+      { role: 'assistant', content: reply },
+    ],
+    trained: [true],
+  };
+}
+
+async function prepareLiteralDrills({
+  cacheDirectory,
+  onProgress,
+  stage,
+}: {
+  cacheDirectory: string;
+  onProgress?: (line: string) => void;
+  stage: { directory: string; manifest: CodEmbeddedManifest };
+}): Promise<{ directory: string; manifest: CodEmbeddedManifest }> {
+  let current = stage;
+  for (const drills of codLiteralDrills)
+    current = await prepareDrillStage({
+      cacheDirectory,
+      ...(onProgress === undefined ? {} : { onProgress }),
+      stage: current,
+      drills,
+    });
+  return current;
+}
+
+/** One drill stage from the stage before it, cached by that stage's directory and its settings. */
+async function prepareDrillStage({
+  cacheDirectory,
+  onProgress,
+  stage,
+  drills: codLiteralDrills,
+}: {
+  cacheDirectory: string;
+  onProgress?: (line: string) => void;
+  stage: { directory: string; manifest: CodEmbeddedManifest };
+  drills: CodLiteralDrillStage;
+}): Promise<{ directory: string; manifest: CodEmbeddedManifest }> {
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify({
+        stage: stage.directory.split(/[\\/]/).at(-1),
+        codLiteralDrills,
+      }),
+    )
+    .digest('hex')
+    .slice(0, 16);
+  const directory = join(cacheDirectory, `cod-literal-drilled-${key}`);
+  const manifestPath = join(directory, 'cod-warmstart.json');
+  if (
+    existsSync(join(directory, 'model.safetensors')) &&
+    existsSync(manifestPath)
+  )
+    return {
+      directory,
+      manifest: parseJsonText({
+        text: readFileSync(manifestPath, 'utf8'),
+        source: manifestPath,
+      }) as CodEmbeddedManifest,
+    };
+  const started = performance.now();
+  const drills: FrozenLakeDemonstrationConversation[] = [];
+  const words = new Set<string>();
+  for (const seed of codLiteralDrills.seeds)
+    for (const conversation of await codEmbeddedConversations(
+      'literal',
+      seed,
+    )) {
+      for (const message of conversation.messages)
+        for (const word of message.content.match(/[A-Za-z]+|\d/g) ?? [])
+          words.add(word);
+      if (codLiteralDrills.demonstrations === true) drills.push(conversation);
+      else if (conversation.kind === 'update')
+        drills.push(codLiteralDrill(conversation));
+    }
+  if (codLiteralDrills.repeatPerLookup !== undefined)
+    drills.push(
+      ...codRepeatDrills({
+        words: [...words].sort(),
+        count: drills.length * codLiteralDrills.repeatPerLookup,
+        seed: codLiteralDrills.seed,
+      }),
+    );
+  const policy = await createOrtPolicy({
+    model: { directory: stage.directory },
+    worker: false,
+    threads: 1,
+  });
+  const temporary = `${directory}.tmp-${process.pid}`;
+  let losses: number[];
+  try {
+    const demonstrations = drills.map((conversation) =>
+      demonstrationTokens({ tokenizer: policy.tokenizer, conversation }),
+    );
+    losses = await runSupervised({
+      policy,
+      demonstrations,
+      epochs: Math.ceil(
+        (codLiteralDrills.steps * codLiteralDrills.batchSize) /
+          demonstrations.length,
+      ),
+      maxSteps: codLiteralDrills.steps,
+      batchSize: codLiteralDrills.batchSize,
+      learningRate: codLiteralDrills.learningRate,
+      warmupSteps: codLiteralDrills.warmupSteps,
+      contextWeight: codLiteralDrills.contextWeight,
+      seed: codLiteralDrills.seed,
+      onProgress: ({ step, steps, loss }) => {
+        if (step === 1 || step % 20 === 0 || step === steps)
+          onProgress?.(
+            `  copy drill step ${step}/${steps}: loss ${loss.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+          );
+      },
+    });
+    await rm(temporary, { recursive: true, force: true });
+    await policy.save({ directory: temporary });
+  } finally {
+    await policy.close();
+  }
+  const manifest: CodEmbeddedManifest = {
+    ...stage.manifest,
+    drills: [
+      // A first stage written before the stages were a list holds one object.
+      ...[stage.manifest.drills ?? []].flat(),
+      {
+        conversations: drills.length,
+        losses: {
+          first: losses[0] ?? Number.NaN,
+          last: losses.at(-1) ?? Number.NaN,
+          steps: losses.length,
+        },
+        seconds: (performance.now() - started) / 1000,
+      },
+    ],
+  };
+  await writeFile(
+    join(temporary, 'cod-warmstart.json'),
+    `${JSON.stringify(manifest, null, 2)}\n`,
+  );
   await rm(join(temporary, 'optimizer.safetensors'), { force: true });
   await rm(directory, { recursive: true, force: true });
   await rename(temporary, directory);
