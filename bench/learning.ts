@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|consolidated|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -163,11 +163,12 @@ if (values.worker) process.once('disconnect', () => process.exit(1));
 if (
   values.preset !== 'study' &&
   values.preset !== 'default' &&
-  values.preset !== 'smoke'
+  values.preset !== 'smoke' &&
+  values.preset !== 'consolidated'
 ) {
   throw new SealError({
     code: 'INVALID_ARGUMENT',
-    message: `--preset must be study, default or smoke, got ${values.preset}`,
+    message: `--preset must be study, default, consolidated or smoke, got ${values.preset}`,
   });
 }
 const preset = embeddedPresets[values.preset];

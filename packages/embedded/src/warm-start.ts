@@ -107,7 +107,7 @@ export type EmbeddedProgress =
   | { type: 'phase'; phase: string }
   | {
       type: 'warmup-step';
-      stage: 'drill' | 'demonstrations';
+      stage: 'drill' | 'demonstrations' | 'consolidation';
       step: number;
       steps: number;
       loss: number;
@@ -189,6 +189,53 @@ export async function prepareEmbedded({
     }
   }
   const started = Date.now();
+
+  const consolidation = preset.warmup.consolidation;
+  if (consolidation !== undefined) {
+    // The stage starts from the same preset's warm start without it (cached,
+    // shipped or trained first), so only the stage itself is trained here.
+    const { consolidation: _stage, ...parentWarmup } = preset.warmup;
+    const parent = await prepareEmbedded({
+      preset: { ...preset, warmup: parentWarmup },
+      cacheDirectory,
+      ...(onProgress ? { onProgress } : {}),
+      ...(shippedDirectory === undefined ? {} : { shippedDirectory }),
+    });
+    onProgress?.({ type: 'phase', phase: 'consolidation' });
+    const policy = await createOrtPolicy({
+      model: { directory: parent.warmStartDirectory },
+    });
+    try {
+      const losses = await runConsolidation({
+        policy,
+        warmup: tasks.warmup,
+        backend,
+        stage: consolidation,
+        onProgress,
+      });
+      await saveWarmStart({
+        policy,
+        warmStartDirectory,
+        manifest: {
+          key: warmStartKey(preset),
+          preset,
+          drillLosses: [],
+          losses,
+        },
+        started,
+      });
+    } finally {
+      await policy.close();
+    }
+    return {
+      warmStartDirectory,
+      cached: false,
+      source: 'trained',
+      trainTasks: tasks.train,
+      evalSets,
+      warmupLosses: [],
+    };
+  }
 
   onProgress?.({ type: 'phase', phase: 'training the tokenizer' });
   // The tokenizer learns from demonstrations of the warmup and training
@@ -277,26 +324,17 @@ export async function prepareEmbedded({
           loss,
         }),
     });
-    // Write to a temporary directory and rename: a crash never leaves a half cache.
-    const temporary = `${warmStartDirectory}.tmp-${process.pid}`;
-    await rm(temporary, { recursive: true, force: true });
-    await mkdir(temporary, { recursive: true });
-    await policy.save({ directory: temporary });
-    // A warm start is weights, not an optimiser run to continue: RL starts
-    // with fresh Adam moments whether the base came from the cache, the
-    // shipped copy or a rebuild.
-    await rm(join(temporary, 'optimizer.safetensors'), { force: true });
-    const manifest: WarmStartManifest = {
-      key: warmStartKey(preset),
-      preset,
-      drillLosses,
-      losses: warmupLosses,
-      modelSha256: await fileSha256(join(temporary, 'model.safetensors')),
-      seconds: Math.round((Date.now() - started) / 1000),
-    };
-    await writeJsonAtomic(join(temporary, warmStartManifestFile), manifest);
-    await rm(warmStartDirectory, { recursive: true, force: true });
-    await rename(temporary, warmStartDirectory);
+    await saveWarmStart({
+      policy,
+      warmStartDirectory,
+      manifest: {
+        key: warmStartKey(preset),
+        preset,
+        drillLosses,
+        losses: warmupLosses,
+      },
+      started,
+    });
     return {
       warmStartDirectory,
       cached: false,
@@ -308,4 +346,107 @@ export async function prepareEmbedded({
   } finally {
     await policy.close();
   }
+}
+
+/**
+ * Writes a warm start through a temporary directory and a rename (a crash
+ * never leaves a half cache), without optimiser state: a warm start is
+ * weights, not an optimiser run to continue, so RL starts with fresh Adam
+ * moments whether the base came from the cache, the shipped copy or a
+ * rebuild.
+ */
+async function saveWarmStart({
+  policy,
+  warmStartDirectory,
+  manifest,
+  started,
+}: {
+  policy: PolicyV1;
+  warmStartDirectory: string;
+  manifest: Omit<WarmStartManifest, 'modelSha256' | 'seconds'>;
+  started: number;
+}): Promise<void> {
+  const temporary = `${warmStartDirectory}.tmp-${process.pid}`;
+  await rm(temporary, { recursive: true, force: true });
+  await mkdir(temporary, { recursive: true });
+  await policy.save({ directory: temporary });
+  await rm(join(temporary, 'optimizer.safetensors'), { force: true });
+  await writeJsonAtomic(join(temporary, warmStartManifestFile), {
+    ...manifest,
+    modelSha256: await fileSha256(join(temporary, 'model.safetensors')),
+    seconds: Math.round((Date.now() - started) / 1000),
+  } satisfies WarmStartManifest);
+  await rm(warmStartDirectory, { recursive: true, force: true });
+  await rename(temporary, warmStartDirectory);
+}
+
+/**
+ * The consolidation stage (decision 0042): `steps` batches drawn with
+ * replacement from copy drills (a `drillShare` of the examples) and the
+ * warmup pool's demonstrations (half under a random SEAL overlay), trained
+ * with the warm start's supervised schedule. Seeded by the stage's own seed.
+ */
+async function runConsolidation({
+  policy,
+  warmup,
+  backend,
+  stage,
+  onProgress,
+}: {
+  policy: PolicyV1;
+  warmup: readonly Task[];
+  backend: ReturnType<typeof createBfclBackend>;
+  stage: NonNullable<EmbeddedPreset['warmup']['consolidation']>;
+  onProgress?: (progress: EmbeddedProgress) => void;
+}): Promise<number[]> {
+  const drills = buildCopyDrills({
+    tasks: warmup,
+    tokenizer: policy.tokenizer,
+    repeats: stage.repeats,
+    seed: stage.seed,
+  });
+  const overlayRandom = new PyRandom(BigInt(stage.seed) * 7919n + 17n);
+  const demonstrations = warmup.map((task) =>
+    buildDemonstration({
+      task,
+      tokenizer: policy.tokenizer,
+      backend,
+      ...embeddedEpisode,
+      ...(overlayRandom.random() < 0.5
+        ? {
+            overlay: randomSealOverlay({
+              tools: task.tools,
+              random: overlayRandom,
+            }),
+          }
+        : {}),
+    }),
+  );
+  const total = stage.steps * stage.batchSize;
+  const pick = new PyRandom(BigInt(stage.seed) + 99n);
+  const drillCount = Math.round(total * stage.drillShare);
+  const mixed = [
+    ...Array.from({ length: drillCount }, () => pick.choice(drills)),
+    ...Array.from({ length: total - drillCount }, () =>
+      pick.choice(demonstrations),
+    ),
+  ];
+  return runSupervised({
+    policy,
+    demonstrations: mixed,
+    epochs: 1,
+    maxSteps: stage.steps,
+    batchSize: stage.batchSize,
+    learningRate: stage.learningRate,
+    contextWeight: 0.1,
+    seed: stage.seed,
+    onProgress: ({ step, steps, loss }) =>
+      onProgress?.({
+        type: 'warmup-step',
+        stage: 'consolidation',
+        step,
+        steps,
+        loss,
+      }),
+  });
 }

@@ -100,7 +100,9 @@ export function turnAdvantageWeightOf({
 }
 
 const flagsSchema = z.object({
-  preset: z.enum(['default', 'smoke', 'study', 'extended']).default('default'),
+  preset: z
+    .enum(['default', 'smoke', 'study', 'extended', 'consolidated'])
+    .default('default'),
   method: trainMethodSchema.default('seal'),
   seed: z.coerce.number().int().optional(),
   steps: z.coerce.number().int().positive().optional(),
@@ -156,7 +158,7 @@ function bfclEnvironment(runtime: BfclRuntimeData): TrainingEnvironment {
   });
 }
 
-export const trainHelp = `usage: seal train [--preset default|smoke|extended] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
+export const trainHelp = `usage: seal train [--preset default|smoke|extended|consolidated] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X] [--output-norm free|uniform]
                   [--vector-lr-scale X]
                   [--progress-weight W] [--credit episode|turn] [--turn-advantage W] [--dynamic-sampling [--refill-rounds N]]
@@ -179,7 +181,10 @@ unless --fresh is given.
 
   --preset         default (≤ 15 min on 2 cores), smoke (< 3 min) or extended
                    (48 steps from the same base, with the frozen baseline and
-                   the gap monitor; about 21 min on 2 cores)
+                   the gap monitor; about 21 min on 2 cores), or
+                   consolidated (the default's RL from the consolidated base,
+                   decision 0042: its first run trains the base's last stage
+                   from the shipped base, about 20 minutes more)
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
   --temperature    rollout sampling temperature (default 1); the PPO ratio and
                    KL use log-probabilities at the same temperature

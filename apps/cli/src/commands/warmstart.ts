@@ -27,7 +27,7 @@ import type { Output } from '../ui/output';
 
 const flagsSchema = z.object({
   preset: z
-    .enum(['base', 'default', 'smoke', 'study', 'extended'])
+    .enum(['base', 'default', 'smoke', 'study', 'extended', 'consolidated'])
     .default('base'),
   cache: z.string().default('.seal-cache'),
   out: z.string().min(1).optional(),

@@ -40,6 +40,16 @@ export const warmStartPresetSchema = z.object({
       .optional(),
     missing: z.number().int().nonnegative().optional(),
     overlayShare: z.number().min(0).max(1).optional(),
+    consolidation: z
+      .object({
+        steps: z.number().int().positive(),
+        batchSize: z.number().int().positive(),
+        learningRate: z.number().nonnegative(),
+        drillShare: z.number().min(0).max(1),
+        repeats: z.number().int().nonnegative(),
+        seed: z.number().int(),
+      })
+      .optional(),
   }),
   tasks: z.object({
     train: z.number().int().nonnegative(),
