@@ -5,8 +5,6 @@ import { join } from 'node:path';
 import {
   buildPacks,
   compactUpdateContextSystemPrompt,
-  createPackRandom,
-  mixSeed,
   demonstrationTokens,
   fallbackHints,
   generateFrozenLakeTasks,
@@ -45,11 +43,12 @@ export const codEmbeddedModel = {
 
 /**
  * The literal setting's model (decision 0041): the embedded CoD model's
- * shape with decision 0013's wider initialisation (0.05). At Qwen2's 0.02
- * and this width the model learned the form of every reply and copied
- * nothing from its context: 24% of the facts its hints stated were facts
- * of the trajectory shown, chance 21%, even with each fact one token and
- * after 600 lookup drills.
+ * shape with decision 0013's wider initialisation (0.05), with which that
+ * decision's copy test learns in 150 steps and at 0.02 does not. At 0.02
+ * and this width the CoD model learned the form of every reply and copied
+ * nothing from its context (decision 0024; here 24.1% of the facts its hints
+ * stated were facts of the trajectory shown, chance 21.3%, with each fact
+ * one token).
  */
 export const codLiteralModel = {
   ...codEmbeddedModel,
@@ -104,8 +103,9 @@ export const codEmbeddedRecipe = {
  * 0041): the same model, packs, noise and schedule as
  * {@link codEmbeddedRecipe}, on FrozenLake-Obscure whose observations name
  * the real move (`Direction 2 = up: you moved from (1,3) to (0,3).`). An
- * update writes the hint block alone (each bullet a copy of a span of the
- * trajectory or of the previous hints), and the loss also weighs the
+ * update writes the hint block alone, a bullet for each direction (a copy
+ * of a span of the trajectory or of the previous hints, or `unknown`), and
+ * the loss also weighs the
  * prompt tokens a little (`contextWeight`): predicting a repeated
  * `Direction k = move` in the context is the same lookup as copying it.
  */
@@ -234,12 +234,12 @@ export function buildCodEmbeddedTokenizer(
 /**
  * The sixteen facts of the literal setting, `Direction k = move`: each one
  * token of its tokenizer (decision 0041), as an observation states it and a
- * hint bullet restates it. Carrying a fact is then copying one token of the
- * context, which the model does by looking at what kind of token it is;
- * split into seven tokens (`D`, `irection`, ` `, `2`, ` `, `=`, ` up`) the
- * copy needs the lookup of a token two places before the one copied, which
- * two supervised stages and 1,200 drill steps did not teach it (restated
- * 11.5%, chance 15.8%).
+ * hint bullet restates it, so carrying a fact is copying one token of the
+ * context (split, it is seven: `D`, `irection`, ` `, `2`, ` `, `=`, ` up`,
+ * and the copied token sits two places after the number that selects it).
+ * One of the three changes (with the initialisation of
+ * {@link codLiteralModel} and the drills of {@link codLiteralDrills}) after
+ * which the model restated what it saw; none of them alone was tried.
  */
 export const codLiteralFactTokens: readonly string[] = [1, 2, 3, 4].flatMap(
   (k) =>
@@ -411,15 +411,16 @@ async function prepareDemonstrationStage({
 }
 
 /**
- * The second stage of the literal setting's warm start (decision 0041):
- * copy drills. Trained on the demonstrations alone, the model wrote hint
- * blocks in the right form whose moves were no copy of the observations
- * (11.5% restated, chance 15.8%): it had not learned to look a
- * `Direction k = move` up in its context. A drill is an update
+ * The stages after the demonstrations in the literal setting's warm start
+ * (decision 0041), each from the one before: 600 lookup drills, then the
+ * demonstrations again for 150 steps (the drills alone unlearn the solve
+ * replies, which then answer with a hint block). A lookup drill is an update
  * demonstration cut down to what the lookup needs: the update instructions,
  * the previous hints and the trajectory's observation lines alone
  * (`Moves:`), answered by the demonstrator's hint block; short, so many fit
  * a step (decision 0010's recipe for the BFCL model, here on this setting).
+ * Trained on the demonstrations alone the model wrote blocks of the right
+ * form whose moves it did not copy (24.3% restated, chance 25.7%).
  */
 export const codLiteralDrills: readonly CodLiteralDrillStage[] = [
   {
@@ -432,7 +433,6 @@ export const codLiteralDrills: readonly CodLiteralDrillStage[] = [
     seed: 2,
   },
   {
-    // The drills alone unlearn the solve replies: the demonstrations again, briefly.
     seeds: [5_000_011],
     steps: 150,
     batchSize: 8,
@@ -453,39 +453,8 @@ type CodLiteralDrillStage = {
   warmupSteps: number;
   contextWeight: number;
   seed: number;
-  repeatPerLookup?: number;
   demonstrations?: true;
 };
-
-/** `Repeat exactly: <words>` drills: 4–12 words of the demonstrations' vocabulary, drawn from `seed`, answered by the same words. */
-export function codRepeatDrills({
-  words,
-  count,
-  seed,
-}: {
-  words: readonly string[];
-  count: number;
-  seed: number;
-}): FrozenLakeDemonstrationConversation[] {
-  const random = createPackRandom(mixSeed(seed, 0x5e9));
-  return Array.from({ length: count }, (_, index) => {
-    const length = 4 + random.int(9);
-    const text = Array.from(
-      { length },
-      () => words[random.int(words.length)]!,
-    ).join(' ');
-    return {
-      kind: 'update',
-      position: 0,
-      taskId: `repeat/${seed}/${index}`,
-      messages: [
-        { role: 'user', content: `Repeat exactly: ${text}` },
-        { role: 'assistant', content: text },
-      ],
-      trained: [true],
-    };
-  });
-}
 
 const literalObservationLine =
   /Direction [1-4] = (?:up|down|left|right): [^\n]*/g;
@@ -569,27 +538,15 @@ async function prepareDrillStage({
     };
   const started = performance.now();
   const drills: FrozenLakeDemonstrationConversation[] = [];
-  const words = new Set<string>();
   for (const seed of codLiteralDrills.seeds)
     for (const conversation of await codEmbeddedConversations(
       'literal',
       seed,
     )) {
-      for (const message of conversation.messages)
-        for (const word of message.content.match(/[A-Za-z]+|\d/g) ?? [])
-          words.add(word);
       if (codLiteralDrills.demonstrations === true) drills.push(conversation);
       else if (conversation.kind === 'update')
         drills.push(codLiteralDrill(conversation));
     }
-  if (codLiteralDrills.repeatPerLookup !== undefined)
-    drills.push(
-      ...codRepeatDrills({
-        words: [...words].sort(),
-        count: drills.length * codLiteralDrills.repeatPerLookup,
-        seed: codLiteralDrills.seed,
-      }),
-    );
   const policy = await createOrtPolicy({
     model: { directory: stage.directory },
     worker: false,
