@@ -34,10 +34,11 @@ const flagsSchema = z.object({
   measure: z.string().min(1).optional(),
   families: z.string().min(1).optional(),
   check: z.boolean().default(false),
+  'from-shipped': z.boolean().default(false),
   json: z.boolean().optional(),
 });
 
-export const warmstartHelp = `usage: seal warmstart [--preset base|default|smoke|study|extended] [--cache DIR] [--out DIR] [--check] [--json]
+export const warmstartHelp = `usage: seal warmstart [--preset base|default|smoke|study|extended|consolidated] [--cache DIR] [--out DIR] [--check] [--from-shipped] [--json]
        seal warmstart --measure DIR [--preset base] [--families ID,ID]
 
 Trains an embedded preset's warm start from scratch by its recipe (copy
@@ -49,6 +50,8 @@ held-out tasks per category. The shipped base model in apps/cli/assets/base
 was made with \`seal warmstart --preset base --out apps/cli/assets/base\`.
 
   --out DIR      also write the warm start there (model, tokenizer, warmstart.json)
+  --from-shipped with --preset consolidated: train only its last stage, from
+                 the shipped base (the rest of its recipe is the base's)
   --check        compare with the shipped base model: the same SHA-256, or the
                  same figures within their 95% intervals
   --measure DIR  only measure an existing warm start directory (no training)
@@ -112,6 +115,7 @@ export async function runWarmstart({
       measure: { type: 'string' },
       families: { type: 'string' },
       check: { type: 'boolean' },
+      'from-shipped': { type: 'boolean' },
       json: { type: 'boolean' },
     },
     schema: flagsSchema,
@@ -145,9 +149,15 @@ export async function runWarmstart({
     return exitCodes.success;
   }
 
+  if (flags['from-shipped'] && preset.warmup.consolidation === undefined) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--from-shipped trains only a consolidation stage on the shipped base; preset ${preset.name} has none (try --preset consolidated)`,
+    });
+  }
   const started = Date.now();
   output.line(
-    `seal warmstart: preset ${preset.name}, key ${warmStartKey(preset)} (trained from scratch)`,
+    `seal warmstart: preset ${preset.name}, key ${warmStartKey(preset)} (${flags['from-shipped'] ? 'its last stage trained from the shipped base' : 'trained from scratch'})`,
   );
   // A fresh cache directory of its own: the recipe always runs, never a cached or shipped copy.
   const cacheDirectory = join(resolve(flags.cache), `rebuild-${process.pid}`);
@@ -156,12 +166,19 @@ export async function runWarmstart({
   const assets = await prepareEmbedded({
     preset,
     cacheDirectory,
+    ...(flags['from-shipped']
+      ? { shippedDirectory: shippedBaseDirectory() }
+      : {}),
     onProgress: (progress) => {
       if (progress.type === 'phase') output.line(`  ${progress.phase}…`);
       else {
         if (progress.step === 1)
           bar = output.progress(
-            progress.stage === 'drill' ? 'copy drills' : 'demonstrations',
+            progress.stage === 'drill'
+              ? 'copy drills'
+              : progress.stage === 'consolidation'
+                ? 'consolidation'
+                : 'demonstrations',
             progress.steps,
           );
         bar?.tick(1, `loss ${progress.loss.toFixed(3)}`);
