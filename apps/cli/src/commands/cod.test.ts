@@ -393,6 +393,30 @@ describe('seal train --method cod', () => {
     expect(existsSync(runDirectory)).toBe(false);
   });
 
+  it('should refuse the literal preset on another environment or format without a model, before building it', async () => {
+    for (const extra of [
+      ['--env', 'frozen-lake'],
+      ['--format', 'paper'],
+    ]) {
+      const runDirectory = join(root, `literal-${extra[1]}`);
+      await expect(
+        runTrainCod({
+          argv: [
+            '--method',
+            'cod',
+            '--preset',
+            'literal',
+            ...extra,
+            '--run-dir',
+            runDirectory,
+          ],
+          output: capture().output,
+        }),
+      ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(existsSync(runDirectory)).toBe(false);
+    }
+  });
+
   it('should train the one-by-one control: every task with Hints: null, no update, and record the arm', async () => {
     const runDirectory = join(root, 'one-by-one');
     const argv = [
