@@ -270,6 +270,9 @@ compare() {
   }
   # 1. Parity: gqa vs where on the GPU and vs the CPU EP (tokens, log-probabilities).
   step "${PARITY_LIMIT:-90}" "$logs/parity.log" "$node" gpu-check.mjs --device "$device" --configs "$check_configs" --decode-only
+  # PARITY_ONLY=1: the parity checks alone (WebGPU decode, and on CUDA the full
+  # gpu-check: log-probabilities, one step's gradients and weights, decode).
+  if [[ ${PARITY_ONLY:-0} != 1 ]]; then
   # 2. bench engine with gqa (opt-in since this comparison: wrong on ORT 1.30's
   # WebGPU, no faster): training, prefill and decode.
   step "${GQA_LIMIT:-170}" "$logs/bench-gqa.log" "$node" bench-engine.mjs --device "$device" --configs "$configs" --quick --new-tokens "$new_tokens" --attention gqa
@@ -284,6 +287,7 @@ compare() {
   # 4. HF generate and PyTorch training on the same GPU.
   if [[ $torch_configs != none ]]; then
     PYTHONUNBUFFERED=1 step "${TORCH_LIMIT:-130}" "$logs/torch.log" python3 "$payload/torch_bench.py" --configs "$torch_configs" --new-tokens "$new_tokens" --batches 1,8,64 --json "$logs/torch.json"
+  fi
   fi
   # 5. The CUDA EP, where its provider library arrived in parts.
   cuda_stage "$logs/cuda.log" "${CUDA_CONFIGS:-$configs}" "$new_tokens"
@@ -402,8 +406,12 @@ cuda_stage() {
   local saved_path=${LD_LIBRARY_PATH:-}
   cd "$app"
   export LD_LIBRARY_PATH=$bin${venv_libs:+:$venv_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  step "${CUDA_PARITY_LIMIT:-60}" "$log" "$node" gpu-check.mjs --device cuda --configs "$check_configs" --decode-only
-  step "${CUDA_BENCH_LIMIT:-120}" "$log" "$node" bench-engine.mjs --device cuda --configs "$configs" --quick --new-tokens "$new_tokens"
+  if [[ ${PARITY_ONLY:-0} == 1 ]]; then
+    step "${CUDA_PARITY_LIMIT:-90}" "$log" "$node" gpu-check.mjs --device cuda --configs "$check_configs"
+  else
+    step "${CUDA_PARITY_LIMIT:-60}" "$log" "$node" gpu-check.mjs --device cuda --configs "$check_configs" --decode-only
+    step "${CUDA_BENCH_LIMIT:-120}" "$log" "$node" bench-engine.mjs --device cuda --configs "$configs" --quick --new-tokens "$new_tokens"
+  fi
   export LD_LIBRARY_PATH=$saved_path
   cd "$payload/app"
 }
