@@ -25,6 +25,7 @@ import {
   randomSealOverlay,
   runSupervised,
   writeJsonAtomic,
+  type Demonstration,
   type EvalSet,
 } from '@seal/rl';
 import { PyRandom } from '@seal/python';
@@ -289,24 +290,13 @@ export async function prepareEmbedded({
       });
     }
     onProgress?.({ type: 'phase', phase: 'demonstrations' });
-    const overlayRandom = new PyRandom(BigInt(preset.seed) * 7919n + 17n);
-    const overlayShare = preset.warmup.overlayShare ?? 0;
-    const demonstrations = tasks.warmup.map((task) =>
-      buildDemonstration({
-        task,
-        tokenizer: policy.tokenizer,
-        backend,
-        ...embeddedEpisode,
-        ...(overlayShare > 0 && overlayRandom.random() < overlayShare
-          ? {
-              overlay: randomSealOverlay({
-                tools: task.tools,
-                random: overlayRandom,
-              }),
-            }
-          : {}),
-      }),
-    );
+    const demonstrations = warmupDemonstrations({
+      tasks: tasks.warmup,
+      tokenizer: policy.tokenizer,
+      backend,
+      seed: preset.seed,
+      overlayShare: preset.warmup.overlayShare ?? 0,
+    });
     const warmupLosses = await runSupervised({
       policy,
       demonstrations,
@@ -405,23 +395,13 @@ async function runConsolidation({
     repeats: stage.repeats,
     seed: stage.seed,
   });
-  const overlayRandom = new PyRandom(BigInt(stage.seed) * 7919n + 17n);
-  const demonstrations = warmup.map((task) =>
-    buildDemonstration({
-      task,
-      tokenizer: policy.tokenizer,
-      backend,
-      ...embeddedEpisode,
-      ...(overlayRandom.random() < 0.5
-        ? {
-            overlay: randomSealOverlay({
-              tools: task.tools,
-              random: overlayRandom,
-            }),
-          }
-        : {}),
-    }),
-  );
+  const demonstrations = warmupDemonstrations({
+    tasks: warmup,
+    tokenizer: policy.tokenizer,
+    backend,
+    seed: stage.seed,
+    overlayShare: 0.5,
+  });
   const total = stage.steps * stage.batchSize;
   const pick = new PyRandom(BigInt(stage.seed) + 99n);
   const drillCount = Math.round(total * stage.drillShare);
@@ -449,4 +429,40 @@ async function runConsolidation({
         loss,
       }),
   });
+}
+
+/**
+ * The warmup pool's demonstrations, each rendered under a random SEAL
+ * training overlay with probability `overlayShare` (seeded), else under none.
+ */
+function warmupDemonstrations({
+  tasks,
+  tokenizer,
+  backend,
+  seed,
+  overlayShare,
+}: {
+  tasks: readonly Task[];
+  tokenizer: PolicyV1['tokenizer'];
+  backend: ReturnType<typeof createBfclBackend>;
+  seed: number;
+  overlayShare: number;
+}): Demonstration[] {
+  const overlayRandom = new PyRandom(BigInt(seed) * 7919n + 17n);
+  return tasks.map((task) =>
+    buildDemonstration({
+      task,
+      tokenizer,
+      backend,
+      ...embeddedEpisode,
+      ...(overlayShare > 0 && overlayRandom.random() < overlayShare
+        ? {
+            overlay: randomSealOverlay({
+              tools: task.tools,
+              random: overlayRandom,
+            }),
+          }
+        : {}),
+    }),
+  );
 }
