@@ -2,8 +2,23 @@ export {
   createEpisode,
   type CreateEpisodeOptions,
   type Episode,
-  type EpisodeLimits,
 } from './episode/create-episode';
+/**
+ * The step bookkeeping of an episode, whatever runs its tools: parsing,
+ * refused calls, executed calls' events and observations, turns, holdout
+ * reveals, the budget, step, attempt and context limits, and the record.
+ * `createEpisode` runs it over a `ToolBackendV1`; `@seal/rl`'s v2 rollout
+ * episode over an `EnvironmentV2` session.
+ */
+export {
+  createEpisodeCore,
+  type CreateEpisodeCoreOptions,
+  type EpisodeCallRejection,
+  type EpisodeCore,
+  type EpisodeLimits,
+  type EpisodeStepStart,
+  type PendingEpisodeStep,
+} from './episode/create-episode-core';
 export { createProtocol, protocolNames, type ProtocolName } from './protocols';
 export {
   holdoutSentence,
