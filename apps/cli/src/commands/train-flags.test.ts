@@ -15,8 +15,10 @@ import {
   logitScaleLine,
   parseOverlays,
   runTrain,
+  trainingTasksOf,
   turnAdvantageWeightOf,
 } from './train';
+import { generateTasks } from '@seal/bfcl-tasks';
 
 describe('seal train --overlays', () => {
   it('should parse module lists and none', () => {
@@ -226,4 +228,64 @@ describe('seal train: the learned logit scale', () => {
       "learned logit scale ×1.500 = sampling temperature 0.67 of the warm start's logits (the final norm's gain, step 0 → 3); not counted as learning",
     );
   });
+});
+
+describe('seal train --train-categories', () => {
+  function quietOutput() {
+    return createOutput({
+      json: false,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+    });
+  }
+
+  it('should keep only the named categories of the training tasks', () => {
+    const tasks = generateTasks({ seed: 1, split: 'train', count: 40 });
+    const kept = trainingTasksOf(tasks, ['miss_func', 'base']);
+    expect(kept.length).toBe(20);
+    expect(new Set(kept.map((task) => task.category))).toEqual(
+      new Set(['multi_turn_miss_func', 'multi_turn_base']),
+    );
+    expect(trainingTasksOf(tasks, undefined)).toBe(tasks);
+    const baseOnly = tasks.filter(
+      (task) => task.category === 'multi_turn_base',
+    );
+    expect(() => trainingTasksOf(baseOnly, ['long_context'])).toThrow(
+      /no training task/,
+    );
+  });
+
+  it.each([
+    [
+      ['--train-categories', 'miss_func,tools'],
+      /unknown task category 'tools'/,
+    ],
+    [['--train-categories', 'miss_func,miss_func'], /listed twice/],
+    [
+      ['--train-categories', 'base', '--task-source', 'bfcl'],
+      /does not apply to --env or --task-source bfcl/,
+    ],
+  ])(
+    'should refuse %j with one clear error before touching the run directory',
+    async (flags, message) => {
+      const root = mkdtempSync(join(tmpdir(), 'seal-categories-'));
+      onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+      const runDirectory = join(root, 'run');
+      await expect(
+        runTrain({
+          argv: [
+            '--preset',
+            'smoke',
+            ...flags,
+            '--run-dir',
+            runDirectory,
+            '--cache',
+            join(root, 'cache'),
+          ],
+          output: quietOutput(),
+        }),
+      ).rejects.toThrow(message);
+      expect(existsSync(runDirectory)).toBe(false);
+    },
+  );
 });

@@ -99,6 +99,35 @@ export function turnAdvantageWeightOf({
   return weight;
 }
 
+/** The short names `--train-categories` takes, BFCL's four multi-turn categories. */
+const trainCategoryNames = [
+  'base',
+  'miss_func',
+  'miss_param',
+  'long_context',
+] as const;
+type TrainCategoryName = (typeof trainCategoryNames)[number];
+
+/**
+ * The training tasks of the categories `--train-categories` names (all of
+ * them without it); the held-out evaluations keep every category.
+ */
+export function trainingTasksOf(
+  tasks: Task[],
+  categories: readonly TrainCategoryName[] | undefined,
+): Task[] {
+  if (categories === undefined) return tasks;
+  const kept = tasks.filter((task) =>
+    categories.some((name) => task.category === `multi_turn_${name}`),
+  );
+  if (kept.length === 0)
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--train-categories ${categories.join(',')}: no training task of the preset is in those categories`,
+    });
+  return kept;
+}
+
 const flagsSchema = z.object({
   preset: z
     .enum(['default', 'smoke', 'study', 'extended', 'consolidated'])
@@ -133,6 +162,30 @@ const flagsSchema = z.object({
   'updates-per-step': z.coerce.number().int().positive().max(64).optional(),
   'eval-every': z.coerce.number().int().positive().optional(),
   'batch-order': z.enum(['shuffle', 'stratified']).optional(),
+  'train-categories': z
+    .string()
+    .transform((text, context) => {
+      const names = text.split(',').map((name) => name.trim());
+      const unknown = names.filter(
+        (name) => !(trainCategoryNames as readonly string[]).includes(name),
+      );
+      if (unknown.length > 0 || names.length === 0) {
+        context.addIssue({
+          code: 'custom',
+          message: `unknown task category '${unknown.join(', ')}' (valid: ${trainCategoryNames.join(', ')})`,
+        });
+        return z.NEVER;
+      }
+      if (new Set(names).size !== names.length) {
+        context.addIssue({
+          code: 'custom',
+          message: `a task category is listed twice in '${text}'`,
+        });
+        return z.NEVER;
+      }
+      return names as TrainCategoryName[];
+    })
+    .optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -163,7 +216,7 @@ export const trainHelp = `usage: seal train [--preset default|smoke|extended|con
                   [--vector-lr-scale X]
                   [--progress-weight W] [--credit episode|turn] [--turn-advantage W] [--dynamic-sampling [--refill-rounds N]]
                   [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
-                  [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N]
+                  [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N] [--train-categories LIST]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
                   [--trainer local|tinker [--trainer-url URL] [--base-model NAME] [--lora-rank R]]
@@ -249,6 +302,10 @@ unless --fresh is given.
                    narrows the gain's interval and costs evaluation time)
   --eval-every N   evaluate the held-out sets every N steps (default: the
                    preset's; the last step is always evaluated)
+  --train-categories LIST
+                   train on these categories only (comma list of base,
+                   miss_func, miss_param, long_context; default all four);
+                   the held-out evaluations keep every category
   --batch-order shuffle|stratified
                    how each epoch's training tasks fill the steps: one
                    shuffle (the papers), or every step with the categories in
@@ -473,6 +530,7 @@ export async function runTrain({
       'updates-per-step': { type: 'string' },
       'eval-every': { type: 'string' },
       'batch-order': { type: 'string' },
+      'train-categories': { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
@@ -489,6 +547,15 @@ export async function runTrain({
     schema: flagsSchema,
   });
   checkTrainerFlags(flags);
+  if (
+    flags['train-categories'] !== undefined &&
+    (flags.env !== undefined || flags['task-source'] === 'bfcl')
+  )
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message:
+        '--train-categories filters the generated BFCL-style tasks; it does not apply to --env or --task-source bfcl',
+    });
   await probeTrainerService(flags);
   // Checked before any model loads: --refill-rounds without --dynamic-sampling.
   const dynamicSampling = dynamicSamplingConfig(flags);
@@ -800,7 +867,9 @@ export async function runTrain({
         }),
         policy,
         ...(referencePolicy ? { referencePolicy } : {}),
-        trainTasks: envTraining?.trainTasks ?? assets.trainTasks,
+        trainTasks:
+          envTraining?.trainTasks ??
+          trainingTasksOf(assets.trainTasks, flags['train-categories']),
         evalSets: envTraining?.evalSets ?? assets.evalSets,
         environment:
           envTraining?.training ?? bfclEnvironment(createGeneratorRuntime()),
