@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|consolidated|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|consolidated|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--task-mix MIX] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -71,7 +71,7 @@ import {
   generateConfirmationTasks,
   taskFamilies,
 } from '@seal/bfcl-tasks';
-import { parseOverlays, prepareEmbedded } from '@seal/cli';
+import { parseOverlays, parseTaskMix, prepareEmbedded } from '@seal/cli';
 import {
   embeddedEpisode,
   embeddedPresets,
@@ -116,6 +116,8 @@ const { values } = parseArgs({
     'zero-advantage-share': { type: 'string', default: '1' },
     /** SEAL's interface modules for the arms with environment-side adaptation (default: φ_schema alone, the headline). */
     overlays: { type: 'string' },
+    /** The task mix of every run (`seal train --task-mix`: name[=weight],...; default: the preset's). */
+    'task-mix': { type: 'string' },
     /** `off`: φ_schema without its system-prompt note (the markers alone), for the arms with an environment side. */
     'schema-note': { type: 'string', default: 'on' },
     /** A folder (to commit) that keeps every finished run's result, gzipped; restored into --out before anything runs. */
@@ -171,7 +173,15 @@ if (
     message: `--preset must be study, default, consolidated or smoke, got ${values.preset}`,
   });
 }
-const preset = embeddedPresets[values.preset];
+const chosenPreset = embeddedPresets[values.preset];
+// --task-mix changes the preset's RL settings, so it is part of the run's setup.
+const preset =
+  values['task-mix'] === undefined
+    ? chosenPreset
+    : {
+        ...chosenPreset,
+        rl: { ...chosenPreset.rl, taskMix: parseTaskMix(values['task-mix']) },
+      };
 if (values.suite !== 'development' && values.suite !== 'confirmation') {
   throw new SealError({
     code: 'INVALID_ARGUMENT',

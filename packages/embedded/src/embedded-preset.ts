@@ -113,6 +113,8 @@ export type EmbeddedPreset = {
     evalSamples?: number;
     /** How each epoch's tasks are ordered into steps (default: shuffle, as in the papers). */
     batchOrder?: 'shuffle' | 'stratified';
+    /** The task mix: a weight per category, unnamed categories not trained on (`taskMix`; default: every task, by `batchOrder`). */
+    taskMix?: Record<string, number>;
     /** The gap monitor (needs the frozen baseline). */
     gapMonitor?: {
       window?: number;
@@ -334,6 +336,7 @@ export function embeddedTrainConfig({
     ...(preset.rl.batchOrder === undefined
       ? {}
       : { batchOrder: preset.rl.batchOrder }),
+    ...(preset.rl.taskMix === undefined ? {} : { taskMix: preset.rl.taskMix }),
     groupSize: preset.rl.groupSize,
     optimizerStepsPerStep: preset.rl.optimizerStepsPerStep,
     sampling: { maxTokens: preset.rl.maxTokens, temperature },

@@ -55,6 +55,7 @@ export {
   writeBfclScoreFiles,
   type BfclScorePaths,
 } from './evaluate/write-bfcl-score-files';
+export { checkTaskMix, mixedBatch, mixPool } from './train/batch-schedule';
 export {
   runTraining,
   type EvalSet,

@@ -15,10 +15,9 @@ import {
   logitScaleLine,
   parseOverlays,
   runTrain,
-  trainingTasksOf,
+  parseTaskMix,
   turnAdvantageWeightOf,
 } from './train';
-import { generateTasks } from '@seal/bfcl-tasks';
 
 describe('seal train --overlays', () => {
   it('should parse module lists and none', () => {
@@ -230,45 +229,36 @@ describe('seal train: the learned logit scale', () => {
   });
 });
 
-describe('seal train --train-categories', () => {
-  function quietOutput() {
-    return createOutput({
-      json: false,
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
+describe('seal train --task-mix', () => {
+  it('should read names with weights, bare names as 1, and BFCL short names', () => {
+    expect(parseTaskMix('miss_func=2,base,miss_param=0.5')).toEqual({
+      multi_turn_miss_func: 2,
+      multi_turn_base: 1,
+      multi_turn_miss_param: 0.5,
     });
-  }
-
-  it('should keep only the named categories of the training tasks', () => {
-    const tasks = generateTasks({ seed: 1, split: 'train', count: 40 });
-    const kept = trainingTasksOf(tasks, ['miss_func', 'base']);
-    expect(kept.length).toBe(20);
-    expect(new Set(kept.map((task) => task.category))).toEqual(
-      new Set(['multi_turn_miss_func', 'multi_turn_base']),
-    );
-    expect(trainingTasksOf(tasks, undefined)).toBe(tasks);
-    const baseOnly = tasks.filter(
-      (task) => task.category === 'multi_turn_base',
-    );
-    expect(() => trainingTasksOf(baseOnly, ['long_context'])).toThrow(
-      /no training task/,
-    );
+    expect(parseTaskMix('notes=1,search=0')).toEqual({ notes: 1, search: 0 });
   });
 
   it.each([
+    ['miss_func,miss_func', /listed twice/],
+    ['miss_func=-1', /not name or name=weight/],
+    ['miss_func=x', /not name or name=weight/],
+    ['base=1=2', /not name or name=weight/],
+    ['base=0', /no category has a positive weight/],
+  ])('should refuse %s with one clear error', (text, message) => {
+    expect(() => parseTaskMix(text)).toThrow(message);
+  });
+
+  it.each([
+    [['--task-mix', 'miss_func,miss_func'], /listed twice/],
     [
-      ['--train-categories', 'miss_func,tools'],
-      /unknown task category 'tools'/,
-    ],
-    [['--train-categories', 'miss_func,miss_func'], /listed twice/],
-    [
-      ['--train-categories', 'base', '--task-source', 'bfcl'],
-      /does not apply to --env or --task-source bfcl/,
+      ['--task-mix', 'tools'],
+      /'tools', with no training task of that category/,
     ],
   ])(
-    'should refuse %j with one clear error before touching the run directory',
+    'should refuse %j before touching the run directory',
     async (flags, message) => {
-      const root = mkdtempSync(join(tmpdir(), 'seal-categories-'));
+      const root = mkdtempSync(join(tmpdir(), 'seal-task-mix-'));
       onTestFinished(() => rmSync(root, { recursive: true, force: true }));
       const runDirectory = join(root, 'run');
       await expect(
@@ -282,7 +272,11 @@ describe('seal train --train-categories', () => {
             '--cache',
             join(root, 'cache'),
           ],
-          output: quietOutput(),
+          output: createOutput({
+            json: false,
+            stdout: new PassThrough(),
+            stderr: new PassThrough(),
+          }),
         }),
       ).rejects.toThrow(message);
       expect(existsSync(runDirectory)).toBe(false);

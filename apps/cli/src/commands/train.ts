@@ -10,12 +10,14 @@ import {
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
 import {
   embeddedPresets,
+  embeddedTasks,
   embeddedTrainConfig,
   readPolicyHints,
   type EmbeddedPreset,
 } from '@seal/embedded';
 import { createOrtPolicy, learnedLogitScale } from '@seal/engine-ort';
 import {
+  checkTaskMix,
   RunDirectory,
   bfclTrainingEnvironment,
   runTraining,
@@ -99,34 +101,51 @@ export function turnAdvantageWeightOf({
   return weight;
 }
 
-/** The short names `--train-categories` takes, BFCL's four multi-turn categories. */
-const trainCategoryNames = [
+/**
+ * `--task-mix`'s text: `name[=weight],...` (a bare name weighs 1; weights
+ * non-negative). BFCL's four categories may be named short (`miss_func` for
+ * `multi_turn_miss_func`). A category listed twice, a bad weight or no
+ * positive weight is one clear error.
+ */
+export function parseTaskMix(text: string): Record<string, number> {
+  const mix: Record<string, number> = {};
+  for (const part of text.split(',').map((entry) => entry.trim())) {
+    const [rawName = '', rawWeight, extra] = part.split('=');
+    const name = bfclShortCategories.includes(rawName)
+      ? `multi_turn_${rawName}`
+      : rawName;
+    const weight = rawWeight === undefined ? 1 : Number(rawWeight);
+    if (
+      name === '' ||
+      extra !== undefined ||
+      !(weight >= 0) ||
+      !Number.isFinite(weight)
+    )
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `--task-mix: '${part}' is not name or name=weight (a weight ≥ 0), in '${text}'`,
+      });
+    if (name in mix)
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message: `--task-mix: category '${rawName}' is listed twice in '${text}'`,
+      });
+    mix[name] = weight;
+  }
+  if (!Object.values(mix).some((weight) => weight > 0))
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `--task-mix: no category has a positive weight in '${text}'`,
+    });
+  return mix;
+}
+
+const bfclShortCategories: readonly string[] = [
   'base',
   'miss_func',
   'miss_param',
   'long_context',
-] as const;
-type TrainCategoryName = (typeof trainCategoryNames)[number];
-
-/**
- * The training tasks of the categories `--train-categories` names (all of
- * them without it); the held-out evaluations keep every category.
- */
-export function trainingTasksOf(
-  tasks: Task[],
-  categories: readonly TrainCategoryName[] | undefined,
-): Task[] {
-  if (categories === undefined) return tasks;
-  const kept = tasks.filter((task) =>
-    categories.some((name) => task.category === `multi_turn_${name}`),
-  );
-  if (kept.length === 0)
-    throw new SealError({
-      code: 'INVALID_ARGUMENT',
-      message: `--train-categories ${categories.join(',')}: no training task of the preset is in those categories`,
-    });
-  return kept;
-}
+];
 
 const flagsSchema = z.object({
   preset: z
@@ -162,30 +181,7 @@ const flagsSchema = z.object({
   'updates-per-step': z.coerce.number().int().positive().max(64).optional(),
   'eval-every': z.coerce.number().int().positive().optional(),
   'batch-order': z.enum(['shuffle', 'stratified']).optional(),
-  'train-categories': z
-    .string()
-    .transform((text, context) => {
-      const names = text.split(',').map((name) => name.trim());
-      const unknown = names.filter(
-        (name) => !(trainCategoryNames as readonly string[]).includes(name),
-      );
-      if (unknown.length > 0 || names.length === 0) {
-        context.addIssue({
-          code: 'custom',
-          message: `unknown task category '${unknown.join(', ')}' (valid: ${trainCategoryNames.join(', ')})`,
-        });
-        return z.NEVER;
-      }
-      if (new Set(names).size !== names.length) {
-        context.addIssue({
-          code: 'custom',
-          message: `a task category is listed twice in '${text}'`,
-        });
-        return z.NEVER;
-      }
-      return names as TrainCategoryName[];
-    })
-    .optional(),
+  'task-mix': z.string().transform(parseTaskMix).optional(),
   baseline: z.enum(['on', 'off']).optional(),
   'run-dir': z.string().optional(),
   cache: z.string().default('.seal-cache'),
@@ -216,7 +212,7 @@ export const trainHelp = `usage: seal train [--preset default|smoke|extended|con
                   [--vector-lr-scale X]
                   [--progress-weight W] [--credit episode|turn] [--turn-advantage W] [--dynamic-sampling [--refill-rounds N]]
                   [--warmup-steps N] [--strict-abstention on|off] [--zero-advantage-share P]
-                  [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N] [--train-categories LIST]
+                  [--tasks-per-step N] [--updates-per-step N] [--test-id N] [--test-ood N] [--task-mix MIX]
                   [--eval-every N] [--batch-order shuffle|stratified] [--baseline on|off] [--overlays schema,err,cap|none]
                   [--run-dir DIR] [--cache DIR] [--fresh] [--json] [--device cpu|webgpu|cuda|auto]
                   [--trainer local|tinker [--trainer-url URL] [--base-model NAME] [--lora-rank R]]
@@ -302,10 +298,13 @@ unless --fresh is given.
                    narrows the gain's interval and costs evaluation time)
   --eval-every N   evaluate the held-out sets every N steps (default: the
                    preset's; the last step is always evaluated)
-  --train-categories LIST
-                   train on these categories only (comma list of base,
-                   miss_func, miss_param, long_context; default all four);
-                   the held-out evaluations keep every category
+  --task-mix MIX   the task mix: name[=weight],... (a bare name weighs 1),
+                   e.g. miss_func=2,base,miss_param,long_context; each step's
+                   tasks come from those categories in those proportions, a
+                   category left out is not trained on (BFCL's categories
+                   may be named short: base, miss_func, miss_param,
+                   long_context). Default: every task, by --batch-order.
+                   The held-out evaluations keep every category
   --batch-order shuffle|stratified
                    how each epoch's training tasks fill the steps: one
                    shuffle (the papers), or every step with the categories in
@@ -530,7 +529,7 @@ export async function runTrain({
       'updates-per-step': { type: 'string' },
       'eval-every': { type: 'string' },
       'batch-order': { type: 'string' },
-      'train-categories': { type: 'string' },
+      'task-mix': { type: 'string' },
       baseline: { type: 'string' },
       'run-dir': { type: 'string' },
       cache: { type: 'string' },
@@ -547,15 +546,6 @@ export async function runTrain({
     schema: flagsSchema,
   });
   checkTrainerFlags(flags);
-  if (
-    flags['train-categories'] !== undefined &&
-    (flags.env !== undefined || flags['task-source'] === 'bfcl')
-  )
-    throw new SealError({
-      code: 'INVALID_ARGUMENT',
-      message:
-        '--train-categories filters the generated BFCL-style tasks; it does not apply to --env or --task-source bfcl',
-    });
   await probeTrainerService(flags);
   // Checked before any model loads: --refill-rounds without --dynamic-sampling.
   const dynamicSampling = dynamicSamplingConfig(flags);
@@ -687,6 +677,9 @@ export async function runTrain({
             ...(flags['tasks-per-step'] === undefined
               ? {}
               : { tasksPerStep: flags['tasks-per-step'] }),
+            ...(flags['task-mix'] === undefined
+              ? {}
+              : { taskMix: flags['task-mix'] }),
             episode: {
               protocol: hints.protocol ?? 'qwen-xml',
               promptMode: hints.promptMode ?? 'full',
@@ -775,6 +768,9 @@ export async function runTrain({
       ...(flags['batch-order'] === undefined
         ? {}
         : { batchOrder: flags['batch-order'] }),
+      ...(flags['task-mix'] === undefined
+        ? {}
+        : { taskMix: flags['task-mix'] }),
     },
   };
   const rlSeed = flags.seed ?? preset.seed;
@@ -803,6 +799,13 @@ export async function runTrain({
       output.line(
         `  environment ${envTraining.environment.environmentId}: ${envTraining.trainTasks.length} training tasks, ${envTraining.evalSets[0]?.tasks.length ?? 0} held out`,
       );
+    // The task mix against the training tasks, before any model work.
+    if (preset.rl.taskMix !== undefined)
+      checkTaskMix({
+        tasks: envTraining?.trainTasks ?? embeddedTasks(preset).train,
+        mix: preset.rl.taskMix,
+        tasksPerStep: preset.rl.tasksPerStep,
+      });
     let warmBar: ReturnType<Output['progress']> | undefined;
     const assets = await prepareEmbedded({
       preset,
@@ -867,9 +870,7 @@ export async function runTrain({
         }),
         policy,
         ...(referencePolicy ? { referencePolicy } : {}),
-        trainTasks:
-          envTraining?.trainTasks ??
-          trainingTasksOf(assets.trainTasks, flags['train-categories']),
+        trainTasks: envTraining?.trainTasks ?? assets.trainTasks,
         evalSets: envTraining?.evalSets ?? assets.evalSets,
         environment:
           envTraining?.training ?? bfclEnvironment(createGeneratorRuntime()),

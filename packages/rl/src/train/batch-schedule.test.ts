@@ -113,3 +113,87 @@ describe('scheduleBatch', () => {
     expect(counts(steps[3]!)[0]).toBeGreaterThanOrEqual(5);
   });
 });
+
+describe('scheduleBatch with a task mix', () => {
+  const tasks = pool({
+    multi_turn_base: 10,
+    multi_turn_miss_func: 10,
+    multi_turn_miss_param: 10,
+    multi_turn_long_context: 10,
+  });
+  const mixed = (settings: Record<string, unknown>, step: number) =>
+    scheduleBatch({ step, config: config(settings), pool: tasks }).batch;
+
+  it('should give every step the weights’ shares: 4 of 8 for weight 3 of 6, 2 for 2, 1 and 1', () => {
+    const taskMix = {
+      multi_turn_miss_func: 3,
+      multi_turn_base: 1,
+      multi_turn_miss_param: 1,
+      multi_turn_long_context: 1,
+    };
+    // Hand-computed smooth weighted round robin over 8 slots, total 6:
+    // miss_func takes 8 × 3/6 = 4, the others 8 × 1/6 each = 1.33: two get 1, one gets 2.
+    for (let step = 1; step <= 12; step += 1) {
+      const [base, missFunc, missParam, longContext] = counts(
+        mixed({ seed: 4, taskMix }, step),
+      );
+      expect(missFunc).toBe(4);
+      expect(base! + missParam! + longContext!).toBe(4);
+      expect(Math.min(base!, missParam!, longContext!)).toBe(1);
+    }
+  });
+
+  it('should train only on the weighted categories, each task once per pass of its category, never twice in a step', () => {
+    const taskMix = { multi_turn_miss_func: 1, multi_turn_base: 0 };
+    const steps = Array.from({ length: 5 }, (_, index) =>
+      mixed({ seed: 2, taskMix }, index + 1),
+    );
+    for (const batch of steps) {
+      expect(counts(batch)).toEqual([0, 8, 0, 0]);
+      expect(new Set(batch.map((task) => task.id)).size).toBe(8);
+    }
+    // 10 miss_func tasks: the first 10 slots are one pass over all of them.
+    expect(
+      new Set(
+        steps
+          .flat()
+          .slice(0, 10)
+          .map((task) => task.id),
+      ).size,
+    ).toBe(10);
+    // Over 5 steps (40 slots, 4 passes) every task comes 4 times.
+    const seen = new Map<string, number>();
+    for (const task of steps.flat())
+      seen.set(task.id, (seen.get(task.id) ?? 0) + 1);
+    expect([...seen.values()]).toEqual(Array.from({ length: 10 }, () => 4));
+  });
+
+  it('should repeat with the seed and change with it', () => {
+    const taskMix = { multi_turn_miss_func: 2, multi_turn_base: 1 };
+    const ids = (seed: number, step: number) =>
+      mixed({ seed, taskMix }, step).map((task) => task.id);
+    expect(ids(1, 3)).toEqual(ids(1, 3));
+    expect(ids(1, 3)).not.toEqual(ids(2, 3));
+    expect(ids(1, 3)).not.toEqual(ids(1, 4));
+  });
+
+  it('should refuse a weighted category the pool lacks, or one too small for its places in a step', () => {
+    expect(() =>
+      mixed({ seed: 1, taskMix: { multi_turn_misc: 1 } }, 1),
+    ).toThrow(/'multi_turn_misc', with no training task of that category/);
+    const few = pool({
+      multi_turn_base: 10,
+      multi_turn_miss_func: 3,
+      multi_turn_miss_param: 0,
+      multi_turn_long_context: 0,
+    });
+    expect(() =>
+      scheduleBatch({
+        step: 1,
+        config: config({ seed: 1, taskMix: { multi_turn_miss_func: 1 } }),
+        pool: few,
+      }),
+    ).toThrow(/'multi_turn_miss_func' has 3 training tasks for 8 places/);
+    expect(() => config({ taskMix: { multi_turn_base: 0 } })).toThrow();
+  });
+});

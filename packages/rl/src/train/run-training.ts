@@ -14,7 +14,12 @@ import {
   type TrainConfig,
 } from '../config/train-config';
 import { RunDirectory, writeJsonAtomic } from '../run/run-directory';
-import { scheduleBatch, stageTasks } from './batch-schedule';
+import {
+  checkTaskMix,
+  mixPool,
+  scheduleBatch,
+  stageTasks,
+} from './batch-schedule';
 import { BestWeights, watchGap } from './best-weights';
 import { advanceStage, planCurriculum } from './curriculum-stage';
 import {
@@ -165,10 +170,13 @@ export async function runTraining(
     const stage = components.envTuning
       ? envTuningStages[state.curriculum.stage]!
       : undefined;
-    const pool =
+    const staged =
       stage && curriculum
         ? stageTasks(curriculum.train, stage.data)
         : [...options.trainTasks];
+    // A task mix trains on its weighted categories only (the refill's too).
+    const pool =
+      config.taskMix === undefined ? staged : mixPool(staged, config.taskMix);
     const { batch, perEpoch } = scheduleBatch({ step, config, pool });
     const { overlay, hash: overlayHash } = stepOverlay({
       components,
@@ -415,6 +423,20 @@ function assertRunnable({
     throw new SealError({
       code: 'INVALID_ARGUMENT',
       message: `method envtuning runs on BFCL's classes only (its curriculum validates with BFCL's verifier); environment ${environment.environmentId} takes seal, grpo, no-env, no-reweight or no-loop`,
+    });
+  }
+  if (config.taskMix !== undefined) {
+    if (components.envTuning)
+      throw new SealError({
+        code: 'INVALID_ARGUMENT',
+        message:
+          "taskMix does not combine with method envtuning (its curriculum chooses each stage's tasks)",
+      });
+    // Its categories and their sizes, checked before anything is written.
+    checkTaskMix({
+      tasks: options.trainTasks,
+      mix: config.taskMix,
+      tasksPerStep: config.tasksPerStep,
     });
   }
   if (config.ppo.klCoef > 0 && !options.referencePolicy) {

@@ -154,6 +154,20 @@ export const runConfigSchema = z
      * expected update is the same; its variance between steps is lower.
      */
     batchOrder: z.enum(['shuffle', 'stratified']).default('shuffle'),
+    /**
+     * The task mix: a weight per task category (a category left out weighs
+     * 0 and is not trained on). Set, it replaces `batchOrder`: every step's
+     * tasks are dealt by category in the weights' proportions (smooth
+     * weighted round robin, the same positions every step), each category's
+     * tasks from its own seeded shuffle, reshuffled when spent, never twice
+     * in one step. Unset: every task of the pool, ordered by `batchOrder`.
+     */
+    taskMix: z
+      .record(z.string().min(1), z.number().nonnegative().finite())
+      .refine((mix) => Object.values(mix).some((weight) => weight > 0), {
+        message: 'taskMix needs at least one category with a positive weight',
+      })
+      .optional(),
     /** Rollouts per task, GRPO's n (SEAL: 8). */
     groupSize: z.number().int().min(1).default(8),
     /** Optimizer steps per training step; the batch is split into that many mini-batches (SEAL: 4). */
