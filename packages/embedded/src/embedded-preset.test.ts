@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { embeddedPresets, embeddedTrainConfig } from './embedded-preset';
+import {
+  embeddedPresets,
+  embeddedTrainConfig,
+  warmStartKey,
+} from './embedded-preset';
 
 describe('the embedded RL presets', () => {
   it('learn one logit scale in the default and extended presets, and leave the study of record as it ran', () => {
@@ -19,5 +23,47 @@ describe('the embedded RL presets', () => {
     expect(study.ppo).not.toHaveProperty('outputNormLearningRateScale');
     expect(embeddedPresets.study.rl).not.toHaveProperty('outputNormUniform');
     expect(embeddedPresets.study.rl).not.toHaveProperty('strictAbstention');
+  });
+});
+
+describe('warmStartKey', () => {
+  it('should keep the keys of the presets without a tool-list share (the shipped base, the consolidated base)', () => {
+    // The shipped base's key is recorded in apps/cli/assets/base/warmstart.json.
+    expect(warmStartKey(embeddedPresets.base)).toBe('7468839c5da292b2');
+    expect(warmStartKey(embeddedPresets.default)).toBe('7468839c5da292b2');
+    expect(warmStartKey(embeddedPresets.consolidated)).toBe('9780b2217565cb7a');
+    const consolidation = embeddedPresets.consolidated.warmup.consolidation!;
+    expect(
+      warmStartKey({
+        ...embeddedPresets.consolidated,
+        warmup: {
+          ...embeddedPresets.consolidated.warmup,
+          consolidation: { ...consolidation, toolListShare: 0 },
+        },
+      }),
+    ).toBe('9780b2217565cb7a');
+  });
+
+  it('should change the key with a tool-list share', () => {
+    const { readslist, consolidated } = embeddedPresets;
+    expect(readslist.warmup.consolidation?.toolListShare).toBe(0.25);
+    // readslist is consolidated plus the share, and the default is untouched.
+    const { toolListShare: _share, ...stage } = readslist.warmup.consolidation!;
+    expect({
+      ...readslist,
+      name: consolidated.name,
+      warmup: { ...readslist.warmup, consolidation: stage },
+    }).toEqual(consolidated);
+    expect(embeddedPresets.default.warmup.consolidation).toBeUndefined();
+    expect(warmStartKey(readslist)).not.toBe(warmStartKey(consolidated));
+    expect(
+      warmStartKey({
+        ...readslist,
+        warmup: {
+          ...readslist.warmup,
+          consolidation: { ...stage, toolListShare: 0.5 },
+        },
+      }),
+    ).not.toBe(warmStartKey(readslist));
   });
 });

@@ -71,6 +71,16 @@ export type EmbeddedPreset = {
       drillShare: number;
       repeats: number;
       seed: number;
+      /**
+       * Share of the stage's examples drawn from the tool-list
+       * demonstrations (`buildToolListDemonstrations`, issue 44): each base
+       * task's first turn with its needed tools offered (answered by the
+       * calls) and withheld (answered in plain text), so that the base
+       * conditions its call on the tool list. The rest split as without it
+       * between drills (`drillShare`) and demonstrations. Default 0: the
+       * stage draws exactly as before, and the warm-start key is unchanged.
+       */
+      toolListShare?: number;
     };
   };
   /** Generated task counts per split (split evenly over the four categories). */
@@ -222,20 +232,40 @@ const {
  * 40% / 48%) at the same held-out success. Not the default's warm start until
  * RL from it is measured over seeds.
  */
+const consolidationStage = {
+  steps: 400,
+  batchSize: 16,
+  learningRate: 1e-3,
+  drillShare: 0.5,
+  repeats: 4000,
+  seed: 7,
+};
 const consolidatedWarmup: EmbeddedPreset['warmup'] = {
   ...baseWarmup,
-  consolidation: {
-    steps: 400,
-    batchSize: 16,
-    learningRate: 1e-3,
-    drillShare: 0.5,
-    repeats: 4000,
-    seed: 7,
-  },
+  consolidation: consolidationStage,
+};
+
+/**
+ * The consolidated base taught to read its tool list (issue 44, report
+ * 0043: the shipped base calls a tool missing from its list in 30 of 32
+ * held-out base first turns): the consolidation stage with a quarter of its
+ * examples from contrastive first turns, the needed tool offered (call it)
+ * or withheld (reply in text). Not the default's warm start until the probe
+ * and RL from it are measured.
+ */
+const readsListWarmup: EmbeddedPreset['warmup'] = {
+  ...baseWarmup,
+  consolidation: { ...consolidationStage, toolListShare: 0.25 },
 };
 
 export const embeddedPresets: Record<
-  'default' | 'smoke' | 'study' | 'extended' | 'base' | 'consolidated',
+  | 'default'
+  | 'smoke'
+  | 'study'
+  | 'extended'
+  | 'base'
+  | 'consolidated'
+  | 'readslist',
   EmbeddedPreset
 > = {
   default: defaultPreset,
@@ -280,6 +310,11 @@ export const embeddedPresets: Record<
     ...defaultPreset,
     name: 'consolidated',
     warmup: consolidatedWarmup,
+  },
+  readslist: {
+    ...defaultPreset,
+    name: 'readslist',
+    warmup: readsListWarmup,
   },
   extended: {
     ...defaultPreset,
@@ -392,10 +427,24 @@ export function warmStartKey(preset: EmbeddedPreset): string {
     seed: preset.seed,
     difficulties: preset.difficulties,
     model: preset.model,
-    warmup: preset.warmup,
+    warmup: warmupIdentity(preset.warmup),
     episode: embeddedEpisode,
   });
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
+}
+
+/**
+ * The warm-up settings as the cache key hashes them: a consolidation stage's
+ * `toolListShare` of 0 trains the same weights as none, so it is left out
+ * and the keys of the presets before it (the shipped base's among them) stay
+ * valid.
+ */
+function warmupIdentity(
+  warmup: EmbeddedPreset['warmup'],
+): EmbeddedPreset['warmup'] {
+  if (warmup.consolidation?.toolListShare !== 0) return warmup;
+  const { toolListShare: _none, ...consolidation } = warmup.consolidation;
+  return { ...warmup, consolidation };
 }
 
 /**

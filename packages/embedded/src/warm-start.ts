@@ -21,6 +21,7 @@ import {
 import {
   buildCopyDrills,
   buildDemonstration,
+  buildToolListDemonstrations,
   demonstrationText,
   randomSealOverlay,
   runSupervised,
@@ -374,7 +375,11 @@ async function saveWarmStart({
  * The consolidation stage (decision 0042): `steps` batches drawn with
  * replacement from copy drills (a `drillShare` of the examples) and the
  * warmup pool's demonstrations (half under a random SEAL overlay), trained
- * with the warm start's supervised schedule. Seeded by the stage's own seed.
+ * with the warm start's supervised schedule. With a `toolListShare`, that
+ * share of the examples comes first from the pool's tool-list
+ * demonstrations (base first turns with the needed tools offered and
+ * withheld, half under a random overlay), and `drillShare` splits the rest.
+ * Seeded by the stage's own seed.
  */
 async function runConsolidation({
   policy,
@@ -402,15 +407,24 @@ async function runConsolidation({
     seed: stage.seed,
     overlayShare: 0.5,
   });
-  const total = stage.steps * stage.batchSize;
-  const pick = new PyRandom(BigInt(stage.seed) + 99n);
-  const drillCount = Math.round(total * stage.drillShare);
-  const mixed = [
-    ...Array.from({ length: drillCount }, () => pick.choice(drills)),
-    ...Array.from({ length: total - drillCount }, () =>
-      pick.choice(demonstrations),
-    ),
-  ];
+  const toolListShare = stage.toolListShare ?? 0;
+  const toolList =
+    toolListShare > 0
+      ? buildToolListDemonstrations({
+          tasks: warmup,
+          tokenizer: policy.tokenizer,
+          backend,
+          seed: stage.seed,
+          overlayShare: 0.5,
+          ...embeddedEpisode,
+        })
+      : [];
+  const mixed = drawConsolidationExamples({
+    drills,
+    demonstrations,
+    toolList,
+    stage,
+  });
   return runSupervised({
     policy,
     demonstrations: mixed,
@@ -429,6 +443,58 @@ async function runConsolidation({
         loss,
       }),
   });
+}
+
+/**
+ * The examples of a consolidation stage, `steps × batchSize` drawn with
+ * replacement (seeded by the stage's seed): a `toolListShare` of them from
+ * the tool-list demonstrations, then of the rest a `drillShare` from the
+ * drills and the others from the demonstrations. Without a share (absent or
+ * 0) the draws are exactly the stage's before the share existed: the same
+ * counts, order and random stream. `runSupervised` shuffles them.
+ *
+ * @internal
+ */
+export function drawConsolidationExamples<TExample>({
+  drills,
+  demonstrations,
+  toolList,
+  stage,
+}: {
+  drills: readonly TExample[];
+  demonstrations: readonly TExample[];
+  toolList: readonly TExample[];
+  stage: Pick<
+    NonNullable<EmbeddedPreset['warmup']['consolidation']>,
+    'steps' | 'batchSize' | 'drillShare' | 'seed' | 'toolListShare'
+  >;
+}): TExample[] {
+  const toolListShare = stage.toolListShare ?? 0;
+  if (!(toolListShare >= 0 && toolListShare <= 1)) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message: `the consolidation stage's toolListShare must be between 0 and 1, got ${toolListShare}`,
+    });
+  }
+  const total = stage.steps * stage.batchSize;
+  const toolListCount = Math.round(total * toolListShare);
+  if (toolListCount > 0 && toolList.length === 0) {
+    throw new SealError({
+      code: 'INVALID_ARGUMENT',
+      message:
+        'the consolidation stage asks for tool-list examples, but the warmup pool has no base task whose first turn calls a tool',
+    });
+  }
+  const rest = total - toolListCount;
+  const pick = new PyRandom(BigInt(stage.seed) + 99n);
+  const drillCount = Math.round(rest * stage.drillShare);
+  return [
+    ...Array.from({ length: drillCount }, () => pick.choice(drills)),
+    ...Array.from({ length: rest - drillCount }, () =>
+      pick.choice(demonstrations),
+    ),
+    ...Array.from({ length: toolListCount }, () => pick.choice(toolList)),
+  ];
 }
 
 /**

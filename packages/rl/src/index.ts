@@ -84,6 +84,11 @@ export {
 } from './warmstart/copy-drills';
 export { evaluateCopying, type CopyEvaluation } from './warmstart/copy-eval';
 export {
+  buildToolListDemonstrations,
+  toolListPairs,
+  type ToolListPair,
+} from './warmstart/tool-list-demonstrations';
+export {
   runSupervised,
   type SupervisedProgress,
 } from './warmstart/run-supervised';

@@ -149,7 +149,14 @@ const bfclShortCategories: readonly string[] = [
 
 const flagsSchema = z.object({
   preset: z
-    .enum(['default', 'smoke', 'study', 'extended', 'consolidated'])
+    .enum([
+      'default',
+      'smoke',
+      'study',
+      'extended',
+      'consolidated',
+      'readslist',
+    ])
     .default('default'),
   method: trainMethodSchema.default('seal'),
   seed: z.coerce.number().int().optional(),
@@ -207,7 +214,7 @@ function bfclEnvironment(runtime: BfclRuntimeData): TrainingEnvironment {
   });
 }
 
-export const trainHelp = `usage: seal train [--preset default|smoke|extended|consolidated] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
+export const trainHelp = `usage: seal train [--preset default|smoke|extended|consolidated|readslist] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X] [--output-norm free|uniform]
                   [--vector-lr-scale X]
                   [--progress-weight W] [--credit episode|turn] [--turn-advantage W] [--dynamic-sampling [--refill-rounds N]]
@@ -233,7 +240,9 @@ unless --fresh is given.
                    the gap monitor; about 21 min on 2 cores), or
                    consolidated (the default's RL from the consolidated base,
                    decision 0042: its first run trains the base's last stage
-                   from the shipped base, about 20 minutes more)
+                   from the shipped base, about 20 minutes more), or
+                   readslist (the same from the base consolidated with
+                   tool-list pairs, issue 44)
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
   --temperature    rollout sampling temperature (default 1); the PPO ratio and
                    KL use log-probabilities at the same temperature

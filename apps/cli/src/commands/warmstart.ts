@@ -27,7 +27,15 @@ import type { Output } from '../ui/output';
 
 const flagsSchema = z.object({
   preset: z
-    .enum(['base', 'default', 'smoke', 'study', 'extended', 'consolidated'])
+    .enum([
+      'base',
+      'default',
+      'smoke',
+      'study',
+      'extended',
+      'consolidated',
+      'readslist',
+    ])
     .default('base'),
   cache: z.string().default('.seal-cache'),
   out: z.string().min(1).optional(),
@@ -38,7 +46,7 @@ const flagsSchema = z.object({
   json: z.boolean().optional(),
 });
 
-export const warmstartHelp = `usage: seal warmstart [--preset base|default|smoke|study|extended|consolidated] [--cache DIR] [--out DIR] [--check] [--from-shipped] [--json]
+export const warmstartHelp = `usage: seal warmstart [--preset base|default|smoke|study|extended|consolidated|readslist] [--cache DIR] [--out DIR] [--check] [--from-shipped] [--json]
        seal warmstart --measure DIR [--preset base] [--families ID,ID]
 
 Trains an embedded preset's warm start from scratch by its recipe (copy
@@ -50,8 +58,10 @@ held-out tasks per category. The shipped base model in apps/cli/assets/base
 was made with \`seal warmstart --preset base --out apps/cli/assets/base\`.
 
   --out DIR      also write the warm start there (model, tokenizer, warmstart.json)
-  --from-shipped with --preset consolidated: train only its last stage, from
-                 the shipped base (the rest of its recipe is the base's)
+  --from-shipped with --preset consolidated or readslist: train only its last
+                 stage, from the shipped base (the rest of its recipe is the
+                 base's; readslist also trains on base first turns with the
+                 needed tool offered and withheld)
   --check        compare with the shipped base model: the same SHA-256, or the
                  same figures within their 95% intervals
   --measure DIR  only measure an existing warm start directory (no training)

@@ -59,6 +59,7 @@ export function buildDemonstration({
   protocol = 'bfcl-python',
   promptMode = 'compact',
   overlay,
+  responses = demonstrationResponses(task),
 }: {
   task: Task;
   tokenizer: PolicyV1Tokenizer;
@@ -71,6 +72,12 @@ export function buildDemonstration({
    * demonstrations learns to use them when present and to work without them.
    */
   overlay?: InterfaceOverlay;
+  /**
+   * The scripted responses per turn (default: {@link demonstrationResponses}
+   * of the task): a demonstration whose reply is not the category's, such as
+   * a base turn whose tool was taken out of the list.
+   */
+  responses?: readonly (readonly string[])[];
 }): Demonstration {
   const episode = overlay
     ? createEpisode({
@@ -104,7 +111,7 @@ export function buildDemonstration({
   const assistantMask = tokenIds.map(() => 0);
   let inContext = first.length;
   const stop = tokenizer.stopTokenIds[0];
-  for (const turn of demonstrationResponses(task)) {
+  for (const turn of responses) {
     for (const response of turn) {
       if (episode.done) break;
       const generated = [
