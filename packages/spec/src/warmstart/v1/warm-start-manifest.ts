@@ -46,6 +46,8 @@ export const warmStartPresetSchema = z.object({
         batchSize: z.number().int().positive(),
         learningRate: z.number().nonnegative(),
         drillShare: z.number().min(0).max(1),
+        /** The share of the stage's examples from tool-list pairs (offered / withheld; preset `readslist`). */
+        toolListShare: z.number().min(0).max(1).optional(),
         repeats: z.number().int().nonnegative(),
         seed: z.number().int(),
       })
