@@ -258,14 +258,19 @@ const readsListWarmup: EmbeddedPreset['warmup'] = {
   consolidation: { ...consolidationStage, toolListShare: 0.25 },
 };
 
+/** The embedded presets' names, the values `--preset` takes (`base` only where a base is built). */
+export const embeddedPresetNames = [
+  'base',
+  'default',
+  'smoke',
+  'study',
+  'extended',
+  'consolidated',
+  'readslist',
+] as const;
+
 export const embeddedPresets: Record<
-  | 'default'
-  | 'smoke'
-  | 'study'
-  | 'extended'
-  | 'base'
-  | 'consolidated'
-  | 'readslist',
+  (typeof embeddedPresetNames)[number],
   EmbeddedPreset
 > = {
   default: defaultPreset,

@@ -1,5 +1,6 @@
 export {
   embeddedEpisode,
+  embeddedPresetNames,
   embeddedPresets,
   embeddedTasks,
   embeddedTrainConfig,

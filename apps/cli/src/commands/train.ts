@@ -9,6 +9,7 @@ import {
 } from '@seal/bfcl';
 import { createGeneratorRuntime } from '@seal/bfcl-tasks';
 import {
+  embeddedPresetNames,
   embeddedPresets,
   embeddedTasks,
   embeddedTrainConfig,
@@ -149,14 +150,7 @@ const bfclShortCategories: readonly string[] = [
 
 const flagsSchema = z.object({
   preset: z
-    .enum([
-      'default',
-      'smoke',
-      'study',
-      'extended',
-      'consolidated',
-      'readslist',
-    ])
+    .enum(embeddedPresetNames.filter((name) => name !== 'base'))
     .default('default'),
   method: trainMethodSchema.default('seal'),
   seed: z.coerce.number().int().optional(),

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import {
   compareWarmStartFigures,
   copyDirectory,
+  embeddedPresetNames,
   embeddedPresets,
   measureWarmStart,
   prepareEmbedded,
@@ -26,17 +27,7 @@ import { shippedBaseDirectory } from '../shipped-base';
 import type { Output } from '../ui/output';
 
 const flagsSchema = z.object({
-  preset: z
-    .enum([
-      'base',
-      'default',
-      'smoke',
-      'study',
-      'extended',
-      'consolidated',
-      'readslist',
-    ])
-    .default('base'),
+  preset: z.enum(embeddedPresetNames).default('base'),
   cache: z.string().default('.seal-cache'),
   out: z.string().min(1).optional(),
   measure: z.string().min(1).optional(),
