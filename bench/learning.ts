@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|consolidated|readslist|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--task-mix MIX] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|consolidated|readslist|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--task-mix MIX] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--confirm] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -50,6 +50,19 @@
  * record keeps its archive in `bench/learning/study/results`. An archived run
  * recorded under another setup is an error naming what differs.
  *
+ * `--confirm` adds the closing figures (issue 44): once the runs are done,
+ * each finished run's final checkpoint and each seed's warm start (also
+ * sampled at its validation-best temperature) are evaluated once on the
+ * confirmation suite (the reserved generator seed; none of the development
+ * suite's tasks), with the seed's own streams, and a second table gives the
+ * same differences there. Training does not depend on the evaluation sets,
+ * so these are the figures a `--suite confirmation` study would end with, at
+ * one evaluation a run. The flag is not part of the setup: add it to the
+ * command of a finished study (its checkpoints must be in `--out`); the
+ * evaluations are kept in `--out`/confirmation and archived as
+ * `confirm-<arm>-s<seed>.json.gz`, so `--report-only --confirm` prints them
+ * on any checkout.
+ *
  * A setting is compared the same way: two studies that differ in it alone
  * (say `--zero-advantage-share 0.125` into one directory and the default into
  * another), then `--report-only --out A --against B` prints each arm of A
@@ -88,6 +101,7 @@ import {
   formatPoints,
   minimumDetectableEffectOverRuns,
   parseSeedList,
+  RunDirectory,
   runTraining,
   sampleStandardDeviation,
   writeFileAtomic,
@@ -132,6 +146,13 @@ const { values } = parseArgs({
      * tasks) instead of the development suite. For closing figures only.
      */
     suite: { type: 'string', default: 'development' },
+    /**
+     * The closing figures: after the runs, evaluate each finished run's final
+     * checkpoint and each seed's warm start once on the confirmation suite,
+     * and print them beside the development suite's. Not part of the setup:
+     * add it to a study's command when the study is done being chosen.
+     */
+    confirm: { type: 'boolean', default: false },
     /**
      * The temperatures at which the warm start is sampled on validation data
      * (every fifth training task) to find the one that is best for it: sampled
@@ -190,6 +211,12 @@ if (values.suite !== 'development' && values.suite !== 'confirmation') {
   });
 }
 const confirmation = values.suite === 'confirmation';
+if (confirmation && values.confirm)
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message:
+      '--confirm evaluates the finished runs on the confirmation suite; with --suite confirmation they are evaluated there already',
+  });
 // Distinct seeds: a seed listed twice would count one run twice in the pooled intervals.
 const seeds = parseSeedList({ text: values.seeds });
 const outDirectory = resolve(values.out);
@@ -345,24 +372,7 @@ const assets = await prepareEmbedded({
  * tasks left out).
  */
 const evalSets: EvalSet[] = confirmation
-  ? assets.evalSets.map((set) => {
-      if (set.name !== 'test-id' && set.name !== 'test-ood')
-        throw new SealError({
-          code: 'INVALID_STATE',
-          message: `the confirmation suite has test-id and test-ood, not ${set.name}`,
-        });
-      return {
-        name: set.name,
-        tasks: generateConfirmationTasks({
-          split: set.name,
-          count: set.tasks.length,
-          families: taskFamilies
-            .filter((family) => preset.difficulties.includes(family.difficulty))
-            .map((family) => family.id),
-          excluding: set.tasks,
-        }),
-      };
-    })
+  ? confirmationSets(assets.evalSets)
   : assets.evalSets;
 if (confirmation)
   console.error(
@@ -417,7 +427,12 @@ const archiveFileOf = (name: string): string =>
 /** Writes a finished run's result (or a seed's step-0 evaluation) to the archive, if there is one. */
 async function archive(
   name: string,
-  value: RunResult | WarmStartEvaluation,
+  value:
+    | RunResult
+    | WarmStartEvaluation
+    | Confirmation
+    | TemperatureChoice
+    | MatchedBaseline,
 ): Promise<void> {
   if (archiveDirectory === undefined) return;
   // Compact JSON, gzipped with a fixed header: the same result gives the same bytes.
@@ -429,12 +444,24 @@ async function archive(
 
 async function readArchived(
   name: string,
-): Promise<RunResult | WarmStartEvaluation | undefined> {
+): Promise<
+  | RunResult
+  | WarmStartEvaluation
+  | Confirmation
+  | TemperatureChoice
+  | MatchedBaseline
+  | undefined
+> {
+  if (archiveDirectory === undefined) return undefined;
   const file = archiveFileOf(name);
   if (!existsSync(file)) return undefined;
   try {
     return JSON.parse(gunzipSync(await readFile(file)).toString('utf8')) as
-      RunResult | WarmStartEvaluation;
+      | RunResult
+      | WarmStartEvaluation
+      | Confirmation
+      | TemperatureChoice
+      | MatchedBaseline;
   } catch (error) {
     throw new SealError({
       code: 'INVALID_STATE',
@@ -940,9 +967,11 @@ const sameSetup = (recorded: unknown): boolean =>
 let temperatureChoice: TemperatureChoice | undefined;
 const matchedBaselines = new Map<number, MatchedBaseline>();
 if (evalSamples > 0 && baselineTemperatures.length > 0 && !values.worker) {
+  // From --out, or else the archive (a fresh checkout's --report-only).
   const recorded = existsSync(temperatureFile)
     ? (JSON.parse(await readFile(temperatureFile, 'utf8')) as TemperatureChoice)
-    : undefined;
+    : ((await readArchived('warmstart-temperature')) as
+        TemperatureChoice | undefined);
   temperatureChoice =
     recorded &&
     sameSetup(recorded.setup) &&
@@ -1006,13 +1035,15 @@ if (evalSamples > 0 && baselineTemperatures.length > 0 && !values.worker) {
         best,
       };
       await writeJsonAtomic(temperatureFile, temperatureChoice);
+      await archive('warmstart-temperature', temperatureChoice);
     }
     if (temperatureChoice) {
       for (const seed of seeds) {
         const file = matchedFile(seed);
         const recordedBaseline = existsSync(file)
           ? (JSON.parse(await readFile(file, 'utf8')) as MatchedBaseline)
-          : undefined;
+          : ((await readArchived(`warmstart-matched-s${seed}`)) as
+              MatchedBaseline | undefined);
         if (
           recordedBaseline &&
           sameSetup(recordedBaseline.setup) &&
@@ -1042,12 +1073,27 @@ if (evalSamples > 0 && baselineTemperatures.length > 0 && !values.worker) {
           taskSuccess,
         };
         await writeJsonAtomic(file, baseline);
+        await archive(`warmstart-matched-s${seed}`, baseline);
         matchedBaselines.set(seed, baseline);
       }
     }
   } finally {
     await policy?.close();
   }
+}
+
+// Kept with the study's archive, so that `--report-only` on another checkout
+// prints the temperature-matched column too (studies recorded before this
+// archived only their runs).
+if (archiveDirectory !== undefined && !values.worker) {
+  if (
+    temperatureChoice !== undefined &&
+    !existsSync(archiveFileOf('warmstart-temperature'))
+  )
+    await archive('warmstart-temperature', temperatureChoice);
+  for (const [seed, baseline] of matchedBaselines)
+    if (!existsSync(archiveFileOf(`warmstart-matched-s${seed}`)))
+      await archive(`warmstart-matched-s${seed}`, baseline);
 }
 
 /** Per (seed, task) cell of a set, the warm start sampled at its best temperature. */
@@ -1058,6 +1104,195 @@ function matchedCells(set: string): Map<string, number> | undefined {
     for (const [task, value] of Object.entries(baseline.taskSuccess[set] ?? {}))
       map.set(`${seed}:${task}`, value);
   return map;
+}
+
+// ---- Closing figures on the confirmation suite (--confirm) -----------------
+
+// A study's closing figures are re-measured once on the confirmation suite
+// (issue 44): tasks drawn at the reserved generator seed, none of the
+// development suite's, never used to choose a setting. Training does not
+// depend on the evaluation sets, so evaluating each finished run's final
+// checkpoint there gives the figures a study run with `--suite confirmation`
+// would end with, at the cost of one evaluation a run instead of a study.
+// Each model is evaluated with its seed's own streams (those of the
+// development evaluations), greedy and sampled, and each seed's warm start
+// also sampled at its validation-best temperature, so arms pair by (seed,
+// task) as on the development suite.
+type ConfirmedSet = {
+  greedy: Record<string, number>;
+  sampled?: Record<string, number>;
+  /** The warm start only: sampled at its validation-best temperature. */
+  matched?: { temperature: number; taskSuccess: Record<string, number> };
+};
+type Confirmation = {
+  setup: typeof setup;
+  suiteSeed: number;
+  /** `frozen`: the seed's warm start. */
+  arm: Arm;
+  seed: number;
+  /** The checkpoint's step (0 for the warm start). */
+  step: number;
+  sets: Record<string, ConfirmedSet>;
+  seconds: number;
+  commit?: string;
+};
+const confirmations: Confirmation[] = [];
+const confirmationName = (arm: Arm, seed: number): string =>
+  `confirm-${arm}-s${seed}`;
+const confirmationFile = (arm: Arm, seed: number): string =>
+  join(outDirectory, 'confirmation', `${confirmationName(arm, seed)}.json`);
+/** The confirmation suite's sets, the sizes and families of the development suite's. */
+function confirmationSets(development: readonly EvalSet[]): EvalSet[] {
+  return development.map((set) => {
+    if (set.name !== 'test-id' && set.name !== 'test-ood')
+      throw new SealError({
+        code: 'INVALID_STATE',
+        message: `the confirmation suite has test-id and test-ood, not ${set.name}`,
+      });
+    return {
+      name: set.name,
+      tasks: generateConfirmationTasks({
+        split: set.name,
+        count: set.tasks.length,
+        families: taskFamilies
+          .filter((family) => preset.difficulties.includes(family.difficulty))
+          .map((family) => family.id),
+        excluding: set.tasks,
+      }),
+    };
+  });
+}
+/** A recorded confirmation, from `--out` or else the archive, if made under this setup. */
+async function recordedConfirmation(
+  arm: Arm,
+  seed: number,
+): Promise<Confirmation | undefined> {
+  const file = confirmationFile(arm, seed);
+  const recorded = existsSync(file)
+    ? (JSON.parse(await readFile(file, 'utf8')) as Confirmation)
+    : ((await readArchived(confirmationName(arm, seed))) as
+        Confirmation | undefined);
+  if (recorded === undefined || !sameSetup(recorded.setup)) return undefined;
+  if (!existsSync(file)) await writeJsonAtomic(file, recorded);
+  return recorded;
+}
+if (values.confirm && !values.worker) {
+  const confirmSets = confirmationSets(assets.evalSets);
+  const models = [
+    ...seeds.map((seed) => ({ arm: 'frozen' as Arm, seed })),
+    // A frozen run has the warm start's weights: its confirmation is the warm start's.
+    ...results
+      .filter((r) => !r.derived && r.arm !== 'frozen')
+      .map((r) => ({ arm: r.arm, seed: r.seed })),
+  ];
+  let missing = 0;
+  for (const model of models) {
+    const recorded = await recordedConfirmation(model.arm, model.seed);
+    const wantsMatched =
+      model.arm === 'frozen' && temperatureChoice !== undefined;
+    if (
+      recorded &&
+      (!wantsMatched ||
+        Object.values(recorded.sets).every(
+          (set) => set.matched?.temperature === temperatureChoice!.best,
+        ))
+    ) {
+      confirmations.push(recorded);
+      continue;
+    }
+    if (values['report-only']) {
+      missing++;
+      continue;
+    }
+    const label = `confirmation, ${model.arm === 'frozen' ? 'warm start' : model.arm}, seed ${model.seed}`;
+    let directory = assets.warmStartDirectory;
+    let step = 0;
+    if (model.arm !== 'frozen') {
+      const run = new RunDirectory(runDirectoryOf(model));
+      step = (await run.latestCheckpoint()) ?? -1;
+      if (step !== steps) {
+        console.error(
+          `${label}: not evaluated: no final checkpoint (step ${steps}) in ${runDirectoryOf(model)}; confirm the study where it ran`,
+        );
+        missing++;
+        continue;
+      }
+      directory = run.checkpointPath(step);
+    }
+    const started = Date.now();
+    const policy = await createOrtPolicy({
+      model: { directory },
+      ...(threads === undefined ? {} : { threads }),
+    });
+    try {
+      const sets: Record<string, ConfirmedSet> = {};
+      for (const set of confirmSets) {
+        const evaluate = (temperature: number, seed: number, samples = 1) =>
+          evaluatePolicy({
+            policy,
+            tasks: set.tasks,
+            backend: createBfclBackend({ runtime }),
+            verifier: createBfclVerifier({ runtime }),
+            // The episode settings of every run's evaluations (embeddedTrainConfig).
+            ...embeddedEpisode,
+            maxTokens: preset.rl.maxTokens,
+            limits: { maxModelCalls: preset.rl.maxModelCalls },
+            temperature,
+            samples,
+            seed,
+          });
+        // The streams of the seed's development evaluations (periodic evaluation).
+        const greedy = await evaluate(0, deriveSeed(model.seed, 0xe7a1, 0));
+        const entry: ConfirmedSet = { greedy: greedy.taskSuccess };
+        let line = `greedy ${(100 * greedy.accuracy).toFixed(1)}%`;
+        if (evalSamples > 0) {
+          const sampled = await evaluate(
+            1,
+            deriveSeed(model.seed, 0xe7a2, 0),
+            evalSamples,
+          );
+          entry.sampled = sampled.taskSuccess;
+          line += `, sampled ${(100 * sampled.accuracy).toFixed(1)}%`;
+        }
+        if (wantsMatched) {
+          const matched = await evaluate(
+            temperatureChoice!.best,
+            deriveSeed(model.seed, 0xe7a2, 0),
+            evalSamples,
+          );
+          entry.matched = {
+            temperature: temperatureChoice!.best,
+            taskSuccess: matched.taskSuccess,
+          };
+          line += `, sampled at T = ${temperatureChoice!.best} ${(100 * matched.accuracy).toFixed(1)}%`;
+        }
+        sets[set.name] = entry;
+        console.error(`${label}, ${set.name}: ${line}`);
+      }
+      const confirmation: Confirmation = {
+        setup,
+        suiteSeed: confirmationSuiteSeed,
+        arm: model.arm,
+        seed: model.seed,
+        step,
+        sets,
+        seconds: (Date.now() - started) / 1000,
+        ...(commit === undefined ? {} : { commit }),
+      };
+      await writeJsonAtomic(
+        confirmationFile(model.arm, model.seed),
+        confirmation,
+      );
+      await archive(confirmationName(model.arm, model.seed), confirmation);
+      confirmations.push(confirmation);
+    } finally {
+      await policy.close();
+    }
+  }
+  if (missing > 0)
+    console.error(
+      `bench learning: ${missing} model${missing > 1 ? 's' : ''} not evaluated on the confirmation suite${values['report-only'] ? ' (--report-only; run the study with --confirm)' : ''}`,
+    );
 }
 
 // ---- The table -------------------------------------------------------------
@@ -1552,6 +1787,119 @@ if (commits.length > 0)
     '',
     `runs made at commit${commits.length > 1 ? 's' : ''} ${commits.join(', ')}`,
   );
+
+// ---- The confirmation suite's table (--confirm) ----------------------------
+
+if (confirmations.length > 0) {
+  type ConfirmedMeasure = 'greedy' | 'sampled' | 'matched';
+  /** Per (seed, task) cell, an arm's success on a confirmation set (`frozen`: the warm start). */
+  const confirmedCells = (
+    arm: Arm,
+    set: string,
+    measure: ConfirmedMeasure,
+  ): Map<string, number> => {
+    const map = new Map<string, number>();
+    for (const confirmation of confirmations.filter((c) => c.arm === arm)) {
+      const entry = confirmation.sets[set];
+      const success =
+        measure === 'matched' ? entry?.matched?.taskSuccess : entry?.[measure];
+      for (const [task, value] of Object.entries(success ?? {}))
+        map.set(`${confirmation.seed}:${task}`, value);
+    }
+    return map;
+  };
+  const meanOf = (map: Map<string, number>): string => {
+    const bySeed = new Map<string, number[]>();
+    for (const [key, value] of map) {
+      const seed = key.slice(0, key.indexOf(':'));
+      bySeed.set(seed, [...(bySeed.get(seed) ?? []), value]);
+    }
+    return meanAndError(
+      [...bySeed.values()].map(
+        (values) => values.reduce((a, b) => a + b, 0) / values.length,
+      ),
+    );
+  };
+  const confirmedArms = arms.filter(
+    (arm) => arm !== 'frozen' && confirmations.some((c) => c.arm === arm),
+  );
+  const temperature = confirmations.find((c) => c.arm === 'frozen')?.sets[
+    sets[0]!
+  ]?.matched?.temperature;
+  const confirmSizes = Object.keys(confirmations[0]!.sets)
+    .map(
+      (set) =>
+        `${Object.keys(confirmations[0]!.sets[set]!.greedy).length} ${set}`,
+    )
+    .join(', ');
+  lines.push(
+    '',
+    `**Confirmation suite** (generator seed ${confirmationSuiteSeed}: ${confirmSizes} tasks, none of the development suite's; each run's final checkpoint and each seed's warm start evaluated once with the seed's streams)`,
+  );
+  for (const set of sets) {
+    for (const measure of ['greedy', 'sampled'] as const) {
+      const warm = confirmedCells('frozen', set, measure);
+      if (warm.size === 0) continue;
+      const matched =
+        measure === 'sampled'
+          ? confirmedCells('frozen', set, 'matched')
+          : undefined;
+      const withMatched = matched !== undefined && matched.size > 0;
+      lines.push(
+        '',
+        `**confirmation ${set}, ${measure === 'greedy' ? 'greedy pass@1' : `sampled pass@1 (${evalSamples} samples at T = 1)`}** — mean over seeds ± s.e.; paired differences in points: crossed two-way bootstrap 95% interval, then "t": the 95% t-interval over the per-seed gains`,
+        '',
+        `| arm | seeds | warm start | final | arm − warm start | arm − GRPO | arm − temperature-only |${withMatched ? ` arm − warm start at T = ${temperature} |` : ''}`,
+        `| --- | ---: | ---: | ---: | ---: | ---: | ---: |${withMatched ? ' ---: |' : ''}`,
+      );
+      for (const arm of confirmedArms) {
+        const mine = confirmedCells(arm, set, measure);
+        const versus = (other: Arm): string => {
+          if (other === arm) return '–';
+          const theirs =
+            other === 'frozen' ? warm : confirmedCells(other, set, measure);
+          return theirs.size === 0
+            ? '–'
+            : pooledDifference(clustersBySeed(mine, theirs));
+        };
+        const seedsOf = new Set(
+          [...mine.keys()].map((key) => key.slice(0, key.indexOf(':'))),
+        );
+        const paired = new Map([...warm].filter(([key]) => mine.has(key)));
+        lines.push(
+          `| ${arm} | ${seedsOf.size} | ${meanOf(paired)} | ${meanOf(mine)} | ${versus('frozen')} | ${versus('grpo')} | ${versus('temperature-only')} |${withMatched ? ` ${pooledDifference(clustersBySeed(mine, matched))} |` : ''}`,
+        );
+      }
+      // The design's minimum detectable effect on this suite: GRPO − warm start (or the first arm's).
+      const reference = confirmedArms.includes('grpo')
+        ? 'grpo'
+        : confirmedArms[0];
+      if (reference !== undefined) {
+        const clusters = clustersBySeed(
+          confirmedCells(reference, set, measure),
+          warm,
+        );
+        const crossed =
+          clusters.length > 0
+            ? compareCrossed({ rows: clusters, seed: 17 })
+            : undefined;
+        if (crossed?.minimumDetectableEffect !== undefined)
+          lines.push(
+            '',
+            `minimum detectable effect (power 0.8, two-sided α = 0.05): ${(100 * crossed.minimumDetectableEffect).toFixed(1)} points (2.8 × the two-way standard error of ${reference} − warm start, ${crossed.crossed.seeds} seeds × ${crossed.crossed.tasks} tasks)`,
+          );
+      }
+    }
+  }
+  const confirmCommits = [
+    ...new Set(confirmations.flatMap((c) => (c.commit ? [c.commit] : []))),
+  ];
+  if (confirmCommits.length > 0)
+    lines.push(
+      '',
+      `confirmation evaluated at commit${confirmCommits.length > 1 ? 's' : ''} ${confirmCommits.join(', ')}`,
+    );
+}
 
 // ---- One setting against another (--against) ------------------------------
 
