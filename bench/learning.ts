@@ -571,6 +571,222 @@ async function checkRecordedSetups(): Promise<void> {
   }
 }
 
+// ---- Closing figures on the confirmation suite (--confirm) -----------------
+
+// A study's closing figures are re-measured once on the confirmation suite
+// (issue 44): tasks drawn at the reserved generator seed, none of the
+// development suite's, never used to choose a setting. Training does not
+// depend on the evaluation sets, so evaluating each finished run's final
+// checkpoint there gives the figures a study run with `--suite confirmation`
+// would end with, at the cost of one evaluation a run instead of a study.
+// Each model is evaluated with its seed's own streams (those of the
+// development evaluations), greedy and sampled, and each seed's warm start
+// also sampled at its validation-best temperature, so arms pair by (seed,
+// task) as on the development suite.
+type ConfirmedSet = {
+  greedy: Record<string, number>;
+  sampled?: Record<string, number>;
+  /** The warm start only: sampled at its validation-best temperature. */
+  matched?: { temperature: number; taskSuccess: Record<string, number> };
+};
+type Confirmation = {
+  setup: typeof setup;
+  suiteSeed: number;
+  /** `frozen`: the seed's warm start. */
+  arm: Arm;
+  seed: number;
+  /** The checkpoint's step (0 for the warm start). */
+  step: number;
+  sets: Record<string, ConfirmedSet>;
+  seconds: number;
+  commit?: string;
+};
+const confirmations: Confirmation[] = [];
+const confirmationName = (arm: Arm, seed: number): string =>
+  `confirm-${arm}-s${seed}`;
+const confirmationFile = (arm: Arm, seed: number): string =>
+  join(outDirectory, 'confirmation', `${confirmationName(arm, seed)}.json`);
+/** The confirmation suite's sets, the sizes and families of the development suite's. */
+function confirmationSets(development: readonly EvalSet[]): EvalSet[] {
+  return development.map((set) => {
+    if (set.name !== 'test-id' && set.name !== 'test-ood')
+      throw new SealError({
+        code: 'INVALID_STATE',
+        message: `the confirmation suite has test-id and test-ood, not ${set.name}`,
+      });
+    return {
+      name: set.name,
+      tasks: generateConfirmationTasks({
+        split: set.name,
+        count: set.tasks.length,
+        families: taskFamilies
+          .filter((family) => preset.difficulties.includes(family.difficulty))
+          .map((family) => family.id),
+        excluding: set.tasks,
+      }),
+    };
+  });
+}
+/** A recorded confirmation, from `--out` or else the archive, if made under this setup. */
+async function recordedConfirmation(
+  arm: Arm,
+  seed: number,
+): Promise<Confirmation | undefined> {
+  const file = confirmationFile(arm, seed);
+  const recorded = existsSync(file)
+    ? (JSON.parse(await readFile(file, 'utf8')) as Confirmation)
+    : ((await readArchived(confirmationName(arm, seed))) as
+        Confirmation | undefined);
+  if (
+    recorded === undefined ||
+    JSON.stringify(recorded.setup) !== JSON.stringify(setup)
+  )
+    return undefined;
+  if (!existsSync(file)) await writeJsonAtomic(file, recorded);
+  return recorded;
+}
+/**
+ * Evaluates one model (a run's final checkpoint, or the seed's warm start as
+ * arm `frozen`) on the confirmation suite, greedy and sampled, and the warm
+ * start also at `matchedTemperature`; measures `recorded` already holds are
+ * kept. Writes and archives the record; undefined (and says why) when the
+ * run has no final checkpoint here.
+ */
+async function confirmModel({
+  model,
+  recorded,
+  matchedTemperature,
+}: {
+  model: Run;
+  recorded?: Confirmation;
+  matchedTemperature?: number;
+}): Promise<Confirmation | undefined> {
+  const label = `confirmation, ${model.arm === 'frozen' ? 'warm start' : model.arm}, seed ${model.seed}`;
+  let directory = assets.warmStartDirectory;
+  let step = 0;
+  if (model.arm !== 'frozen') {
+    const run = new RunDirectory(runDirectoryOf(model));
+    step = (await run.latestCheckpoint()) ?? -1;
+    if (step !== steps) {
+      console.error(
+        `${label}: not evaluated: no final checkpoint (step ${steps}) in ${runDirectoryOf(model)}; confirm the study where it ran`,
+      );
+      return undefined;
+    }
+    directory = run.checkpointPath(step);
+  }
+  const started = Date.now();
+  const policy = await createOrtPolicy({
+    model: { directory },
+    ...(threads === undefined ? {} : { threads }),
+  });
+  try {
+    const sets: Record<string, ConfirmedSet> = {};
+    for (const set of confirmationSets(assets.evalSets)) {
+      const evaluate = (temperature: number, seed: number, samples = 1) =>
+        evaluatePolicy({
+          policy,
+          tasks: set.tasks,
+          backend: createBfclBackend({ runtime }),
+          verifier: createBfclVerifier({ runtime }),
+          // The episode settings of every run's evaluations (embeddedTrainConfig).
+          ...embeddedEpisode,
+          maxTokens: preset.rl.maxTokens,
+          limits: { maxModelCalls: preset.rl.maxModelCalls },
+          temperature,
+          samples,
+          seed,
+        });
+      const kept = recorded?.sets[set.name];
+      const parts: string[] = [];
+      // The streams of the seed's development evaluations (periodic evaluation).
+      const greedy =
+        kept?.greedy ??
+        (await evaluate(0, deriveSeed(model.seed, 0xe7a1, 0))).taskSuccess;
+      const entry: ConfirmedSet = { greedy };
+      parts.push(`greedy ${percent(greedy)}`);
+      if (evalSamples > 0) {
+        entry.sampled =
+          kept?.sampled ??
+          (await evaluate(1, deriveSeed(model.seed, 0xe7a2, 0), evalSamples))
+            .taskSuccess;
+        parts.push(`sampled ${percent(entry.sampled)}`);
+      }
+      if (matchedTemperature !== undefined && evalSamples > 0) {
+        entry.matched =
+          kept?.matched?.temperature === matchedTemperature
+            ? kept.matched
+            : {
+                temperature: matchedTemperature,
+                taskSuccess: (
+                  await evaluate(
+                    matchedTemperature,
+                    deriveSeed(model.seed, 0xe7a2, 0),
+                    evalSamples,
+                  )
+                ).taskSuccess,
+              };
+        parts.push(
+          `sampled at T = ${matchedTemperature} ${percent(entry.matched.taskSuccess)}`,
+        );
+      }
+      sets[set.name] = entry;
+      console.error(`${label}, ${set.name}: ${parts.join(', ')}`);
+    }
+    const confirmation: Confirmation = {
+      setup,
+      suiteSeed: confirmationSuiteSeed,
+      arm: model.arm,
+      seed: model.seed,
+      step,
+      sets,
+      seconds: (recorded?.seconds ?? 0) + (Date.now() - started) / 1000,
+      ...(commit === undefined ? {} : { commit }),
+    };
+    await writeJsonAtomic(
+      confirmationFile(model.arm, model.seed),
+      confirmation,
+    );
+    await archive(confirmationName(model.arm, model.seed), confirmation);
+    return confirmation;
+  } finally {
+    await policy.close();
+  }
+}
+
+/** The mean of a task-success map, as `42.2%`. */
+function percent(success: Record<string, number>): string {
+  const values = Object.values(success);
+  return `${((100 * values.reduce((a, b) => a + b, 0)) / Math.max(1, values.length)).toFixed(1)}%`;
+}
+
+/**
+ * A worker's last pass with `--confirm`: every finished run of the plan and
+ * every seed's warm start not yet evaluated on the confirmation suite, each
+ * claimed like a run, so that `--jobs` workers share them.
+ */
+async function confirmFinished(): Promise<void> {
+  const models: Run[] = [
+    ...seeds.map((seed): Run => ({ arm: 'frozen', seed })),
+    ...plan.filter(
+      (run) => run.arm !== 'frozen' && existsSync(resultFileOf(run)),
+    ),
+  ];
+  for (const model of models) {
+    if ((await recordedConfirmation(model.arm, model.seed)) !== undefined)
+      continue;
+    const claim = confirmationName(model.arm, model.seed);
+    if (!(await take(claim))) continue;
+    try {
+      // Made by another worker between the check and the claim.
+      if ((await recordedConfirmation(model.arm, model.seed)) === undefined)
+        await confirmModel({ model });
+    } finally {
+      await release(claim);
+    }
+  }
+}
+
 // ---- Claims: several workers share one plan --------------------------------
 
 // A worker claims a run (and, for a seed's first run, the seed's step-0
@@ -785,7 +1001,8 @@ async function progressLine(): Promise<string> {
  * Runs the plan's unfinished runs in plan order (seed-major), skipping those
  * another worker holds. A run whose seed has no step-0 evaluation yet takes
  * the seed's claim and evaluates it; while another worker evaluates it, the
- * seed's other runs wait and this worker moves on to a later seed.
+ * seed's other runs wait and this worker moves on to a later seed. With
+ * `--confirm`, a worker with no run to start confirms the finished ones.
  */
 async function work(): Promise<void> {
   await mkdir(claimsDirectory, { recursive: true });
@@ -820,9 +1037,12 @@ async function work(): Promise<void> {
       break;
     }
     if (started) continue;
-    if (!waiting) return;
+    if (!waiting) break;
+    // While another worker holds the last runs, confirm the finished ones.
+    if (values.confirm) await confirmFinished();
     await new Promise((done) => setTimeout(done, 5000));
   }
+  if (values.confirm) await confirmFinished();
 }
 
 if (values.worker) {
@@ -1106,95 +1326,27 @@ function matchedCells(set: string): Map<string, number> | undefined {
   return map;
 }
 
-// ---- Closing figures on the confirmation suite (--confirm) -----------------
-
-// A study's closing figures are re-measured once on the confirmation suite
-// (issue 44): tasks drawn at the reserved generator seed, none of the
-// development suite's, never used to choose a setting. Training does not
-// depend on the evaluation sets, so evaluating each finished run's final
-// checkpoint there gives the figures a study run with `--suite confirmation`
-// would end with, at the cost of one evaluation a run instead of a study.
-// Each model is evaluated with its seed's own streams (those of the
-// development evaluations), greedy and sampled, and each seed's warm start
-// also sampled at its validation-best temperature, so arms pair by (seed,
-// task) as on the development suite.
-type ConfirmedSet = {
-  greedy: Record<string, number>;
-  sampled?: Record<string, number>;
-  /** The warm start only: sampled at its validation-best temperature. */
-  matched?: { temperature: number; taskSuccess: Record<string, number> };
-};
-type Confirmation = {
-  setup: typeof setup;
-  suiteSeed: number;
-  /** `frozen`: the seed's warm start. */
-  arm: Arm;
-  seed: number;
-  /** The checkpoint's step (0 for the warm start). */
-  step: number;
-  sets: Record<string, ConfirmedSet>;
-  seconds: number;
-  commit?: string;
-};
-const confirmations: Confirmation[] = [];
-const confirmationName = (arm: Arm, seed: number): string =>
-  `confirm-${arm}-s${seed}`;
-const confirmationFile = (arm: Arm, seed: number): string =>
-  join(outDirectory, 'confirmation', `${confirmationName(arm, seed)}.json`);
-/** The confirmation suite's sets, the sizes and families of the development suite's. */
-function confirmationSets(development: readonly EvalSet[]): EvalSet[] {
-  return development.map((set) => {
-    if (set.name !== 'test-id' && set.name !== 'test-ood')
-      throw new SealError({
-        code: 'INVALID_STATE',
-        message: `the confirmation suite has test-id and test-ood, not ${set.name}`,
-      });
-    return {
-      name: set.name,
-      tasks: generateConfirmationTasks({
-        split: set.name,
-        count: set.tasks.length,
-        families: taskFamilies
-          .filter((family) => preset.difficulties.includes(family.difficulty))
-          .map((family) => family.id),
-        excluding: set.tasks,
-      }),
-    };
-  });
-}
-/** A recorded confirmation, from `--out` or else the archive, if made under this setup. */
-async function recordedConfirmation(
-  arm: Arm,
-  seed: number,
-): Promise<Confirmation | undefined> {
-  const file = confirmationFile(arm, seed);
-  const recorded = existsSync(file)
-    ? (JSON.parse(await readFile(file, 'utf8')) as Confirmation)
-    : ((await readArchived(confirmationName(arm, seed))) as
-        Confirmation | undefined);
-  if (recorded === undefined || !sameSetup(recorded.setup)) return undefined;
-  if (!existsSync(file)) await writeJsonAtomic(file, recorded);
-  return recorded;
-}
 if (values.confirm && !values.worker) {
-  const confirmSets = confirmationSets(assets.evalSets);
+  // Workers confirm each run as the study goes (greedy and sampled); what is
+  // left (a study with one job, runs finished before --confirm, the warm
+  // start at its validation-best temperature, known only now) is done here.
   const models = [
-    ...seeds.map((seed) => ({ arm: 'frozen' as Arm, seed })),
+    ...seeds.map((seed): Run => ({ arm: 'frozen', seed })),
     // A frozen run has the warm start's weights: its confirmation is the warm start's.
     ...results
       .filter((r) => !r.derived && r.arm !== 'frozen')
-      .map((r) => ({ arm: r.arm, seed: r.seed })),
+      .map((r): Run => ({ arm: r.arm, seed: r.seed })),
   ];
   let missing = 0;
   for (const model of models) {
     const recorded = await recordedConfirmation(model.arm, model.seed);
-    const wantsMatched =
-      model.arm === 'frozen' && temperatureChoice !== undefined;
+    const matchedTemperature =
+      model.arm === 'frozen' ? temperatureChoice?.best : undefined;
     if (
       recorded &&
-      (!wantsMatched ||
+      (matchedTemperature === undefined ||
         Object.values(recorded.sets).every(
-          (set) => set.matched?.temperature === temperatureChoice!.best,
+          (set) => set.matched?.temperature === matchedTemperature,
         ))
     ) {
       confirmations.push(recorded);
@@ -1202,96 +1354,20 @@ if (values.confirm && !values.worker) {
     }
     if (values['report-only']) {
       missing++;
+      if (recorded) confirmations.push(recorded);
       continue;
     }
-    const label = `confirmation, ${model.arm === 'frozen' ? 'warm start' : model.arm}, seed ${model.seed}`;
-    let directory = assets.warmStartDirectory;
-    let step = 0;
-    if (model.arm !== 'frozen') {
-      const run = new RunDirectory(runDirectoryOf(model));
-      step = (await run.latestCheckpoint()) ?? -1;
-      if (step !== steps) {
-        console.error(
-          `${label}: not evaluated: no final checkpoint (step ${steps}) in ${runDirectoryOf(model)}; confirm the study where it ran`,
-        );
-        missing++;
-        continue;
-      }
-      directory = run.checkpointPath(step);
-    }
-    const started = Date.now();
-    const policy = await createOrtPolicy({
-      model: { directory },
-      ...(threads === undefined ? {} : { threads }),
+    const made = await confirmModel({
+      model,
+      ...(recorded === undefined ? {} : { recorded }),
+      ...(matchedTemperature === undefined ? {} : { matchedTemperature }),
     });
-    try {
-      const sets: Record<string, ConfirmedSet> = {};
-      for (const set of confirmSets) {
-        const evaluate = (temperature: number, seed: number, samples = 1) =>
-          evaluatePolicy({
-            policy,
-            tasks: set.tasks,
-            backend: createBfclBackend({ runtime }),
-            verifier: createBfclVerifier({ runtime }),
-            // The episode settings of every run's evaluations (embeddedTrainConfig).
-            ...embeddedEpisode,
-            maxTokens: preset.rl.maxTokens,
-            limits: { maxModelCalls: preset.rl.maxModelCalls },
-            temperature,
-            samples,
-            seed,
-          });
-        // The streams of the seed's development evaluations (periodic evaluation).
-        const greedy = await evaluate(0, deriveSeed(model.seed, 0xe7a1, 0));
-        const entry: ConfirmedSet = { greedy: greedy.taskSuccess };
-        let line = `greedy ${(100 * greedy.accuracy).toFixed(1)}%`;
-        if (evalSamples > 0) {
-          const sampled = await evaluate(
-            1,
-            deriveSeed(model.seed, 0xe7a2, 0),
-            evalSamples,
-          );
-          entry.sampled = sampled.taskSuccess;
-          line += `, sampled ${(100 * sampled.accuracy).toFixed(1)}%`;
-        }
-        if (wantsMatched) {
-          const matched = await evaluate(
-            temperatureChoice!.best,
-            deriveSeed(model.seed, 0xe7a2, 0),
-            evalSamples,
-          );
-          entry.matched = {
-            temperature: temperatureChoice!.best,
-            taskSuccess: matched.taskSuccess,
-          };
-          line += `, sampled at T = ${temperatureChoice!.best} ${(100 * matched.accuracy).toFixed(1)}%`;
-        }
-        sets[set.name] = entry;
-        console.error(`${label}, ${set.name}: ${line}`);
-      }
-      const confirmation: Confirmation = {
-        setup,
-        suiteSeed: confirmationSuiteSeed,
-        arm: model.arm,
-        seed: model.seed,
-        step,
-        sets,
-        seconds: (Date.now() - started) / 1000,
-        ...(commit === undefined ? {} : { commit }),
-      };
-      await writeJsonAtomic(
-        confirmationFile(model.arm, model.seed),
-        confirmation,
-      );
-      await archive(confirmationName(model.arm, model.seed), confirmation);
-      confirmations.push(confirmation);
-    } finally {
-      await policy.close();
-    }
+    if (made) confirmations.push(made);
+    else missing++;
   }
   if (missing > 0)
     console.error(
-      `bench learning: ${missing} model${missing > 1 ? 's' : ''} not evaluated on the confirmation suite${values['report-only'] ? ' (--report-only; run the study with --confirm)' : ''}`,
+      `bench learning: ${missing} model${missing > 1 ? 's' : ''} not (fully) evaluated on the confirmation suite${values['report-only'] ? ' (--report-only; run the study with --confirm)' : ''}`,
     );
 }
 
