@@ -5,10 +5,11 @@
  * readslist recipe's last stage from the shipped base at another share
  * (`seal warmstart --preset readslist --from-shipped` at 0.25), writes it to
  * `--out` and prints its held-out figures; then run `tool-list.ts --model`
- * on it.
+ * on it. `--recovery` adds the recovered withheld turns (the missing tool
+ * called, its error, then the plain-text reply; `toolListRecovery`).
  *
  *   node --conditions=@seal/source --import tsx bench/learning/probes/tool-list-share.ts \
- *     --share 0.5 --out /tmp/readslist-50
+ *     --share 0.5 [--recovery] --out /tmp/readslist-50
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ import { SealError } from '@seal/spec';
 const { values } = parseArgs({
   options: {
     share: { type: 'string', default: '0.5' },
+    recovery: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
 });
@@ -41,10 +43,14 @@ const readslist = embeddedPresets.readslist;
 const stage = readslist.warmup.consolidation!;
 const preset: EmbeddedPreset = {
   ...readslist,
-  name: `readslist-${share}`,
+  name: `readslist-${share}${values.recovery ? '-recovery' : ''}`,
   warmup: {
     ...readslist.warmup,
-    consolidation: { ...stage, toolListShare: share },
+    consolidation: {
+      ...stage,
+      toolListShare: share,
+      ...(values.recovery ? { toolListRecovery: true } : {}),
+    },
   },
 };
 const shipped = shippedBaseDirectory();
@@ -71,7 +77,7 @@ try {
   });
   const manifest = await readWarmStartManifest(assets.warmStartDirectory);
   console.log(
-    `tool-list share ${share}: key ${warmStartKey(preset)}, trained in ${Math.round((Date.now() - started) / 1000)} s, SHA-256 ${manifest.modelSha256}`,
+    `tool-list share ${share}${values.recovery ? ' with recovery' : ''}: key ${warmStartKey(preset)}, trained in ${Math.round((Date.now() - started) / 1000)} s, SHA-256 ${manifest.modelSha256}`,
   );
   await cp(assets.warmStartDirectory, resolve(values.out), {
     recursive: true,

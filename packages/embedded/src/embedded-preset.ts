@@ -81,6 +81,14 @@ export type EmbeddedPreset = {
        * stage draws exactly as before, and the warm-start key is unchanged.
        */
       toolListShare?: number;
+      /**
+       * With a `toolListShare`: the tool-list demonstrations also hold each
+       * withheld turn recovered from a call of the missing tool (the call,
+       * its `not available` error, then the plain-text reply; only the reply
+       * trained), so that a model that calls a missing tool stops instead of
+       * retrying. Default false: the keys of the stages before it stay.
+       */
+      toolListRecovery?: boolean;
     };
   };
   /** Generated task counts per split (split evenly over the four categories). */
@@ -440,16 +448,26 @@ export function warmStartKey(preset: EmbeddedPreset): string {
 
 /**
  * The warm-up settings as the cache key hashes them: a consolidation stage's
- * `toolListShare` of 0 trains the same weights as none, so it is left out
- * and the keys of the presets before it (the shipped base's among them) stay
- * valid.
+ * `toolListShare` of 0 and `toolListRecovery` of false train the same
+ * weights as none, so they are left out and the keys of the presets before
+ * them (the shipped base's among them) stay valid.
  */
 function warmupIdentity(
   warmup: EmbeddedPreset['warmup'],
 ): EmbeddedPreset['warmup'] {
-  if (warmup.consolidation?.toolListShare !== 0) return warmup;
-  const { toolListShare: _none, ...consolidation } = warmup.consolidation;
-  return { ...warmup, consolidation };
+  if (warmup.consolidation === undefined) return warmup;
+  const { toolListShare, toolListRecovery, ...consolidation } =
+    warmup.consolidation;
+  return {
+    ...warmup,
+    consolidation: {
+      ...consolidation,
+      ...(toolListShare === undefined || toolListShare === 0
+        ? {}
+        : { toolListShare }),
+      ...(toolListRecovery === true ? { toolListRecovery } : {}),
+    },
+  };
 }
 
 /**

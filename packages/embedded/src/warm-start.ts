@@ -417,6 +417,7 @@ async function runConsolidation({
           seed: stage.seed,
           overlayShare: 0.5,
           ...embeddedEpisode,
+          recovery: stage.toolListRecovery === true,
         })
       : [];
   const mixed = drawConsolidationExamples({

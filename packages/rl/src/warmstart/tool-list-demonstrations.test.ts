@@ -150,3 +150,50 @@ describe('buildToolListDemonstrations', () => {
       expect(overlaid[i + 1]).toBe(overlaid[i]);
   });
 });
+
+describe('buildToolListDemonstrations with recovery', () => {
+  const demos = buildToolListDemonstrations({
+    tasks: base,
+    tokenizer,
+    backend,
+    recovery: true,
+  });
+  const plain = buildToolListDemonstrations({
+    tasks: base,
+    tokenizer,
+    backend,
+  });
+
+  it('should add a recovered withheld turn after each pair, leaving the pair as without it', () => {
+    expect(demos.map((demo) => demo.taskId)).toEqual(
+      base.flatMap((task) => [
+        `${task.id}#offered`,
+        `${task.id}#withheld`,
+        `${task.id}#withheld:recovered`,
+      ]),
+    );
+    expect(demos.filter((_, i) => i % 3 !== 2)).toEqual(plain);
+  });
+
+  it('should show the call of the missing tool and its error as context, and train only the plain-text reply', () => {
+    base.forEach((task, index) => {
+      const recovered = demos[3 * index + 2]!;
+      const firstCall = task.groundTruth[0]![0]!;
+      const name = calledNames(task)[0]!;
+      // The wrong call and the episode's error are in the conversation …
+      expect(recovered.text).toContain(`[${firstCall}]`);
+      expect(recovered.text).toContain(`tool '${name}' is not available`);
+      // … after the call, before the reply.
+      expect(recovered.text.indexOf(`[${firstCall}]`)).toBeLessThan(
+        recovered.text.indexOf('is not available'),
+      );
+      expect(recovered.text.indexOf('is not available')).toBeLessThan(
+        recovered.text.lastIndexOf(missingToolReply),
+      );
+      // … and only the reply is trained.
+      expect(trained(recovered)).toBe(`${missingToolReply}<|im_end|>`);
+      // The tool is still out of the list.
+      expect(renderedToolNames(recovered)).not.toContain(name);
+    });
+  });
+});

@@ -82,6 +82,14 @@ export function toolListPairs(tasks: readonly Task[]): ToolListPair[] {
  * SEAL training overlay drawn from the task's full tool list; both forms share
  * it, so they still differ only in the tool list (a withheld tool's cues
  * have no doc to attach to). Deterministic for a seed.
+ *
+ * With `recovery`, each pair adds a third demonstration: the withheld turn
+ * in which the model calls the missing tool anyway (the turn's first
+ * ground-truth call), gets the episode's `not available` error, and then
+ * replies in plain text. Only the reply is trained (the wrong call is
+ * context, masked out of the loss): what a miss_func turn needs of a model
+ * that has called a missing tool is to stop, not to retry until the episode
+ * runs out of context (issue 44).
  */
 export function buildToolListDemonstrations({
   tasks,
@@ -91,6 +99,7 @@ export function buildToolListDemonstrations({
   overlayShare = 0,
   protocol = 'bfcl-python',
   promptMode = 'compact',
+  recovery = false,
 }: {
   /** The pool (its base tasks are used; the warmup pool, never a test split). */
   tasks: readonly Task[];
@@ -101,6 +110,8 @@ export function buildToolListDemonstrations({
   overlayShare?: number;
   protocol?: ProtocolName;
   promptMode?: PromptMode;
+  /** Also the withheld turn recovered from a call of the missing tool (default false). */
+  recovery?: boolean;
 }): Demonstration[] {
   const random = new PyRandom(BigInt(seed) * 4099n + 44n);
   return toolListPairs(tasks).flatMap(({ offered, withheld }) => {
@@ -118,9 +129,31 @@ export function buildToolListDemonstrations({
         responses,
         ...(overlay === undefined ? {} : { overlay }),
       });
-    return [
-      build(offered, demonstrationResponses(offered)),
+    const offeredResponses = demonstrationResponses(offered);
+    const demonstrations = [
+      build(offered, offeredResponses),
       build(withheld, [[missingToolReply]]),
     ];
+    const wrongCall = offeredResponses[0]?.[0];
+    if (recovery && wrongCall !== undefined)
+      demonstrations.push(
+        withFirstResponseMasked(
+          build(withheld, [[wrongCall, missingToolReply]]),
+          `${withheld.id}:recovered`,
+        ),
+      );
+    return demonstrations;
   });
+}
+
+/** A demonstration whose first assistant response is context, not trained. */
+function withFirstResponseMasked(
+  demonstration: Demonstration,
+  taskId: string,
+): Demonstration {
+  const mask = [...demonstration.assistantMask];
+  const start = mask.indexOf(1);
+  for (let i = start; i >= 0 && i < mask.length && mask[i] === 1; i++)
+    mask[i] = 0;
+  return { ...demonstration, taskId, assistantMask: mask };
 }

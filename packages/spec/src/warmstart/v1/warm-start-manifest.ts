@@ -48,6 +48,8 @@ export const warmStartPresetSchema = z.object({
         drillShare: z.number().min(0).max(1),
         /** The share of the stage's examples from tool-list pairs (offered / withheld; preset `readslist`). */
         toolListShare: z.number().min(0).max(1).optional(),
+        /** Tool-list demonstrations also recover from a call of the missing tool. */
+        toolListRecovery: z.boolean().optional(),
         repeats: z.number().int().nonnegative(),
         seed: z.number().int(),
       })
