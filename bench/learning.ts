@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|consolidated|readslist|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--task-mix MIX] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--confirm] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|consolidated|readslist|recovers|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--task-mix MIX] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--confirm] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -188,11 +188,12 @@ if (
   values.preset !== 'default' &&
   values.preset !== 'smoke' &&
   values.preset !== 'consolidated' &&
-  values.preset !== 'readslist'
+  values.preset !== 'readslist' &&
+  values.preset !== 'recovers'
 ) {
   throw new SealError({
     code: 'INVALID_ARGUMENT',
-    message: `--preset must be study, default, consolidated, readslist or smoke, got ${values.preset}`,
+    message: `--preset must be study, default, consolidated, readslist, recovers or smoke, got ${values.preset}`,
   });
 }
 const chosenPreset = embeddedPresets[values.preset];

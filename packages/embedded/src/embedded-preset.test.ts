@@ -66,4 +66,25 @@ describe('warmStartKey', () => {
       }),
     ).not.toBe(warmStartKey(readslist));
   });
+
+  it('should make recovers readslist plus recovery, with a key of its own, and leave the key alone when recovery is off', () => {
+    const { readslist, recovers } = embeddedPresets;
+    const { toolListRecovery, ...stage } = recovers.warmup.consolidation!;
+    expect(toolListRecovery).toBe(true);
+    expect({
+      ...recovers,
+      name: readslist.name,
+      warmup: { ...recovers.warmup, consolidation: stage },
+    }).toEqual(readslist);
+    expect(warmStartKey(recovers)).not.toBe(warmStartKey(readslist));
+    expect(
+      warmStartKey({
+        ...recovers,
+        warmup: {
+          ...recovers.warmup,
+          consolidation: { ...stage, toolListRecovery: false },
+        },
+      }),
+    ).toBe(warmStartKey(readslist));
+  });
 });

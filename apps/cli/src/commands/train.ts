@@ -208,7 +208,7 @@ function bfclEnvironment(runtime: BfclRuntimeData): TrainingEnvironment {
   });
 }
 
-export const trainHelp = `usage: seal train [--preset default|smoke|extended|consolidated|readslist] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
+export const trainHelp = `usage: seal train [--preset default|smoke|extended|consolidated|readslist|recovers] [--method seal|grpo|no-env|no-reweight|no-loop|envtuning]
                   [--seed N] [--steps N] [--temperature T] [--lr X] [--kl X] [--embedding-lr-scale X] [--output-norm-lr-scale X] [--output-norm free|uniform]
                   [--vector-lr-scale X]
                   [--progress-weight W] [--credit episode|turn] [--turn-advantage W] [--dynamic-sampling [--refill-rounds N]]
@@ -236,7 +236,9 @@ unless --fresh is given.
                    decision 0042: its first run trains the base's last stage
                    from the shipped base, about 20 minutes more), or
                    readslist (the same from the base consolidated with
-                   tool-list pairs, issue 44)
+                   tool-list pairs, issue 44), or recovers (readslist whose
+                   withheld turns also recover after calling the missing
+                   tool, report 0044)
   --method         seal (default), grpo, no-env, no-reweight, no-loop, envtuning
   --temperature    rollout sampling temperature (default 1); the PPO ratio and
                    KL use log-probabilities at the same temperature

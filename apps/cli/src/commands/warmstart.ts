@@ -37,7 +37,7 @@ const flagsSchema = z.object({
   json: z.boolean().optional(),
 });
 
-export const warmstartHelp = `usage: seal warmstart [--preset base|default|smoke|study|extended|consolidated|readslist] [--cache DIR] [--out DIR] [--check] [--from-shipped] [--json]
+export const warmstartHelp = `usage: seal warmstart [--preset base|default|smoke|study|extended|consolidated|readslist|recovers] [--cache DIR] [--out DIR] [--check] [--from-shipped] [--json]
        seal warmstart --measure DIR [--preset base] [--families ID,ID]
 
 Trains an embedded preset's warm start from scratch by its recipe (copy
@@ -49,10 +49,11 @@ held-out tasks per category. The shipped base model in apps/cli/assets/base
 was made with \`seal warmstart --preset base --out apps/cli/assets/base\`.
 
   --out DIR      also write the warm start there (model, tokenizer, warmstart.json)
-  --from-shipped with --preset consolidated or readslist: train only its last
-                 stage, from the shipped base (the rest of its recipe is the
-                 base's; readslist also trains on base first turns with the
-                 needed tool offered and withheld)
+  --from-shipped with --preset consolidated, readslist or recovers: train only
+                 its last stage, from the shipped base (the rest of its recipe
+                 is the base's; readslist also trains on base first turns with
+                 the needed tool offered and withheld, recovers also on the
+                 withheld turn answered in text after the missing tool's error)
   --check        compare with the shipped base model: the same SHA-256, or the
                  same figures within their 95% intervals
   --measure DIR  only measure an existing warm start directory (no training)
