@@ -683,17 +683,11 @@ async function confirmModel({
   });
   try {
     const sets: Record<string, ConfirmedSet> = {};
-    for (const set of confirmationSets(assets.evalSets)) {
+    for (const set of confirmationSuite()) {
       const evaluate = (temperature: number, seed: number, samples = 1) =>
-        evaluatePolicy({
+        evaluateLikeRuns({
           policy,
           tasks: set.tasks,
-          backend: createBfclBackend({ runtime }),
-          verifier: createBfclVerifier({ runtime }),
-          // The episode settings of every run's evaluations (embeddedTrainConfig).
-          ...embeddedEpisode,
-          maxTokens: preset.rl.maxTokens,
-          limits: { maxModelCalls: preset.rl.maxModelCalls },
           temperature,
           samples,
           seed,
@@ -753,6 +747,34 @@ async function confirmModel({
   } finally {
     await policy.close();
   }
+}
+
+/**
+ * `evaluatePolicy` with the episode settings of every run's evaluations
+ * (`embeddedTrainConfig`): what the warm start's temperature baseline and
+ * the confirmation suite are measured with.
+ */
+function evaluateLikeRuns(
+  options: Pick<
+    Parameters<typeof evaluatePolicy>[0],
+    'policy' | 'tasks' | 'temperature' | 'samples' | 'seed'
+  >,
+) {
+  return evaluatePolicy({
+    ...options,
+    backend: createBfclBackend({ runtime }),
+    verifier: createBfclVerifier({ runtime }),
+    ...embeddedEpisode,
+    maxTokens: preset.rl.maxTokens,
+    limits: { maxModelCalls: preset.rl.maxModelCalls },
+  });
+}
+
+/** The confirmation suite of this study's preset, generated once. */
+let confirmationSuiteSets: EvalSet[] | undefined;
+function confirmationSuite(): EvalSet[] {
+  confirmationSuiteSets ??= confirmationSets(assets.evalSets);
+  return confirmationSuiteSets;
 }
 
 /** The mean of a task-success map, as `42.2%`. */
@@ -1215,14 +1237,9 @@ if (evalSamples > 0 && baselineTemperatures.length > 0 && !values.worker) {
       temperature: number,
       seed: number,
     ) =>
-      evaluatePolicy({
+      evaluateLikeRuns({
         policy: policy!,
         tasks,
-        backend: createBfclBackend({ runtime }),
-        verifier: createBfclVerifier({ runtime }),
-        ...embeddedEpisode,
-        maxTokens: preset.rl.maxTokens,
-        limits: { maxModelCalls: preset.rl.maxModelCalls },
         temperature,
         samples: evalSamples,
         seed,
