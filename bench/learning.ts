@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|consolidated|readslist|recovers|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--task-mix MIX] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--confirm] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|consolidated|readslist|recovers|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--task-mix MIX] [--credit episode|turn] [--turn-advantage W] [--dynamic-sampling [--refill-rounds N]] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--confirm] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -84,7 +84,12 @@ import {
   generateConfirmationTasks,
   taskFamilies,
 } from '@seal/bfcl-tasks';
-import { parseOverlays, parseTaskMix, prepareEmbedded } from '@seal/cli';
+import {
+  parseOverlays,
+  parseTaskMix,
+  prepareEmbedded,
+  turnAdvantageWeightOf,
+} from '@seal/cli';
 import {
   embeddedEpisode,
   embeddedPresets,
@@ -132,6 +137,14 @@ const { values } = parseArgs({
     overlays: { type: 'string' },
     /** The task mix of every run (`seal train --task-mix`: name[=weight],...; default: the preset's). */
     'task-mix': { type: 'string' },
+    /** The credit of every run (`seal train --credit`): `episode` (the preset's, turn-level weight 0) or `turn` (turn-level credit at --turn-advantage, default 1). */
+    credit: { type: 'string' },
+    /** The turn-level advantage weight with `--credit turn` (`turnAdvantageWeight`). */
+    'turn-advantage': { type: 'string' },
+    /** DAPO's dynamic sampling in every run (`seal train --dynamic-sampling`): groups without gradient are replaced by fresh ones. */
+    'dynamic-sampling': { type: 'boolean', default: false },
+    /** Rounds of fresh draws a step with --dynamic-sampling (default 3; 0 drops the groups without replacing them). */
+    'refill-rounds': { type: 'string' },
     /** `off`: φ_schema without its system-prompt note (the markers alone), for the arms with an environment side. */
     'schema-note': { type: 'string', default: 'on' },
     /** A folder (to commit) that keeps every finished run's result, gzipped; restored into --out before anything runs. */
@@ -197,14 +210,70 @@ if (
   });
 }
 const chosenPreset = embeddedPresets[values.preset];
-// --task-mix changes the preset's RL settings, so it is part of the run's setup.
-const preset =
-  values['task-mix'] === undefined
-    ? chosenPreset
-    : {
-        ...chosenPreset,
-        rl: { ...chosenPreset.rl, taskMix: parseTaskMix(values['task-mix']) },
-      };
+if (
+  values.credit !== undefined &&
+  values.credit !== 'episode' &&
+  values.credit !== 'turn'
+)
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--credit: unknown credit mode '${values.credit}' (valid modes: episode, turn)`,
+  });
+const turnAdvantageText = values['turn-advantage'];
+const turnAdvantage =
+  turnAdvantageText === undefined ? undefined : Number(turnAdvantageText);
+if (
+  turnAdvantage !== undefined &&
+  (turnAdvantageText?.trim() === '' ||
+    !(turnAdvantage >= 0 && turnAdvantage <= 10))
+)
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--turn-advantage must be a number in [0, 10], got ${turnAdvantageText}`,
+  });
+// The same reading as `seal train`'s: --credit episode with a weight is an error.
+const turnAdvantageWeight = turnAdvantageWeightOf({
+  credit: values.credit,
+  weight: turnAdvantage,
+});
+// --task-mix and --credit change the preset's RL settings, so they are part of the run's setup.
+const preset = {
+  ...chosenPreset,
+  rl: {
+    ...chosenPreset.rl,
+    ...(values['task-mix'] === undefined
+      ? {}
+      : { taskMix: parseTaskMix(values['task-mix']) }),
+    ...(turnAdvantageWeight === undefined ||
+    turnAdvantageWeight === (chosenPreset.rl.turnAdvantageWeight ?? 0)
+      ? {}
+      : { turnAdvantageWeight }),
+  },
+};
+const refillText = values['refill-rounds'];
+const refillRounds = refillText === undefined ? undefined : Number(refillText);
+if (
+  refillRounds !== undefined &&
+  (refillText?.trim() === '' ||
+    !Number.isInteger(refillRounds) ||
+    refillRounds < 0 ||
+    refillRounds > 16)
+)
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--refill-rounds must be an integer from 0 to 16, got ${refillText}`,
+  });
+if (refillRounds !== undefined && !values['dynamic-sampling'])
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: '--refill-rounds needs --dynamic-sampling',
+  });
+const dynamicSampling = values['dynamic-sampling']
+  ? {
+      enabled: true,
+      ...(refillRounds === undefined ? {} : { maxRefillRounds: refillRounds }),
+    }
+  : undefined;
 if (values.suite !== 'development' && values.suite !== 'confirmation') {
   throw new SealError({
     code: 'INVALID_ARGUMENT',
@@ -317,6 +386,7 @@ const setup = {
   ...(zeroAdvantageShare === 1 ? {} : { zeroAdvantageShare }),
   ...(overlays === undefined ? {} : { overlays }),
   ...(schemaNote ? {} : { schemaNote: false }),
+  ...(dynamicSampling === undefined ? {} : { dynamicSampling }),
   // Runs evaluated on the confirmation suite are another study.
   ...(confirmation
     ? { suite: 'confirmation', suiteSeed: confirmationSuiteSeed }
@@ -904,6 +974,7 @@ async function executeRun(run: Run): Promise<void> {
           run.arm === 'no-loop')
           ? { overlays }
           : {}),
+        ...(dynamicSampling === undefined ? {} : { dynamicSampling }),
         seed: run.seed,
         runId: `learning-${name}`,
         frozenBaseline: false,

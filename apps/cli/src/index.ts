@@ -1,5 +1,9 @@
 export { commands, resolveCommand, runCli, usage } from './cli';
 export { exitCodeFor, exitCodes } from './exit-codes';
 export type { Command, CommandContext } from './command';
-export { parseOverlays, parseTaskMix } from './commands/train';
+export {
+  parseOverlays,
+  parseTaskMix,
+  turnAdvantageWeightOf,
+} from './commands/train';
 export { prepareEmbedded, shippedBaseDirectory } from './shipped-base';
