@@ -1,5 +1,5 @@
 /**
- * `pnpm bench learning [--preset study|default|consolidated|readslist|recovers|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--task-mix MIX] [--credit episode|turn] [--turn-advantage W] [--dynamic-sampling [--refill-rounds N]] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--confirm] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
+ * `pnpm bench learning [--preset study|default|consolidated|readslist|recovers|smoke] [--seeds 1,2,3,4,5] [--only seal,grpo,frozen] [--steps N] [--zero-advantage-share P] [--task-mix MIX] [--credit episode|turn] [--turn-advantage W] [--dynamic-sampling [--refill-rounds N]] [--overlays schema,err,cap|none] [--schema-note on|off] [--suite development|confirmation] [--confirm [--confirm-scale K]] [--jobs N] [--out DIR] [--archive DIR] [--against DIR] [--report-only] [--restart]`
  *
  * The learning study of issue 17: the arms SEAL, GRPO, no-env, no-reweight,
  * no-loop, Environment Tuning and a frozen control, each with every seed, all
@@ -167,6 +167,13 @@ const { values } = parseArgs({
      */
     confirm: { type: 'boolean', default: false },
     /**
+     * With --confirm: the confirmation suite holds K times the development
+     * suite's tasks a set (default 1), for the power that 64 tasks a set do
+     * not give (the two-way MDE falls with the tasks). Kept apart from the
+     * K = 1 evaluations (`confirm-<arm>-s<seed>-x<K>`).
+     */
+    'confirm-scale': { type: 'string', default: '1' },
+    /**
      * The temperatures at which the warm start is sampled on validation data
      * (every fifth training task) to find the one that is best for it: sampled
      * gains are reported against the warm start at that temperature (issue 44).
@@ -281,6 +288,23 @@ if (values.suite !== 'development' && values.suite !== 'confirmation') {
   });
 }
 const confirmation = values.suite === 'confirmation';
+const confirmScaleText = values['confirm-scale'];
+const confirmScale = Number(confirmScaleText);
+if (
+  confirmScaleText.trim() === '' ||
+  !Number.isInteger(confirmScale) ||
+  confirmScale < 1 ||
+  confirmScale > 16
+)
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: `--confirm-scale must be an integer from 1 to 16, got ${confirmScaleText}`,
+  });
+if (confirmScale !== 1 && !values.confirm)
+  throw new SealError({
+    code: 'INVALID_ARGUMENT',
+    message: '--confirm-scale sizes the suite of --confirm: add --confirm',
+  });
 if (confirmation && values.confirm)
   throw new SealError({
     code: 'INVALID_ARGUMENT',
@@ -663,6 +687,8 @@ type ConfirmedSet = {
 type Confirmation = {
   setup: typeof setup;
   suiteSeed: number;
+  /** `--confirm-scale`: the suite's tasks a set over the development suite's (absent: 1). */
+  scale?: number;
   /** `frozen`: the seed's warm start. */
   arm: Arm;
   seed: number;
@@ -674,11 +700,14 @@ type Confirmation = {
 };
 const confirmations: Confirmation[] = [];
 const confirmationName = (arm: Arm, seed: number): string =>
-  `confirm-${arm}-s${seed}`;
+  `confirm-${arm}-s${seed}${confirmScale === 1 ? '' : `-x${confirmScale}`}`;
 const confirmationFile = (arm: Arm, seed: number): string =>
   join(outDirectory, 'confirmation', `${confirmationName(arm, seed)}.json`);
-/** The confirmation suite's sets, the sizes and families of the development suite's. */
-function confirmationSets(development: readonly EvalSet[]): EvalSet[] {
+/** The confirmation suite's sets: `scale` times the sizes, and the families, of the development suite's. */
+function confirmationSets(
+  development: readonly EvalSet[],
+  scale = 1,
+): EvalSet[] {
   return development.map((set) => {
     if (set.name !== 'test-id' && set.name !== 'test-ood')
       throw new SealError({
@@ -689,7 +718,7 @@ function confirmationSets(development: readonly EvalSet[]): EvalSet[] {
       name: set.name,
       tasks: generateConfirmationTasks({
         split: set.name,
-        count: set.tasks.length,
+        count: set.tasks.length * scale,
         families: taskFamilies
           .filter((family) => preset.difficulties.includes(family.difficulty))
           .map((family) => family.id),
@@ -710,7 +739,8 @@ async function recordedConfirmation(
         Confirmation | undefined);
   if (
     recorded === undefined ||
-    JSON.stringify(recorded.setup) !== JSON.stringify(setup)
+    JSON.stringify(recorded.setup) !== JSON.stringify(setup) ||
+    (recorded.scale ?? 1) !== confirmScale
   )
     return undefined;
   if (!existsSync(file)) await writeJsonAtomic(file, recorded);
@@ -801,6 +831,7 @@ async function confirmModel({
     const confirmation: Confirmation = {
       setup,
       suiteSeed: confirmationSuiteSeed,
+      ...(confirmScale === 1 ? {} : { scale: confirmScale }),
       arm: model.arm,
       seed: model.seed,
       step,
@@ -843,7 +874,7 @@ function evaluateLikeRuns(
 /** The confirmation suite of this study's preset, generated once. */
 let confirmationSuiteSets: EvalSet[] | undefined;
 function confirmationSuite(): EvalSet[] {
-  confirmationSuiteSets ??= confirmationSets(assets.evalSets);
+  confirmationSuiteSets ??= confirmationSets(assets.evalSets, confirmScale);
   return confirmationSuiteSets;
 }
 
