@@ -85,6 +85,7 @@ import {
   taskFamilies,
 } from '@seal/bfcl-tasks';
 import {
+  dynamicSamplingConfig,
   parseOverlays,
   parseTaskMix,
   prepareEmbedded,
@@ -270,17 +271,11 @@ if (
     code: 'INVALID_ARGUMENT',
     message: `--refill-rounds must be an integer from 0 to 16, got ${refillText}`,
   });
-if (refillRounds !== undefined && !values['dynamic-sampling'])
-  throw new SealError({
-    code: 'INVALID_ARGUMENT',
-    message: '--refill-rounds needs --dynamic-sampling',
-  });
-const dynamicSampling = values['dynamic-sampling']
-  ? {
-      enabled: true,
-      ...(refillRounds === undefined ? {} : { maxRefillRounds: refillRounds }),
-    }
-  : undefined;
+// The same reading as `seal train`'s: --refill-rounds without --dynamic-sampling is an error.
+const { dynamicSampling } = dynamicSamplingConfig({
+  'dynamic-sampling': values['dynamic-sampling'],
+  'refill-rounds': refillRounds,
+});
 if (values.suite !== 'development' && values.suite !== 'confirmation') {
   throw new SealError({
     code: 'INVALID_ARGUMENT',

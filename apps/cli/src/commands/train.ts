@@ -335,7 +335,7 @@ ${trainerFlagHelp}
 ${trainCodHelp}`;
 
 /** `--dynamic-sampling [--refill-rounds N]` as the run config's `dynamicSampling`. */
-function dynamicSamplingConfig(flags: {
+export function dynamicSamplingConfig(flags: {
   'dynamic-sampling'?: boolean | undefined;
   'refill-rounds'?: number | undefined;
 }): { dynamicSampling?: { enabled: true; maxRefillRounds?: number } } {
